@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+// NFCBridge — a headless NFC reader agent for Linux boards.
+// Module layout: see docs/architecture.md. No outside SwiftPM dependency: C libraries come from
+// Debian through the system-library targets below (installed by `make deps`).
+import PackageDescription
+
+let package = Package(
+    name: "NFCBridge",
+    products: [
+        .executable(name: "nfcbridge", targets: ["nfcbridge"]),
+        .executable(name: "nfcbridge-sim", targets: ["nfcbridge-sim"]),
+        .library(name: "NFCCore", targets: ["NFCCore"]),
+    ],
+    targets: [
+        // Debian libraries (module maps in Sources/C*/).
+        .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+
+        // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
+        .target(name: "NFCCore", dependencies: ["CCrypto"]),
+        // Virtual tags and the PN532 emulator on a pty.
+        .target(name: "PN532Sim", dependencies: ["NFCCore", "CYAML"]),
+        // The libnfc backend.
+        .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC"]),
+        // Async wrapper over libmosquitto.
+        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
+        // The agent.
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "LibNFCReader", "MQTTClient", "CYAML", "CSystemd"]),
+
+        .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
+        .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
+
+        .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient"]),
+        .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "NFCCore", "PN532Sim", "MQTTClient"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient"]),
+    ]
+)

@@ -1,0 +1,4 @@
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <nfc/nfc.h>

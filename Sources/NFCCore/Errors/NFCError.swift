@@ -1,0 +1,125 @@
+/// Errors of the NFC domain. Every case has a stable snake_case ``code`` (published on MQTT and
+/// printed by the CLI — never rename one) and a human ``message`` built from its facts.
+public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
+    // Transport and reader
+    /// The tag answered with a NAK (4-bit) or the reader reported that the tag refused the command.
+    /// NXP Type 2 tags fall back to IDLE after a NAK: re-select before the next command.
+    case commandRefused(command: UInt8, nak: UInt8?)
+    /// The tag did not answer in time.
+    case timeout
+    /// The tag left the field (or stopped answering and could not be re-selected).
+    case tagRemoved
+    /// The reader could not be opened or went away.
+    case readerUnavailable(String)
+    /// An RF or transmission error the reader reported (CRC/parity/framing, collision).
+    case rfError(String)
+    /// The tag or reader answered with bytes that do not fit the protocol.
+    case invalidResponse([UInt8])
+    /// An ISO 7816 status word other than 90 00.
+    case unexpectedStatusWord(UInt8, UInt8)
+    /// A checksum in tag data did not match (FeliCa attribute block, CRC).
+    case crcMismatch
+    /// Authentication (PWD_AUTH, 3DES, Crypto1, DESFire) failed.
+    case authenticationFailed
+    /// A DESFire status other than OK (SW1 = 91).
+    case desfireError(status: UInt8)
+    /// A FeliCa read reported status flags ≠ 0.
+    case felicaBlockReadFailed(statusFlag: UInt8)
+    /// A FeliCa write reported status flags ≠ 0.
+    case felicaBlockWriteFailed(statusFlag: UInt8)
+
+    // Operations
+    /// A write was not acknowledged.
+    case writeFailed(page: Int)
+    /// Read-back after a write did not match.
+    case verifyFailed(page: Int)
+    /// The tag (or its NDEF area) is read-only.
+    case tagLocked
+    /// The data does not fit.
+    case capacityExceeded(needed: Int, available: Int)
+    /// The operation is not supported for this tag, reader or input.
+    case unsupportedOperation(String)
+    /// The tag type is not supported at all.
+    case tagNotSupported
+    /// A page-based export met a page that is not 4 bytes, or a dump file is not well formed.
+    case malformedDump(String)
+    /// NDEF bytes could not be decoded or a record could not be built.
+    case invalidNDEF(String)
+    /// An argument given by the caller is not valid.
+    case invalidArgument(String)
+    /// The operation was cancelled (task cancellation or shutdown).
+    case userCanceled
+    /// A second scan was started while one is pending on the same reader.
+    case scanInProgress
+
+    /// Stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .commandRefused: "command_refused"
+        case .timeout: "timeout"
+        case .tagRemoved: "tag_removed"
+        case .readerUnavailable: "reader_unavailable"
+        case .rfError: "rf_error"
+        case .invalidResponse: "invalid_response"
+        case .unexpectedStatusWord: "unexpected_status_word"
+        case .crcMismatch: "crc_mismatch"
+        case .authenticationFailed: "auth_failed"
+        case .desfireError: "desfire_error"
+        case .felicaBlockReadFailed: "felica_read_failed"
+        case .felicaBlockWriteFailed: "felica_write_failed"
+        case .writeFailed: "write_failed"
+        case .verifyFailed: "verify_failed"
+        case .tagLocked: "tag_locked"
+        case .capacityExceeded: "capacity_exceeded"
+        case .unsupportedOperation: "unsupported"
+        case .tagNotSupported: "tag_not_supported"
+        case .malformedDump: "malformed_dump"
+        case .invalidNDEF: "invalid_ndef"
+        case .invalidArgument: "invalid_argument"
+        case .userCanceled: "canceled"
+        case .scanInProgress: "scan_in_progress"
+        }
+    }
+
+    /// Human-readable message.
+    public var message: String {
+        switch self {
+        case let .commandRefused(command, nak):
+            "The tag refused command \(command.hexString)" + (nak.map { " (NAK \($0.hexString))" } ?? "")
+        case .timeout: "The tag did not answer in time"
+        case .tagRemoved: "The tag left the field"
+        case let .readerUnavailable(detail): "The reader is not available: \(detail)"
+        case let .rfError(detail): "RF error: \(detail)"
+        case let .invalidResponse(bytes):
+            bytes.isEmpty ? "The tag gave an empty or unexpected answer" : "Unexpected answer from the tag: \(bytes.hexString)"
+        case let .unexpectedStatusWord(sw1, sw2): "The card answered status word \(sw1.hexString)\(sw2.hexString)"
+        case .crcMismatch: "Checksum mismatch in tag data"
+        case .authenticationFailed: "Authentication failed"
+        case let .desfireError(status): "DESFire error status 91\(status.hexString)"
+        case let .felicaBlockReadFailed(flag): "FeliCa read failed (status flag \(flag.hexString))"
+        case let .felicaBlockWriteFailed(flag): "FeliCa write failed (status flag \(flag.hexString))"
+        case let .writeFailed(page): "Write of page/block \(page) was not acknowledged"
+        case let .verifyFailed(page): "Read-back differs from what was written, first at page/block \(page)"
+        case .tagLocked: "The tag is read-only"
+        case let .capacityExceeded(needed, available): "Needs \(needed) bytes but the tag holds \(available)"
+        case let .unsupportedOperation(detail): detail
+        case .tagNotSupported: "This tag type is not supported"
+        case let .malformedDump(detail): "Malformed dump: \(detail)"
+        case let .invalidNDEF(detail): "Invalid NDEF: \(detail)"
+        case let .invalidArgument(detail): detail
+        case .userCanceled: "The operation was cancelled"
+        case .scanInProgress: "A scan is already in progress on this reader"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension Error {
+    /// True for cancellation: ``NFCError/userCanceled`` or Swift's `CancellationError`.
+    public var isNFCCancellation: Bool {
+        if self is CancellationError { return true }
+        if let error = self as? NFCError, error == .userCanceled { return true }
+        return false
+    }
+}

@@ -1,0 +1,46 @@
+/// What identification found out about a tag: the type, the exact product, and the evidence.
+public struct CardInfo: Sendable, Hashable {
+    /// Card type (CoreExtendedNFC vocabulary).
+    public var type: CardType
+    /// UID (IDm for FeliCa), transmission order.
+    public var uid: [UInt8]
+    /// ATQA, MSB first (`00 44`); nil when unknown (e.g. imported from a file without it).
+    public var atqa: [UInt8]?
+    /// SAK; nil when unknown.
+    public var sak: UInt8?
+    /// ATS without TL; nil when not ISO-DEP.
+    public var ats: [UInt8]?
+    /// Exact product name from the full GET_VERSION / DESFire version / FeliCa tables
+    /// ("NTAG213 TT", "NTAG I2C plus 2K", …); nil when nothing finer than ``type`` is known.
+    public var product: String?
+    /// Raw GET_VERSION answer (8 bytes) of a Type 2 tag, or the DESFire version (28 bytes).
+    public var version: [UInt8]?
+    /// FeliCa PMm.
+    public var pmm: [UInt8]?
+    /// FeliCa system code (2 bytes, big-endian).
+    public var systemCode: [UInt8]?
+    /// Which probes were sent during refinement and how each ended, in order
+    /// (e.g. `["GET_VERSION: ok"]`, `["GET_VERSION: refused", "READ 2B: 16 bytes"]`).
+    public var probes: [String]
+
+    /// Creates card information.
+    public init(
+        type: CardType, uid: [UInt8], atqa: [UInt8]? = nil, sak: UInt8? = nil, ats: [UInt8]? = nil,
+        product: String? = nil, version: [UInt8]? = nil, pmm: [UInt8]? = nil, systemCode: [UInt8]? = nil,
+        probes: [String] = []
+    ) {
+        self.type = type
+        self.uid = uid
+        self.atqa = atqa
+        self.sak = sak
+        self.ats = ats
+        self.product = product
+        self.version = version
+        self.pmm = pmm
+        self.systemCode = systemCode
+        self.probes = probes
+    }
+
+    /// True for a 4-byte UID starting 08h (random ID, ISO/IEC 14443-3 §6.5.4).
+    public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+}

@@ -1,0 +1,51 @@
+/// The radio technology a target was found with.
+public enum Modulation: String, Sendable, Codable, CaseIterable {
+    /// ISO/IEC 14443 type A, 106 kbit/s (MIFARE, NTAG, ISO-DEP A).
+    case iso14443a
+    /// ISO/IEC 14443 type B, 106 kbit/s.
+    case iso14443b
+    /// FeliCa (JIS X 6319-4) at 212 kbit/s.
+    case felica212
+    /// FeliCa at 424 kbit/s.
+    case felica424
+    /// ISO/IEC 15693 (not reachable through a PN53x; kept for other backends).
+    case iso15693
+}
+
+/// What the reader learnt about a tag while selecting it: the identification inputs.
+public struct Target: Sendable, Hashable, Codable {
+    /// How the tag was found.
+    public var modulation: Modulation
+    /// UID (ISO 14443 NFCID1 / PUPI), or IDm for FeliCa, in transmission order.
+    public var uid: [UInt8]
+    /// ATQA (SENS_RES), **MSB first** as libnfc's `abtAtqa` holds it: an Ultralight is `00 44`.
+    public var atqa: [UInt8]
+    /// SAK (SEL_RES); nil when not ISO 14443-A.
+    public var sak: UInt8?
+    /// ATS without the TL length byte (libnfc's `abtAts`); empty when the tag is not ISO-DEP.
+    public var ats: [UInt8]
+    /// FeliCa PMm (8 bytes); empty otherwise.
+    public var pmm: [UInt8]
+    /// FeliCa system code (2 bytes, big-endian as on the wire); empty otherwise.
+    public var systemCode: [UInt8]
+
+    /// Creates a target description.
+    public init(
+        modulation: Modulation = .iso14443a, uid: [UInt8], atqa: [UInt8] = [], sak: UInt8? = nil,
+        ats: [UInt8] = [], pmm: [UInt8] = [], systemCode: [UInt8] = []
+    ) {
+        self.modulation = modulation
+        self.uid = uid
+        self.atqa = atqa
+        self.sak = sak
+        self.ats = ats
+        self.pmm = pmm
+        self.systemCode = systemCode
+    }
+
+    /// True for a 4-byte UID that starts with 08h: a random ID (ISO/IEC 14443-3 §6.5.4).
+    public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+
+    /// True when the tag said it speaks ISO/IEC 14443-4 (SAK bit 6, 0x20).
+    public var isISODEP: Bool { (sak ?? 0) & 0x20 != 0 }
+}

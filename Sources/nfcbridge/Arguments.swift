@@ -1,0 +1,134 @@
+import Foundation
+import NFCCore
+
+/// Command-line arguments of one subcommand: `--name value` options, `--flag` switches and
+/// positionals. Hand-written (command-line parsing is the accepted exception to "use a library").
+struct Arguments {
+    private(set) var positionals: [String] = []
+    private var options: [String: [String]] = [:]
+    private var flags: Set<String> = []
+    private var consumed: Set<String> = []
+
+    /// Parses `args`; `flagNames` are the switches that take no value (without dashes).
+    init(_ args: [String], flagNames: Set<String>) throws(CLIError) {
+        var i = 0
+        while i < args.count {
+            let arg = args[i]
+            if arg == "--" {
+                positionals += args[(i + 1)...]
+                break
+            }
+            if arg.hasPrefix("--") {
+                var name = String(arg.dropFirst(2))
+                var inlineValue: String?
+                if let eq = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if flagNames.contains(name) {
+                    guard inlineValue == nil else { throw CLIError.usage("--\(name) takes no value") }
+                    flags.insert(name)
+                } else if let value = inlineValue {
+                    options[name, default: []].append(value)
+                } else {
+                    guard i + 1 < args.count else { throw CLIError.usage("--\(name) needs a value") }
+                    options[name, default: []].append(args[i + 1])
+                    i += 1
+                }
+            } else {
+                positionals.append(arg)
+            }
+            i += 1
+        }
+    }
+
+    /// The last value of `--name`, if given.
+    mutating func option(_ name: String) -> String? {
+        consumed.insert(name)
+        return options[name]?.last
+    }
+
+    /// `--name` as a number.
+    mutating func number(_ name: String) throws(CLIError) -> Double? {
+        guard let text = option(name) else { return nil }
+        guard let value = Double(text), value.isFinite, value >= 0 else {
+            throw CLIError.usage("--\(name) needs a non-negative number, got '\(text)'")
+        }
+        return value
+    }
+
+    /// Whether `--name` was given.
+    mutating func flag(_ name: String) -> Bool {
+        consumed.insert(name)
+        return flags.contains(name)
+    }
+
+    /// Throws for any option nobody asked for (typos must not pass silently).
+    func rejectUnknown() throws(CLIError) {
+        let unknown = Set(options.keys).union(flags).subtracting(consumed)
+        if let name = unknown.sorted().first { throw CLIError.usage("unknown option --\(name)") }
+    }
+}
+
+/// A CLI failure: a code, a message and the exit status.
+struct CLIError: Error {
+    var code: String
+    var message: String
+    var exitCode: Int32
+
+    /// Wrong usage: exit 2 (as the documented exit codes say).
+    static func usage(_ message: String) -> CLIError {
+        CLIError(code: "usage", message: message, exitCode: 2)
+    }
+
+    /// Bad input data: exit 1.
+    static func input(_ code: String, _ message: String) -> CLIError {
+        CLIError(code: code, message: message, exitCode: 1)
+    }
+
+    init(code: String, message: String, exitCode: Int32) {
+        self.code = code
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// Wraps an NFC error (exit 1, its stable code).
+    init(_ error: NFCError, exitCode: Int32 = 1) {
+        self.init(code: error.code, message: error.message, exitCode: exitCode)
+    }
+}
+
+/// Output helpers shared by the subcommands.
+enum Console {
+    /// Writes `text` to standard output as is.
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Writes raw bytes to standard output.
+    static func out(bytes: [UInt8]) {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// Writes a line to standard error.
+    static func err(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// The one-line JSON error `{"error":{"code":…,"message":…}}` on standard error.
+    static func report(_ error: CLIError) {
+        let object: [String: Any] = ["error": ["code": error.code, "message": error.message]]
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+            let line = String(data: data, encoding: .utf8)
+        {
+            err(line)
+        } else {
+            err("{\"error\":{\"code\":\"\(error.code)\",\"message\":\"internal error\"}}")
+        }
+    }
+
+    /// Reads all of standard input.
+    static func readStandardInput() -> Data {
+        FileHandle.standardInput.readDataToEndOfFile()
+    }
+}
