@@ -33,10 +33,13 @@ let package = Package(
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
 
-        .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore"]),
-        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient"]),
-        .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "NFCCore", "PN532Sim", "MQTTClient"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient"]),
+        // Helpers shared by the test targets (built products, child processes, brokers, simulators).
+        .target(name: "TestSupport", path: "Sources/TestSupport"),
+
+        .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore", "TestSupport"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
+        .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "NFCCore", "PN532Sim", "MQTTClient", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
     ]
 )

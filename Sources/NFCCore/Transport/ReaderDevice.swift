@@ -1,0 +1,36 @@
+/// Who made the reader and what it runs.
+public struct ReaderInfo: Sendable, Hashable, Codable {
+    /// The connection string the device was opened with (libnfc connstring, or a virtual name).
+    public var connstring: String
+    /// Device name as the driver reports it.
+    public var name: String
+    /// Chip and firmware, e.g. "PN532 v1.6".
+    public var firmware: String
+
+    public init(connstring: String, name: String, firmware: String) {
+        self.connstring = connstring
+        self.name = name
+        self.firmware = firmware
+    }
+}
+
+/// A reader that polls for tags: the libnfc backend on real boards, a virtual field in tests.
+/// The agent's reader loop is written against this protocol only.
+///
+/// Blocking: implementations must never block Swift's cooperative pool. ``poll(modulations:timeout:)``
+/// is cancellable: cancelling the calling task (or ``abort()``) ends a poll that waits on an empty field.
+public protocol ReaderDevice: Sendable {
+    /// Opens the device. Throws ``NFCError/readerUnavailable(_:)`` when it cannot.
+    func open() async throws -> ReaderInfo
+    /// Closes the device (field off). Safe to call when not open.
+    func close() async
+    /// Waits up to `timeout` for tags of the given modulations and selects them. Returns the
+    /// transports of the tags found (empty when none arrived in time). Several tags in the field
+    /// at once are returned separately where the reader can see them.
+    func poll(modulations: [Modulation], timeout: Duration) async throws -> [any TagTransport]
+    /// True while the tag behind `transport` still answers (family-specific presence check).
+    /// Throws ``NFCError/readerUnavailable(_:)`` when the reader itself went away.
+    func isPresent(_ transport: any TagTransport) async throws -> Bool
+    /// Aborts a blocking poll from another thread (e.g. on shutdown or when a command arrives).
+    func abort()
+}
