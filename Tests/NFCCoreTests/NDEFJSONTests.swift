@@ -77,8 +77,8 @@ import NFCCore
 
     @Test(arguments: [
         (#"{"records":[{"uri":"x","bogus":1}]}"#, "records[0].bogus: unknown field"),
-        (#"[{"text":"a"},{"tnf":"1"}]"#, "[1].tnf: must be an integer 0…7"),
-        (#"[{"uri":5}]"#, "[0].uri: must be a string"),
+        (#"[{"text":"a"},{"tnf":"1"}]"#, "records[1].tnf: must be an integer 0…7"),
+        (#"[{"uri":5}]"#, "records[0].uri: must be a string"),
         (#"[{"tnf":1,"typeHex":"55","payloadHex":"XYZ"}]"#, "records[0].payloadHex: not valid hex"),
         (#"[{"tnf":9}]"#, "records[0].tnf: must be 0…7, not 9"),
         (#"[{"text":"a","encoding":"latin1"}]"#, "records[0].encoding: must be \"utf-8\" or \"utf-16\", not \"latin1\""),
@@ -93,7 +93,7 @@ import NFCCore
         (#"[{"tnf":1,"type":"U","uri":"http://x"}]"#, "records[0].payloadHex: required with tnf; drop tnf to build the record from uri"),
         (#"[{"mimeType":"\#(String(repeating: "a", count: 256))"}]"#, "records[0].mimeType: 256 bytes, at most 255 fit"),
         (#"{"records":5}"#, "records: must be an array of records"),
-        (#"[5]"#, "[0]: must be an object"),
+        (#"[5]"#, "records[0]: must be an object"),
         (#""text""#, "the JSON must be {\"records\":[…]}, an array of records or one record object"),
         (#"{"records":[{"tnf":2,"type":"a/b","records":[{"nope":1}]}]}"#, "records[0].records[0].nope: unknown field"),
     ] as [(String, String)])

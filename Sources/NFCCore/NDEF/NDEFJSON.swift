@@ -49,7 +49,12 @@ public enum NDEFJSON {
         init(from decoder: any Decoder) throws {
             if var list = try? decoder.unkeyedContainer() {
                 var items: [NDEFRecordJSON] = []
-                while !list.isAtEnd { items.append(try list.decode(NDEFRecordJSON.self)) }
+                do {
+                    while !list.isAtEnd { items.append(try list.decode(NDEFRecordJSON.self)) }
+                } catch let NFCError.invalidArgument(detail) where detail.hasPrefix("[") {
+                    // Name a bare array's items as the envelope's are: records[1].uri.
+                    throw NFCError.invalidArgument("records" + detail)
+                }
                 records = items
                 return
             }

@@ -47,26 +47,16 @@ public struct TextRecord: Sendable, Hashable {
         }
         let languageBytes = Array(payload[1..<(1 + languageLength)])
         let textBytes = Array(payload[(1 + languageLength)...])
-        if let decoded = String(validating: languageBytes, as: UTF8.self) {
-            language = decoded
-        } else if leniency == .strict {
-            throw NFCError.invalidNDEF("offset 1: Text record language code is not ASCII")
-        } else {
-            language = String(decoding: languageBytes, as: UTF8.self)
-        }
+        language = try String(ndefUTF8: languageBytes, leniency: leniency,
+                              orThrow: NFCError.invalidNDEF("offset 1: Text record language code is not ASCII"))
         let textOffset = 1 + languageLength
         if status & Self.utf16Flag != 0 {
             encoding = .utf16
             text = try Self.decodeUTF16(textBytes, offset: textOffset, leniency: leniency)
         } else {
             encoding = .utf8
-            if let decoded = String(validating: textBytes, as: UTF8.self) {
-                text = decoded
-            } else if leniency == .strict {
-                throw NFCError.invalidNDEF("offset \(textOffset): Text record text is not valid UTF-8")
-            } else {
-                text = String(decoding: textBytes, as: UTF8.self)
-            }
+            text = try String(ndefUTF8: textBytes, leniency: leniency,
+                              orThrow: NFCError.invalidNDEF("offset \(textOffset): Text record text is not valid UTF-8"))
         }
     }
 

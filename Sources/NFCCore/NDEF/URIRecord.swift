@@ -28,14 +28,8 @@ public struct URIRecord: Sendable, Hashable {
         } else {
             prefix = ""
         }
-        let rest = Array(payload.dropFirst())
-        if let text = String(validating: rest, as: UTF8.self) {
-            uri = prefix + text
-        } else if leniency == .strict {
-            throw NFCError.invalidNDEF("offset 1: URI record remainder is not valid UTF-8")
-        } else {
-            uri = prefix + String(decoding: rest, as: UTF8.self)
-        }
+        uri = prefix + (try String(ndefUTF8: Array(payload.dropFirst()), leniency: leniency,
+                                   orThrow: NFCError.invalidNDEF("offset 1: URI record remainder is not valid UTF-8")))
     }
 
     /// The payload: the longest matching prefix abbreviated, then the rest in UTF-8.
