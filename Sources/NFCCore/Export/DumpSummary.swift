@@ -79,9 +79,13 @@ struct NDEFRecordDisplay: Sendable, Hashable, Codable {
 }
 
 extension TagDump {
-    /// The NDEF message's records for display, nil when there is no message or it does not parse.
+    /// The NDEF message's records for display (`displayType`, `displayValue` of the NDEF codec); nil
+    /// when there is no message, it does not decode, or it holds no record (upstream's parser
+    /// required at least one).
     var parsedNDEFRecords: [NDEFRecordDisplay]? {
-        guard ndefMessage != nil else { return nil }
-        return nil  // NDEF codec not merged yet.
+        guard let ndefMessage, let message = try? NDEFMessage(bytes: ndefMessage), !message.records.isEmpty else {
+            return nil
+        }
+        return message.records.map { NDEFRecordDisplay(type: $0.displayType, value: $0.displayValue) }
     }
 }
