@@ -109,3 +109,21 @@ import Testing
         #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).mfd")) == .mfd)
     }
 }
+
+/// JSON, hex text and binary exports of every Type 2 product against the generator's files.
+@Suite struct ExportType2TextFixtureTests {
+    @Test(arguments: ExportFixtures.type2Keys)
+    func jsonMatchesFixture(key: String) throws {
+        #expect(try ExportFixtures.type2Dump(key).exportJSON(prettyPrinted: false) == ExportFixtures.text("type2/\(key).json"))
+    }
+
+    @Test(arguments: ExportFixtures.type2Keys)
+    func hexMatchesFixture(key: String) throws {
+        #expect(try ExportFixtures.type2Dump(key).exportHex() == ExportFixtures.text("type2/\(key).txt"))
+    }
+
+    @Test(arguments: ExportFixtures.type2Keys)
+    func binaryMatchesFixture(key: String) throws {
+        #expect(try ExportFixtures.type2Dump(key).exportBinary() == ExportFixtures.bytes("type2/\(key).bin"))
+    }
+}

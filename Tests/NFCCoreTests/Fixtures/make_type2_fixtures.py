@@ -10,6 +10,9 @@ For each product it writes:
   <key>.nfc         expected Flipper Zero .nfc (file Version 4, NTAG/Ultralight data format 2)
   <key>.pm3.bin     expected Proxmark3 MFU binary (56-byte header)
   <key>.mfd         expected libnfc MFD
+  <key>.json        expected compact JSON export (Foundation's compact layout: sorted keys, "/" as "\/")
+  <key>.txt         expected hex text export
+  <key>.bin         expected binary export
 and the import-only files listed at the end. Run: python3 make_type2_fixtures.py (from this folder).
 """
 import json
@@ -126,6 +129,17 @@ def main():
         write(key + ".nfc", flipper(uid, pages, total, version, type_name, signature, counters, tearing))
         write(key + ".pm3.bin", proxmark(pages, version, signature, counters, tearing))
         write(key + ".mfd", b"".join(bytes(p) for p in pages))
+        write(key + ".bin", b"".join(bytes(p) for p in pages))
+        family = "NTAG" if desc.startswith("NTAG") else "MIFARE Ultralight"
+        technical = "%d pages \u00b7 export %d bytes" % (len(pages), 4 * len(pages))
+        exported = dict(doc, blocks=[], files=[], cardFamily=family, technicalSummary=technical,
+                        userSummary="Read a Type 2 style memory map with %d pages." % len(pages))
+        exported["facts"] = [{"key": f["key"], "monospaced": f["monospaced"], "value": f["value"]} for f in doc["facts"]]
+        text = json.dumps(exported, sort_keys=True, separators=(",", ":"), ensure_ascii=False).replace("/", "\\/")
+        write(key + ".json", text)
+        lines = ["Card: " + desc, "UID: " + compact(uid), "Summary: " + technical, "Capabilities: Readable", ""]
+        lines += ["Page %3d: %s" % (n, spaced(p)) for n, p in enumerate(pages)]
+        write(key + ".txt", "\n".join(lines))
 
     # Import-only files.
     # 1. Flipper file Version 3 / data format 1, laid out like Flipper's unit-test Ntag215.nfc (the
