@@ -169,7 +169,7 @@ import NFCCore
         (.mime(type: "text/plain", payload: ndefASCII("hello")), "MIME: text/plain", "text/plain (5 bytes)"),
         (.smartPoster(uri: "https://openai.com", title: "OpenAI"), "Smart Poster", "OpenAI · https://openai.com"),
         (.smartPoster(uri: "https://openai.com"), "Smart Poster", "Untitled · https://openai.com"),
-        (.external(type: "android.com:pkg", payload: ndefASCII("com.example")), "External: urn:nfc:ext:android.com:pkg", "11 bytes"),
+        (.external(type: "android.com:pkg", payload: ndefASCII("com.example")), "External: android.com:pkg", "11 bytes"),
         (NDEFRecord(tnf: .unknown, payload: [1, 2, 3]), "Unknown", "3 bytes"),
         (NDEFRecord(tnf: .wellKnown, type: ndefASCII("Hc"), payload: [1]), "Type Hc", "1 bytes"),
         (NDEFRecord(tnf: .wellKnown, type: ndefASCII("T")), "Type T", "0 bytes"),

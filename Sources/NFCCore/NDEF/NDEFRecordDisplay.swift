@@ -1,6 +1,7 @@
 extension NDEFRecord {
     /// A short label for the record kind, with upstream's strings: "Empty", "Text", "URI",
-    /// "MIME: <type>", "Smart Poster", "External: urn:nfc:ext:<type>", "Unknown" or "Type <type>".
+    /// "MIME: <type>", "Smart Poster", "External: <type>", "Unknown" or "Type <type>".
+    /// Kept identical to CoreExtendedNFC so JSON exports (`parsedNDEF`) diff cleanly against iOS dumps.
     public var displayType: String {
         switch tnf {
         case .empty:
@@ -16,7 +17,7 @@ extension NDEFRecord {
         case .mimeMedia:
             return "MIME: \(typeLabel)"
         case .external:
-            return "External: \(Self.externalURNPrefix)\(typeLabel)"
+            return "External: \(typeLabel)"
         default:
             return type.isEmpty ? "Unknown" : "Type \(typeLabel)"
         }
