@@ -39,8 +39,9 @@ import Testing
         let readable = try #require(Type2MemoryMap.forType(original.cardInfo.type)).readablePages
         let expected = TagDump(
             cardInfo: CardInfo(type: original.cardInfo.type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00,
-                               version: original.cardInfo.version),
+                               product: original.cardInfo.product, version: original.cardInfo.version),
             pages: original.pages,
+            ndefMessage: Type2TLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "Flipper Zero .nfc"), Fact(key: "Pages Total", value: "\(total)")],
             capabilities: original.pages.count < readable ? [.authenticationRequired, .partiallyReadable] : [.readable],
             type2: Type2Extras(signature: original.type2?.signature, counters: (original.type2?.counters ?? []).map { $0 ?? 0 },
@@ -57,8 +58,9 @@ import Testing
         let imported = try TagDump.importProxmark3MFU(try original.exportProxmark3MFU())
         let expected = TagDump(
             cardInfo: CardInfo(type: original.cardInfo.type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00,
-                               version: original.cardInfo.version),
+                               product: original.cardInfo.product, version: original.cardInfo.version),
             pages: original.pages,
+            ndefMessage: Type2TLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "Proxmark3 MFU"),
                     Fact(key: "Pages Total", value: "\(original.pages.count)")],
             capabilities: [.readable],
@@ -84,6 +86,7 @@ import Testing
         let expected = TagDump(
             cardInfo: CardInfo(type: type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00),
             pages: original.pages,
+            ndefMessage: Type2TLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "libnfc MFD"), Fact(key: "Pages Total", value: "\(original.pages.count)")],
             capabilities: [.readable],
             type2: Type2Extras(totalPages: original.type2?.totalPages)

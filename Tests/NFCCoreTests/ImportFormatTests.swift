@@ -161,4 +161,28 @@ import Testing
             #expect(error?.code == "malformed_dump")
         }
     }
+
+    /// Imports read the NDEF message out of the TLV area and type the tag by its GET_VERSION answer,
+    /// as a dump of the tag would.
+    @Test func importsFindNDEFAndTheExactProduct() throws {
+        let pages = ExportFixtures.interopPages + [
+            ExportFixtures.page(3, "E1101200"), ExportFixtures.page(4, "0309D101"), ExportFixtures.page(5, "05540265"),
+            ExportFixtures.page(6, "6E4869FE"),
+        ]
+        var dump = ExportFixtures.interopDump(pages: pages)
+        dump.cardInfo.version = [0x00, 0x04, 0x04, 0x04, 0x01, 0x00, 0x0F, 0x03]
+        let imports = [
+            try TagDump.importFlipperNFC(try dump.exportFlipperNFC()),
+            try TagDump.importProxmark3MFU(try dump.exportProxmark3MFU()),
+            try TagDump.importLibNFCMFD(try dump.exportLibNFCMFD()),
+        ]
+        for imported in imports {
+            #expect(imported.ndefMessage == [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
+            #expect(imported.summary.technicalSummary.hasSuffix(" · 1 NDEF records"))
+            #expect(imported.cardInfo.type == .ntag213)
+        }
+        #expect(imports[0].cardInfo.product == "NTAG213F")
+        #expect(imports[1].cardInfo.product == "NTAG213F")
+        #expect(imports[2].cardInfo.product == nil)
+    }
 }

@@ -87,6 +87,20 @@ public enum DumpImporter {
         default: return type
         }
     }
+
+    /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
+    /// a GET_VERSION answer found byte for byte in ``GetVersionTable`` (as identification does); else
+    /// the type the file names (Flipper's type line); else the table's fallback rules for a GET_VERSION
+    /// answer; else the page count (``type2Type(pageCount:version:)``).
+    static func type2Identity(version: [UInt8]?, named row: FlipperUltralightType.Row?, pageCount: Int)
+        -> (type: CardType, product: String?)
+    {
+        let match = version.flatMap(GetVersionTable.lookup)
+        if let match, match.isExact { return (match.product.cardType, match.product.name) }
+        if let row { return (refineAlias(row.type, version: version), row.product) }
+        if let match, match.product.cardType != .mifareUltralight { return (match.product.cardType, nil) }
+        return (type2Type(pageCount: pageCount, version: version), nil)
+    }
 }
 
 /// Amiibo (NTAG215) image files as amiibo tools write them: 540 bytes (all 135 pages, = the MFD),
@@ -110,13 +124,14 @@ extension TagDump {
             throw NFCError.malformedDump("\(payload.count) bytes of page data is not a whole number of 4-byte pages")
         }
         let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
-        let type = DumpImporter.type2Type(pageCount: pages.count, version: version)
+        let (type, product) = DumpImporter.type2Identity(version: version, named: nil, pageCount: pages.count)
         let uid = Type2PageImage.uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil) ?? []
         let total = max(Type2MemoryMap.forType(type)?.totalPages ?? 0, pages.count)
         return TagDump(
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
-            cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, version: version),
+            cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
             pages: pages,
+            ndefMessage: Type2TLV.extractMessage(from: pages),
             facts: [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(pages.count)")],
             capabilities: [.readable],
             type2: Type2Extras(totalPages: total)

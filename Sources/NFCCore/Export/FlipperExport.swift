@@ -91,10 +91,10 @@ enum FlipperUltralightType {
         Row(name: "NTAG213", type: .ntag213),
         Row(name: "NTAG215", type: .ntag215),
         Row(name: "NTAG216", type: .ntag216),
-        Row(name: "NTAG I2C 1K", type: .mifareUltralight, product: "NTAG I2C 1K"),
-        Row(name: "NTAG I2C 2K", type: .mifareUltralight, product: "NTAG I2C 2K"),
-        Row(name: "NTAG I2C Plus 1K", type: .mifareUltralight, product: "NTAG I2C plus 1K"),
-        Row(name: "NTAG I2C Plus 2K", type: .mifareUltralight, product: "NTAG I2C plus 2K"),
+        Row(name: "NTAG I2C 1K", type: .mifareUltralight, product: Type2Product.ntagI2C1K.name),
+        Row(name: "NTAG I2C 2K", type: .mifareUltralight, product: Type2Product.ntagI2C2K.name),
+        Row(name: "NTAG I2C Plus 1K", type: .mifareUltralight, product: Type2Product.ntagI2CPlus1K.name),
+        Row(name: "NTAG I2C Plus 2K", type: .mifareUltralight, product: Type2Product.ntagI2CPlus2K.name),
     ]
 
     /// Flipper has no NTAG210/212 type: it types tags by the GET_VERSION storage byte alone

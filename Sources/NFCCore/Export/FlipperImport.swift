@@ -80,13 +80,13 @@ extension TagDump {
         let derivedUID = Type2PageImage.uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil)
         let uid = derivedUID ?? uidLine
         let knownVersion = version.flatMap { $0.allSatisfy { $0 == 0 } ? nil : $0 }
-        var type = row?.type ?? DumpImporter.type2Type(pageCount: total, version: knownVersion)
-        type = DumpImporter.refineAlias(type, version: knownVersion)
+        let (type, product) = DumpImporter.type2Identity(version: knownVersion, named: row, pageCount: total)
 
         return TagDump(
             cardInfo: CardInfo(
-                type: type, uid: uid, atqa: atqa, sak: sak, product: row?.product, version: knownVersion),
+                type: type, uid: uid, atqa: atqa, sak: sak, product: product, version: knownVersion),
             pages: pages,
+            ndefMessage: Type2TLV.extractMessage(from: pages),
             facts: [Fact(key: "Imported From", value: "Flipper Zero .nfc"), Fact(key: "Pages Total", value: "\(total)")],
             // Fewer pages read than the product lets anyone read: an AUTH0 boundary stopped the reader
             // (Ultralight C key pages are never readable, so 44 of 48 is a full read).

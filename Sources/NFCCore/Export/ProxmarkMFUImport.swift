@@ -3,9 +3,9 @@
 extension TagDump {
     /// Reads a Proxmark3 MFU binary dump (`hf mfu dump`), any of its three layouts.
     ///
-    /// The UID comes from pages 0 and 1; the type from the page count (the GET_VERSION in the header,
-    /// when present, tells NTAG210/212 from Ultralight EV1). ATQA `00 44` and SAK `00` are set, as every
-    /// Ultralight/NTAG answers (upstream wrote ATQA LSB first).
+    /// The UID comes from pages 0 and 1; the type and product from the header's GET_VERSION answer
+    /// (``GetVersionTable``), else from the page count; the NDEF message from the TLV area. ATQA
+    /// `00 44` and SAK `00` are set, as every Ultralight/NTAG answers (upstream wrote ATQA LSB first).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the length does not fit any layout or there are no pages.
     public static func importProxmark3MFU(_ bytes: [UInt8]) throws -> TagDump {
         guard let layout = ProxmarkMFULayout.detect(bytes) else {

@@ -20,6 +20,10 @@ import os
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "type2")
 
+# The exact product names identification gives these GET_VERSION answers (NXP names).
+PRODUCT_NAMES = {"ul11": "Ultralight EV1 MF0UL11", "ul21": "Ultralight EV1 MF0UL21", "ntag210": "NTAG210",
+                 "ntag212": "NTAG212", "ntag213": "NTAG213", "ntag215": "NTAG215", "ntag216": "NTAG216"}
+
 # key, card type description, pages total, pages readable, GET_VERSION, Flipper type name,
 # has READ_SIG, counters (None = not supported), tearing flags
 PRODUCTS = [
@@ -123,6 +127,7 @@ def main():
         }
         if version:
             doc["version"] = version_hex
+            doc["product"] = PRODUCT_NAMES[key]
         if signature:
             doc["signature"] = compact(signature)
         write(key + ".input.json", json.dumps(doc, indent=1) + "\n")
