@@ -33,6 +33,21 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         return (try await TagIdentifier.identify(transport), transport)
     }
 
+    /// A factory tag with AUTH0 set and read protection on.
+    private func readProtected(_ model: VirtualType2Model, auth0: UInt8) -> VirtualType2Tag {
+        let tag = VirtualType2Tag(model: model, uid: Self.uid)
+        tag.setAuth0(auth0)
+        tag.setReadProtection(true)
+        return tag
+    }
+
+    /// Every dumped page holds the tag's memory (no roll-over copy of page 0 slipped in).
+    private func expectPagesAreMemory(_ dump: TagDump, of tag: VirtualType2Tag) {
+        for page in dump.pages {
+            #expect(page.data == Array(tag.memory[page.number * 4..<page.number * 4 + 4]), "page \(page.number)")
+        }
+    }
+
     // MARK: Every product
 
     @Test(arguments: [
@@ -110,9 +125,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
 
     @Test func protectedNTAGDumpStopsAtAUTH0InsteadOfFailing() async throws {
         // Upstream [BUG]: an AUTH0-protected NTAG dump failed entirely.
-        let tag = VirtualType2Tag(model: .ntag213, uid: Self.uid)
-        tag.setAuth0(0x10)
-        tag.setReadProtection(true)
+        let tag = readProtected(.ntag213, auth0: 0x10)
         let (info, transport) = try await identified(tag)
         let dump = try await Type2Dump.dump(info: info, transport: transport)
         #expect(dump.pages.map(\.number) == Array(0..<16))
@@ -127,21 +140,18 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         ])
         #expect(dump.type2?.counters == [nil, nil, nil])
         #expect(dump.type2?.signature == tag.signature)
-        for page in dump.pages { #expect(page.data == Array(tag.memory[page.number * 4..<page.number * 4 + 4])) }
+        expectPagesAreMemory(dump, of: tag)
     }
 
     @Test(arguments: [UInt8(3), 5, 0x11, 0x12, 0x13, 0x14, 0x2A])
     func unalignedAUTH0IsLocatedExactly(auth0: UInt8) async throws {
-        let tag = VirtualType2Tag(model: .ntag213, uid: Self.uid)
-        tag.setAuth0(auth0)
-        tag.setReadProtection(true)
+        let tag = readProtected(.ntag213, auth0: auth0)
         let (info, transport) = try await identified(tag)
         let progress = Type2Dump.Progress()
         let dump = try await Type2Dump.dump(info: info, transport: transport, progress: progress)
         #expect(dump.pages.map(\.number) == Array(0..<Int(auth0)))
         #expect(dump.fact("Unauthenticated Boundary") == "Page \(auth0)")
-        // No roll-over copy of page 0 slipped in as a protected page.
-        for page in dump.pages { #expect(page.data == Array(tag.memory[page.number * 4..<page.number * 4 + 4])) }
+        expectPagesAreMemory(dump, of: tag)
         #expect(progress.pages == dump.pages)
     }
 
@@ -155,9 +165,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
     }
 
     @Test func readProtectedFromPageZeroGivesAnEmptyPartialDump() async throws {
-        let tag = VirtualType2Tag(model: .ultralightEV1_11, uid: Self.uid)
-        tag.setAuth0(0x00)
-        tag.setReadProtection(true)
+        let tag = readProtected(.ultralightEV1_11, auth0: 0x00)
         let (info, transport) = try await identified(tag)
         let dump = try await Type2Dump.dump(info: info, transport: transport)
         #expect(dump.pages.isEmpty)
@@ -181,7 +189,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         #expect(dump.pages.map(\.number) == Array(0..<boundary))
         #expect(dump.fact("Unauthenticated Boundary") == "Page \(boundary)")
         #expect(dump.capabilities == [.authenticationRequired, .partiallyReadable])
-        for page in dump.pages { #expect(page.data == Array(tag.memory[page.number * 4..<page.number * 4 + 4])) }
+        expectPagesAreMemory(dump, of: tag)
     }
 
     @Test func ultralightCWriteOnlyProtectionIsReportedFromTheConfigPages() async throws {
@@ -303,5 +311,37 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         await #expect(throws: NFCError.unsupportedOperation("Dumping MIFARE Classic 1K is not supported")) {
             try await TagDumper.dump(info: info, transport: transport)
         }
+    }
+}
+
+@Suite struct Type2DumpRoundTripTests {
+    @Test(arguments: [VirtualType2Model.ultralight, .ultralightC, .ultralightEV1_11, .ultralightEV1_21, .ntag203,
+                      .ntag210, .ntag212, .ntag213, .ntag215, .ntag216])
+    func dumpOfAVirtualTagMadeFromADumpIsTheSame(model: VirtualType2Model) async throws {
+        let original = VirtualType2Tag(model: model, uid: [0x04, 0x85, 0x92, 0x8A, 0xA0, 0x61, 0x81])
+        try original.writeNDEF([0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
+        original.counters = [3, 2, 1]
+        original.setNFCCounterEnabled(true)
+        let first = try await dump(original)
+        let copy = try #require(VirtualType2Tag(dump: first))
+        #expect(copy.model == original.model)
+        let second = try await dump(copy)
+        #expect(second == first)
+        #expect(second.ndefMessage == [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
+    }
+
+    @Test func genericProductsKeepTheirVersion() async throws {
+        let version: [UInt8] = [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03]
+        let first = try await dump(VirtualType2Tag(model: .custom(version: version, totalPages: 16), uid: [4, 1, 2, 3, 4, 5, 6]))
+        #expect(first.cardInfo.product == "NTAG I2C plus 2K")
+        let copy = try #require(VirtualType2Tag(dump: first))
+        #expect(copy.model == .custom(version: version, totalPages: 16))
+        #expect(try await dump(copy) == first)
+        #expect(VirtualType2Tag(dump: TagDump(cardInfo: CardInfo(type: .mifareClassic1K, uid: [1, 2, 3, 4]))) == nil)
+    }
+
+    private func dump(_ tag: VirtualType2Tag) async throws -> TagDump {
+        let transport = VirtualTagTransport(tag: tag)
+        return try await Type2Dump.dump(info: try await TagIdentifier.identify(transport), transport: transport)
     }
 }
