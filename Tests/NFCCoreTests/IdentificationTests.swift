@@ -234,3 +234,16 @@ private final class UnauthenticatedClassicStub: VirtualTag, @unchecked Sendable 
         #expect(!Type2Refinement.manufacturerPagesMatch(good, uid: Array(uid.prefix(4))))
     }
 }
+
+@Suite struct ClassicIdentificationTests {
+    @Test func virtualClassicWithSevenByteUIDStaysClassic() async throws {
+        let tag = try VirtualClassicTag(model: .classic1K, uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+        let transport = VirtualTagTransport(tag: tag)
+        let info = try await TagIdentifier.identify(transport)
+        #expect(info.type == .mifareClassic1K)
+        #expect(transport.sentCommands.first == [0x30, 0x00])
+        #expect(info.probes.count == 1)
+        // The card is selectable again for a Classic dump.
+        try await transport.authenticate(block: 0, keyType: .a, key: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+    }
+}
