@@ -66,7 +66,8 @@ public enum Type2NDEFWriter {
         let final = try await image(of: pages, session: session, with: placement)
         // The page holding the first length byte is written last; before, the length reads 0.
         let lengthPage = free[1] / 4
-        if pages.count > 1 {
+        // One changed page is written atomically; only a multi-page change needs the empty-message step.
+        if pages.filter({ final[$0] != session.known[$0] }).count > 1 {
             let emptyMessage = [free[0]: Type2TLV.BlockType.ndefMessage.rawValue, free[1]: UInt8(0)]
             let headerPages = Set([free[0] / 4, lengthPage]).sorted()
             let interim = try await image(of: headerPages, session: session, with: emptyMessage)

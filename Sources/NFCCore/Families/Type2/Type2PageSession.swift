@@ -34,17 +34,11 @@ final class Type2PageSession {
     // MARK: Opening
 
     /// Authenticates with `password` when one is given, then reads pages 0–3 (serial number, lock bytes,
-    /// CC). A READ the tag refuses without a password on a product that has password protection means
-    /// the tag is read-protected: ``NFCError/authenticationRequired``.
+    /// CC).
     @discardableResult
     func open(password: [UInt8]?) async throws -> [UInt8] {
         if let password { try await authenticate(password: password) }
-        do {
-            return try await bytes(0...3)
-        } catch NFCError.commandRefused where password == nil && hasPasswordProtection {
-            try? await transport.reselect()
-            throw NFCError.authenticationRequired
-        }
+        return try await bytes(0...3)
     }
 
     /// PWD_AUTH (NTAG21x, Ultralight EV1, NTAG210/212). A wrong password throws
@@ -82,7 +76,20 @@ final class Type2PageSession {
     }
 
     /// Reads the pages of `numbers` not known yet (all of them when `fresh`), in contiguous runs.
+    ///
+    /// A READ the tag refuses before any password was given, on a product with password protection,
+    /// means the pages are read-protected (PROT / AUTH1): ``NFCError/authenticationRequired``, after a
+    /// re-select so the tag answers again.
     func read(_ numbers: [Int], fresh: Bool = false) async throws {
+        do {
+            try await readRuns(numbers, fresh: fresh)
+        } catch NFCError.commandRefused where !isAuthenticated && hasPasswordProtection {
+            try? await transport.reselect()
+            throw NFCError.authenticationRequired
+        }
+    }
+
+    private func readRuns(_ numbers: [Int], fresh: Bool) async throws {
         let wanted = Set(numbers.filter { fresh || known[$0] == nil }).sorted()
         for run in Self.runs(of: wanted) {
             var next = run.lowerBound
@@ -132,16 +139,10 @@ final class Type2PageSession {
     /// Throws ``NFCError/authenticationRequired`` when some of `pages` sit at or above AUTH0 and no
     /// password was given. AUTH0 is byte 3 of CFG0 (off at or beyond the last page) on EV1/NTAG21x, byte 0
     /// of page 42 (off from 30h) on Ultralight C (MF0ULX1 §8.5.7, NTAG213/215/216 §8.5.7, MF0ICU2 §7.5.8).
-    /// A configuration page that cannot be read is itself behind the password.
+    /// A configuration page that cannot be read is itself behind the password (see ``read(_:fresh:)``).
     func requireWriteAccess(to pages: [Int]) async throws {
         guard !isAuthenticated, let offset = map.auth0Offset, let highest = pages.max() else { return }
-        let configuration: [UInt8]
-        do {
-            configuration = try await page(offset / 4)
-        } catch NFCError.commandRefused {
-            try? await transport.reselect()
-            throw NFCError.authenticationRequired
-        }
+        let configuration = try await page(offset / 4)
         let auth0 = Int(configuration[offset % 4])
         let isProtectionOn = map.keyPages != nil ? auth0 < 0x30 : auth0 < map.totalPages
         if isProtectionOn, highest >= auth0 { throw NFCError.authenticationRequired }
