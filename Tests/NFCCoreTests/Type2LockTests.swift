@@ -40,7 +40,8 @@ import Testing
         // Every user page is read-only now, by the tag's own rules.
         let map = try #require(Type2MemoryMap.forType(fixture.info.type))
         for page in 3...map.userEnd {
-            #expect(Type2LockMap.isLocked(page: page, type: fixture.info.type, memory: fixture.tag.memory), "page \(page)")
+            let isLocked = Type2LockMap.isLocked(page: page, type: fixture.info.type, memory: fixture.tag.memory)
+            #expect(isLocked, "page \(page)")
         }
         let writes = fixture.writeCommandPages.count
         let error = await operationError { () async throws(TagOperationError) in

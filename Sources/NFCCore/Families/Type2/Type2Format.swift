@@ -50,8 +50,9 @@ public enum Type2Format {
                 try await session.verify([3: target.bytes])
                 pages.append(3)
             }
-            return WriteReport(uid: info.uid, cardType: info.type, messageLength: 0, bytesWritten: session.writeCount * 4,
-                               pagesWritten: pages, capabilityContainer: target.bytes)
+            return WriteReport(uid: info.uid, cardType: info.type, messageLength: 0,
+                               bytesWritten: session.writeCount * 4, pagesWritten: pages,
+                               capabilityContainer: target.bytes)
         } catch {
             throw TagOperationError(wrapping: error, pagesWritten: session.pagesWritten)
         }

@@ -50,7 +50,9 @@ public enum Type2Lock {
         // NTAG210/212 §8.5.3, page 24h: 2 pages a bit. Byte 0 locks 16-17 … 30-31, byte 1 bits 0–1 lock
         // 32-33, 34-35; byte 2 bits 0–4 BL 16-19 … BL 32-35.
         .ntag212: DynamicLockLayout(lockBits: [0xFF, 0x03, 0x00], blockLockingBits: [0x00, 0x00, 0x1F]),
-        // MF0ULX1 §8.5.2 (MF0UL21), page 24h: the NTAG212 layout.
+        // MF0ULX1 §8.5 (MF0UL21 dynamic lock bytes), page 24h: the NTAG212 layout. The block-locking bits of
+        // MF0UL21/NTAG212 follow the NTAG213 pattern (one BL bit per two lock bits, as Flipper's Ultralight
+        // listener models it) — to be confirmed on a real tag.
         .mifareUltralightEV1_MF0UL21: DynamicLockLayout(lockBits: [0xFF, 0x03, 0x00],
                                                         blockLockingBits: [0x00, 0x00, 0x1F]),
         // MF0ICU2 §7.5.3, page 28h: 4 pages a bit. Byte 0 bits 1–3 lock 16-19, 20-23, 24-27, bits 5–7 lock
@@ -98,21 +100,20 @@ public enum Type2Lock {
 
         // 1. CC write access (page 3): the tag ORs, so writing the CC with Fh in the low nibble sets it.
         let cc = try await session.capabilityContainer()
-        if cc.isNDEF, !(cc.writeAccess == 0x0F) {
+        if cc.isNDEF, cc.writeAccess != 0x0F {
             var bytes = cc.bytes
             bytes[3] |= 0x0F
             try await session.write(page: 3, data: bytes)
         }
         // 2. Dynamic lock bits (byte 3 is RFUI: written as 0).
         if let dynamicPage, let layout {
-            let current = try await session.page(dynamicPage)
-            if zip(current, layout.bytes).contains(where: { $0 & $1 != $1 }) {
+            if lacks(layout.bytes, in: try await session.page(dynamicPage)) {
                 try await session.write(page: dynamicPage, data: layout.bytes + [0x00])
             }
         }
         // 3. Static lock bytes; bytes 0–1 of page 2 (BCC1, internal) are read-only and sent back as read.
         let page2 = try await session.page(2)
-        if page2[2] & staticLockBytes[0] != staticLockBytes[0] || page2[3] & staticLockBytes[1] != staticLockBytes[1] {
+        if lacks(staticLockBytes, in: Array(page2[2...3])) {
             try await session.write(page: 2, data: Array(page2[0..<2]) + staticLockBytes)
         }
 
@@ -126,13 +127,19 @@ public enum Type2Lock {
         }) {
             throw NFCError.verifyFailed(page: unlocked < 16 ? 2 : (dynamicPage ?? unlocked))
         }
-        if let dynamicPage, let layout, zip(try await session.page(dynamicPage), layout.bytes).contains(where: { $0 & $1 != $1 }) {
+        let page2After = try await session.page(2)
+        if lacks(staticLockBytes, in: Array(page2After[2...3])) { throw NFCError.verifyFailed(page: 2) }
+        if let dynamicPage, let layout, lacks(layout.bytes, in: try await session.page(dynamicPage)) {
             throw NFCError.verifyFailed(page: dynamicPage)
         }
-        let page2After = try await session.page(2)
         var lockBytes = Array(page2After[2..<4])
         if let dynamicPage { lockBytes += try await session.page(dynamicPage).prefix(3) }
         return LockReport(uid: info.uid, cardType: info.type, pagesWritten: session.pagesWritten,
                           capabilityContainer: after.bytes, lockBytes: lockBytes)
+    }
+
+    /// True when some bit of `wanted` is not set in `current` (lock bits only ever get set).
+    private static func lacks(_ wanted: [UInt8], in current: [UInt8]) -> Bool {
+        zip(wanted, current).contains { wanted, current in current & wanted != wanted }
     }
 }

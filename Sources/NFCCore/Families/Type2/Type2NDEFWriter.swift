@@ -31,7 +31,8 @@ public enum Type2NDEFWriter {
                 throw NFCError.unsupportedOperation("The tag is not NDEF formatted (CC \(cc)): format it first")
             }
             guard cc.majorVersion == 1 else {
-                throw NFCError.unsupportedOperation("Type 2 mapping version \(cc.majorVersion).x (CC \(cc)) is not supported")
+                throw NFCError.unsupportedOperation(
+                    "Type 2 mapping version \(cc.majorVersion).x (CC \(cc)) is not supported")
             }
             guard cc.isWritable else { throw NFCError.tagLocked }
             let pages = try await writeTLV(message: message, session: session, capabilityContainer: cc,
@@ -54,7 +55,8 @@ public enum Type2NDEFWriter {
         var tlv = try Type2TLV.makeArea(message: message)
         if tlv.count > free.count { tlv.removeLast() }  // the terminator is optional when the TLV fills the area
         guard tlv.count <= free.count else {
-            throw NFCError.capacityExceeded(needed: message.count, available: Layout.largestMessage(freeBytes: free.count))
+            let available = Layout.largestMessage(freeBytes: free.count)
+            throw NFCError.capacityExceeded(needed: message.count, available: available)
         }
         let placement = Dictionary(uniqueKeysWithValues: zip(free, tlv))
         let pages = Set(placement.keys.map { $0 / 4 }).sorted()
