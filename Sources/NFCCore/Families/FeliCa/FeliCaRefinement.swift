@@ -9,12 +9,18 @@ public enum FeliCaRefinement {
     /// ``CardInfo/product`` from the PMm IC table. Never throws; the probe is recorded in
     /// ``CardInfo/probes`` ("READ 90: ok" or "READ 90: <error code>").
     public static func refine(_ info: CardInfo, transport: any TagTransport) async -> CardInfo {
-        guard info.type.family == .felica else { return info }
+        await run(info, transport: transport).info
+    }
+
+    /// ``refine(_:transport:)`` plus the error that ended the probe without an answer (the tag left,
+    /// the task was cancelled), for ``TagIdentifier``.
+    static func run(_ info: CardInfo, transport: any TagTransport) async -> (info: CardInfo, stop: (any Error)?) {
+        guard info.type.family == .felica else { return (info, nil) }
         var info = info
         let pmm = info.pmm ?? transport.target.pmm
         let systemCode = info.systemCode ?? transport.target.systemCode
         if info.product == nil { info.product = FeliCaICTable.productName(pmm: pmm) }
-        guard systemCode == liteSystemCode || FeliCaICTable.isLiteFamily(pmm: pmm) else { return info }
+        guard systemCode == liteSystemCode || FeliCaICTable.isLiteFamily(pmm: pmm) else { return (info, nil) }
         do {
             _ = try await FeliCaCommand.read(blocks: [0x90], service: FeliCaCommand.ndefReadService, transport: transport)
             info.probes.append("READ 90: ok")
@@ -22,10 +28,10 @@ public enum FeliCaRefinement {
         } catch {
             info.probes.append("READ 90: " + ((error as? NFCError)?.code ?? "failed"))
             // A tag that left the field proves nothing; keep what polling said.
-            if let nfc = error as? NFCError, nfc == .tagRemoved { return info }
-            if error.isNFCCancellation { return info }
+            if let nfc = error as? NFCError, nfc == .tagRemoved { return (info, error) }
+            if error.isNFCCancellation { return (info, error) }
             info.type = .felicaLite
         }
-        return info
+        return (info, nil)
     }
 }

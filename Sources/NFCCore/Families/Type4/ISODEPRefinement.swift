@@ -14,21 +14,28 @@ public enum ISODEPRefinement {
     /// Plus / NTAG 4xx product; else the remembered eMRTD answer (→ `.ePassport`). A Type 4 tag also
     /// gets GET_VERSION, only to fill ``CardInfo/product`` (an NTAG 424 DNA, a DESFire with NDEF).
     public static func refine(_ info: CardInfo, transport: any TagTransport) async -> CardInfo {
-        guard let transport = transport as? any APDUTransport else { return info }
+        await run(info, transport: transport).info
+    }
+
+    /// ``refine(_:transport:)`` plus the error that ended probing early (the tag left, the task was
+    /// cancelled), so ``TagIdentifier`` can report it instead of a half-probed card.
+    static func run(_ info: CardInfo, transport: any TagTransport) async -> (info: CardInfo, stop: (any Error)?) {
+        guard let transport = transport as? any APDUTransport else { return (info, nil) }
         var info = info
         switch info.type {
         case .smartMX:
             let emrtd = await probe("SELECT eMRTD", into: &info) {
                 try await transport.send(emrtdSelect).requireSuccess()
             }
-            if emrtd.isGone { return info }
+            if let stop = emrtd.stop { return (info, stop) }
             let cc = await probe("Type 4 CC", into: &info) {
                 try await Type4NDEF.readCapabilityContainer(transport: transport)
             }
-            if cc.isGone { return info }
+            if let stop = cc.stop { return (info, stop) }
             let version = await probe("DESFire GET_VERSION", into: &info) {
                 try await DESFireVersion.read(transport: transport)
             }
+            if let stop = version.stop { return (info, stop) }
             if cc.value != nil {
                 info.type = .type4NDEF
                 if let version = version.value, let product = version.product {
@@ -46,6 +53,7 @@ public enum ISODEPRefinement {
             let version = await probe("DESFire GET_VERSION", into: &info) {
                 try await DESFireVersion.read(transport: transport)
             }
+            if let stop = version.stop { return (info, stop) }
             if let version = version.value, let product = version.product {
                 info.type = product.cardType
                 info.product = product.name
@@ -54,14 +62,14 @@ public enum ISODEPRefinement {
         default:
             break
         }
-        return info
+        return (info, nil)
     }
 
     /// The outcome of one probe.
     struct Outcome<Value> {
         var value: Value?
-        /// The tag left or the task was cancelled: stop probing.
-        var isGone = false
+        /// Set when the tag left or the task was cancelled: stop probing.
+        var stop: (any Error)?
     }
 
     /// Runs one probe and records "name: ok" or "name: <status word | error code>".
@@ -76,10 +84,10 @@ public enum ISODEPRefinement {
             case let .desfireError(status): info.probes.append("\(name): 91\(status.hexString)")
             default: info.probes.append("\(name): \(error.code)")
             }
-            return Outcome(isGone: error == .tagRemoved || error == .userCanceled)
+            return Outcome(stop: error == .tagRemoved || error == .userCanceled ? error : nil)
         } catch {
             info.probes.append("\(name): \(error.isNFCCancellation ? "canceled" : "failed")")
-            return Outcome(isGone: error.isNFCCancellation)
+            return Outcome(stop: error.isNFCCancellation ? error : nil)
         }
     }
 }
