@@ -125,10 +125,9 @@ public enum ClassicDump {
             }
         }
 
-        /// READs `numbers` after authenticating with `key`; a refused block is skipped after a
-        /// re-select and a fresh AUTH.
+        /// READs `numbers` in the sector `key` has just been authenticated for (by ``findKey(_:block:)``);
+        /// a refused block is skipped after a re-select and a fresh AUTH.
         func read(_ numbers: [Int], keyType: ClassicKeyType, key: [UInt8], into data: inout [Int: [UInt8]]) async throws {
-            guard let first = numbers.first, try await authenticate(block: first, keyType: keyType, key: key) else { return }
             for number in numbers {
                 do {
                     let answer = try await transport.transceive([0x30, UInt8(number & 0xFF)])
