@@ -194,7 +194,7 @@ import Testing
 
     @Test func stopsBetweenSectorsWhenCancelled() async throws {
         let tag = try VirtualClassicTag(model: .classic1K, uid: Self.uid)
-        let transport = CancellingTransport(base: VirtualTagTransport(tag: tag), cancelAfter: 3)
+        let transport = CancellingClassicTransport(base: VirtualTagTransport(tag: tag), cancelAfter: 3)
         let cardInfo = info(.mifareClassic1K)
         // The dump runs in its own task, which the transport cancels (not the test's task).
         let dump = Task { try await ClassicDump.dump(info: cardInfo, transport: transport) }
@@ -213,7 +213,7 @@ import Testing
 }
 
 /// Wraps a transport and cancels the running task once `cancelAfter` READs were answered.
-final class CancellingTransport: ClassicAuthenticating, Sendable {
+private final class CancellingClassicTransport: ClassicAuthenticating, Sendable {
     let base: VirtualTagTransport
     let cancelAfter: Int
     private let reads = Mutex(0)
