@@ -37,15 +37,10 @@ public enum ISODEPRefinement {
             }
             if let stop = version.stop { return (info, stop) }
             if cc.value != nil {
+                apply(version.value, to: &info, keepingType: true)
                 info.type = .type4NDEF
-                if let version = version.value, let product = version.product {
-                    info.product = product.name
-                    info.version = version.bytes
-                }
-            } else if let version = version.value, let product = version.product {
-                info.type = product.cardType
-                info.product = product.name
-                info.version = version.bytes
+            } else if version.value?.product != nil {
+                apply(version.value, to: &info, keepingType: false)
             } else if emrtd.value != nil {
                 info.type = .ePassport
             }
@@ -54,15 +49,20 @@ public enum ISODEPRefinement {
                 try await DESFireVersion.read(transport: transport)
             }
             if let stop = version.stop { return (info, stop) }
-            if let version = version.value, let product = version.product {
-                info.type = product.cardType
-                info.product = product.name
-                info.version = version.bytes
-            }
+            apply(version.value, to: &info, keepingType: false)
         default:
             break
         }
         return (info, nil)
+    }
+
+    /// Fills product and version from a GET_VERSION answer that names a product (and the type too,
+    /// unless `keepingType`).
+    static func apply(_ version: DESFireVersion?, to info: inout CardInfo, keepingType: Bool) {
+        guard let version, let product = version.product else { return }
+        if !keepingType { info.type = product.cardType }
+        info.product = product.name
+        info.version = version.bytes
     }
 
     /// The outcome of one probe.
