@@ -177,3 +177,30 @@ import Testing
         await #expect(throws: NFCError.tagRemoved) { try await FeliCaDump.dump(info: info, transport: transport) }
     }
 }
+
+@Suite struct FeliCaLockTests {
+    @Test func softLockClearsRWFlag() async throws {
+        let tag = try VirtualFeliCaTag(model: .standard, idm: FeliCaTests.idm, ndef: FeliCaTests.message)
+        let transport = VirtualTagTransport(tag: tag)
+        try await FeliCaType3.lock(transport: transport)
+        #expect(try await FeliCaType3.readAttributeInfo(transport: transport).rwFlag == 0x00)
+        await #expect(throws: NFCError.tagLocked) { try await FeliCaType3.writeNDEF([0xD0, 0, 0], transport: transport) }
+        #expect(try await FeliCaType3.readNDEF(transport: transport) == FeliCaTests.message)
+        await #expect(throws: NFCError.unsupportedOperation("Permanent locking needs a FeliCa Lite / Lite-S memory configuration block")) {
+            try await FeliCaType3.lock(transport: transport, permanently: true)
+        }
+    }
+
+    @Test func permanentLockWritesTheMemoryConfiguration() async throws {
+        let tag = try VirtualFeliCaTag(model: .liteS, idm: FeliCaTests.idm, ndef: FeliCaTests.message)
+        let transport = VirtualTagTransport(tag: tag)
+        try await FeliCaType3.lock(transport: transport, permanently: true)
+        #expect(tag.block(0x88).map { Array($0.prefix(4)) } == [0x00, 0x40, 0x00, 0x01])
+        // The attribute block itself can no longer be written back to read/write.
+        var attribute = try await FeliCaType3.readAttributeInfo(transport: transport)
+        attribute.rwFlag = 0x01
+        await #expect(throws: NFCError.felicaBlockWriteFailed(statusFlag: 0x01)) {
+            try await FeliCaCommand.write(blocks: [0], data: [attribute.bytes], service: 0x0009, transport: transport)
+        }
+    }
+}

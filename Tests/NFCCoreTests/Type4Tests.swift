@@ -125,3 +125,13 @@ import Testing
         transport.verifyAllConsumed()
     }
 }
+
+@Suite struct Type4LockTests {
+    @Test func lockIsOnlyANoOpOnReadOnlyTags() async throws {
+        let writable = VirtualTagTransport(tag: try VirtualType4Tag(uid: Type4Tests.uid, ndef: Type4Tests.hi))
+        await #expect(throws: NFCError.self) { try await Type4NDEF.lock(transport: writable) }
+        #expect(!writable.sentCommands.contains { $0[1] == 0xD6 })
+        let readOnly = VirtualTagTransport(tag: try VirtualType4Tag(uid: Type4Tests.uid, ndef: Type4Tests.hi, writable: false))
+        try await Type4NDEF.lock(transport: readOnly)
+    }
+}
