@@ -9,14 +9,17 @@ import Synchronization
 /// §7.5.5; FeliCa Lite-S user's manual §4.4.3). Everything else passes through untouched.
 final class FeliCaWriteRecorder: TagTransport {
     private let base: any TagTransport
-    private let state = Mutex<[Int]>([])
+    private let state = Mutex<(blocks: [Int], writes: Int)>(([], 0))
 
     init(_ base: any TagTransport) {
         self.base = base
     }
 
     /// Blocks acknowledged, in write order and without repeats.
-    var blocksWritten: [Int] { state.withLock { $0 } }
+    var blocksWritten: [Int] { state.withLock { $0.blocks } }
+
+    /// Block writes acknowledged, repeats counted (the attribute block is written twice).
+    var blockWrites: Int { state.withLock { $0.writes } }
 
     var target: Target { base.target }
 
@@ -26,7 +29,8 @@ final class FeliCaWriteRecorder: TagTransport {
             answer[10] == 0
         {
             state.withLock { written in
-                for block in blocks where !written.contains(block) { written.append(block) }
+                written.writes += blocks.count
+                for block in blocks where !written.blocks.contains(block) { written.blocks.append(block) }
             }
         }
         return answer

@@ -27,11 +27,15 @@ public enum TagOperations {
     /// Writes raw NDEF message bytes (empty: an empty message) and reads them back.
     public static func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo,
                              password: [UInt8]? = nil) async throws(TagOperationError) -> WriteReport {
-        switch try mapping(of: info) {
+        let mapping = try mapping(of: info)
+        if mapping != .type2, password != nil { throw passwordRefused(info) }
+        switch mapping {
         case .type2:
             return try await Type2NDEFWriter.write(bytes, to: transport, info: info, password: password)
-        case .type3, .type4:
-            throw TagOperationError(.unsupportedOperation("Writing \(info.type) is not supported yet"))
+        case .type3:
+            return try await Type3NDEFOperations.write(bytes, to: transport, info: info)
+        case .type4:
+            return try await Type4NDEFOperations.write(bytes, to: transport, info: info)
         }
     }
 
@@ -49,28 +53,33 @@ public enum TagOperations {
         }
     }
 
-    /// Makes the tag's NDEF data read-only. **IRREVERSIBLE**: lock bits, the Type 2 CC and the Type 3
-    /// attribute block cannot be changed back; see ``Type2Lock`` for what is set.
+    /// Makes the tag's NDEF data read-only. **IRREVERSIBLE** on Type 2: lock bits and the CC can never be
+    /// cleared again (see ``Type2Lock`` for what is set). On Type 3 the attribute block's RWFlag becomes
+    /// 00h (the NFC Forum read-only state, which NFC readers honour). Type 4 tags give
+    /// ``NFCError/unsupportedOperation(_:)`` unless already read-only: their CC write access can only
+    /// change through vendor commands.
     ///
     /// Refuses with ``NFCError/tagMismatch(expected:actual:)`` (nothing written) unless the tag in the
-    /// field has `expectedUID` — the UID of the tag the user chose to lock. Type 4 tags give
-    /// ``NFCError/unsupportedOperation(_:)``: their CC write access can only change through vendor commands.
+    /// field has `expectedUID` (IDm for FeliCa) — the UID of the tag the user chose to lock.
     public static func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8],
                             password: [UInt8]? = nil) async throws(TagOperationError) -> LockReport {
         let mapping = try mapping(of: info)
         guard transport.target.uid == expectedUID, info.uid == expectedUID else {
             throw TagOperationError(.tagMismatch(expected: expectedUID, actual: transport.target.uid))
         }
+        if mapping != .type2, password != nil { throw passwordRefused(info) }
         switch mapping {
         case .type2:
             return try await Type2Lock.lock(transport, info: info, expectedUID: expectedUID, password: password)
         case .type3:
-            throw TagOperationError(.unsupportedOperation("Locking \(info.type) is not supported yet"))
+            return try await Type3NDEFOperations.lock(transport, info: info)
         case .type4:
-            throw TagOperationError(.unsupportedOperation(
-                "A Type 4 tag's CC write access can only be changed with vendor commands (DESFire "
-                    + "ChangeFileSettings, NTAG 424, ST25TA): not locked"))
+            return try await Type4NDEFOperations.lock(transport, info: info)
         }
+    }
+
+    private static func passwordRefused(_ info: CardInfo) -> TagOperationError {
+        TagOperationError(.unsupportedOperation("Passwords are only supported for Type 2 tags, not \(info.type)"))
     }
 
     private static func mapping(of info: CardInfo) throws(TagOperationError) -> NDEFMapping {
