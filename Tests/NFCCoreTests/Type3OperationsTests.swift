@@ -94,7 +94,8 @@ import Testing
         }
         #expect(format?.code == "unsupported")
         let password = await operationError { () async throws(TagOperationError) in
-            try await TagOperations.write(ndef: ndefMessage(length: 10), to: transport, info: info, password: [1, 2, 3, 4])
+            try await TagOperations.write(ndef: ndefMessage(length: 10), to: transport, info: info,
+                                          password: [1, 2, 3, 4])
         }
         #expect(password?.code == "unsupported")
         #expect(!transport.sentCommands.contains { $0.first == 0x08 })

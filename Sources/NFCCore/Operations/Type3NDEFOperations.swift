@@ -6,8 +6,8 @@
 /// attribute block and the message are read back: a different Ln or WriteFlag is
 /// ``NFCError/verifyFailed(page:)`` with block 0, different data the first differing data block.
 enum Type3NDEFOperations {
-    static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo) async throws(TagOperationError)
-        -> WriteReport
+    static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo)
+        async throws(TagOperationError) -> WriteReport
     {
         let recorder = FeliCaWriteRecorder(transport)
         do {

@@ -5,8 +5,8 @@
 /// ``NFCError/verifyFailed(page:)`` with the byte offset in the NDEF file (NLEN at 0–1) where it starts.
 /// UPDATE BINARY has no pages, so errors carry none.
 enum Type4NDEFOperations {
-    static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo) async throws(TagOperationError)
-        -> WriteReport
+    static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo)
+        async throws(TagOperationError) -> WriteReport
     {
         do {
             let apdu = try isoDEP(transport)
