@@ -240,6 +240,7 @@ final class MosquittoSession: @unchecked Sendable {
                 switch runState {
                 case .idle, .closed:
                     runState = .closed
+                    failPendingPublishes()  // QoS ≥ 1 publishes made before any start
                     continuation.resume()
                 case .running:
                     stopWaiters.append(continuation)
@@ -277,6 +278,7 @@ final class MosquittoSession: @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 locked {
                     if box.cancelled { return continuation.resume(throwing: CancellationError()) }
+                    if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
                     do {
                         let (rc, mid) = try send(topic: topic, payload: payload, qos: qos, retain: retain,
                                                  properties: properties)
@@ -476,7 +478,13 @@ final class MosquittoSession: @unchecked Sendable {
             return state
         }
         if stopping { return .stopped }
-        if wasUp { return .lost(MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError)) }
+        if wasUp {
+            // NO_CONN here: the socket was already closed inside the previous loop pass — the broker
+            // sent DISCONNECT (v5: e.g. session taken over by another client with our id).
+            return .lost(rc == MOSQ_ERR_NO_CONN.rawValue
+                ? .connectionLost("closed by the broker")
+                : MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError))
+        }
         if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: isV5)) }
         return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError,
                                        detail: lastError.withLock { $0 }))
@@ -506,6 +514,14 @@ final class MosquittoSession: @unchecked Sendable {
         for waiter in unsubscribers.values { waiter.resume() }
     }
 
+    /// Answers every waiting QoS ≥ 1 publish with `not_connected` (lock held). libmosquitto may still
+    /// hold the messages in memory and send them if the client is started again.
+    private func failPendingPublishes() {
+        let publishers = publishWaiters
+        publishWaiters.removeAll()
+        for waiter in publishers.values { waiter.resume(throwing: MQTTClientError.notConnected) }
+    }
+
     private func finishRun() {
         locked {
             let wasConnected = connected
@@ -513,9 +529,7 @@ final class MosquittoSession: @unchecked Sendable {
             let closing = !stopWaiters.isEmpty
             runState = closing ? .closed : .idle
             stopRequested = false
-            let publishers = publishWaiters
-            publishWaiters.removeAll()
-            for waiter in publishers.values { waiter.resume(throwing: MQTTClientError.notConnected) }
+            failPendingPublishes()
             let connecting = connectWaiters
             connectWaiters.removeAll()
             for waiter in connecting.values { waiter.continuation.resume(throwing: MQTTClientError.notConnected) }

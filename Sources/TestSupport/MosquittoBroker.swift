@@ -21,11 +21,15 @@ public final class MosquittoBroker: @unchecked Sendable {
         public var users: [String: String]
         /// TLS on the listener, or plain TCP.
         public var tls: TLSIdentity?
+        /// Contents of an `acl_file` (`user <name>` sections with `topic read|write|readwrite <filter>`
+        /// lines, `pattern` lines with `%u`/`%c`), or `nil` for no ACL.
+        public var acl: String?
 
-        /// Creates options; the default is an anonymous plain-TCP listener.
-        public init(users: [String: String] = [:], tls: TLSIdentity? = nil) {
+        /// Creates options; the default is an anonymous plain-TCP listener without ACL.
+        public init(users: [String: String] = [:], tls: TLSIdentity? = nil, acl: String? = nil) {
             self.users = users
             self.tls = tls
+            self.acl = acl
         }
     }
 
@@ -163,6 +167,12 @@ public final class MosquittoBroker: @unchecked Sendable {
             "allow_anonymous \(options.users.isEmpty)",
         ]
         if !options.users.isEmpty { lines.append("password_file \(passwordURL.path)") }
+        if let acl = options.acl {
+            let aclURL = directory.appendingPathComponent("acl")
+            try acl.write(to: aclURL, atomically: true, encoding: .utf8)
+            try makeReadable(aclURL)
+            lines.append("acl_file \(aclURL.path)")
+        }
         if options.tls != nil {
             lines += [
                 "cafile \(directory.appendingPathComponent("ca.crt").path)",
