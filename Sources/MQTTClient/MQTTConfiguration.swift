@@ -53,3 +53,24 @@ public struct MQTTConfiguration: Sendable, Hashable {
         self.messageBufferSize = messageBufferSize
     }
 }
+
+extension MQTTConfiguration: CustomStringConvertible, CustomReflectable {
+    /// A one-line summary for logs. The password is never included.
+    public var description: String {
+        let tlsText: String =
+            switch tls {
+            case .disabled: url.lowercased().hasPrefix("mqtts:") ? "on (CA: system, verify hostname: true)" : "off"
+            case .enabled(let settings): "on (CA: \(settings.caFile ?? settings.caDirectory ?? "system"), "
+                + "verify hostname: \(settings.verifyHostname))"
+            }
+        return "MQTTConfiguration(url: \(url), protocol: \(protocolVersion.isV5 ? "5.0" : "3.1.1"), "
+            + "clientID: \(clientID ?? "<random>"), username: \(username ?? "-"), "
+            + "password: \(password == nil ? "-" : "<redacted>"), tls: \(tlsText), will: \(will?.topic ?? "-"), "
+            + "cleanStart: \(cleanStart))"
+    }
+
+    /// Mirrors only `description`, so `dump()` cannot print the password either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+}

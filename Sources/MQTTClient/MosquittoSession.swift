@@ -39,6 +39,8 @@ final class MosquittoSession: @unchecked Sendable {
     private let lock = NSCondition()
     private var runState = RunState.idle
     private var stopRequested = false
+    /// A `start()`/`connect()` that arrived while the current run was ending: its fail-fast mode.
+    private var pendingRelaunch: Bool?
     private var linkUp = false
     private var connected = false
     private var sessionPresent = false
@@ -199,6 +201,8 @@ final class MosquittoSession: @unchecked Sendable {
         try locked { () throws(MQTTClientError) in
             switch runState {
             case .closed: throw .notConnected
+            case .running where !stopWaiters.isEmpty: throw .notConnected  // disconnect() under way
+            case .running where stopRequested: pendingRelaunch = false   // the ending run hands over
             case .running: runState = .running(failFast: false)
             case .idle: launch(failFast: false)
             }
@@ -214,6 +218,9 @@ final class MosquittoSession: @unchecked Sendable {
                     if box.cancelled { return continuation.resume(throwing: CancellationError()) }
                     switch runState {
                     case .closed: return continuation.resume(throwing: MQTTClientError.notConnected)
+                    case .running where !stopWaiters.isEmpty:
+                        return continuation.resume(throwing: MQTTClientError.notConnected)
+                    case .running where stopRequested: pendingRelaunch = pendingRelaunch ?? true
                     case .running where connected: return continuation.resume()
                     case .running: break
                     case .idle: launch(failFast: true)
@@ -416,6 +423,7 @@ final class MosquittoSession: @unchecked Sendable {
                 emit(.connectionFailed(error))
                 let giveUp = locked { () -> Bool in
                     guard case .running(failFast: true) = runState else { return false }
+                    stopRequested = true  // a start()/connect() from now on relaunches (pendingRelaunch)
                     let waiters = connectWaiters
                     connectWaiters.removeAll()
                     for waiter in waiters.values { waiter.continuation.resume(throwing: error) }
@@ -474,7 +482,7 @@ final class MosquittoSession: @unchecked Sendable {
         let systemError = errno
         let (wasUp, reason, stopping) = locked { () -> (Bool, Int?, Bool) in
             let state = (linkUp, connackReason, stopRequested)
-            endLink()
+            if !stopRequested { endLink() }  // when stopping, finishRun ends the link and reports it
             return state
         }
         if stopping { return .stopped }
@@ -527,13 +535,20 @@ final class MosquittoSession: @unchecked Sendable {
             let wasConnected = connected
             endLink()
             let closing = !stopWaiters.isEmpty
+            if wasConnected { emit(.disconnected(nil)) }
+            if !closing, let failFast = pendingRelaunch {
+                // start()/connect() came while this run was ending: a new run takes over its waiters.
+                pendingRelaunch = nil
+                launch(failFast: failFast)
+                return
+            }
+            pendingRelaunch = nil
             runState = closing ? .closed : .idle
             stopRequested = false
             failPendingPublishes()
             let connecting = connectWaiters
             connectWaiters.removeAll()
             for waiter in connecting.values { waiter.continuation.resume(throwing: MQTTClientError.notConnected) }
-            if wasConnected { emit(.disconnected(nil)) }
             let stoppers = stopWaiters
             stopWaiters.removeAll()
             for waiter in stoppers { waiter.resume() }

@@ -70,3 +70,16 @@ extension ClientValidationTests {
         await #expect(throws: MQTTClientError.notConnected) { try await client.connect() }
     }
 }
+
+extension ClientValidationTests {
+    @Test func configurationNeverPrintsThePassword() {
+        var settings = MQTTConfiguration(url: "mqtt://127.0.0.1:1883", username: "reader-1", password: "hunter2")
+        settings.will = MQTTWill(topic: "nfc/reader-1/availability", text: "offline")
+        var dumped = ""
+        dump(settings, to: &dumped)
+        for text in ["\(settings)", String(describing: settings), String(reflecting: settings), dumped] {
+            #expect(!text.contains("hunter2"))
+            #expect(text.contains("reader-1"))
+        }
+    }
+}
