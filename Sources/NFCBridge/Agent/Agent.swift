@@ -306,7 +306,7 @@ public final class Agent: Sendable {
             "mqtt": [
                 "protocol": .string(configuration.mqtt.protocolVersion.rawValue),
                 "url": .string(configuration.mqtt.url),
-                "tls": .bool(configuration.mqtt.endpoint.usesTLS),
+                "tls": .bool(configuration.mqtt.usesTLS),
             ],
             "commands": .array(configuration.enabledCommands.map(JSONValue.string)),
             "config": configuration.publicJSON,
