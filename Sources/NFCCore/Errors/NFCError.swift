@@ -51,6 +51,8 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case userCanceled
     /// A second scan was started while one is pending on the same reader.
     case scanInProgress
+    /// The cryptography library (OpenSSL libcrypto) failed or lacks an algorithm; carries its detail.
+    case cryptoFailure(String)
 
     /// Stable machine-readable code.
     public var code: String {
@@ -78,6 +80,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidArgument: "invalid_argument"
         case .userCanceled: "canceled"
         case .scanInProgress: "scan_in_progress"
+        case .cryptoFailure: "crypto_failure"
         }
     }
 
@@ -109,6 +112,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidArgument(detail): detail
         case .userCanceled: "The operation was cancelled"
         case .scanInProgress: "A scan is already in progress on this reader"
+        case let .cryptoFailure(detail): "Cryptography failed: \(detail)"
         }
     }
 
