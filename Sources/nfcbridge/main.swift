@@ -11,6 +11,7 @@ struct Subcommand: Sendable {
 /// The subcommands, in the order `--help` lists them.
 let commands: [Subcommand] = [
     Subcommand(name: "version", help: "print the version") { _ in Console.out(NFCBridgeVersion.string + "\n") },
+    Subcommand(name: "ndef", help: "decode NDEF hex to JSON, or encode JSON to hex") { try await NDEFCommand.run($0) },
 ]
 
 /// NFCBridge's version string.
