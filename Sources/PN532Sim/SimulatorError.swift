@@ -15,6 +15,8 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case unknownTag(String)
     /// A tag definition cannot be turned into a virtual tag.
     case invalidTag(id: String, reason: String)
+    /// A control request waited in vain.
+    case timedOut(String)
     /// A command-line argument is wrong.
     case usage(String)
 
@@ -28,6 +30,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .badRequest: "bad_request"
         case .unknownTag: "unknown_tag"
         case .invalidTag: "invalid_tag"
+        case .timedOut: "timeout"
         case .usage: "usage"
         }
     }
@@ -43,6 +46,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .badRequest(detail): "Bad control request: \(detail)"
         case let .unknownTag(id): "No tag with id '\(id)' is defined"
         case let .invalidTag(id, reason): "Tag '\(id)': \(reason)"
+        case let .timedOut(detail): "Timed out: \(detail)"
         case let .usage(detail): detail
         }
     }
