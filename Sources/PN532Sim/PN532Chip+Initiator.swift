@@ -176,19 +176,28 @@ extension PN532Chip {
             guard let felica = placed.tag as? FeliCaVirtualTag, felica.answersPolling(systemCode: systemCode),
                 reaches(placed), placed.tag.activate()
             else { continue }
-            let target = placed.tag.target
-            var response: [UInt8] = [0x01] + Self.padded(target.uid, to: 8) + Self.padded(target.pmm, to: 8)
-            switch requestCode {
-            case 0x01:  // system code: the one asked for, or the tag's own for a wildcard
-                let wildcard = systemCode.contains(0xFF) || target.systemCode.count != 2
-                response += wildcard && target.systemCode.count == 2 ? target.systemCode : systemCode
-            case 0x02:  // communication performance: 212 and 424 kbps, no automatic detection
-                response += [0x00, 0x03]
-            default: break
+            // The model's own POLLING answer when it has one; else the fields from its target.
+            var response = felica.process(felica: request) ?? []
+            if response.first != 0x01 || response.count < 17 {
+                response = Self.pollingResponse(placed.tag.target, systemCode: systemCode, requestCode: requestCode)
             }
             found.append((placed, .felica, [UInt8(response.count + 1)] + response))
         }
         return found
+    }
+
+    /// A POLLING response built from the target: `01 IDm PMm [request data]`.
+    static func pollingResponse(_ target: Target, systemCode: [UInt8], requestCode: UInt8) -> [UInt8] {
+        var response: [UInt8] = [0x01] + padded(target.uid, to: 8) + padded(target.pmm, to: 8)
+        switch requestCode {
+        case 0x01:  // system code: the one asked for, or the tag's own for a wildcard
+            let wildcard = systemCode.contains(0xFF) && target.systemCode.count == 2
+            response += wildcard ? target.systemCode : systemCode
+        case 0x02:  // communication performance: 212 and 424 kbps, no automatic detection
+            response += [0x00, 0x03]
+        default: break
+        }
+        return response
     }
 
     /// Makes the discovered tags the chip's targets and returns `NbTg [Tg data]…`, or nil for none.
