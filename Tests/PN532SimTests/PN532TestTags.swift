@@ -210,3 +210,18 @@ final class TestFeliCaTag: FeliCaVirtualTag, Sendable {
         }
     }
 }
+
+/// A type A tag whose answers come from a closure (for answers no real model gives).
+final class ScriptedTypeATag: VirtualTag, Sendable {
+    let target: Target
+    private let reply: @Sendable ([UInt8]) -> VirtualTagReply
+
+    init(uid: [UInt8] = [0x11, 0x22, 0x33, 0x44], sak: UInt8 = 0x00, reply: @escaping @Sendable ([UInt8]) -> VirtualTagReply) {
+        target = Target(uid: uid, atqa: [0x00, 0x04], sak: sak)
+        self.reply = reply
+    }
+
+    func activate() -> Bool { true }
+    func powerOff() {}
+    func receive(_ frame: [UInt8]) -> VirtualTagReply { reply(frame) }
+}
