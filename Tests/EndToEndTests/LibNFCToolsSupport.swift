@@ -1,5 +1,11 @@
 import Foundation
+import Testing
 import TestSupport
+
+/// Debian's libnfc tools (libnfc-bin, libnfc-examples) driving nfcbridge-sim through
+/// `pn532_uart:<link>`. One simulator per test; the suites run one test at a time so that
+/// libnfc's 300–500 ms timeouts are not starved on a small machine.
+@Suite(.serialized) enum LibNFCToolsTests {}
 
 /// Shared bits of the LibNFCTools*Tests: Debian's libnfc tools run against `nfcbridge-sim`.
 enum LibNFCTools {

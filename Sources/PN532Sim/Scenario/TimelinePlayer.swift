@@ -22,11 +22,15 @@ public final class TimelinePlayer: Sendable {
         self.log = log
     }
 
-    /// Starts playing.
+    /// Starts playing. Events at time 0 happen before this returns, so the field is set up by the
+    /// time the simulator says it is ready.
     public func start() {
         guard state.withLock({ s in defer { s.started = true }; return !s.started }) else { return }
+        let start = DispatchTime.now()
+        let immediate = timeline.events.prefix { $0.at == .zero }
+        for event in immediate { apply(event) }
         let thread = Thread { [self] in
-            play()
+            play(firstCycleStart: start, skipping: immediate.count)
             finished.signal()
         }
         thread.name = "scenario-timeline"
@@ -41,14 +45,16 @@ public final class TimelinePlayer: Sendable {
         finished.wait()
     }
 
-    private func play() {
+    private func play(firstCycleStart: DispatchTime, skipping done: Int) {
+        var cycleStart = firstCycleStart, skip = done
         repeat {
-            let cycleStart = DispatchTime.now()
-            for event in timeline.events {
+            for event in timeline.events.dropFirst(skip) {
                 guard waitUntil(cycleStart, plus: event.at) else { return }
                 apply(event)
             }
             guard timeline.loops, waitUntil(cycleStart, plus: timeline.period) else { return }
+            cycleStart = DispatchTime.now()
+            skip = 0
         } while true
     }
 
