@@ -118,8 +118,7 @@ extension PN532Chip {
     /// the next InListPassiveTarget without a UID looks for other tags; FeliCa has no HALT.
     func inDeselect(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count == 1 else { return .syntaxError }
-        let indices = targets.indices.filter { parameters[0] == 0 || targets[$0].number == parameters[0] }
-        if indices.isEmpty && parameters[0] != 0 { return statusAnswer(.wrongContext) }
+        guard let indices = targetIndices(parameters[0]) else { return statusAnswer(.wrongContext) }
         for index in indices { halt(&targets[index]) }
         return statusAnswer(.success)
     }
@@ -127,12 +126,17 @@ extension PN532Chip {
     /// InRelease: Tg (00 = all). Like InDeselect, and the chip forgets the target.
     func inRelease(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count == 1 else { return .syntaxError }
-        let indices = targets.indices.filter { parameters[0] == 0 || targets[$0].number == parameters[0] }
-        if indices.isEmpty && parameters[0] != 0 { return statusAnswer(.wrongContext) }
+        guard let indices = targetIndices(parameters[0]) else { return statusAnswer(.wrongContext) }
         for index in indices { halt(&targets[index]) }
         let released = Set(indices.map { targets[$0].number })
         targets.removeAll { released.contains($0.number) }
         return statusAnswer(.success)
+    }
+
+    /// The targets a Tg byte names (00 = all of them); nil for a number the chip does not know.
+    private func targetIndices(_ tg: UInt8) -> [Int]? {
+        let indices = targets.indices.filter { tg == 0 || targets[$0].number == tg }
+        return indices.isEmpty && tg != 0 ? nil : Array(indices)
     }
 
     // MARK: Discovery
