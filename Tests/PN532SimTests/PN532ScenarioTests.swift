@@ -131,3 +131,19 @@ import Testing
         #expect(field.placedTags.map(\.id) == ["b"])
     }
 }
+
+extension PN532ScenarioTests {
+    /// The example in docs/simulator.md parses and every tag in it builds.
+    @Test func documentedExampleIsValid() throws {
+        let docs = try String(contentsOfFile: Binaries.packageRoot.appendingPathComponent("docs/simulator.md").path, encoding: .utf8)
+        let section = try #require(docs.range(of: "## Scenario files"))
+        let start = try #require(docs.range(of: "```yaml\n", range: section.upperBound..<docs.endIndex))
+        let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex))
+        let scenario = try Scenario.parse(String(docs[start.upperBound..<end.lowerBound]), file: "simulator.md")
+        #expect(scenario.tags.map(\.id) == ["poster", "locked", "badge", "card", "ticket"])
+        for spec in scenario.tags { _ = try VirtualTagFactory.make(spec) }
+        #expect(scenario.tags[1].ndef == [UInt8](hex: "D1010C55046578616D706C652E636F6D"))
+        #expect(scenario.timeline?.period == .seconds(12))
+        #expect(scenario.timeline?.events.last?.at == .milliseconds(9500))
+    }
+}
