@@ -67,6 +67,7 @@ public enum PN532Frame: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// `ACK`, `NACK`, or TFI and data in hex.
     public var description: String {
         switch self {
         case .ack: "ACK"

@@ -14,6 +14,7 @@ public final class Simulator: Sendable {
         /// Receives trace lines (commands, sessions) and timeline events; nil = quiet.
         public var log: (@Sendable (String) -> Void)?
 
+        /// A configuration; only the link path is required.
         public init(linkPath: String, controlPath: String? = nil, scenario: Scenario = Scenario(),
                     timing: PN532Timing = PN532Timing(), log: (@Sendable (String) -> Void)? = nil) {
             self.linkPath = linkPath
@@ -24,8 +25,11 @@ public final class Simulator: Sendable {
         }
     }
 
+    /// The tags in the field.
     public let field: RFField
+    /// The tags the simulator knows.
     public let catalog: TagCatalog
+    /// The PN532 on the pty.
     public let emulator: PN532Emulator
     private let controlServer: ControlSocketServer?
     private let player: TimelinePlayer?

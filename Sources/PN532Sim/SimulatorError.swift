@@ -51,5 +51,6 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// `code: message`.
     public var description: String { "\(code): \(message)" }
 }

@@ -7,7 +7,9 @@ import Foundation
 public final class SimulatorProcess: @unchecked Sendable {
     /// Why the simulator could not be used.
     public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
         public let description: String
+        /// A failure saying `description`.
         public init(description: String) { self.description = description }
     }
 

@@ -3,9 +3,12 @@ import Foundation
 /// A scenario file (docs/simulator.md): the tags the simulator knows and a timeline of what lies
 /// in the field when.
 public struct Scenario: Sendable, Equatable {
+    /// Tag definitions, in file order.
     public var tags: [TagSpec]
+    /// What lies in the field when; nil = the field starts and stays empty.
     public var timeline: ScenarioTimeline?
 
+    /// A scenario from its parts.
     public init(tags: [TagSpec] = [], timeline: ScenarioTimeline? = nil) {
         self.tags = tags
         self.timeline = timeline
@@ -50,9 +53,11 @@ public struct ScenarioTimeline: Sendable, Equatable {
         public var at: Duration
         /// Tags taken out first (`all` empties the field).
         public var remove: [String]
+        /// `remove: all`: empty the field first.
         public var removeAll: Bool
         /// Tags put in afterwards, all at once.
         public var place: [String]
+        /// Where the event is defined (1-based).
         public var line: Int
     }
 

@@ -9,6 +9,7 @@ public struct ScenarioNode: Sendable, Equatable {
         /// Keys in document order.
         case map([(key: String, value: ScenarioNode)])
 
+        /// Structural equality (map keys in order).
         public static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case let (.scalar(a), .scalar(b)): a == b
@@ -19,10 +20,12 @@ public struct ScenarioNode: Sendable, Equatable {
         }
     }
 
+    /// The content.
     public var value: Value
     /// 1-based line in the source file; 0 when the node did not come from a file.
     public var line: Int
 
+    /// A node with `value` from `line`.
     public init(_ value: Value, line: Int = 0) {
         self.value = value
         self.line = line
@@ -48,6 +51,7 @@ extension ScenarioNode: Decodable {
         init?(intValue: Int) { nil }
     }
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         line = 0
         if let object = try? decoder.container(keyedBy: Key.self) {

@@ -4,14 +4,26 @@ import NFCCore
 public struct TagSpec: Sendable, Equatable {
     /// MIFARE Classic keys for one sector.
     public struct SectorKeys: Sendable, Equatable {
+        /// Sector number.
         public var sector: Int
+        /// Key A and key B (6 bytes each).
         public var keyA: [UInt8]
         public var keyB: [UInt8]
         /// Access bits (3 bytes, or 4 with the general-purpose byte); nil keeps the factory ones.
         public var accessBits: [UInt8]?
+
+        /// Keys for `sector`.
+        public init(sector: Int, keyA: [UInt8], keyB: [UInt8], accessBits: [UInt8]? = nil) {
+            self.sector = sector
+            self.keyA = keyA
+            self.keyB = keyB
+            self.accessBits = accessBits
+        }
     }
 
+    /// The tag's name in the scenario and on the control channel.
     public var id: String
+    /// Which model.
     public var kind: TagKind
     /// UID (ISO 14443-A) or IDm (FeliCa); nil = derived from the id.
     public var uid: [UInt8]?
@@ -23,11 +35,13 @@ public struct TagSpec: Sendable, Equatable {
     public var blocks: [Int: [UInt8]] = [:]
     /// Type 2 password (PWD, 4 bytes) and its PACK (2 bytes).
     public var password: [UInt8]?
+    /// PACK answered after a good PWD_AUTH.
     public var pack: [UInt8]?
     /// Type 2 AUTH0: first page PWD_AUTH protects.
     public var auth0: UInt8?
     /// Type 2: protection covers reads too (PROT = 1).
     public var readProtected = false
+    /// MIFARE Classic keys per sector.
     public var keys: [SectorKeys] = []
     /// FeliCa PMm and system code.
     public var pmm: [UInt8]?
@@ -38,6 +52,15 @@ public struct TagSpec: Sendable, Equatable {
     public var capacity: Int?
     /// Where the definition started (1-based line, 0 for JSON).
     public var line = 0
+
+    /// A definition with the essentials; set the other fields as needed.
+    public init(id: String, kind: TagKind, uid: [UInt8]? = nil, ndef: [UInt8]? = nil, line: Int = 0) {
+        self.id = id
+        self.kind = kind
+        self.uid = uid
+        self.ndef = ndef
+        self.line = line
+    }
 
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
