@@ -13,10 +13,15 @@ final class LibNFCThread: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var stopped = false
 
-    /// Starts the thread. `name` shows in debuggers and `top -H`.
+    /// Starts the thread. `name` (at most 15 characters are kept, the kernel's limit) shows in
+    /// debuggers and `top -H`.
     init(name: String) {
-        let thread = Thread { [self] in runLoop() }
-        thread.name = name
+        let shortName = String(name.prefix(15))
+        // Linux applies a thread name only when the thread sets it itself.
+        let thread = Thread { [self] in
+            Thread.current.name = shortName
+            runLoop()
+        }
         thread.start()
     }
 
