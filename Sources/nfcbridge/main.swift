@@ -11,6 +11,7 @@ struct Subcommand: Sendable {
 /// The subcommands, in the order `--help` lists them.
 let commands: [Subcommand] = [
     Subcommand(name: "version", help: "print the version") { _ in Console.out(NFCBridgeVersion.string + "\n") },
+    Subcommand(name: "readers", help: "list the NFC readers libnfc knows", run: ReadersCommand.run),
 ]
 
 /// NFCBridge's version string.
