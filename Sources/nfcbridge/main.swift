@@ -11,7 +11,8 @@ struct Subcommand: Sendable {
 /// The subcommands, in the order `--help` lists them.
 let commands: [Subcommand] = [
     Subcommand(name: "version", help: "print the version") { _ in Console.out(NFCBridgeVersion.string + "\n") },
-    Subcommand(name: "readers", help: "list the NFC readers libnfc knows", run: ReadersCommand.run),
+    Subcommand(name: "ndef", help: "decode NDEF hex to JSON, or encode JSON to hex") { try await NDEFCommand.run($0) },
+    Subcommand(name: "readers", help: "list the NFC readers libnfc knows") { try await ReadersCommand.run($0) },
 ]
 
 /// NFCBridge's version string.

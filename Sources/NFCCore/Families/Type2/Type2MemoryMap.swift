@@ -28,6 +28,17 @@ public struct Type2MemoryMap: Sendable, Hashable {
     /// The pages a reader can ever get back: everything except the UL-C key pages.
     public var readablePages: Int { keyPages.map { $0.lowerBound } ?? totalPages }
 
+    /// The page after ``configPage``: CFG1 on EV1/NTAG21x (ACCESS in byte 0: bit 7 PROT, bit 6 CFGLCK,
+    /// bit 4 NFC_CNT_EN, bit 3 NFC_CNT_PWD_PROT, bits 2–0 AUTHLIM), AUTH1 on Ultralight C (byte 0).
+    public var accessPage: Int? { configPage.map { $0 + 1 } }
+
+    /// Where AUTH0 sits: byte 3 of CFG0 on EV1/NTAG21x, byte 0 of page 42 on Ultralight C (nil when the
+    /// product has no password protection).
+    public var auth0Offset: Int? {
+        guard let configPage else { return nil }
+        return keyPages == nil ? configPage * 4 + 3 : configPage * 4
+    }
+
     public init(totalPages: Int, userStart: Int = 4, userEnd: Int, dynamicLockPage: Int? = nil, configPage: Int? = nil,
                 passwordPage: Int? = nil, packPage: Int? = nil, keyPages: ClosedRange<Int>? = nil) {
         self.totalPages = totalPages

@@ -1,0 +1,175 @@
+/// One Type 2 product: its name, the card type (which selects the memory map) and the commands the
+/// chip supports beyond READ and WRITE. Feature bits steer the dump: signature, counters and tearing
+/// flags are only asked of products whose row says they exist.
+///
+/// Sources (command sets): MF0ICU1 §9 (Ultralight), MF0ICU2 §9 (Ultralight C), MF0ULX1 §10 (Ultralight
+/// EV1), NTAG203 §9, NTAG210/212 §10, NTAG213/215/216 §10, NTAG213F/216F §10, NT2H1001/NT2L1001 (NTAG210µ).
+public struct Type2Product: Sendable, Hashable {
+    /// Commands a product supports besides READ (30h) and WRITE (A2h), which every Type 2 tag has.
+    public struct Features: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+        /// GET_VERSION (60h).
+        public static let getVersion = Features(rawValue: 1 << 0)
+        /// FAST_READ (3Ah): a page range in one answer.
+        public static let fastRead = Features(rawValue: 1 << 1)
+        /// READ_SIG (3Ch): 32-byte originality signature.
+        public static let readSignature = Features(rawValue: 1 << 2)
+        /// READ_CNT (39h); which counters answer is in ``Type2Product/counters``.
+        public static let readCounter = Features(rawValue: 1 << 3)
+        /// INCR_CNT (A5h).
+        public static let incrementCounter = Features(rawValue: 1 << 4)
+        /// CHECK_TEARING_EVENT (3Eh); which counters in ``Type2Product/tearingCounters``.
+        public static let checkTearingEvent = Features(rawValue: 1 << 5)
+        /// PWD_AUTH (1Bh) with a 32-bit password and AUTH0/PROT protection.
+        public static let pwdAuth = Features(rawValue: 1 << 6)
+        /// Ultralight C 3DES AUTHENTICATE (1Ah) with AUTH0/AUTH1 protection.
+        public static let tripleDESAuthentication = Features(rawValue: 1 << 7)
+        /// COMPATIBILITY_WRITE (A0h), the MIFARE Classic-style two-frame write.
+        public static let compatibilityWrite = Features(rawValue: 1 << 8)
+        /// VCSL (4Bh), virtual card select.
+        public static let virtualCardSelect = Features(rawValue: 1 << 9)
+    }
+
+    /// Exact product name ("NTAG213 TT", "Ultralight EV1 MF0ULH21", "NTAG I2C plus 2K").
+    public var name: String
+    /// The card type; it selects the memory map. Products the spec keeps generic (I2C, Nano, 223 DNA, …)
+    /// are `.mifareUltralight` here.
+    public var cardType: CardType
+    /// Supported commands.
+    public var features: Features
+    /// READ_CNT counter addresses that answer (EV1: 0, 1, 2; NTAG21x: only 2, the NFC counter).
+    public var counters: [UInt8]
+    /// CHECK_TEARING_EVENT counter addresses (EV1 only).
+    public var tearingCounters: [UInt8]
+    /// True when READ_CNT only answers once NFC_CNT_EN (ACCESS bit 4) is set, and not without
+    /// PWD_AUTH when NFC_CNT_PWD_PROT (bit 3) is set (NTAG213/215/216 §8.5.7, §10.6).
+    public var counterNeedsEnable: Bool
+
+    /// Creates a product row.
+    public init(name: String, cardType: CardType, features: Features, counters: [UInt8] = [],
+                tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false) {
+        self.name = name
+        self.cardType = cardType
+        self.features = features
+        self.counters = counters
+        self.tearingCounters = tearingCounters
+        self.counterNeedsEnable = counterNeedsEnable
+    }
+
+    /// The memory map of ``cardType``.
+    public var memoryMap: Type2MemoryMap? { Type2MemoryMap.forType(cardType) }
+
+    /// The product for a dump or a command: the exact GET_VERSION row when the version is known,
+    /// else the base row of the card type. Nil when the type is not Type 2.
+    public static func forCardInfo(_ info: CardInfo) -> Type2Product? {
+        if let version = info.version, let match = GetVersionTable.lookup(version), match.product.cardType == info.type {
+            return match.product
+        }
+        return forType(info.type)
+    }
+
+    /// The base row of a Type 2 card type (nil for other families).
+    public static func forType(_ type: CardType) -> Type2Product? {
+        baseRows.first { $0.cardType == type }
+    }
+
+    // MARK: - Rows
+
+    private static let ev1Features: Features = [
+        .getVersion, .fastRead, .readSignature, .readCounter, .incrementCounter, .checkTearingEvent, .pwdAuth,
+        .compatibilityWrite, .virtualCardSelect,
+    ]
+    /// NTAG210/212 §10: no counter, no tearing flags.
+    private static let ntag210Features: Features = [.getVersion, .fastRead, .readSignature, .pwdAuth, .compatibilityWrite]
+    /// NTAG213/215/216 §10: READ_CNT for the NFC counter (address 02h) only; no CHECK_TEARING_EVENT.
+    private static let ntag21xFeatures: Features = [
+        .getVersion, .fastRead, .readSignature, .readCounter, .pwdAuth, .compatibilityWrite,
+    ]
+
+    /// MIFARE Ultralight (MF0ICU1): READ, WRITE, COMPATIBILITY_WRITE.
+    public static let ultralight = Type2Product(name: "MIFARE Ultralight", cardType: .mifareUltralight,
+                                                features: [.compatibilityWrite])
+    /// MIFARE Ultralight C (MF0ICU2): adds 3DES AUTHENTICATE; no GET_VERSION.
+    public static let ultralightC = Type2Product(name: "MIFARE Ultralight C", cardType: .mifareUltralightC,
+                                                 features: [.compatibilityWrite, .tripleDESAuthentication])
+    /// Ultralight EV1, 48 bytes user memory, 17 pF.
+    public static let ultralightEV1_MF0UL11 = ev1("Ultralight EV1 MF0UL11", .mifareUltralightEV1_MF0UL11)
+    /// Ultralight EV1, 48 bytes user memory, 50 pF.
+    public static let ultralightEV1_MF0ULH11 = ev1("Ultralight EV1 MF0ULH11", .mifareUltralightEV1_MF0UL11)
+    /// Ultralight EV1, 128 bytes user memory, 17 pF.
+    public static let ultralightEV1_MF0UL21 = ev1("Ultralight EV1 MF0UL21", .mifareUltralightEV1_MF0UL21)
+    /// Ultralight EV1, 128 bytes user memory, 50 pF.
+    public static let ultralightEV1_MF0ULH21 = ev1("Ultralight EV1 MF0ULH21", .mifareUltralightEV1_MF0UL21)
+    /// NTAG203: READ, WRITE, COMPATIBILITY_WRITE; no GET_VERSION.
+    public static let ntag203 = Type2Product(name: "NTAG203", cardType: .ntag203, features: [.compatibilityWrite])
+    /// NTAG210.
+    public static let ntag210 = Type2Product(name: "NTAG210", cardType: .ntag210, features: ntag210Features)
+    /// NTAG210µ (NT2L1001/NT2H1001): NTAG210 memory map, but no PWD_AUTH and no FAST_READ.
+    public static let ntag210u = Type2Product(name: "NTAG210u", cardType: .ntag210,
+                                              features: [.getVersion, .readSignature, .compatibilityWrite])
+    /// NTAG212.
+    public static let ntag212 = Type2Product(name: "NTAG212", cardType: .ntag212, features: ntag210Features)
+    /// NTAG213.
+    public static let ntag213 = ntag21x("NTAG213", .ntag213)
+    /// NTAG213C (NT2H1311C1DTL).
+    public static let ntag213C = ntag21x("NTAG213C", .ntag213)
+    /// NTAG213F (field detection pin).
+    public static let ntag213F = ntag21x("NTAG213F", .ntag213)
+    /// NTAG213 TT (tamper tag); READ_TT_STATUS is not used.
+    public static let ntag213TT = ntag21x("NTAG213 TT", .ntag213)
+    /// NTAG215.
+    public static let ntag215 = ntag21x("NTAG215", .ntag215)
+    /// NTAG216.
+    public static let ntag216 = ntag21x("NTAG216", .ntag216)
+    /// NTAG216F (field detection pin).
+    public static let ntag216F = ntag21x("NTAG216F", .ntag216)
+    /// NTAG213 clone by Shanghai Feiju (vendor byte 53h), seen in Xiaomi purifier filters.
+    public static let ntag213FeijuClone = ntag21x("NTAG213 (Shanghai Feiju clone)", .ntag213)
+    /// NTAG215 clone by Shanghai Feiju (vendor 05h, product type 34h).
+    public static let ntag215FeijuClone = ntag21x("NTAG215 (Shanghai Feiju clone)", .ntag215)
+    /// Ultralight EV1 128-byte clone by Mikron JSC (vendor 34h, product type 21h).
+    public static let ultralightEV1_MF0UL21MikronClone = ev1("Ultralight EV1 MF0UL21 (Mikron clone)",
+                                                              .mifareUltralightEV1_MF0UL21)
+    /// MIFARE Ultralight Nano (MF0UNx00): kept generic Ultralight by the spec.
+    public static let ultralightNano = generic("Ultralight Nano")
+    /// MIFARE Ultralight AES (MF0AES20): not in the spec's type list, generic Ultralight.
+    public static let ultralightAES = generic("Ultralight AES")
+    /// NTAG 223 DNA: generic Ultralight per the spec.
+    public static let ntag223DNA = generic("NTAG 223 DNA")
+    /// NTAG 223 DNA StatusDetect.
+    public static let ntag223DNAStatusDetect = generic("NTAG 223 DNA StatusDetect")
+    /// NTAG 224 DNA: generic Ultralight.
+    public static let ntag224DNA = generic("NTAG 224 DNA")
+    /// NTAG 224 DNA StatusDetect.
+    public static let ntag224DNAStatusDetect = generic("NTAG 224 DNA StatusDetect")
+    /// NTAG I2C 1K (NT3H1101): sector-based memory, generic Ultralight (it is not an NTAG216).
+    public static let ntagI2C1K = generic("NTAG I2C 1K")
+    /// NTAG I2C 2K (NT3H1201).
+    public static let ntagI2C2K = generic("NTAG I2C 2K")
+    /// NTAG I2C plus 1K (NT3H2111).
+    public static let ntagI2CPlus1K = generic("NTAG I2C plus 1K")
+    /// NTAG I2C plus 2K (NT3H2211).
+    public static let ntagI2CPlus2K = generic("NTAG I2C plus 2K")
+
+    /// The row each card type falls back to when no exact product is known.
+    static let baseRows: [Type2Product] = [
+        .ultralight, .ultralightC, .ultralightEV1_MF0UL11, .ultralightEV1_MF0UL21, .ntag203, .ntag210, .ntag212,
+        .ntag213, .ntag215, .ntag216,
+    ]
+
+    private static func ev1(_ name: String, _ type: CardType) -> Type2Product {
+        // MF0ULX1 §10.6/§10.8: three 24-bit one-way counters, each with a tearing flag.
+        Type2Product(name: name, cardType: type, features: ev1Features, counters: [0, 1, 2], tearingCounters: [0, 1, 2])
+    }
+
+    private static func ntag21x(_ name: String, _ type: CardType) -> Type2Product {
+        Type2Product(name: name, cardType: type, features: ntag21xFeatures, counters: [2], counterNeedsEnable: true)
+    }
+
+    private static func generic(_ name: String) -> Type2Product {
+        // Dumped with the 16-page Ultralight map by plain READ; GET_VERSION is all we rely on.
+        Type2Product(name: name, cardType: .mifareUltralight, features: [.getVersion, .compatibilityWrite])
+    }
+}

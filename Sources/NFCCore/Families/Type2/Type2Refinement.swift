@@ -1,0 +1,85 @@
+/// Refines a coarse Ultralight / NTAG (or Classic-looking) identification with Type 2 probes.
+///
+/// Probe order and why:
+/// 1. Classic-looking tags (SAK 08/09/18) with a 7-byte UID: READ 30 00 and check the manufacturer
+///    pages against the UID (UID0-2, BCC0 = 88h ^ UID0 ^ UID1 ^ UID2, UID3-6, BCC1 = UID3 ^ … ^ UID6).
+///    Only a Type 2 tag answers READ without Crypto1 with exactly its UID; anything else stays Classic.
+/// 2. GET_VERSION (60h, raw framing): the full 8 bytes go through ``GetVersionTable``.
+/// 3. No GET_VERSION (Ultralight, Ultralight C, NTAG203 NAK or stay silent): re-select, READ 2Bh. Only
+///    Ultralight C has a page 2Bh (16 bytes back ⇒ Ultralight C; no authentication is attempted, so an
+///    Ultralight C whose page 2Bh is read-protected is not recognised here).
+/// 4. READ 2Bh refused: re-select and READ 29h (page 41), as Flipper does: NTAG203 has 42 pages and
+///    answers, a plain Ultralight (16 pages) refuses ⇒ generic Ultralight. An Ultralight C with
+///    AUTH0 at 2Ah/2Bh and read protection would also answer here and be taken for an NTAG203; without
+///    its 3DES key nothing on the tag tells the two apart.
+/// After every refused or unanswered probe the tag is re-selected (see ``Type2Command/probe(via:)``).
+enum Type2Refinement {
+    /// Refines `info` (type `.mifareUltralight`, or a Classic type with a 7-byte UID); other infos are
+    /// returned unchanged.
+    static func refine(_ info: CardInfo, transport: some TagTransport) async throws -> CardInfo {
+        var info = info
+        switch info.type.family {
+        case .mifareClassic:
+            guard info.uid.count == 7 else { return info }
+            let result = try await Type2Command.read(page: 0).probe(via: transport)
+            guard case let .answered(bytes) = result else {
+                info.probes.append("READ 00: \(result.summary)")
+                return info
+            }
+            guard manufacturerPagesMatch(bytes, uid: info.uid) else {
+                info.probes.append("READ 00: not Type 2 (UID/BCC mismatch)")
+                return info
+            }
+            info.probes.append("READ 00: Type 2 manufacturer pages")
+            info.type = .mifareUltralight
+            return try await refineByVersion(info, transport: transport)
+        case .mifareUltralight, .ntag:
+            return try await refineByVersion(info, transport: transport)
+        default:
+            return info
+        }
+    }
+
+    /// True when `bytes` (READ 30 00) hold the 7-byte `uid` with valid BCC0/BCC1 (ISO/IEC 14443-3 §6.5.3.3).
+    static func manufacturerPagesMatch(_ bytes: [UInt8], uid: [UInt8]) -> Bool {
+        guard uid.count == 7, bytes.count >= 12 else { return false }
+        return Array(bytes[0..<3]) == Array(uid[0..<3])
+            && bytes[3] == ISO14443.bcc([0x88] + uid[0..<3])
+            && Array(bytes[4..<8]) == Array(uid[3..<7])
+            && bytes[8] == ISO14443.bcc(Array(uid[3..<7]))
+    }
+
+    private static func refineByVersion(_ info: CardInfo, transport: some TagTransport) async throws -> CardInfo {
+        var info = info
+        let version = try await Type2Command.getVersion.probe(via: transport)
+        if case let .answered(bytes) = version {
+            guard let match = GetVersionTable.lookup(bytes) else {
+                info.probes.append("GET_VERSION: invalid \(bytes.hexString)")
+                info.type = .mifareUltralight
+                return info
+            }
+            info.probes.append("GET_VERSION: \(bytes.hexString)")
+            info.version = bytes
+            info.type = match.product.cardType
+            info.product = match.isExact ? match.product.name : nil
+            return info
+        }
+        info.probes.append("GET_VERSION: \(version.summary)")
+
+        let pageTwoB = try await Type2Command.read(page: 0x2B).probe(via: transport)
+        info.probes.append("READ 2B: \(pageTwoB.summary)")
+        if case let .answered(bytes) = pageTwoB, bytes.count == 16 {
+            info.type = .mifareUltralightC
+            return info
+        }
+
+        let page41 = try await Type2Command.read(page: 0x29).probe(via: transport)
+        info.probes.append("READ 29: \(page41.summary)")
+        if case let .answered(bytes) = page41, bytes.count == 16 {
+            info.type = .ntag203
+        } else {
+            info.type = .mifareUltralight
+        }
+        return info
+    }
+}

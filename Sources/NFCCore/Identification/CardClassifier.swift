@@ -1,0 +1,57 @@
+/// First identification step: the card type from what anticollision revealed (ATQA, SAK, modulation),
+/// before any command is sent. ``TagIdentifier`` then refines it with family probes.
+public enum CardClassifier {
+    /// One row of the ATQA/SAK table: `(atqa & atqaMask)` must be one of `atqaValues` (an empty list
+    /// accepts any ATQA) and the SAK one of `saks`.
+    public struct Rule: Sendable, Hashable {
+        public var atqaMask: UInt16
+        public var atqaValues: [UInt16]
+        public var saks: [UInt8]
+        public var type: CardType
+
+        /// True when the rule matches `atqa` (MSB first as a number) and `sak`.
+        public func matches(atqa: UInt16, sak: UInt8) -> Bool {
+            saks.contains(sak) && (atqaValues.isEmpty || atqaValues.contains(atqa & atqaMask))
+        }
+    }
+
+    /// The ISO/IEC 14443-A rule table, first match wins. Upstream's table (libnfc target-subr.c /
+    /// NXP AN10833 §2) with the spec's changes at the top: ATQA 0304 + SAK 20 is also DESFire (random
+    /// UID), and every other SAK 20/28/38 card starts as generic ISO 7816 (`.smartMX`) to be probed for
+    /// DESFire, Type 4 and eMRTD — upstream's "SAK 20 ⇒ Plus SL3" rule is dropped because AN10833 §2.1
+    /// tells SL3 apart by its ATS, not by ATQA/SAK.
+    public static let rules: [Rule] = [
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0344, 0x0304], saks: [0x20], type: .mifareDesfire),
+        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x20, 0x28, 0x38], type: .smartMX),
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0044], saks: [0x00], type: .mifareUltralight),
+        Rule(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x09], type: .mifareMini),
+        Rule(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x08], type: .mifareClassic1K),
+        Rule(atqaMask: 0xFF0F, atqaValues: [0x0002], saks: [0x18], type: .mifareClassic4K),
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x08], type: .mifarePlusSL1_2K),
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x18], type: .mifarePlusSL1_4K),
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x10], type: .mifarePlusSL2_2K),
+        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x11], type: .mifarePlusSL2_4K),
+        Rule(atqaMask: 0xF0FF, atqaValues: [0x0004, 0x0002, 0x0048], saks: [0x00], type: .smartMX),
+        // SAK-only fallbacks.
+        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x00], type: .mifareUltralight),
+        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x08], type: .mifareClassic1K),
+        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x09], type: .mifareMini),
+        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
+    ]
+
+    /// The coarse card type of `target`. ISO 14443-A goes through ``rules`` (an ATQA shorter than
+    /// 2 bytes or no rule match gives `.unknown(atqa:sak:)`); FeliCa is `.felicaStandard` (Lite / Lite-S
+    /// are told apart by probing), ISO 14443-B `.iso14443B_generic`, ISO 15693 `.iso15693_generic`.
+    public static func classify(_ target: Target) -> CardType {
+        switch target.modulation {
+        case .felica212, .felica424: return .felicaStandard
+        case .iso14443b: return .iso14443B_generic
+        case .iso15693: return .iso15693_generic
+        case .iso14443a: break
+        }
+        let sak = target.sak ?? 0
+        guard target.atqa.count >= 2 else { return .unknown(atqa: target.atqa, sak: sak) }
+        let atqa = UInt16(target.atqa[0]) << 8 | UInt16(target.atqa[1])
+        return rules.first { $0.matches(atqa: atqa, sak: sak) }?.type ?? .unknown(atqa: target.atqa, sak: sak)
+    }
+}

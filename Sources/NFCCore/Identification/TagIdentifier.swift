@@ -1,0 +1,35 @@
+/// Identifies the tag behind a transport: classify from anticollision data, then refine with the
+/// family's probes. The evidence (every probe and how it ended) is kept in ``CardInfo/probes``.
+public enum TagIdentifier {
+    /// Identifies the selected tag behind `transport`.
+    ///
+    /// Fills uid/atqa/sak/ats (and PMm / system code for FeliCa) from the target, classifies with
+    /// ``CardClassifier``, then refines Type 2 tags (GET_VERSION, READ 2Bh / 29h fallbacks) and
+    /// Classic-looking tags with a 7-byte UID (READ 30 00 + BCC check). Refused probes re-select the
+    /// tag, so it is ACTIVE again when this returns. Throws ``NFCError/tagRemoved`` when the tag
+    /// leaves during probing; other transport errors pass through.
+    public static func identify(_ transport: some TagTransport) async throws -> CardInfo {
+        let target = transport.target
+        var info = CardInfo(type: CardClassifier.classify(target), uid: target.uid)
+        switch target.modulation {
+        case .iso14443a:
+            info.atqa = target.atqa.isEmpty ? nil : target.atqa
+            info.sak = target.sak
+            info.ats = target.ats.isEmpty ? nil : target.ats
+        case .felica212, .felica424:
+            info.pmm = target.pmm.isEmpty ? nil : target.pmm
+            info.systemCode = target.systemCode.isEmpty ? nil : target.systemCode
+        case .iso14443b, .iso15693:
+            break
+        }
+
+        switch info.type.family {
+        case .mifareUltralight, .ntag, .mifareClassic:
+            return try await Type2Refinement.refine(info, transport: transport)
+        default:
+            // ISO-DEP and FeliCa refinement: Families/Type4, Families/FeliCa
+            // (smartMX / DESFire → DESFire GET_VERSION, Type 4 CC, eMRTD; FeliCa 88B4 → Lite / Lite-S).
+            return info
+        }
+    }
+}

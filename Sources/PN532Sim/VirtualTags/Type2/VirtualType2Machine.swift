@@ -1,0 +1,262 @@
+import NFCCore
+
+/// The state and command handlers behind ``VirtualType2Tag`` (guarded by its lock).
+struct VirtualType2Machine {
+    let model: VirtualType2Model
+    let product: Type2Product
+    /// Configuration, protection and dynamic locks; nil for a custom model without a matching map.
+    let map: Type2MemoryMap?
+    let target: Target
+    var memory: [UInt8]
+    var signature: [UInt8]
+    var counters: [UInt32] = [0, 0, 0]
+    var tearingFlags: [UInt8] = [0xBD, 0xBD, 0xBD]
+
+    /// ACTIVE (answers frames) vs IDLE/HALT (silent until activated).
+    var active = false
+    var authenticated = false
+    /// Page of a COMPATIBILITY_WRITE whose data frame is awaited.
+    var pendingCompatibilityWrite: Int?
+    var corruptNextWrite = false
+    var failWritesFromPage: Int?
+
+    init(model: VirtualType2Model, uid: [UInt8], atqa: [UInt8], sak: UInt8) {
+        self.model = model
+        product = model.product
+        map = model.memoryMap
+        target = Target(modulation: .iso14443a, uid: uid, atqa: atqa, sak: sak)
+        memory = VirtualType2FactoryImage.memory(model: model, uid: uid)
+        signature = (0..<32).map { index in uid.isEmpty ? UInt8(index) : uid[index % uid.count] ^ UInt8(index) }
+    }
+
+    // MARK: Life cycle
+
+    mutating func activate() {
+        active = true
+        authenticated = false
+        pendingCompatibilityWrite = nil
+    }
+
+    mutating func powerOff() {
+        active = false
+        authenticated = false
+        pendingCompatibilityWrite = nil
+    }
+
+    mutating func replaceMemory(_ bytes: [UInt8]) {
+        let size = model.totalPages * 4
+        memory = Array((bytes + [UInt8](repeating: 0, count: max(0, size - bytes.count))).prefix(size))
+    }
+
+    mutating func store(_ bytes: [UInt8], at offset: Int) {
+        for (index, byte) in bytes.enumerated() where memory.indices.contains(offset + index) {
+            memory[offset + index] = byte
+        }
+    }
+
+    // MARK: Dispatch
+
+    /// Command byte → (frame length, handler). Flipper's listener table in Swift.
+    private static let handlers:
+        [UInt8: (length: Int, handle: @Sendable (inout VirtualType2Machine, [UInt8]) -> VirtualTagReply)] = [
+        0x30: (2, { $0.read($1) }),
+        0x3A: (3, { $0.fastRead($1) }),
+        0xA2: (6, { $0.write($1) }),
+        0xA0: (2, { $0.compatibilityWriteAddress($1) }),
+        0x60: (1, { machine, _ in machine.getVersion() }),
+        0x3C: (2, { machine, _ in machine.readSignature() }),
+        0x39: (2, { $0.readCounter($1) }),
+        0x3E: (2, { $0.checkTearingEvent($1) }),
+        0x1B: (5, { $0.pwdAuth($1) }),
+        0x50: (2, { machine, _ in machine.halt() }),
+    ]
+
+    mutating func receive(_ frame: [UInt8]) -> VirtualTagReply {
+        guard active, let command = frame.first else { return .silent }
+        if let page = pendingCompatibilityWrite {
+            pendingCompatibilityWrite = nil
+            // MF0ICU1 §9.4: the second frame carries 16 bytes; the tag stores the first 4.
+            guard frame.count == 16 else { return nak(0x0) }
+            return performWrite(page: page, data: Array(frame.prefix(4)))
+        }
+        guard let entry = Self.handlers[command] else { return unsupported() }
+        guard frame.count == entry.length else { return nak(0x0) }
+        return entry.handle(&self, frame)
+    }
+
+    /// NAK and fall back to IDLE, losing authentication (MF0ULX1 §8.3: any NAK returns the tag to IDLE).
+    private mutating func nak(_ code: UInt8) -> VirtualTagReply {
+        active = false
+        authenticated = false
+        pendingCompatibilityWrite = nil
+        return .nak(code)
+    }
+
+    /// A command the product lacks: the original Ultralight stays silent (nfcpy's transcripts time out
+    /// on it), later products NAK; both go IDLE.
+    private mutating func unsupported() -> VirtualTagReply {
+        if product == .ultralight {
+            active = false
+            return .silent
+        }
+        return nak(0x0)
+    }
+
+    // MARK: Access rules
+
+    /// Pages READ may address: the Ultralight C key pages (2Ch–2Fh) are outside (MF0ICU2 §9.2).
+    private var accessibleEnd: Int { map?.readablePages ?? model.totalPages }
+
+    /// AUTH0 as a page number, nil when protection is off (Ultralight C: AUTH0 ≥ 30h, MF0ICU2 §7.5.8).
+    private var auth0: Int? {
+        guard let map, let offset = map.auth0Offset, memory.indices.contains(offset) else { return nil }
+        let value = Int(memory[offset])
+        if map.keyPages != nil { return value >= 0x30 ? nil : value }
+        return value < map.totalPages ? value : nil
+    }
+
+    private var accessByte: UInt8 {
+        guard let page = map?.accessPage, memory.indices.contains(page * 4) else { return 0 }
+        return memory[page * 4]
+    }
+
+    /// Reads at or above AUTH0 need authentication: PROT = 1 (ACCESS bit 7) on EV1/NTAG21x, AUTH1 bit 0 = 0
+    /// on Ultralight C.
+    private var readProtected: Bool {
+        guard auth0 != nil, let map else { return false }
+        return map.keyPages != nil ? accessByte & 0x01 == 0 : accessByte & 0x80 != 0
+    }
+
+    /// Where READ rolls over: the end of accessible memory, or AUTH0 while reads are protected and the
+    /// reader has not authenticated (MF0ICU2 §9.2, NTAG213/215/216 §10.2).
+    private var readLimit: Int {
+        if let auth0, readProtected, !authenticated { return min(auth0, accessibleEnd) }
+        return accessibleEnd
+    }
+
+    private func page(_ number: Int) -> [UInt8] {
+        // PWD and PACK always read back as 00h (NTAG213/215/216 §8.8.1).
+        if number == map?.passwordPage || number == map?.packPage { return [0, 0, 0, 0] }
+        let start = number * 4
+        guard start >= 0, start + 4 <= memory.count else { return [0, 0, 0, 0] }
+        return Array(memory[start..<start + 4])
+    }
+
+    // MARK: Handlers
+
+    private mutating func read(_ frame: [UInt8]) -> VirtualTagReply {
+        let start = Int(frame[1])
+        let limit = readLimit
+        guard start < limit, limit > 0 else { return nak(0x0) }
+        return .data((0..<4).flatMap { page((start + $0) % limit) })
+    }
+
+    private mutating func fastRead(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.fastRead) else { return unsupported() }
+        let start = Int(frame[1])
+        let end = Int(frame[2])
+        // NAK for a reversed range, a range past the end, or one reaching into read-protected pages.
+        guard start <= end, end < readLimit else { return nak(0x0) }
+        return .data((start...end).flatMap { page($0) })
+    }
+
+    private mutating func write(_ frame: [UInt8]) -> VirtualTagReply {
+        performWrite(page: Int(frame[1]), data: Array(frame[2..<6]))
+    }
+
+    private mutating func compatibilityWriteAddress(_ frame: [UInt8]) -> VirtualTagReply {
+        let page = Int(frame[1])
+        guard writeRefusal(page: page) == nil else { return nak(0x0) }
+        pendingCompatibilityWrite = page
+        return .ack
+    }
+
+    /// Why a WRITE to `page` is refused, or nil when it may go ahead.
+    private func writeRefusal(page: Int) -> UInt8? {
+        // Pages 0-1 hold the serial number; page 2 bytes 0-1 are read-only but its lock bytes are writable.
+        guard page >= 2, page < model.totalPages else { return 0x0 }
+        if let auth0, page >= auth0, !authenticated { return 0x0 }
+        if let map, let configPage = map.configPage, map.keyPages == nil, accessByte & 0x40 != 0,
+            page == configPage || page == configPage + 1
+        {
+            return 0x0  // CFGLCK: configuration locked for good.
+        }
+        if page >= 3, Type2LockMap.isLocked(page: page, type: map == nil ? .mifareUltralight : product.cardType,
+                                             memory: memory)
+        {
+            return 0x0
+        }
+        if let failFrom = failWritesFromPage, page >= failFrom { return 0x5 }
+        return nil
+    }
+
+    private mutating func performWrite(page: Int, data: [UInt8]) -> VirtualTagReply {
+        if let code = writeRefusal(page: page) { return nak(code) }
+        var data = data
+        if corruptNextWrite {
+            corruptNextWrite = false
+            data[0] = ~data[0]
+        }
+        let offset = page * 4
+        if page == 2 {
+            let merged = Type2LockMap.mergeStaticLockBytes(current: Array(memory[10..<12]), requested: Array(data[2..<4]))
+            store(merged, at: 10)
+        } else if page == 3 {
+            // The CC page is OTP: bits can only be set (MF0ICU1 §8.5.3).
+            store((0..<4).map { memory[offset + $0] | data[$0] }, at: offset)
+        } else if page == map?.dynamicLockPage {
+            // Dynamic lock bytes 0-2 are ORed; byte 3 is RFUI.
+            store((0..<3).map { memory[offset + $0] | data[$0] }, at: offset)
+        } else {
+            store(data, at: offset)
+        }
+        return .ack
+    }
+
+    private mutating func getVersion() -> VirtualTagReply {
+        guard product.features.contains(.getVersion), let version = model.version else { return unsupported() }
+        return .data(version)
+    }
+
+    private mutating func readSignature() -> VirtualTagReply {
+        guard product.features.contains(.readSignature) else { return unsupported() }
+        return .data(signature)
+    }
+
+    private mutating func readCounter(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.readCounter) else { return unsupported() }
+        let counter = frame[1]
+        guard product.counters.contains(counter), counter < 3 else { return nak(0x0) }
+        if product.counterNeedsEnable {
+            // NTAG21x: READ_CNT needs NFC_CNT_EN, and PWD_AUTH first when NFC_CNT_PWD_PROT is set (§10.6).
+            guard map != nil, accessByte & 0x10 != 0 else { return nak(0x0) }
+            guard accessByte & 0x08 == 0 || authenticated else { return nak(0x0) }
+        }
+        let value = counters[Int(counter)]
+        return .data([UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)])
+    }
+
+    private mutating func checkTearingEvent(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.checkTearingEvent) else { return unsupported() }
+        let counter = frame[1]
+        guard product.tearingCounters.contains(counter), counter < 3 else { return nak(0x0) }
+        return .data([tearingFlags[Int(counter)]])
+    }
+
+    private mutating func pwdAuth(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.pwdAuth), let map, let pwdPage = map.passwordPage,
+            let packPage = map.packPage
+        else { return unsupported() }
+        let stored = Array(memory[pwdPage * 4..<pwdPage * 4 + 4])
+        guard Array(frame[1..<5]) == stored else { return nak(0x0) }
+        authenticated = true
+        return .data(Array(memory[packPage * 4..<packPage * 4 + 2]))
+    }
+
+    /// HALT (50 00): silent, and HALT state until the next WUPA (ISO/IEC 14443-3 §6.3).
+    private mutating func halt() -> VirtualTagReply {
+        active = false
+        authenticated = false
+        return .silent
+    }
+}

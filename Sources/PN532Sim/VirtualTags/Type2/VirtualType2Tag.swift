@@ -1,0 +1,138 @@
+import NFCCore
+import Synchronization
+
+/// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
+/// NTAG203, NTAG210/212, NTAG213/215/216): READ with roll-over, FAST_READ, WRITE, two-frame
+/// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, CHECK_TEARING_EVENT, PWD_AUTH, HALT; AUTH0/PROT
+/// (or Ultralight C AUTH0/AUTH1) protection, OTP CC page, static and dynamic lock bits, CFGLCK.
+///
+/// After a NAK the tag is IDLE and silent until ``activate()`` (a re-select), as real NXP tags are.
+/// ``powerOff()`` drops authentication and a pending COMPATIBILITY_WRITE.
+///
+/// Not modelled: Ultralight C 3DES AUTHENTICATE (1Ah is refused), AUTHLIM attempt counting, INCR_CNT,
+/// the NTAG21x NFC counter incrementing on the first read, UID mirror, the dynamic block-locking bits.
+public final class VirtualType2Tag: VirtualTag {
+    private let state: Mutex<VirtualType2Machine>
+
+    /// A factory-fresh tag of `model` with `uid` (7 bytes for real NXP tags). ATQA and SAK default to
+    /// the Type 2 values `00 44` / `00`; pass others to imitate Classic-looking clones.
+    public init(model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00) {
+        state = Mutex(VirtualType2Machine(model: model, uid: uid, atqa: atqa, sak: sak))
+    }
+
+    // MARK: VirtualTag
+
+    public var target: Target { state.withLock { $0.target } }
+
+    public func activate() -> Bool {
+        state.withLock { $0.activate() }
+        return true
+    }
+
+    public func receive(_ frame: [UInt8]) -> VirtualTagReply {
+        state.withLock { $0.receive(frame) }
+    }
+
+    public func powerOff() {
+        state.withLock { $0.powerOff() }
+    }
+
+    // MARK: Fixture access
+
+    /// The model this tag was made as.
+    public var model: VirtualType2Model { state.withLock { $0.model } }
+
+    /// The whole memory, 4 bytes a page, as stored (PWD, PACK and Ultralight C key included). Setting it
+    /// replaces the memory; the new value is padded or cut to the model's size.
+    public var memory: [UInt8] {
+        get { state.withLock { $0.memory } }
+        set { state.withLock { $0.replaceMemory(newValue) } }
+    }
+
+    /// The 32-byte READ_SIG answer (a fixed pattern from the UID, not a valid NXP signature).
+    public var signature: [UInt8] {
+        get { state.withLock { $0.signature } }
+        set { state.withLock { $0.signature = newValue } }
+    }
+
+    /// Counters 0, 1, 2 (24-bit values; the NTAG21x NFC counter is number 2).
+    public var counters: [UInt32] {
+        get { state.withLock { $0.counters } }
+        set { state.withLock { $0.counters = Array((newValue + [0, 0, 0]).prefix(3)).map { $0 & 0xFF_FFFF } } }
+    }
+
+    /// Tearing flags of counters 0, 1, 2 (BDh = valid).
+    public var tearingFlags: [UInt8] {
+        get { state.withLock { $0.tearingFlags } }
+        set { state.withLock { $0.tearingFlags = Array((newValue + [0xBD, 0xBD, 0xBD]).prefix(3)) } }
+    }
+
+    /// Whether PWD_AUTH (or, in future, Ultralight C authentication) succeeded since the last select.
+    public var isAuthenticated: Bool { state.withLock { $0.authenticated } }
+
+    /// Sets PWD (4 bytes) and PACK (2 bytes). No effect on products without PWD_AUTH.
+    public func setPassword(_ password: [UInt8], pack: [UInt8]) {
+        state.withLock { machine in
+            guard let map = machine.map, let pwdPage = map.passwordPage, let packPage = map.packPage,
+                password.count == 4, pack.count == 2
+            else { return }
+            machine.store(password, at: pwdPage * 4)
+            machine.store(pack, at: packPage * 4)
+        }
+    }
+
+    /// Sets AUTH0, the first protected page (CFG0 byte 3; Ultralight C page 42 byte 0). 0xFF (or ≥ 30h on
+    /// Ultralight C) switches protection off. No effect on products without protection.
+    public func setAuth0(_ page: UInt8) {
+        state.withLock { machine in
+            guard let offset = machine.map?.auth0Offset else { return }
+            machine.store([page], at: offset)
+        }
+    }
+
+    /// Protects reads too (PROT = 1 in ACCESS; Ultralight C: AUTH1 bit 0 = 0) or writes only.
+    public func setReadProtection(_ on: Bool) {
+        state.withLock { machine in
+            guard let map = machine.map, let accessPage = map.accessPage else { return }
+            let offset = accessPage * 4
+            if map.keyPages != nil {
+                machine.memory[offset] = on ? machine.memory[offset] & ~0x01 : machine.memory[offset] | 0x01
+            } else {
+                machine.memory[offset] = on ? machine.memory[offset] | 0x80 : machine.memory[offset] & ~0x80
+            }
+        }
+    }
+
+    /// Sets NFC_CNT_EN (ACCESS bit 4) so an NTAG21x answers READ_CNT 02.
+    public func setNFCCounterEnabled(_ on: Bool) {
+        state.withLock { machine in
+            guard let map = machine.map, map.keyPages == nil, let accessPage = map.accessPage else { return }
+            let offset = accessPage * 4
+            machine.memory[offset] = on ? machine.memory[offset] | 0x10 : machine.memory[offset] & ~0x10
+        }
+    }
+
+    /// Fault hook: the next WRITE / COMPATIBILITY_WRITE is ACKed but stores different data (every bit of
+    /// the first byte inverted), as a weak-field write can.
+    public func corruptNextWrite() {
+        state.withLock { $0.corruptNextWrite = true }
+    }
+
+    /// Fault hook: WRITEs to `page` and above are NAKed (EEPROM write error, NAK 5h). Nil heals the tag.
+    public func failWrites(fromPage page: Int?) {
+        state.withLock { $0.failWritesFromPage = page }
+    }
+
+    /// Fixture helper: puts `message` as an NDEF TLV (`03 L [FF hi lo] message FE`, zero padded) into the
+    /// user area, bypassing lock bits and protection. Throws ``NFCError/capacityExceeded(needed:available:)``
+    /// when it does not fit.
+    public func writeNDEF(_ message: [UInt8]) throws {
+        try state.withLock { machine in
+            let userStart = machine.map?.userStart ?? 4
+            let userEnd = machine.map?.userEnd ?? (machine.model.totalPages - 1)
+            let capacity = (userEnd - userStart + 1) * 4
+            let area = try Type2TLV.makeArea(message: message, capacity: capacity, padded: true)
+            machine.store(area, at: userStart * 4)
+        }
+    }
+}

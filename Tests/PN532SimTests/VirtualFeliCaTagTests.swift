@@ -1,0 +1,92 @@
+import NFCCore
+import Testing
+@testable import PN532Sim
+
+@Suite struct VirtualFeliCaTagTests {
+    let idm: [UInt8] = [0x01, 0x2E, 0x3C, 0x4D, 0x5E, 0x6F, 0x70, 0x81]
+    /// Text "CoreExtendedNFC" (22 bytes).
+    let message: [UInt8] = [0xD1, 0x01, 0x12, 0x54, 0x02, 0x65, 0x6E] + Array("CoreExtendedNFC".utf8)
+
+    func read(_ tag: VirtualFeliCaTag, service: [UInt8] = [0x0B, 0x00], blocks: [UInt8]) -> [UInt8]? {
+        var command: [UInt8] = [0x06] + idm
+        command += [0x01] + service
+        command.append(UInt8(blocks.count))
+        for block in blocks { command += [0x80, block] }
+        return tag.process(felica: command)
+    }
+
+    func write(_ tag: VirtualFeliCaTag, block: UInt8, data: [UInt8]) -> [UInt8]? {
+        tag.process(felica: [0x08] + idm + [0x01, 0x09, 0x00, 0x01, 0x80, block] + data)
+    }
+
+    @Test func pollingAnswersPerSystemCode() throws {
+        let tag = try VirtualFeliCaTag(model: .liteS, idm: idm, ndef: message)
+        #expect(tag.target.systemCode == [0x88, 0xB4])
+        #expect(tag.target.pmm[1] == 0xF1)
+        #expect(tag.answersPolling(systemCode: [0xFF, 0xFF]))
+        #expect(tag.answersPolling(systemCode: [0x88, 0xB4]))
+        #expect(tag.answersPolling(systemCode: [0x12, 0xFC]))
+        #expect(!tag.answersPolling(systemCode: [0x00, 0x03]))
+        #expect(tag.process(felica: [0x00, 0xFF, 0xFF, 0x01, 0x00]) == [0x01] + idm + tag.target.pmm + [0x88, 0xB4])
+        #expect(tag.process(felica: [0x00, 0x12, 0xFC, 0x01, 0x00]) == [0x01] + idm + tag.target.pmm + [0x12, 0xFC])
+        #expect(tag.process(felica: [0x00, 0x12, 0xFC, 0x00, 0x00]) == [0x01] + idm + tag.target.pmm)
+        let blank = try VirtualFeliCaTag(model: .lite, idm: idm)
+        #expect(!blank.answersPolling(systemCode: [0x12, 0xFC]), "NDEF not enabled in MC")
+    }
+
+    @Test func attributeBlockAndNDEFBlocks() throws {
+        let tag = try VirtualFeliCaTag(model: .liteS, idm: idm, ndef: message)
+        // Ver 10, Nbr 04, Nbw 01, Nmaxb 000D, WriteFlag 00, RWFlag 01, Ln 000016, checksum.
+        #expect(tag.block(0)?.hexString == "100401000D0000000000010000160039")
+        let answer = try #require(read(tag, blocks: [0, 1, 2]))
+        #expect(Array(answer.prefix(12)) == [0x07] + idm + [0x00, 0x00, 0x03])
+        #expect(Array(answer[28..<50]) == message)
+        #expect(tag.ndefMessage == message)
+        #expect(read(tag, blocks: [0, 1, 2, 3, 4]) == [0x07] + idm + [0xFF, 0xA2], "Nbr is 4")
+    }
+
+    @Test func liteHasNoBlock90() throws {
+        let lite = try VirtualFeliCaTag(model: .lite, idm: idm)
+        let liteS = try VirtualFeliCaTag(model: .liteS, idm: idm)
+        #expect(read(lite, blocks: [0x90]) == [0x07] + idm + [0x01, 0xA8])
+        #expect(read(liteS, blocks: [0x90])?.count == 12 + 16)
+        #expect(read(liteS, blocks: [0x87]) == [0x07] + idm + [0x01, 0xA8], "CK is write-only")
+        #expect(read(liteS, blocks: [0x83]) == [0x07] + idm + [0, 0, 1] + idm + liteS.target.pmm)
+    }
+
+    @Test func writesCountAndObeyMemoryConfiguration() throws {
+        let tag = try VirtualFeliCaTag(model: .liteS, idm: idm, ndef: message)
+        let data = [UInt8](repeating: 0xAB, count: 16)
+        #expect(write(tag, block: 5, data: data) == [0x09] + idm + [0x00, 0x00])
+        #expect(tag.block(5) == data)
+        #expect(tag.writeCount == 1)
+        // Read-only service 000B cannot write.
+        #expect(tag.process(felica: [0x08] + idm + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x05] + data) == [0x09] + idm + [0x01, 0xA5])
+        // Make S_PAD 5 read-only through MC bytes 0–1.
+        var mc = try #require(tag.block(0x88))
+        mc[0] = 0xDF
+        #expect(write(tag, block: 0x88, data: mc) == [0x09] + idm + [0x00, 0x00])
+        #expect(write(tag, block: 5, data: [UInt8](repeating: 0, count: 16)) == [0x09] + idm + [0x01, 0xA5])
+        #expect(tag.block(5) == data)
+        #expect(write(tag, block: 0x83, data: data) == [0x09] + idm + [0x01, 0xA5], "D_ID is read-only")
+        #expect(tag.writeCount == 2)
+    }
+
+    @Test func requestServiceResponseAndSystemCodes() throws {
+        let tag = try VirtualFeliCaTag(model: .standard, idm: idm, ndef: message, services: [0x008B: [[UInt8](repeating: 1, count: 16)]])
+        #expect(tag.process(felica: [0x02] + idm + [0x03, 0x0B, 0x00, 0x8B, 0x00, 0x4B, 0x00])
+                == [0x03] + idm + [0x03, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF])
+        #expect(tag.process(felica: [0x04] + idm) == [0x05] + idm + [0x00])
+        #expect(tag.process(felica: [0x0C] + idm) == [0x0D] + idm + [0x01, 0x12, 0xFC])
+        #expect(read(tag, service: [0x8B, 0x00], blocks: [0]) == [0x07] + idm + [0, 0, 1] + [UInt8](repeating: 1, count: 16))
+        #expect(read(tag, service: [0x8B, 0x00], blocks: [1]) == [0x07] + idm + [0x01, 0xA8])
+        #expect(tag.process(felica: [0x04] + [UInt8](repeating: 0, count: 8)) == nil, "another IDm")
+    }
+
+    @Test func feliCaThroughTheTransport() async throws {
+        let tag = try VirtualFeliCaTag(model: .lite, idm: idm, ndef: message)
+        let transport = VirtualTagTransport(tag: tag)
+        #expect(try await transport.transceive([0x04] + idm) == [0x05] + idm + [0x00])
+        await #expect(throws: NFCError.timeout) { try await transport.transceive([0x04, 1, 2, 3, 4, 5, 6, 7, 8]) }
+    }
+}
