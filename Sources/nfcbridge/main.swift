@@ -12,6 +12,8 @@ struct Subcommand: Sendable {
 let commands: [Subcommand] = [
     Subcommand(name: "version", help: "print the version") { _ in Console.out(NFCBridgeVersion.string + "\n") },
     Subcommand(name: "ndef", help: "decode NDEF hex to JSON, or encode JSON to hex") { try await NDEFCommand.run($0) },
+    Subcommand(name: "export", help: "convert a dump file to Flipper, Proxmark3, MFD, JSON, hex or binary") { try await ExportCommand.run($0) },
+    Subcommand(name: "import", help: "read a Flipper, Proxmark3, MFD or JSON dump and print it as JSON") { try await ImportCommand.run($0) },
     Subcommand(name: "readers", help: "list the NFC readers libnfc knows") { try await ReadersCommand.run($0) },
 ]
 

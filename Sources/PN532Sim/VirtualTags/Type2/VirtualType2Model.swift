@@ -9,6 +9,19 @@ public enum VirtualType2Model: Sendable, Hashable {
     /// dynamic lock bits only exist when that product's memory map has exactly `totalPages` pages.
     case custom(version: [UInt8], totalPages: Int)
 
+    /// The model of a Type 2 card type (nil for other families). The generic `.mifareUltralight` type
+    /// maps to the original Ultralight.
+    public init?(cardType: CardType) {
+        let models: [CardType: VirtualType2Model] = [
+            .mifareUltralight: .ultralight, .mifareUltralightC: .ultralightC,
+            .mifareUltralightEV1_MF0UL11: .ultralightEV1_11, .mifareUltralightEV1_MF0UL21: .ultralightEV1_21,
+            .ntag203: .ntag203, .ntag210: .ntag210, .ntag212: .ntag212, .ntag213: .ntag213, .ntag215: .ntag215,
+            .ntag216: .ntag216,
+        ]
+        guard let model = models[cardType] else { return nil }
+        self = model
+    }
+
     /// The product row that decides which commands the tag answers.
     public var product: Type2Product {
         switch self {

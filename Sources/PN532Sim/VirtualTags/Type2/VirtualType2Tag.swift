@@ -20,6 +20,33 @@ public final class VirtualType2Tag: VirtualTag {
         state = Mutex(VirtualType2Machine(model: model, uid: uid, atqa: atqa, sak: sak))
     }
 
+    /// A tag that answers like the one `dump` was read from (Flipper's listener-from-poller-data idea):
+    /// the model from the card type (a GET_VERSION other than the model's own is kept as a custom model),
+    /// UID/ATQA/SAK from the card info, memory from the dumped pages over a factory image (pages the dump
+    /// lacks keep factory content; PWD/PACK read back as zeros, so the password becomes 00000000),
+    /// signature, counters and tearing flags from the Type 2 extras. Nil when the dump is not Type 2.
+    public convenience init?(dump: TagDump) {
+        let info = dump.cardInfo
+        guard var model = VirtualType2Model(cardType: info.type) else { return nil }
+        if let version = info.version, version != model.version {
+            model = .custom(version: version, totalPages: model.totalPages)
+        }
+        self.init(model: model, uid: info.uid, atqa: info.atqa ?? [0x00, 0x44], sak: info.sak ?? 0x00)
+        state.withLock { machine in
+            for page in dump.pages where page.data.count == 4 && page.number >= 0 {
+                machine.store(page.data, at: page.number * 4)
+            }
+            guard let extras = dump.type2 else { return }
+            if let signature = extras.signature { machine.signature = signature }
+            for (index, value) in extras.counters.prefix(3).enumerated() {
+                if let value { machine.counters[index] = value & 0xFF_FFFF }
+            }
+            for (index, flag) in extras.tearing.prefix(3).enumerated() {
+                if let flag { machine.tearingFlags[index] = flag }
+            }
+        }
+    }
+
     // MARK: VirtualTag
 
     public var target: Target { state.withLock { $0.target } }

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Structured JSON import: upstream CoreExtendedNFC JSON and ours (with the additive keys).
+extension TagDump {
+    /// Reads a JSON dump. Derived keys (`cardFamily`, summaries, `parsedNDEF`) are ignored;
+    /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
+    /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
+    /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex,
+    ///   or the card type or a capability is unknown.
+    public static func importJSON(_ bytes: [UInt8]) throws -> TagDump {
+        let document: DumpJSONDocument
+        do {
+            document = try JSONDecoder().decode(DumpJSONDocument.self, from: Data(bytes))
+        } catch {
+            throw NFCError.malformedDump("JSON: \(Self.describe(error))")
+        }
+        guard let type = CardType(description: document.cardType) else {
+            throw NFCError.malformedDump("unknown cardType '\(document.cardType)'")
+        }
+        let stored = try (document.capabilities ?? []).map { raw in
+            guard let capability = CardCapability(rawValue: raw) else {
+                throw NFCError.malformedDump("unknown capability '\(raw)'")
+            }
+            return capability
+        }
+        var type2: Type2Extras?
+        if document.signature != nil || document.counters != nil || document.tearing != nil || document.pagesTotal != nil {
+            type2 = Type2Extras(
+                signature: try document.signature.map { try hex($0, "signature") },
+                counters: document.counters ?? [nil, nil, nil],
+                tearing: try (document.tearing ?? [nil, nil, nil]).map { text in
+                    try text.map { text in
+                        let byte = try hex(text, "tearing")
+                        guard byte.count == 1 else { throw NFCError.malformedDump("tearing '\(text)' is not one byte") }
+                        return byte[0]
+                    }
+                },
+                totalPages: document.pagesTotal)
+        }
+        let sak = try document.sak.map { text in
+            let byte = try hex(text, "sak")
+            guard byte.count == 1 else { throw NFCError.malformedDump("sak '\(text)' is not one byte") }
+            return byte[0]
+        }
+        return TagDump(
+            cardInfo: CardInfo(
+                type: type, uid: try hex(document.uid, "uid"),
+                atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
+                ats: try document.ats.map { try hex($0, "ats") }, product: document.product,
+                version: try document.version.map { try hex($0, "version") },
+                pmm: try document.pmm.map { try hex($0, "pmm") },
+                systemCode: try document.systemCode.map { try hex($0, "systemCode") },
+                probes: document.probes ?? []),
+            pages: try (document.pages ?? []).map { Page(number: $0.number, data: try hex($0.data, "page \($0.number)")) },
+            blocks: try (document.blocks ?? []).map {
+                Block(number: $0.number, data: try hex($0.data, "block \($0.number)"), locked: $0.locked ?? false)
+            },
+            files: try (document.files ?? []).map {
+                FileData(identifier: try hex($0.identifier, "file identifier"), data: try hex($0.data, "file \($0.identifier)"),
+                         name: $0.name)
+            },
+            ndefMessage: try document.ndefHex.map { try hex($0, "ndefHex") },
+            facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
+            capabilities: document.capabilitiesInferred == true ? [] : stored,
+            type2: type2
+        )
+    }
+
+    private static func hex(_ text: String, _ field: String) throws -> [UInt8] {
+        guard let bytes = [UInt8](hex: text) else { throw NFCError.malformedDump("\(field) '\(text)' is not hex") }
+        return bytes
+    }
+
+    /// A one-line reason from a DecodingError (its coding path and description).
+    private static func describe(_ error: Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        let context: DecodingError.Context? =
+            switch error {
+            case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context),
+                let .dataCorrupted(context):
+                context
+            @unknown default: nil
+            }
+        guard let context else { return "\(error)" }
+        let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        return (path.isEmpty ? "" : path + ": ") + context.debugDescription
+    }
+}

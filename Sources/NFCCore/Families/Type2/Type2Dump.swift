@@ -1,0 +1,206 @@
+import Synchronization
+
+/// Reads everything an Ultralight / NTAG gives without authentication into a ``TagDump``.
+///
+/// Speed matters (the benchmark is libnfc's nfc-mfultralight): products with FAST_READ are read in
+/// chunks of at most ``maxFastReadPages`` pages (libnfc cannot return more than about 262 bytes from one
+/// exchange), the others with READ in 4-page steps. Cancellation is checked before every command.
+///
+/// Read protection (AUTH0 with PROT, or Ultralight C AUTH0/AUTH1): reading stops at the first page the
+/// tag refuses. Pages read so far are kept, the fact `Unauthenticated Boundary` names the page and the
+/// capabilities become authentication required + partially readable. A READ that starts below AUTH0
+/// rolls over to page 0 at AUTH0 (MF0ICU2 §9.2, NTAG213/215/216 §10.2) instead of failing, so when a
+/// READ is refused the last pages of the READ before it are checked one by one (highest first) to place
+/// the boundary exactly. A refused FAST_READ chunk falls back to that READ walk from its first page.
+/// Ultralight C key pages 44–47 are never read.
+///
+/// Partial results: when the tag leaves mid-dump the call throws ``NFCError/tagRemoved`` (and
+/// `CancellationError` when cancelled). Callers that want the pages read until then pass a
+/// ``Progress``: it holds every page read so far, whatever way the dump ends. That keeps the
+/// error type simple (the agent matches on `tag_removed`) while the CLI can still save a partial dump.
+public enum Type2Dump {
+    /// Largest FAST_READ range: 60 pages = 240 bytes, under libnfc's ~262-byte answer limit.
+    public static let maxFastReadPages = 60
+
+    /// Pages read so far by a running (or ended) dump; safe to read from any thread.
+    public final class Progress: Sendable {
+        private let state = Mutex<[Page]>([])
+
+        /// Creates an empty progress record.
+        public init() {}
+
+        /// Pages read so far, in page order. After a refusal the pages past the boundary are dropped.
+        public var pages: [Page] { state.withLock { $0 } }
+
+        func update(_ pages: [Page]) {
+            state.withLock { $0 = pages }
+        }
+    }
+
+    /// Dumps the Type 2 tag `info` describes (as ``TagIdentifier/identify(_:)`` left it: ACTIVE).
+    ///
+    /// Throws ``NFCError/unsupportedOperation(_:)`` for a non-Type 2 `info`, ``NFCError/tagRemoved``
+    /// when the tag cannot be re-selected, `CancellationError` when the task is cancelled.
+    public static func dump(info: CardInfo, transport: some TagTransport, progress: Progress? = nil) async throws
+        -> TagDump
+    {
+        guard info.type.isType2, let map = Type2MemoryMap.forType(info.type) else {
+            throw NFCError.unsupportedOperation("\(info.type) is not a Type 2 tag")
+        }
+        let product = Type2Product.forCardInfo(info) ?? .ultralight
+        var reader = PageReader(transport: transport, progress: progress, limit: map.readablePages)
+
+        if product.features.contains(.fastRead) {
+            try await reader.fastReadAll()
+        }
+        let boundary = try await reader.readAll()
+        let extras = try await readExtras(product: product, map: map, pages: reader.pages, transport: transport)
+        return makeDump(info: info, map: map, pages: reader.pages, boundary: boundary, extras: extras)
+    }
+
+    // MARK: - Pages
+
+    /// Reads pages in order up to `limit` and keeps them (mirrored into the progress record).
+    private struct PageReader<Transport: TagTransport> {
+        let transport: Transport
+        let progress: Progress?
+        let limit: Int
+        private(set) var pages: [Page] = []
+        /// The first page not read yet.
+        private(set) var next = 0
+
+        init(transport: Transport, progress: Progress?, limit: Int) {
+            self.transport = transport
+            self.progress = progress
+            self.limit = limit
+        }
+
+        /// FAST_READ in chunks until the end or the first chunk that does not come back whole.
+        mutating func fastReadAll() async throws {
+            while next < limit {
+                try Task.checkCancellation()
+                let end = min(next + Type2Dump.maxFastReadPages, limit) - 1
+                let command = Type2Command.fastRead(start: UInt8(clamping: next), end: UInt8(clamping: end))
+                guard case let .answered(bytes) = try await command.probe(via: transport),
+                    bytes.count >= (end - next + 1) * 4
+                else { return }
+                keep(bytes, from: next, through: end)
+                next = end + 1
+            }
+        }
+
+        /// READ in 4-page steps from ``next``; returns the first refused page, nil when all were read.
+        mutating func readAll() async throws -> Int? {
+            // Start of the last successful READ in this walk: its later pages may be roll-over copies.
+            var lastReadStart: Int?
+            while next < limit {
+                try Task.checkCancellation()
+                if let bytes = try await read(next) {
+                    keep(bytes, from: next, through: min(next + 3, limit - 1))
+                    lastReadStart = next
+                    next += 4
+                    continue
+                }
+                var boundary = next
+                if let lastReadStart {
+                    // Highest candidate first: once one reads, every page below it does too.
+                    for candidate in stride(from: next - 1, to: lastReadStart, by: -1) {
+                        try Task.checkCancellation()
+                        if try await read(candidate) != nil { break }
+                        boundary = candidate
+                    }
+                }
+                pages.removeAll { $0.number >= boundary }
+                progress?.update(pages)
+                return boundary
+            }
+            return nil
+        }
+
+        /// One READ; nil when refused (the tag is then re-selected) or answered short.
+        private func read(_ page: Int) async throws -> [UInt8]? {
+            guard case let .answered(bytes) = try await Type2Command.read(page: UInt8(clamping: page)).probe(via: transport),
+                bytes.count >= 16
+            else { return nil }
+            return bytes
+        }
+
+        private mutating func keep(_ bytes: [UInt8], from first: Int, through last: Int) {
+            guard last >= first else { return }
+            for number in first...last {
+                let offset = (number - first) * 4
+                pages.append(Page(number: number, data: Array(bytes[offset..<offset + 4])))
+            }
+            progress?.update(pages)
+        }
+    }
+
+    // MARK: - Signature, counters, tearing flags
+
+    private static func readExtras(product: Type2Product, map: Type2MemoryMap, pages: [Page],
+                                   transport: some TagTransport) async throws -> Type2Extras
+    {
+        var extras = Type2Extras(totalPages: map.totalPages)
+        if product.features.contains(.readSignature) {
+            try Task.checkCancellation()
+            if case let .answered(bytes) = try await Type2Command.readSignature.probe(via: transport), bytes.count >= 32 {
+                extras.signature = Array(bytes.prefix(32))
+            }
+        }
+        if product.features.contains(.readCounter) {
+            // NTAG21x: READ_CNT is NAKed unless NFC_CNT_EN is set, and without PWD_AUTH when
+            // NFC_CNT_PWD_PROT is; skip it (no NAK, no re-select) when the ACCESS byte says so.
+            let access = map.accessPage.flatMap { number in pages.first { $0.number == number }?.data.first }
+            let counterReadable = !product.counterNeedsEnable || access.map { $0 & 0x10 != 0 && $0 & 0x08 == 0 } ?? true
+            for counter in product.counters where counterReadable && counter < 3 {
+                try Task.checkCancellation()
+                if case let .answered(bytes) = try await Type2Command.readCounter(counter).probe(via: transport),
+                    bytes.count >= 3
+                {
+                    extras.counters[Int(counter)] = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16
+                }
+            }
+        }
+        if product.features.contains(.checkTearingEvent) {
+            for counter in product.tearingCounters where counter < 3 {
+                try Task.checkCancellation()
+                if case let .answered(bytes) = try await Type2Command.checkTearingEvent(counter).probe(via: transport),
+                    let flag = bytes.first
+                {
+                    extras.tearing[Int(counter)] = flag
+                }
+            }
+        }
+        return extras
+    }
+
+    // MARK: - Result
+
+    private static func makeDump(info: CardInfo, map: Type2MemoryMap, pages: [Page], boundary: Int?,
+                                 extras: Type2Extras) -> TagDump
+    {
+        var facts = [Fact(key: "Pages", value: "\(pages.count)")]
+        if let boundary { facts.append(Fact(key: "Unauthenticated Boundary", value: "Page \(boundary)")) }
+        let ndefMessage = ndefMessage(in: pages, map: map)
+        if let ndefMessage { facts.append(Fact(key: "NDEF Bytes", value: "\(ndefMessage.count)")) }
+
+        var capabilities: [CardCapability] = [.readable]
+        if let keyPages = map.keyPages {
+            facts.append(Fact(key: "Readable Pages", value: "0-\(keyPages.lowerBound - 1)"))
+            facts.append(Fact(key: "Secret Key Pages", value: "\(keyPages.lowerBound)-\(keyPages.upperBound)"))
+            if let access = UltralightCAccess(pages: pages) { facts += access.facts }
+            capabilities = [.partiallyReadable]
+        }
+        if boundary != nil { capabilities = [.authenticationRequired, .partiallyReadable] }
+
+        return TagDump(cardInfo: info, pages: pages, ndefMessage: ndefMessage, facts: facts,
+                       capabilities: capabilities, type2: extras)
+    }
+
+    /// The NDEF message in the user area, if the tag is NDEF formatted: the CC magic number E1h in
+    /// page 3 byte 0 (T2T §6.4.1, NDEF detection) — amiibo-style CCs (F1 10 FF EE) have none.
+    static func ndefMessage(in pages: [Page], map: Type2MemoryMap) -> [UInt8]? {
+        guard pages.first(where: { $0.number == 3 })?.data.first == 0xE1 else { return nil }
+        return Type2TLV.extractMessage(from: pages.filter { $0.number <= map.userEnd })
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import NFCCore
+
+/// `nfcbridge export`: converts a dump file (any format `import` reads) to one export format.
+/// Offline; touches no reader. See docs/cli.md, section "export".
+enum ExportCommand {
+    static let usage = """
+        usage: nfcbridge export --from FILE --format flipper|pm3|mfd|json|hex|bin [--compact] [--output FILE]
+          --from FILE     the dump: NFCBridge/CoreExtendedNFC JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD
+                          (told apart by content); - reads standard input
+          --format        flipper (.nfc), pm3 (Proxmark3 MFU .bin), mfd (libnfc), json, hex (text), bin (raw)
+          --compact       json without indentation
+          --output FILE   write there instead of standard output (binary formats need it on a terminal)
+
+        """
+
+    /// The export formats, by their `--format` name.
+    enum Format: String, CaseIterable {
+        case flipper, pm3, mfd, json, hex, bin
+
+        /// Binary formats are not written to a terminal.
+        var isBinary: Bool { self == .pm3 || self == .mfd || self == .bin }
+    }
+
+    /// Runs `export` with the arguments after it.
+    static func run(_ args: [String]) async throws {
+        var arguments = try Arguments(args, flagNames: ["compact", "help"])
+        if arguments.flag("help") || args.first == "help" {
+            Console.out(usage)
+            return
+        }
+        guard let from = arguments.option("from") else { throw CLIError.usage("export needs --from FILE") }
+        guard let formatName = arguments.option("format") else {
+            throw CLIError.usage("export needs --format " + Format.allCases.map(\.rawValue).joined(separator: "|"))
+        }
+        guard let format = Format(rawValue: formatName) else {
+            throw CLIError.usage("unknown format '\(formatName)': use " + Format.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let compact = arguments.flag("compact")
+        let output = arguments.option("output")
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else {
+            throw CLIError.usage("export takes no positional arguments (got '\(arguments.positionals[0])')")
+        }
+        guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
+        if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
+            throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
+        }
+
+        let dump = try DumpImporter.importDump(try DumpFile.read(from))
+        let bytes: [UInt8] =
+            switch format {
+            case .flipper: Array(try dump.exportFlipperNFC().utf8)
+            case .pm3: try dump.exportProxmark3MFU()
+            case .mfd: try dump.exportLibNFCMFD()
+            case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
+            case .hex: Array(dump.exportHex().utf8)
+            case .bin: dump.exportBinary()
+            }
+        if let output {
+            try DumpFile.write(bytes, to: output)
+        } else {
+            Console.out(bytes: bytes)
+        }
+    }
+}
+
+/// Reading and writing the files of `export` and `import`.
+enum DumpFile {
+    /// The bytes of `path`, or of standard input for `-`.
+    static func read(_ path: String) throws -> [UInt8] {
+        if path == "-" { return Array(Console.readStandardInput()) }
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw CLIError.input("io_error", "cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `bytes` to `path` (replacing it atomically).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError.input("io_error", "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
