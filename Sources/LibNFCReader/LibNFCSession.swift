@@ -31,6 +31,9 @@ final class LibNFCSession {
     /// nil when unknown (after a failed property change): the next exchange sets both properties.
     private var mode: LinkMode?
     private var active: ActiveTarget?
+    /// Set when `active` was selected and nothing was sent to it since: a re-select asked for now
+    /// (after a refusal this backend already settled with a select) would change nothing.
+    private var isFreshlySelected = false
     /// The cancellation token of the job that is running now.
     var token = CancelToken()
 
@@ -167,9 +170,17 @@ final class LibNFCSession {
             else { continue }
             targets.append(target)
         }
-        // With one tag the list ends by selecting it again ("already seen"): it is the active one.
-        // With several, the last one selected was deselected; the first exchange selects again.
-        active = targets.count == 1 ? ActiveTarget(modulation: modulation, uid: targets[0].uid) : nil
+        // The list leaves its tags in a state that depends on the chip: it deselects each one it
+        // found and selects again until a tag repeats, so the last tag may be active, halted or
+        // half-woken (a Type 2 tag that then ignores raw frames). Deselect them all (ISO-DEP tags
+        // get S(DESELECT), the others HLTA) so every tag is in HALT; the first exchange with a tag
+        // selects it by UID, whose WUPA wakes it from there.
+        let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
+        active = nil
+        if deselected < 0 {
+            let error = LibNFCErrorCode(rawValue: deselected)
+            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+        }
         return targets
     }
 
@@ -256,8 +267,11 @@ final class LibNFCSession {
         }
     }
 
-    /// Selects `target` again. Throws ``NFCError/tagRemoved`` when it does not answer.
+    /// Selects `target` again. Throws ``NFCError/tagRemoved`` when it does not answer. Right after a
+    /// select (a refusal is settled with one, see ``settle(_:target:ifStillThere:)``) the tag is
+    /// already freshly selected and nothing is sent.
     func reselect(_ target: Target) throws(NFCError) {
+        if isFreshlySelected && active == ActiveTarget(modulation: target.modulation, uid: target.uid) { return }
         guard try select(target) else { throw .tagRemoved }
     }
 
@@ -272,6 +286,7 @@ final class LibNFCSession {
             !target.modulation.isFeliCa
         else { return try select(target) }
         try setMode(.easy)
+        isFreshlySelected = false
         let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
         if result == 0 { return true }
         let code = LibNFCErrorCode(rawValue: result)
@@ -315,6 +330,7 @@ final class LibNFCSession {
             case .iso14443b, .iso15693: [0x00]
             }
         active = nil
+        isFreshlySelected = false
         var selected = nfc_target()
         let result = control.call(.command(token)) {
             initData.withUnsafeBufferPointer { data in
@@ -330,6 +346,7 @@ final class LibNFCSession {
         }
         guard result > 0, let found = Target(libnfc: selected, modulation: target.modulation) else { return false }
         active = ActiveTarget(modulation: target.modulation, uid: found.uid)
+        isFreshlySelected = true
         return found.uid == target.uid
     }
 
@@ -355,6 +372,7 @@ final class LibNFCSession {
         guard frame.count <= 262 else {
             throw .invalidArgument("A frame of \(frame.count) bytes does not fit a PN53x command (262 at most)")
         }
+        isFreshlySelected = false
         var answer = [UInt8](repeating: 0, count: 300)
         let capacity = answer.count
         let milliseconds = timeout.libnfcMilliseconds
