@@ -12,6 +12,7 @@ import TestSupport
           - {id: second, type: ntag213, uid: 04998877665544}
           - {id: locked, type: ntag213, uid: 04112233445566, password: 11223344, pack: AABB, auth0: 16, read_protected: true}
           - {id: badge, type: classic_1k, uid: DEADBEEF}
+          - {id: ulc, type: ultralight_c, uid: 04C0FFEE112233}
           - {id: card, type: type4, uid: 04C1C2C3C4C5C6}
           - {id: ticket, type: felica_lite_s, idm: 012E4CD1A1B2C3D4}
         """
@@ -136,6 +137,23 @@ import TestSupport
             try await tag.reselect()
             #expect(try await tag.transceive([0x30, 0x04]).count == 16)
             #expect(try await device.isPresent(tag))
+        }
+    }
+
+    @Test func ultralightCThreeDESAuthenticationGoesThroughRawFrames() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("ulc")
+            let tag = try #require(try await pollTags(device).first)
+            // 1A 00 → AF ek(RndB), AF ek(RndA‖RndB') → 00 ek(RndA'): raw frames with software CRC.
+            try await UltralightCAuthentication.authenticate(key: UltralightCAuthentication.factoryKey, transport: tag)
+            var wrongKey = UltralightCAuthentication.factoryKey
+            wrongKey[0] ^= 0xFF
+            try await tag.reselect()
+            await #expect(throws: NFCError.authenticationFailed) {
+                try await UltralightCAuthentication.authenticate(key: wrongKey, transport: tag)
+            }
+            try await tag.reselect()
+            #expect(try await tag.transceive([0x30, 0x00]).count == 16)
         }
     }
 
