@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import NFCBridge
 
 /// Wraps a real publisher and records the connection events the agent gets, so a test can await

@@ -1,13 +1,14 @@
 import Synchronization
 
-/// Collects what an `AsyncStream` yields so a test can await "the next element that matches"
-/// (no sleeping, no timing assertions; the suite's time limit guards against a hang).
-final class RecordingStream<Element: Sendable>: Sendable {
+/// Collects what an `AsyncStream` yields (MQTT messages, connection events) so a test can await
+/// "the next element that matches" — no sleeping, no timing assertions; the suite's time limit
+/// guards against a hang.
+public final class RecordingStream<Element: Sendable>: Sendable {
     private let state = Mutex<(items: [Element], waiters: [CheckedContinuation<Void, Never>])>(([], []))
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// Starts draining `stream`.
-    init(_ stream: AsyncStream<Element>) {
+    public init(_ stream: AsyncStream<Element>) {
         let drain = Task { [weak self] in
             for await element in stream { self?.append(element) }
         }
@@ -17,7 +18,7 @@ final class RecordingStream<Element: Sendable>: Sendable {
     deinit { task.withLock { $0?.cancel() } }
 
     /// Everything received so far.
-    var received: [Element] { state.withLock { $0.items } }
+    public var received: [Element] { state.withLock { $0.items } }
 
     private func append(_ element: Element) {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
@@ -30,7 +31,7 @@ final class RecordingStream<Element: Sendable>: Sendable {
 
     /// Waits for an element matching `predicate` after position `index`; returns its position and the element.
     @discardableResult
-    func next(after index: Int = -1, where predicate: @Sendable (Element) -> Bool) async -> (index: Int, element: Element) {
+    public func next(after index: Int = -1, where predicate: @Sendable (Element) -> Bool) async -> (index: Int, element: Element) {
         while true {
             let (found, count): ((Int, Element)?, Int) = state.withLock { s in
                 let start = max(0, index + 1)
