@@ -57,7 +57,7 @@ enum RunCommand {
         let agent: Agent
         do {
             agent = try Agent(
-                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(),
+                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
                 logger: logger, notifier: SystemdNotifier())
         } catch {
             throw CLIError(code: error.code, message: "state_dir: \(error.message)", exitCode: 2)

@@ -9,15 +9,20 @@ import NFCCore
 /// Families without a dumper yet are scanned without NDEF (no error event for that); a dump that
 /// fails halfway (tag removed, timeout) becomes a problem of the scan, published as `event/error`.
 public struct NFCCoreScanner: TagScanning {
+    /// The keys MIFARE Classic dumps try.
+    public let classicKeys: ClassicKeyDictionary
+
     /// Creates the scanner.
-    public init() {}
+    public init(classicKeys: ClassicKeyDictionary = .standard) {
+        self.classicKeys = classicKeys
+    }
 
     public func scan(_ transport: any TagTransport) async throws -> TagScan {
         let info = try await TagIdentifier.identify(transport)
         var problems: [NFCError] = []
         var dump: TagDump?
         do {
-            dump = try await TagDumper.dump(info: info, transport: transport)
+            dump = try await TagDumper.dump(info: info, transport: transport, classicKeys: classicKeys)
         } catch {
             if error.isNFCCancellation { throw error }
             switch error as? NFCError {
@@ -37,7 +42,7 @@ public struct NFCCoreScanner: TagScanning {
         if let kept = scan.tagDump {
             dump = kept
         } else if let info = scan.cardInfo {
-            dump = try await TagDumper.dump(info: info, transport: transport)
+            dump = try await TagDumper.dump(info: info, transport: transport, classicKeys: classicKeys)
         } else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }
