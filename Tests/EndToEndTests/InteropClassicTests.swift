@@ -7,15 +7,9 @@ extension LibNFCToolsTests {
     /// Our MIFARE Classic dumps and libnfc's `nfc-mfclassic` (Debian's 1.8.0) read each other's MFD
     /// files, and the tool's MFD converts to a Flipper file that marks what the tool did not know.
     @Suite struct InteropClassicTests {
-        /// A Classic product `nfc-mfclassic` sizes by ATQA/SAK (peers-nfc.md §3.6).
-        struct Product: Sendable, CustomTestStringConvertible {
-            var kind: String
-            var type: CardType
-            var testDescription: String { kind }
+        typealias Product = Interop.Product
 
-            var layout: ClassicLayout? { ClassicLayout.forType(type) }
-        }
-
+        /// Classic products `nfc-mfclassic` sizes by ATQA/SAK (peers-nfc.md §3.6).
         static let products = [
             Product(kind: "classic_mini", type: .mifareMini), Product(kind: "classic_1k", type: .mifareClassic1K),
             Product(kind: "classic_4k", type: .mifareClassic4K),

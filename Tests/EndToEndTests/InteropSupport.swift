@@ -6,6 +6,18 @@ import TestSupport
 /// What the Interop*Tests share: files going between Debian's libnfc tools and the built `nfcbridge`
 /// (`dump`, `import`, `export`), each read back with NFCCore's own JSON importer.
 enum Interop {
+    /// A virtual tag type (`nfcbridge-sim` scenario name) and the card type it is.
+    struct Product: Sendable, CustomTestStringConvertible {
+        var kind: String
+        var type: CardType
+        var testDescription: String { kind }
+
+        /// Type 2 memory map.
+        var map: Type2MemoryMap? { Type2MemoryMap.forType(type) }
+        /// Classic sector layout.
+        var layout: ClassicLayout? { ClassicLayout.forType(type) }
+    }
+
     /// `nfcbridge dump` of the tag in `simulator`'s field, through real libnfc, as NFCBridge JSON.
     static func dump(on simulator: SimulatorProcess, sourceLocation: SourceLocation = #_sourceLocation) throws -> TagDump {
         let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])

@@ -8,15 +8,9 @@ extension LibNFCToolsTests {
     /// the tool's dump of a virtual tag imports to the pages `nfcbridge dump` reads from the same tag,
     /// and the MFD `nfcbridge export` makes from our dump writes the same user memory onto another tag.
     @Suite struct InteropUltralightTests {
-        /// A product `nfc-mfultralight` types by its GET_VERSION answer (peers-nfc.md §3.6).
-        struct Product: Sendable, CustomTestStringConvertible {
-            var kind: String
-            var type: CardType
-            var testDescription: String { kind }
+        typealias Product = Interop.Product
 
-            var map: Type2MemoryMap? { Type2MemoryMap.forType(type) }
-        }
-
+        /// Products `nfc-mfultralight` types by their GET_VERSION answer (peers-nfc.md §3.6).
         static let products = [
             Product(kind: "ntag213", type: .ntag213), Product(kind: "ntag215", type: .ntag215),
             Product(kind: "ntag216", type: .ntag216), Product(kind: "ultralight_ev1_11", type: .mifareUltralightEV1_MF0UL11),

@@ -16,30 +16,16 @@ extension TagDump {
     ///   value is not well formed.
     public static func importFlipperClassicNFC(_ text: String) throws -> TagDump {
         let file = FlipperKeyValues(text)
-        guard file["Filetype"] == FlipperNFCFormat.filetype else {
-            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format")
-        }
-        guard let versionText = file["Version"], let fileVersion = Int(versionText), (2...4).contains(fileVersion) else {
-            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format version \(file["Version"] ?? "(none)")")
-        }
+        let fileVersion = try file.fileVersion()
         guard file["Device type"] == FlipperClassicFormat.deviceType else {
             throw NFCError.unsupportedOperation("Not a Flipper MIFARE Classic file (Device type '\(file["Device type"] ?? "")')")
         }
-        let uid = try file.bytes("UID", count: nil)
-        guard [4, 7, 10].contains(uid.count) else { throw NFCError.malformedDump("UID has \(uid.count) bytes") }
-        var atqa = try file.optionalBytes("ATQA", count: 2)
-        // Version 2 stored ATQA LSB first (flipperzero-firmware NFC_LSB_ATQA_FORMAT_VERSION).
-        if fileVersion == 2, let lsbFirst = atqa { atqa = lsbFirst.reversed() }
-        let sak = try file.optionalBytes("SAK", count: 1)?.first
-
+        let (uid, atqa, sak) = try file.iso14443A(fileVersion: fileVersion)
         guard let typeName = file["Mifare Classic type"] else { throw NFCError.malformedDump("missing Mifare Classic type") }
         guard let fileType = ClassicFileType.forFlipperName(typeName) else {
             throw NFCError.unsupportedOperation("Unsupported Mifare Classic type '\(typeName)'")
         }
-        let dataFormat = try file["Data format version"].map { text -> Int in
-            guard let value = Int(text), value >= 0 else { throw NFCError.malformedDump("Data format version '\(text)'") }
-            return value
-        } ?? 0
+        let dataFormat = try file.dataFormatVersion()
 
         let layout = fileType.layout
         var blocks: [Int: [UInt8]] = [:]
