@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
         mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev
 
-.PHONY: deps build test demo clean
+.PHONY: deps build test demo bench clean
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -29,6 +29,11 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
+# traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).
+demo: build
+	./scripts/demo.sh
 
 clean:
 	rm -rf .build

@@ -90,6 +90,7 @@ public final class ChildProcess: @unchecked Sendable {
             throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         pid = child
+        LiveChildren.add(child)
         state.openStreams = readEnds.count
         if readEnds.count == 2 {
             Self.startReading(readEnds[0], state) { $0.standardOutput.append($1) }
@@ -196,12 +197,38 @@ public final class ChildProcess: @unchecked Sendable {
         let thread = Thread {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            LiveChildren.remove(pid)
             state.condition.lock()
             state.waitStatus = status
             state.condition.broadcast()
             state.condition.unlock()
         }
         thread.start()
+    }
+}
+
+/// Every child still running, so that none outlives the test process: when the runner exits
+/// (normally, or through `exit`) an `atexit` hook kills whatever a test left behind — e.g. a
+/// broker held by an object that was never released before the runner called `exit`.
+enum LiveChildren {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var pids: Set<pid_t> = []
+    private static let hookInstalled: Void = {
+        atexit { LiveChildren.killAll() }
+    }()
+
+    static func add(_ pid: pid_t) {
+        _ = hookInstalled
+        lock.withLock { _ = pids.insert(pid) }
+    }
+
+    static func remove(_ pid: pid_t) {
+        lock.withLock { _ = pids.remove(pid) }
+    }
+
+    static func killAll() {
+        let leftovers = lock.withLock { pids }
+        for pid in leftovers { kill(pid, SIGKILL) }
     }
 }
 
