@@ -133,6 +133,16 @@ public final class ChildProcess: @unchecked Sendable {
         } ?? false
     }
 
+    /// Waits until standard error contains `text` at least `count` times (a daemon's log line);
+    /// false when the child ended (its output read to the end) or `timeout` passed without it.
+    public func waitForErrorOutput(_ text: String, count: Int = 1, timeout: Duration = .seconds(30)) -> Bool {
+        waitFor(timeout: timeout) { s in
+            let occurrences = String(decoding: s.standardError, as: UTF8.self).components(separatedBy: text).count - 1
+            if occurrences >= count { return true }
+            return s.waitStatus != nil && s.openStreams == 0 ? false : nil
+        } ?? false
+    }
+
     /// Waits for the child to end and its output to be read; its ``terminationStatus``, or nil
     /// after `timeout`.
     @discardableResult

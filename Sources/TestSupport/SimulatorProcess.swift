@@ -24,13 +24,17 @@ public final class SimulatorProcess: @unchecked Sendable {
 
     /// Starts `nfcbridge-sim` with `scenario` (YAML text, optional) and extra `arguments`
     /// (`--time-scale 0.05`, `--baud 115200`, `--trace`), and waits for its readiness line.
-    public init(scenario: String? = nil, arguments: [String] = [], readyTimeout: Duration = .seconds(30)) throws {
+    /// `linkPath` puts the pty link at a path of the test's choosing (e.g. the link an earlier,
+    /// killed simulator left: a reader plugged in again); by default it lives in ``directory``.
+    public init(
+        scenario: String? = nil, arguments: [String] = [], linkPath: String? = nil, readyTimeout: Duration = .seconds(30)
+    ) throws {
         var template = Array((FileManager.default.temporaryDirectory.path + "/nfcsim-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
         directory = String(cString: made)
-        linkPath = directory + "/pn532.tty"
+        self.linkPath = linkPath ?? directory + "/pn532.tty"
         controlPath = directory + "/control.sock"
-        var all = ["--link", linkPath, "--control", controlPath]
+        var all = ["--link", self.linkPath, "--control", controlPath]
         if let scenario {
             let path = directory + "/scenario.yaml"
             try scenario.write(toFile: path, atomically: true, encoding: .utf8)

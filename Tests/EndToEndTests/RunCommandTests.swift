@@ -6,55 +6,25 @@ import TestSupport
 
 /// `nfcbridge run` end to end: the built CLI, real libnfc on `nfcbridge-sim`'s pty, a real Mosquitto.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RunCommandTests {
-    /// A temporary folder removed at the end of the test.
-    final class Folder: @unchecked Sendable {
-        let path: String
-        init() throws {
-            var template = Array((FileManager.default.temporaryDirectory.path + "/nfcbridge-run-XXXXXX").utf8CString)
-            guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-            path = String(cString: made)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-
-        func write(_ name: String, _ text: String) throws -> String {
-            let file = path + "/" + name
-            try text.write(toFile: file, atomically: true, encoding: .utf8)
-            return file
-        }
-    }
-
+    /// A configuration on `broker` (see ``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:presence:extra:)``).
     func configuration(
         device: String, broker: MosquittoBroker, stateDirectory: String, intervalMilliseconds: Int = 100, extra: String = ""
     ) -> String {
-        """
-        id: e2e
-        reader:
-          device: "\(device)"
-          polling: {interval_ms: \(intervalMilliseconds)}
-        mqtt:
-          url: \(broker.url)
-        presence: {removal_grace_ms: 300, min_interval_ms: 0}
-        state_dir: \(stateDirectory)
-        log: {level: debug}
-        \(extra)
-        """
+        agentConfiguration(
+            device: device, brokerURL: broker.url, stateDirectory: stateDirectory, intervalMilliseconds: intervalMilliseconds,
+            extra: extra)
     }
 
     /// A client watching everything the agent publishes.
     func watch(_ broker: MosquittoBroker) async throws -> (MQTTClient, RecordingStream<MQTTMessage>) {
-        let client = try MQTTClient(configuration: MQTTConfiguration(url: broker.url, clientID: "watcher"))
-        let messages = RecordingStream(client.messages)
-        try await client.connect()
-        try await client.subscribe(to: "nfc/e2e/#", qos: .atLeastOnce)
-        return (client, messages)
+        let watcher = try await Watcher.connect(broker.url)
+        return (watcher.client, watcher.seen)
     }
 
-    static func json(_ message: MQTTMessage) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any] ?? [:]
-    }
+    static func json(_ message: MQTTMessage) -> [String: Any] { message.json }
 
     @Test func configurationErrorsExitTwoBeforeConnecting() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let bad = try folder.write("bad.yaml", "id: e2e\nmqtt:\n  url: mqtt://127.0.0.1:1\n  protocol: 6\n")
         let result = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", bad])
         #expect(result.status == 2)
@@ -64,7 +34,9 @@ import TestSupport
 
         let missing = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", folder.path + "/none.yaml"])
         #expect(missing.status == 2)
-        #expect(missing.err.contains("config_not_found"))
+        let notFound = (try? JSONSerialization.jsonObject(with: Data(missing.err.utf8))) as? [String: [String: String]]
+        #expect(notFound?["error"]?["code"] == "config_not_found", "\(missing.err)")
+        #expect(notFound?["error"]?["message"] == "\(folder.path)/none.yaml: the configuration file does not exist")
 
         let good = try folder.write("good.yaml", "id: e2e\nstate_dir: \(folder.path)/state\n")
         let broker = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", good, "--broker", "http://x"])
@@ -88,14 +60,14 @@ import TestSupport
                   - {id: hass, type: ntag215, ndef: [{uri: 'https://www.home-assistant.io/tag/abc-123'}]}
                 """)
         defer { simulator.stop() }
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let config = try folder.write(
             "config.yaml",
             configuration(
                 device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
                 extra: "dump: {on_scan: true}"))
         let (watcher, seen) = try await watch(broker)
-        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        let agent = try startAgent(config: config)
         defer { agent.terminate() }
 
         await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
@@ -136,7 +108,7 @@ import TestSupport
         defer { broker.stop() }
         let simulator = try SimulatorProcess()
         defer { simulator.stop() }
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         // Ten-second polls on an empty field: only an abort ends one early.
         let config = try folder.write(
             "config.yaml",
@@ -144,26 +116,37 @@ import TestSupport
                 device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
                 intervalMilliseconds: 10_000))
         let (watcher, seen) = try await watch(broker)
-        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        let agent = try startAgent(config: config)
         defer { agent.terminate() }
-        let (okAt, _) = await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
-        // `ok` leaves once the reader is open; the loop is in its first poll right after.
+        // Connected (health closes what a connect publishes) and the reader open.
+        let (onlineAt, _) = await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+        await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
+        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+        // The chip got the poll's first InListPassiveTarget: the agent is inside its ten-second poll.
+        try simulator.waitForCommand("4A")
+        let stopAt = seen.received.count - 1
         agent.send(SIGTERM)
-        // Well under the 10 s the poll would otherwise take (the target is 2 s; the margin is for a busy machine).
+        // Well under the 10 s the poll would otherwise take: only a bound against a hang (the
+        // assertions are on what was published, and in which order).
         #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
-        await seen.next(after: okAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+        let (clearedAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/tag" && $0.payloadString == #"{"present":false}"# }
+        let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+        #expect(clearedAt < offlineAt, "tag cleared, then offline")
+        #expect(!seen.received.contains { $0.topic.hasPrefix("nfc/e2e/event/") }, "an aborted poll is not an error")
+        let log = agent.errorOutput
+        #expect(log.contains("signal 15: stopping") && log.hasSuffix("stopped\n"), "\(log)")
         await watcher.disconnect()
     }
 
     @Test func aReaderThatAppearsLaterIsPickedUp() async throws {
         let broker = try MosquittoBroker()
         defer { broker.stop() }
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let link = folder.path + "/later.tty"
         let config = try folder.write(
             "config.yaml", configuration(device: "pn532_uart:\(link)", broker: broker, stateDirectory: folder.path + "/state"))
         let (watcher, seen) = try await watch(broker)
-        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        let agent = try startAgent(config: config)
         defer { agent.terminate() }
 
         await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }

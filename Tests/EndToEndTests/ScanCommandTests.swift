@@ -55,6 +55,15 @@ import TestSupport
     /// A scenario with one tag of `kind`, in the field from the start, with an NDEF record where
     /// the type can hold one as it comes from the factory.
     static func scenario(kind: String, id: String = "tag") -> String {
+        """
+        tags:
+          - \(tagDefinition(kind: kind, id: id))
+        timeline: [{at: 0, place: \(id)}]
+        """
+    }
+
+    /// One scenario tag (YAML flow mapping) of `kind`, with the NDEF record ``Case/ndefValue`` expects.
+    static func tagDefinition(kind: String, id: String) -> String {
         let ndef =
             switch kind {
             case "ntag203", "ntag210", "ntag212", "ntag213", "ntag215", "ntag216", "type4":
@@ -62,11 +71,7 @@ import TestSupport
             case "felica_lite_s": ", ndef: [{text: 'Hello from \(kind)'}]"
             default: ""
             }
-        return """
-            tags:
-              - {id: \(id), type: \(kind)\(ndef)}
-            timeline: [{at: 0, place: \(id)}]
-            """
+        return "{id: \(id), type: \(kind)\(ndef)}"
     }
 
     @Test(arguments: cases) func scanIdentifiesEveryTagTypeAndReadsItsNDEF(_ expected: Case) throws {

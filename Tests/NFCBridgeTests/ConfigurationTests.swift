@@ -98,6 +98,13 @@ import Testing
         #expect(problem.message == "config.yaml:3: mqtt.pasword_file: unknown key (did you mean 'mqtt.password_file'?)")
     }
 
+    @Test func aMisspeltSectionGetsTheSectionSuggested() throws {
+        let problem = try #require(error("id: a\npresense:\n  mode: repeat\n"))
+        #expect(problem.message == "config.yaml:2: presense: unknown key (did you mean 'presence'?)")
+        let nested = try #require(error("reader:\n  poling:\n    interval_ms: 100\n"))
+        #expect(nested.message == "config.yaml:2: reader.poling: unknown key (did you mean 'reader.polling'?)")
+    }
+
     @Test func unknownTopLevelKey() throws {
         let problem = try #require(error("id: a\nfrobnicate: 3\n"))
         #expect(problem.line == 2)

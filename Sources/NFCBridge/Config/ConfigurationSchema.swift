@@ -122,9 +122,18 @@ enum ConfigurationSchema {
         keys.contains { $0.path.hasPrefix(path + ".") }
     }
 
-    /// The known key closest to a misspelt `path`, if one is close enough to be a likely typo.
+    /// Every section path (`mqtt`, `reader`, `reader.polling`, …).
+    static let sections: Set<String> = Set(
+        keys.flatMap { key -> [String] in
+            let parts = key.path.split(separator: ".")
+            return (1..<max(1, parts.count)).map { parts.prefix($0).joined(separator: ".") }
+        })
+
+    /// The known key or section closest to a misspelt `path`, if one is close enough to be a
+    /// likely typo (a misspelt section, `presense:`, gets its section suggested).
     static func suggestion(for path: String) -> String? {
-        let scored = keys.map { ($0.path, editDistance(Array(path.utf8), Array($0.path.utf8))) }
+        let candidates = keys.map(\.path) + sections.sorted()
+        let scored = candidates.map { ($0, editDistance(Array(path.utf8), Array($0.utf8))) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, path.utf8.count / 4) else { return nil }
         return best.0
     }

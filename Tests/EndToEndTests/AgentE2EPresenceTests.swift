@@ -1,0 +1,109 @@
+import Foundation
+import MQTTClient
+import Testing
+import TestSupport
+
+/// `nfcbridge run` end to end: how taps become `scanned` / `removed` in presence and repeat mode
+/// (docs/mqtt.md "Presence"), on real libnfc and a real Mosquitto.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AgentE2EPresenceTests {
+    static let scenario = """
+        tags:
+          - {id: card, type: ntag213, uid: 04112233445566}
+          - {id: badge, type: classic_1k, uid: DEADBEEF}
+        """
+
+    /// A broker, the simulator, a watcher and the agent with `presence` settings; `body` drives the
+    /// field, then the agent is stopped (SIGTERM, exit 0, `offline`) and `check` sees every event.
+    func run(
+        presence: String, scenario: String = Self.scenario, _ body: (SimulatorProcess, Watcher) async throws -> Void,
+        check: ([[String: Any]]) -> Void
+    ) async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(scenario: scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(
+                device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state", presence: presence))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try await body(simulator, watcher)
+        let end = watcher.lastIndex
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.status("offline", after: end)
+        let events = watcher.events
+        #expect(sequenceNumbers(events) == Array(0..<events.count).map { $0 + 1 }, "seq counts up without a gap")
+        for event in events { expectEnvelope(event, type: event["type"] as? String ?? "?") }
+        check(events)
+        await watcher.disconnect()
+    }
+
+    @Test func presenceModeReportsATapOnceAndNotAQuickReTap() async throws {
+        try await run(presence: "{mode: presence, removal_grace_ms: 200, min_interval_ms: 600000}") { simulator, watcher in
+            try simulator.place("card")
+            let (scannedAt, _, _) = await watcher.next("event/scanned")
+            await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
+            // While it stays the agent only checks its presence (READ through InDataExchange): ten
+            // checks later it has still been reported once.
+            let checks = try simulator.commandCount("40")
+            try simulator.waitForCommand("40", count: checks + 10)
+            #expect(watcher.events.count == 1)
+
+            try simulator.remove("card")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
+            await watcher.next("tag", after: removedAt) { $0["present"] as? Bool == false }
+            // Back within min_interval_ms: the `tag` state shows it, no event reports it — nor its removal.
+            try simulator.place("card")
+            let (backAt, back, _) = await watcher.next("tag", after: removedAt) { $0["present"] as? Bool == true }
+            #expect(back["uid"] as? String == "04112233445566")
+            try simulator.remove("card")
+            await watcher.next("tag", after: backAt) { $0["present"] as? Bool == false }
+        } check: { events in
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed"])
+            #expect(events.allSatisfy { $0["uid"] as? String == "04112233445566" })
+        }
+    }
+
+    @Test func repeatModeScansAgainEveryRearmWhileTheTagStays() async throws {
+        try await run(presence: "{mode: repeat, rearm_ms: 200, removal_grace_ms: 200, min_interval_ms: 0}") { simulator, watcher in
+            try simulator.place("card")
+            var index = -1
+            for _ in 1...3 { index = await watcher.next("event/scanned", after: index).index }
+            try simulator.remove("card")
+            await watcher.next("event/removed", after: index)
+        } check: { events in
+            let types = events.map { $0["type"] as? String }
+            #expect(types.count >= 4 && types.dropLast().allSatisfy { $0 == "scanned" } && types.last == "removed", "\(types)")
+            #expect(events.allSatisfy { $0["uid"] as? String == "04112233445566" })
+            #expect(events.allSatisfy { $0["cardType"] as? String == nil || $0["cardType"] as? String == "NTAG213" })
+            let times = events.compactMap { $0["ts"] as? String }
+            #expect(Set(times).count == times.count, "each repeat is a new event: \(times)")
+        }
+    }
+
+    @Test func twoTagsAtOnceAreTrackedSeparately() async throws {
+        // Both in the field before the agent's first poll: one poll finds the two.
+        let together = Self.scenario + "\ntimeline: [{at: 0, place: [card, badge]}]\n"
+        try await run(presence: "{mode: presence, removal_grace_ms: 200, min_interval_ms: 0}", scenario: together) { simulator, watcher in
+            await watcher.next("event/scanned") { $0["uid"] as? String == "04112233445566" }
+            await watcher.next("event/scanned") { $0["uid"] as? String == "DEADBEEF" }
+            let (_, state, _) = await watcher.next("tag") { $0["count"] as? Int == 2 }
+            #expect(state["present"] as? Bool == true)
+            _ = try simulator.expectOK(["cmd": "remove", "all": true])
+            await watcher.next("event/removed") { $0["uid"] as? String == "04112233445566" }
+            await watcher.next("event/removed") { $0["uid"] as? String == "DEADBEEF" }
+            await watcher.next("tag") { $0["present"] as? Bool == false }
+        } check: { events in
+            #expect(events.count == 4)
+            for uid in ["04112233445566", "DEADBEEF"] {
+                let types = events.filter { $0["uid"] as? String == uid }.map { $0["type"] as? String }
+                #expect(types == ["scanned", "removed"], "\(uid): \(types)")
+            }
+        }
+    }
+}

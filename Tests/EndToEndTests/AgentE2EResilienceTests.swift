@@ -1,0 +1,284 @@
+import Foundation
+import MQTTClient
+import NFCBridge
+import Testing
+import TestSupport
+
+/// `nfcbridge run` end to end on bad days: the broker down at start or restarting mid-run (events
+/// wait in the spool and arrive later, in order, flagged `buffered`), the reader unplugged and
+/// plugged in again, and SIGTERM with a tag on the reader.
+///
+/// The broker keeps its sessions across restarts (persistence) and the watcher has a persistent
+/// session, so what the agent publishes while the watcher is not yet reconnected is queued for it:
+/// the tests see every event whatever the order of the reconnects.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AgentE2EResilienceTests {
+    static let scenario = """
+        tags:
+          - {id: first, type: ntag215, uid: 04A1B2C3D4E5F6}
+          - {id: second, type: classic_1k, uid: DEADBEEF}
+        """
+
+    /// Places `id` and waits until the agent logged its scan (the broker may be away: no MQTT to await).
+    func tap(_ id: String, uid: String, on simulator: SimulatorProcess, agent: ChildProcess, count: Int = 1) throws {
+        try simulator.place(id)
+        #expect(agent.waitForErrorOutput("tag \(uid) (", count: count), "\(agent.errorOutput)")
+    }
+
+    /// Removes `id` and waits until the agent logged its removal.
+    func lift(_ id: String, uid: String, on simulator: SimulatorProcess, agent: ChildProcess, count: Int = 1) throws {
+        try simulator.remove(id)
+        #expect(agent.waitForErrorOutput("tag \(uid) removed", count: count), "\(agent.errorOutput)")
+    }
+
+    /// The current time as the agent writes `ts`.
+    var now: String { Timestamp.string(Date()) }
+
+    @Test func eventsWhileTheBrokerIsDownAtStartArriveLaterBufferedAndInOrder() async throws {
+        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
+        defer { broker.stop() }
+        let watcher = try await Watcher.connect(broker.url, persistent: true)
+        broker.stop()
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        #expect(agent.waitForErrorOutput("reader opened"), "\(agent.errorOutput)")
+
+        // Three events while no broker listens; the removal of `first` is in the spool once the
+        // agent has moved on to scanning `second`.
+        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+        try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
+        let brokerUp = now
+        try broker.start()
+
+        let online = await watcher.status("online")
+        let (_, first, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+        let (_, removed, _) = await watcher.next("event/removed") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+        let (secondAt, second, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "DEADBEEF" }
+        expectEnvelope(first, type: "scanned", buffered: true)
+        expectEnvelope(removed, type: "removed", buffered: true)
+        #expect(second["buffered"] is Bool)
+        // Replays keep the time the event happened.
+        #expect((first["ts"] as? String ?? "") < brokerUp, "\(first)")
+        #expect((removed["ts"] as? String ?? "") < brokerUp, "\(removed)")
+        #expect(agent.errorOutput.contains("connected to the broker"))
+
+        // Live again once the spool is empty.
+        try simulator.remove("second")
+        let (_, live, _) = await watcher.next("event/removed", after: secondAt) { $0["uid"] as? String == "DEADBEEF" }
+        expectEnvelope(live, type: "removed", buffered: false)
+
+        let events = watcher.events
+        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
+        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+        let (_, health, _) = await watcher.next("health", after: online)
+        #expect((health["mqtt"] as? [String: Any])?["connected"] as? Bool == true)
+
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
+    @Test func aBrokerRestartMidRunLosesNoEvent() async throws {
+        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
+        defer { broker.stop() }
+        let watcher = try await Watcher.connect(broker.url, persistent: true)
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let online = await watcher.status("online")
+        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+        try simulator.place("first")
+        let (scannedAt, scanned, _) = await watcher.next("event/scanned")
+        expectEnvelope(scanned, type: "scanned", buffered: false)
+
+        // The broker goes away (the agent sees its connection drop) and comes back on the same port.
+        broker.stop()
+        #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
+        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+        try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
+        try broker.start()
+
+        let back = await watcher.status("online", after: scannedAt)
+        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+        let (secondAt, second, _) = await watcher.next("event/scanned", after: scannedAt)
+        expectEnvelope(removed, type: "removed", buffered: true)
+        #expect(removed["uid"] as? String == "04A1B2C3D4E5F6")
+        #expect(second["uid"] as? String == "DEADBEEF")
+        let (_, health, _) = await watcher.next("health", after: back)
+        #expect((health["mqtt"] as? [String: Any])?["reconnects"] as? Int ?? 0 >= 1, "\(health)")
+
+        try simulator.remove("second")
+        let (_, live, _) = await watcher.next("event/removed", after: secondAt)
+        expectEnvelope(live, type: "removed", buffered: false)
+        let events = watcher.events
+        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
+        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
+    @Test func eventsSpooledBeforeAStopAreDeliveredByTheNextRun() async throws {
+        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
+        defer { broker.stop() }
+        let watcher = try await Watcher.connect(broker.url, persistent: true)
+        broker.stop()
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+
+        // The first run never reaches the broker, and still stops cleanly on SIGTERM.
+        let offlineRun = try startAgent(config: config)
+        defer { offlineRun.terminate() }
+        #expect(offlineRun.waitForErrorOutput("reader opened"), "\(offlineRun.errorOutput)")
+        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
+        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
+        // Stopping waits for the pipeline: both events are in the spool on disk when it exits.
+        offlineRun.send(SIGTERM)
+        #expect(offlineRun.waitForExit() == 0, "\(offlineRun.errorOutput)")
+
+        try broker.start()
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        #expect(agent.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(agent.errorOutput)")
+        let online = await watcher.status("online")
+        let (removedAt, removed, _) = await watcher.next("event/removed")
+        expectEnvelope(removed, type: "removed", buffered: true)
+        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+        try simulator.place("second")
+        let (_, live, _) = await watcher.next("event/scanned", after: removedAt)
+        expectEnvelope(live, type: "scanned", buffered: false)
+        #expect(live["uid"] as? String == "DEADBEEF")
+
+        let events = watcher.events
+        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned"])
+        #expect(events.map { $0["buffered"] as? Bool } == [true, true, false])
+        #expect(sequenceNumbers(events) == [1, 2, 3])
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
+    @Test func aReaderLostDuringAnEmptyPollIsAbsentThenBack() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let folder = try TemporaryFolder()
+        let link = folder.path + "/reader.tty"
+        let first = try SimulatorProcess(linkPath: link)
+        defer { first.stop() }
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try first.waitForCommand("4A", count: 3)
+
+        first.process.send(SIGKILL)
+        first.process.waitForExit()
+        let (goneAt, _, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "absent" }
+        let (_, error, _) = await watcher.next("event/error", after: okAt)
+        #expect(error["op"] as? String == "poll", "\(error)")
+        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
+
+        let second = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
+        defer { second.stop() }
+        let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+        try second.place("first")
+        await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+        #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
+    @Test func aReaderUnpluggedAndPluggedInAgainIsPickedUpOnTheSameLink() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let folder = try TemporaryFolder()
+        let link = folder.path + "/reader.tty"
+        let first = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
+        defer { first.stop() }
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try first.place("first")
+        let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
+
+        // Unplugged: the simulator dies without a word (its pty goes, its link dangles).
+        first.process.send(SIGKILL)
+        first.process.waitForExit()
+        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+        #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "the tags on a lost reader are removed")
+        let (_, error, _) = await watcher.next("event/error", after: scannedAt)
+        expectEnvelope(error, type: "error")
+        #expect(error["op"] as? String == "poll", "\(error)")
+        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
+        let (goneAt, gone, _) = await watcher.next("reader", after: scannedAt) { $0["state"] as? String == "absent" }
+        #expect(gone["device"] as? String == "pn532_uart:\(link)", "\(gone)")
+        #expect((gone["detail"] as? String)?.isEmpty == false, "\(gone)")
+        #expect(agent.isRunning)
+
+        // Plugged in again: a new simulator on the same link path.
+        let second = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
+        defer { second.stop() }
+        let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+        try second.place("second")
+        let (_, scanned, _) = await watcher.next("event/scanned", after: backAt)
+        #expect(scanned["uid"] as? String == "DEADBEEF")
+        #expect(scanned["cardType"] as? String == "MIFARE Classic 1K")
+
+        let events = watcher.events
+        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
+        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
+    @Test func sigtermWithATagOnTheReaderClearsTheTagWithoutARemoval() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        try simulator.place("first")
+        let (scannedAt, _, _) = await watcher.next("event/scanned")
+        let (presentAt, _, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
+
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        let (clearedAt, cleared, _) = await watcher.next("tag", after: presentAt) { $0["present"] as? Bool == false }
+        #expect(cleared.count == 1, "\(cleared)")
+        let offlineAt = await watcher.status("offline", after: presentAt)
+        #expect(clearedAt < offlineAt, "the tag is cleared before the agent says offline")
+        #expect(watcher.events.map { $0["type"] as? String } == ["scanned"], "the tag did not leave: no removed")
+        await watcher.disconnect()
+    }
+}

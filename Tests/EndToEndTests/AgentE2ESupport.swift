@@ -1,0 +1,134 @@
+import Foundation
+import MQTTClient
+import Testing
+import TestSupport
+
+// What the `nfcbridge run` end-to-end tests share: a temporary folder, the configuration file, the
+// agent as a child process, and an MQTT client watching everything it publishes.
+
+/// A temporary folder removed at the end of the test.
+final class TemporaryFolder: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/nfcbridge-run-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        path = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` to `name` in the folder and returns the file's path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
+
+/// The agent id every end-to-end configuration uses: topics are `nfc/e2e/…`.
+let e2eRoot = "nfc/e2e"
+
+/// A configuration for `nfcbridge run` with short timings: polls of `intervalMilliseconds`, a
+/// short removal grace, re-taps always reported (unless `presence` says otherwise).
+func agentConfiguration(
+    device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int = 100,
+    presence: String = "{removal_grace_ms: 300, min_interval_ms: 0}", extra: String = ""
+) -> String {
+    """
+    id: e2e
+    reader:
+      device: "\(device)"
+      polling: {interval_ms: \(intervalMilliseconds)}
+    mqtt:
+      url: \(brokerURL)
+    presence: \(presence)
+    state_dir: \(stateDirectory)
+    log: {level: debug}
+    \(extra)
+    """
+}
+
+/// Starts `nfcbridge run --config <config>` (libnfc never scans for other devices).
+func startAgent(config: String) throws -> ChildProcess {
+    try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+}
+
+/// An MQTT client subscribed to everything under `nfc/e2e/` (and more filters when asked), recording
+/// what arrives so tests await messages instead of sleeping.
+struct Watcher {
+    let client: MQTTClient
+    let seen: RecordingStream<MQTTMessage>
+
+    /// Connects to `url` and subscribes. `persistent`: an MQTT 3.1.1 session that outlives the
+    /// connection — on a broker with persistence, messages published while the broker (or the
+    /// watcher) was down are queued and delivered after the reconnect, so none is missed.
+    static func connect(
+        _ url: String, clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false
+    ) async throws -> Watcher {
+        var configuration = MQTTConfiguration(
+            url: url, protocolVersion: persistent ? .v311 : .v5, clientID: clientID, cleanStart: !persistent,
+            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(250)))
+        configuration.keepAlive = .seconds(10)
+        let client = try MQTTClient(configuration: configuration)
+        let seen = RecordingStream(client.messages)
+        try await client.connect()
+        for filter in filters { try await client.subscribe(to: filter, qos: .atLeastOnce) }
+        return Watcher(client: client, seen: seen)
+    }
+
+    func disconnect() async { await client.disconnect() }
+
+    /// Waits for the next message on `nfc/e2e/<subtopic>` after `index` whose JSON satisfies `predicate`.
+    @discardableResult
+    func next(
+        _ subtopic: String, after index: Int = -1, where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }
+    ) async -> (index: Int, json: [String: Any], message: MQTTMessage) {
+        let topic = "\(e2eRoot)/\(subtopic)"
+        let (position, message) = await seen.next(after: index) { $0.topic == topic && predicate($0.json) }
+        return (position, message.json, message)
+    }
+
+    /// Waits for `status` to say `text` (`online` / `offline`) after `index`.
+    @discardableResult
+    func status(_ text: String, after index: Int = -1) async -> Int {
+        await seen.next(after: index) { $0.topic == "\(e2eRoot)/status" && $0.payloadString == text }.index
+    }
+
+    /// The events (`event/*`) received so far, in arrival order, as JSON.
+    var events: [[String: Any]] {
+        seen.received.filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json)
+    }
+
+    /// The position of the last message received so far.
+    var lastIndex: Int { seen.received.count - 1 }
+}
+
+extension MQTTMessage {
+    /// The payload as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] ?? [:]
+    }
+}
+
+/// What every event carries (docs/mqtt.md "Events"): checked on each event a test receives.
+func expectEnvelope(
+    _ event: [String: Any], type: String, buffered: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(event["type"] as? String == type, "\(event)", sourceLocation: sourceLocation)
+    #expect(event["reader"] as? String == "e2e", "\(event)", sourceLocation: sourceLocation)
+    #expect(event["buffered"] as? Bool == buffered, "\(event)", sourceLocation: sourceLocation)
+    #expect(event["seq"] as? Int != nil, "\(event)", sourceLocation: sourceLocation)
+    let id = event["event_id"] as? String ?? ""
+    #expect(
+        id.count == 26 && id.allSatisfy { "0123456789ABCDEFGHJKMNPQRSTVWXYZ".contains($0) }, "event_id \(id)",
+        sourceLocation: sourceLocation)
+    let ts = event["ts"] as? String ?? ""
+    #expect(
+        ts.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "ts \(ts)", sourceLocation: sourceLocation)
+}
+
+/// `seq` of each event, in order.
+func sequenceNumbers(_ events: [[String: Any]]) -> [Int] {
+    events.compactMap { $0["seq"] as? Int }
+}

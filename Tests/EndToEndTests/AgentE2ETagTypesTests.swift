@@ -1,0 +1,108 @@
+import Foundation
+import MQTTClient
+import Testing
+import TestSupport
+
+/// `nfcbridge run` end to end, one tag of every type the simulator makes: `scanned` then `removed`
+/// with the payloads docs/mqtt.md promises, through real libnfc and a real Mosquitto.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AgentE2ETagTypesTests {
+    /// `product` for the tags whose product the scan can tell (GET_VERSION, FeliCa PMm); the others
+    /// (Ultralight, Ultralight C, NTAG203, Classic, Type 4) carry none.
+    static let products: [String: String] = [
+        "ultralight_ev1_11": "Ultralight EV1 MF0UL11", "ultralight_ev1_21": "Ultralight EV1 MF0UL21",
+        "ntag210": "NTAG210", "ntag212": "NTAG212", "ntag213": "NTAG213", "ntag215": "NTAG215", "ntag216": "NTAG216",
+        "felica_lite_s": "FeliCa Lite-S (RC-S966)",
+    ]
+
+    /// A phone's random ID: a 4-byte UID starting 08 (ISO/IEC 14443-3).
+    static let phone = ScanCommandTests.Case(
+        kind: "classic_1k", cardType: "MIFARE Classic 1K", cardFamily: "MIFARE Classic", atqa: "0004", sak: "08")
+
+    @Test func everyTagTypeIsScannedThenRemovedWithItsPayload() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let definitions =
+            ScanCommandTests.cases.map { ScanCommandTests.tagDefinition(kind: $0.kind, id: $0.kind) }
+            + ["{id: phone, type: classic_1k, uid: 08A1B2C3}"]
+        let simulator = try SimulatorProcess(scenario: "tags:\n" + definitions.map { "  - \($0)" }.joined(separator: "\n"))
+        defer { simulator.stop() }
+        let listed = try #require(try simulator.expectOK(["cmd": "list"])["tags"] as? [[String: Any]])
+        var uids: [String: String] = [:]
+        for tag in listed { uids[tag["id"] as? String ?? ""] = tag["uid"] as? String }
+
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(
+                device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state",
+                presence: "{removal_grace_ms: 150, min_interval_ms: 0}"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        await watcher.next("reader") { $0["state"] as? String == "ok" }
+
+        let tags = ScanCommandTests.cases.map { (id: $0.kind, expected: $0) } + [(id: "phone", expected: Self.phone)]
+        for (id, expected) in tags {
+            let uid = try #require(uids[id])
+            let before = watcher.lastIndex
+            let placedAt = ContinuousClock.now
+            try simulator.place(id)
+            let (scannedAt, scanned, message) = await watcher.next("event/scanned", after: before)
+            expectEnvelope(scanned, type: "scanned")
+            #expect(message.qos == .atLeastOnce && !message.retain, "\(id): events are QoS 1, never retained")
+            #expect(message.properties.contentType == "application/json")
+            #expect(scanned["uid"] as? String == uid, "\(id): \(scanned)")
+            #expect(scanned["cardType"] as? String == expected.cardType, "\(id): \(scanned)")
+            #expect(scanned["cardFamily"] as? String == expected.cardFamily, "\(id): \(scanned)")
+            #expect(scanned["product"] as? String == Self.products[id], "\(id): \(scanned)")
+            #expect(scanned["atqa"] as? String == expected.atqa, "\(id): \(scanned)")
+            #expect(scanned["sak"] as? String == expected.sak, "\(id): \(scanned)")
+            #expect(scanned["random_uid"] as? Bool == (id == "phone"), "\(id): \(scanned)")
+            #expect(scanned["tag_id"] as? String == uid, "\(id): no Home Assistant URI, so the tag id is the UID")
+            if let prefix = expected.versionPrefix {
+                #expect((scanned["version"] as? String)?.hasPrefix(prefix) == true, "\(id): \(scanned)")
+            }
+            if id == "type4" { #expect(scanned["ats"] as? String != nil, "\(scanned)") }
+            if id == "felica_lite_s" {
+                #expect(scanned["systemCode"] as? String == "88B4", "\(scanned)")
+                #expect((scanned["pmm"] as? String)?.count == 16, "\(scanned)")
+            }
+            if let value = expected.ndefValue {
+                let ndef = scanned["ndef"] as? [String: Any]
+                let record = (ndef?["records"] as? [[String: Any]])?.first
+                #expect(record?["uri"] as? String == value || record?["text"] as? String == value, "\(id): \(scanned)")
+                #expect((ndef?["hex"] as? String)?.isEmpty == false, "\(id): \(scanned)")
+            }
+            let (_, present, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
+            #expect(present["uid"] as? String == uid)
+            #expect(present["cardType"] as? String == expected.cardType)
+
+            try simulator.remove(id)
+            let (removedAt, removed, _) = await watcher.next("event/removed", after: scannedAt)
+            let elapsed = placedAt.duration(to: .now)
+            expectEnvelope(removed, type: "removed")
+            #expect(removed["uid"] as? String == uid, "\(id): \(removed)")
+            // From the first to the last time the tag was seen: inside the time it spent in the field.
+            let presentMilliseconds = removed["present_ms"] as? Int ?? -1
+            #expect(presentMilliseconds >= 0 && presentMilliseconds <= elapsed.components.seconds * 1000 + 1000, "\(removed)")
+            await watcher.next("tag", after: removedAt) { $0["present"] as? Bool == false }
+        }
+
+        let lastEvent = watcher.lastIndex
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.status("offline", after: lastEvent)
+
+        // Every tap was scanned, then removed, in order; seq counts up by one without a gap.
+        let events = watcher.events
+        #expect(events.map { $0["type"] as? String } == Array(repeating: ["scanned", "removed"], count: tags.count).flatMap { $0 })
+        #expect(events.map { $0["uid"] as? String } == tags.flatMap { [uids[$0.id], uids[$0.id]] })
+        #expect(sequenceNumbers(events) == Array(1...(2 * tags.count)))
+        let ids = events.compactMap { $0["event_id"] as? String }
+        #expect(Set(ids).count == events.count, "event ids are unique")
+        #expect(ids == ids.sorted(), "event ids sort by time")
+        let times = events.compactMap { $0["ts"] as? String }
+        #expect(times == times.sorted(), "ts never goes back")
+        await watcher.disconnect()
+    }
+}
