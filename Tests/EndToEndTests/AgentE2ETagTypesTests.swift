@@ -106,3 +106,60 @@ import TestSupport
         await watcher.disconnect()
     }
 }
+
+extension AgentE2ETagTypesTests {
+    /// How far a tag gets before it leaves, in commands that reach it, and what the tap then says.
+    struct MidRead: Sendable, CustomTestStringConvertible {
+        var commands: Int
+        var cardType: String
+        var testDescription: String { "after \(commands) commands: \(cardType)" }
+    }
+
+    /// The poster leaves during identification (only anticollision is known) or during its NDEF
+    /// read (identified, no `ndef`): either way `error` (op `scan`) then `scanned`, then `removed`.
+    @Test(arguments: [MidRead(commands: 2, cardType: "Unknown (ATQA: 0044, SAK: 00)"), MidRead(commands: 5, cardType: "NTAG215")])
+    func aTagLeavingMidReadIsStillReported(_ midRead: MidRead) async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(
+            scenario: """
+                tags:
+                  - {id: holder, type: classic_1k, uid: 01020304}
+                  - {id: poster, type: ntag215, uid: 04A1B2C3D4E5F6, ndef: [{uri: 'https://example.com/poster'}]}
+                """)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        // While `holder` rests on the reader the agent only checks its presence, so the poster and
+        // its fault are both in place before the poll that finds the poster.
+        try simulator.place("holder")
+        let (heldAt, _, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "01020304" }
+        try simulator.place("poster")
+        try simulator.expectOK(["cmd": "fault", "fault": "remove_after_commands", "id": "poster", "count": midRead.commands])
+        try simulator.remove("holder")
+
+        let (errorAt, error, _) = await watcher.next("event/error", after: heldAt)
+        expectEnvelope(error, type: "error")
+        #expect(error["op"] as? String == "scan", "\(error)")
+        #expect(error["uid"] as? String == "04A1B2C3D4E5F6", "\(error)")
+        #expect((error["error"] as? [String: Any])?["code"] as? String == "tag_removed", "\(error)")
+        let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: errorAt)
+        #expect(scanned["uid"] as? String == "04A1B2C3D4E5F6", "\(scanned)")
+        #expect(scanned["cardType"] as? String == midRead.cardType, "\(scanned)")
+        #expect(scanned["atqa"] as? String == "0044" && scanned["sak"] as? String == "00", "\(scanned)")
+        #expect(scanned["ndef"] == nil, "\(scanned)")
+        await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+        // A tag leaving is no reader problem.
+        #expect(!watcher.seen.received.contains { $0.topic == "\(e2eRoot)/reader" && $0.json["state"] as? String != "ok" && $0.json["detail"] as? String != "not opened yet" })
+
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count))
+        await watcher.disconnect()
+    }
+}

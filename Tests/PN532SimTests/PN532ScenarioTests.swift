@@ -28,8 +28,8 @@ import Testing
         #expect(scenario.tags.map(\.kind) == [.ntag215, .ntag213, .classic1K, .type4, .felicaLiteS])
         let timeline = try #require(scenario.timeline)
         #expect(timeline.loops)
-        #expect(timeline.period == .seconds(24))
-        #expect(timeline.events.map(\.at) == [1, 5, 7, 11, 13, 17, 21].map { Duration.seconds($0) })
+        #expect(timeline.period == .seconds(20))
+        #expect(timeline.events.map(\.at) == [1, 4, 6, 9, 11, 14, 17].map { Duration.seconds($0) })
         #expect(timeline.events[2].place == ["badge", "note"])
         #expect(timeline.events[3].removeAll)
         // Every tag of the demo builds.
