@@ -132,6 +132,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             defer { process = nil }
             return process
         }
+        running?.send(SIGCONT)  // a paused broker must be able to act on SIGTERM
         running?.terminate()
     }
 
@@ -139,6 +140,17 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func restart() throws {
         stop()
         try start()
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open but nothing is answered — a publish
+    /// then waits for its acknowledgement, as over a network that silently stopped delivering.
+    public func pause() {
+        lock.withLock { process }?.send(SIGSTOP)
+    }
+
+    /// Lets a paused broker run again (SIGCONT).
+    public func resume() {
+        lock.withLock { process }?.send(SIGCONT)
     }
 
     /// Sets (adds or changes) a user's password in the password file. A running broker reads it again

@@ -23,6 +23,9 @@ public final class TCPProxy: @unchecked Sendable {
     private var links: [ObjectIdentifier: Link] = [:]
     private var isClosed = false
     private var acceptedCount = 0
+    /// Bytes relayed from clients to the target so far, under its own condition for waiters.
+    private let relayed = NSCondition()
+    private var upstreamBytes = 0
 
     private final class Link: @unchecked Sendable {
         let client: Int32
@@ -64,6 +67,25 @@ public final class TCPProxy: @unchecked Sendable {
 
     /// How many connections the proxy has accepted so far.
     public var acceptedConnections: Int { lock.withLock { acceptedCount } }
+
+    /// Bytes relayed from clients to the target so far (all connections).
+    public var bytesToTarget: Int {
+        relayed.lock()
+        defer { relayed.unlock() }
+        return upstreamBytes
+    }
+
+    /// Waits until more than `count` bytes went from clients to the target — e.g. a client's
+    /// PUBLISH passed, so it is on its way even when the target does not answer. False after `timeout`.
+    public func waitForBytesToTarget(moreThan count: Int, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        relayed.lock()
+        defer { relayed.unlock() }
+        while upstreamBytes <= count {
+            if !relayed.wait(until: deadline) { return upstreamBytes > count }
+        }
+        return true
+    }
 
     /// Cuts every relayed connection now (both sides shut down); new connections are still accepted.
     public func cutConnections() {
@@ -149,6 +171,12 @@ public final class TCPProxy: @unchecked Sendable {
                     }
                     guard sent > 0 else { break loop }
                     offset += sent
+                    if index == 0 {
+                        relayed.lock()
+                        upstreamBytes += sent
+                        relayed.broadcast()
+                        relayed.unlock()
+                    }
                 }
             }
         }

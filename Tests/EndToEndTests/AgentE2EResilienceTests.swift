@@ -130,6 +130,49 @@ import TestSupport
         await watcher.disconnect()
     }
 
+    @Test func aConnectionLostWithAPublishInFlightDoesNotHoldUpTheReader() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let proxy = try TCPProxy(targetPort: broker.port)
+        defer { proxy.close() }
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(
+                device: simulator.connstring, brokerURL: "mqtt://127.0.0.1:\(proxy.port)", stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let online = await watcher.status("online")
+        await watcher.next("health", after: online)
+        // The reader open is published (`reader`, then `info`): nothing is on its way.
+        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        await watcher.next("info", after: okAt)
+
+        // The broker stops answering, so the `scanned` publish waits for its PUBACK; then the
+        // connection drops under it.
+        broker.pause()
+        let sent = proxy.bytesToTarget
+        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+        #expect(proxy.waitForBytesToTarget(moreThan: sent), "the scanned PUBLISH went out")
+        proxy.cutConnections()
+        #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
+        // The reader loop goes on at once: the removal is seen while the broker is still away.
+        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+        #expect(!agent.errorOutput.contains("no acknowledgement"), "the publish ended with the connection, not after the ack timeout")
+        broker.resume()
+
+        let (scannedAt, _, _) = await watcher.next("event/scanned")
+        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+        expectEnvelope(removed, type: "removed", buffered: true)
+        #expect(sequenceNumbers(watcher.events) == [1, 2])
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+
     @Test func eventsSpooledBeforeAStopAreDeliveredByTheNextRun() async throws {
         let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
         defer { broker.stop() }
@@ -243,6 +286,8 @@ import TestSupport
         let second = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
         defer { second.stop() }
         let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+        // `info` follows every (re)open.
+        await watcher.next("info", after: backAt) { ($0["reader"] as? [String: Any])?["connstring"] as? String == "pn532_uart:\(link)" }
         try second.place("second")
         let (_, scanned, _) = await watcher.next("event/scanned", after: backAt)
         #expect(scanned["uid"] as? String == "DEADBEEF")
@@ -251,6 +296,11 @@ import TestSupport
         let events = watcher.events
         #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
         #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+        let (_, health, _) = await watcher.next("health", after: try await watcher.homeAssistantBirth())
+        let readerHealth = health["reader"] as? [String: Any]
+        #expect(readerHealth?["reopens"] as? Int == 1, "\(health)")
+        #expect(readerHealth?["state"] as? String == "ok", "\(health)")
+        #expect((health["scans"] as? [String: Any])?["total"] as? Int == 2, "\(health)")
         agent.send(SIGTERM)
         #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
         await watcher.disconnect()

@@ -79,14 +79,37 @@ struct Watcher {
 
     func disconnect() async { await client.disconnect() }
 
-    /// Waits for the next message on `nfc/e2e/<subtopic>` after `index` whose JSON satisfies `predicate`.
+    /// Publishes Home Assistant's birth message (`homeassistant/status` = `online`) on this
+    /// watcher's connection and returns the current position: the agent answers with discovery and
+    /// all its state, `health` last — a way to read the current counters without waiting for the
+    /// health interval.
+    func homeAssistantBirth() async throws -> Int {
+        let index = lastIndex
+        try await client.publish(to: "homeassistant/status", text: "online", qos: .atLeastOnce)
+        return index
+    }
+
+    /// Waits for the next message on `nfc/e2e/<subtopic>` after `index` whose JSON satisfies
+    /// `predicate`. Events are taken once: a second copy of an `event_id` received earlier (QoS 1
+    /// delivers at least once — e.g. the broker sends again what it had not seen acknowledged before
+    /// a restart) is skipped, as docs/mqtt.md tells consumers to do.
     @discardableResult
     func next(
         _ subtopic: String, after index: Int = -1, where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }
     ) async -> (index: Int, json: [String: Any], message: MQTTMessage) {
         let topic = "\(e2eRoot)/\(subtopic)"
-        let (position, message) = await seen.next(after: index) { $0.topic == topic && predicate($0.json) }
-        return (position, message.json, message)
+        var start = index
+        while true {
+            let (position, message) = await seen.next(after: start) { $0.topic == topic && predicate($0.json) }
+            let json = message.json
+            if let id = json["event_id"] as? String,
+                seen.received.prefix(position).contains(where: { $0.json["event_id"] as? String == id })
+            {
+                start = position
+                continue
+            }
+            return (position, json, message)
+        }
     }
 
     /// Waits for `status` to say `text` (`online` / `offline`) after `index`.
@@ -95,9 +118,13 @@ struct Watcher {
         await seen.next(after: index) { $0.topic == "\(e2eRoot)/status" && $0.payloadString == text }.index
     }
 
-    /// The events (`event/*`) received so far, in arrival order, as JSON.
+    /// The events (`event/*`) received so far, in arrival order, as JSON; each `event_id` once
+    /// (its first copy).
     var events: [[String: Any]] {
-        seen.received.filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json)
+        var ids: Set<String> = []
+        return seen.received.filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json).filter { event in
+            ids.insert(event["event_id"] as? String ?? UUID().uuidString).inserted
+        }
     }
 
     /// The position of the last message received so far.

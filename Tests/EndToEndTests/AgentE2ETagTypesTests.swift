@@ -88,6 +88,11 @@ import TestSupport
             await watcher.next("tag", after: removedAt) { $0["present"] as? Bool == false }
         }
 
+        let (_, health, _) = await watcher.next("health", after: try await watcher.homeAssistantBirth())
+        #expect((health["scans"] as? [String: Any])?["total"] as? Int == tags.count, "\(health)")
+        #expect((health["reader"] as? [String: Any])?["reopens"] as? Int == 0, "\(health)")
+        #expect((health["spool"] as? [String: Any])?["depth"] as? Int == 0, "\(health)")
+
         let lastEvent = watcher.lastIndex
         agent.send(SIGTERM)
         #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")

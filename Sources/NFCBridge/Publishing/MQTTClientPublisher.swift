@@ -6,9 +6,12 @@ import Synchronization
 /// reconnect loop) to the agent.
 ///
 /// - `publish` fails at once with ``PublisherError/notConnected`` while disconnected, so the event
-///   goes to the agent's durable spool instead of libmosquitto's in-memory queue; and it gives up
-///   waiting for the PUBACK after ``acknowledgementTimeout`` (the event is spooled and sent again:
-///   at least once, de-duplicated by `event_id`).
+///   goes to the agent's durable spool instead of libmosquitto's in-memory queue; it stops waiting
+///   for the PUBACK when the connection drops (``PublisherError/notConnected``: the agent's reader
+///   loop waits for its events to be published or spooled, so it must not wait for a broker that is
+///   gone), and gives up after ``acknowledgementTimeout`` (a connection that is up but silent). In
+///   both cases the event is spooled and may arrive twice: libmosquitto still sends its copy after
+///   the reconnect (at least once, de-duplicated by `event_id`).
 /// - JSON payloads carry the MQTT 5 content type `application/json` and the UTF-8 indicator.
 /// - `events()` merges the client's connection events and messages.
 public final class MQTTClientPublisher: MessagePublisher {
@@ -18,6 +21,7 @@ public final class MQTTClientPublisher: MessagePublisher {
     public let acknowledgementTimeout: Duration
     private let isV5: Bool
     private let forwarders = Mutex<[Task<Void, Never>]>([])
+    private let linkLoss = LinkLossSignal()
 
     /// Wraps `client` (not started yet; call ``start()``).
     public init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
@@ -40,6 +44,8 @@ public final class MQTTClientPublisher: MessagePublisher {
     public var isConnected: Bool { client.isConnected }
 
     public func publish(_ message: OutboundMessage) async throws {
+        // Taken before the connection check: a drop from here on ends the wait below.
+        let link = linkLoss.generation
         guard client.isConnected else { throw PublisherError.notConnected }
         var jsonProperties = MQTTPublishProperties()
         if isV5, message.payload.first == UInt8(ascii: "{") {
@@ -50,19 +56,28 @@ public final class MQTTClientPublisher: MessagePublisher {
         let qos = MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce
         let client = self.client
         let timeout = acknowledgementTimeout
+        let linkLoss = self.linkLoss
+        enum Outcome { case acknowledged, timedOut, linkLost }
         do {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
+            try await withThrowingTaskGroup(of: Outcome.self) { group in
                 group.addTask {
                     try await client.publish(
                         to: message.topic, payload: message.payload, qos: qos, retain: message.retain, properties: properties)
-                    return true
+                    return .acknowledged
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    return false
+                    return .timedOut
+                }
+                group.addTask {
+                    await linkLoss.wait(after: link)
+                    return .linkLost
                 }
                 defer { group.cancelAll() }
-                guard let acknowledged = try await group.next(), acknowledged else {
+                switch try await group.next() {
+                case .acknowledged: return
+                case .linkLost: throw PublisherError.notConnected
+                case .timedOut, nil:
                     throw PublisherError.failed(code: "timeout", message: "no acknowledgement from the broker within \(timeout)")
                 }
             }
@@ -79,11 +94,14 @@ public final class MQTTClientPublisher: MessagePublisher {
     public func events() -> AsyncStream<PublisherEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PublisherEvent.self)
         let client = self.client
+        let linkLoss = self.linkLoss
         let connection = Task {
             for await event in client.events {
                 switch event {
                 case .connected: continuation.yield(.connected)
-                case .disconnected: continuation.yield(.disconnected)
+                case .disconnected:
+                    linkLoss.fire()
+                    continuation.yield(.disconnected)
                 case .connectionFailed, .reconnecting: break
                 }
             }
@@ -96,6 +114,54 @@ public final class MQTTClientPublisher: MessagePublisher {
         }
         forwarders.withLock { $0 += [connection, messages] }
         return stream
+    }
+}
+
+/// Wakes the publishes waiting for an acknowledgement when the connection drops: libmosquitto
+/// keeps their messages for the next connection, however long that takes.
+final class LinkLossSignal: Sendable {
+    private struct State {
+        /// Connection losses so far.
+        var generation = 0
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Connection losses so far: pass it to ``wait(after:)``.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// The connection dropped: every waiter returns.
+    func fire() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.generation += 1
+            defer { s.waiters = [:] }
+            return Array(s.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the connection dropped after `generation` was read (at once if it already
+    /// did), or when the waiting task is cancelled.
+    func wait(after generation: Int) async {
+        let id = state.withLock { s -> Int in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.generation != generation || Task.isCancelled { return true }
+                    s.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
     }
 }
 
