@@ -87,6 +87,14 @@ public final class TCPProxy: @unchecked Sendable {
         return true
     }
 
+    /// ``waitForBytesToTarget(moreThan:timeout:)`` on a thread of its own, so that a test awaiting
+    /// it keeps Swift's cooperative threads free (for the very task that is to send those bytes).
+    public func bytesToTarget(moreThan count: Int, timeout: TimeInterval = 30) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread { continuation.resume(returning: self.waitForBytesToTarget(moreThan: count, timeout: timeout)) }.start()
+        }
+    }
+
     /// Cuts every relayed connection now (both sides shut down); new connections are still accepted.
     public func cutConnections() {
         lock.withLock {

@@ -156,7 +156,9 @@ import TestSupport
         broker.pause()
         let sent = proxy.bytesToTarget
         try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        #expect(proxy.waitForBytesToTarget(moreThan: sent), "the scanned PUBLISH went out")
+        #expect(await proxy.bytesToTarget(moreThan: sent), "the scanned PUBLISH went out")
+        // (Well within the agent's 10 s acknowledgement timeout: a test held up longer than that
+        // would see the timeout instead of the link loss.)
         proxy.cutConnections()
         #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
         // The reader loop goes on at once: the removal is seen while the broker is still away.

@@ -33,7 +33,7 @@ import Testing
             }
         }
         // The PUBLISH is out; the frozen broker will not acknowledge it.
-        #expect(proxy.waitForBytesToTarget(moreThan: sent))
+        #expect(await proxy.bytesToTarget(moreThan: sent))
         proxy.cutConnections()
         #expect(await publishing.value == .notConnected)
         await events.next { $0 == .disconnected }
