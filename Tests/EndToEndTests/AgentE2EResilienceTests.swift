@@ -308,6 +308,29 @@ import TestSupport
         await watcher.disconnect()
     }
 
+    @Test func sigtermWhileTheReaderIsAbsentEndsTheRetryWait() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write(
+            "config.yaml",
+            agentConfiguration(
+                device: "pn532_uart:\(folder.path)/unplugged.tty", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let (errorAt, error, _) = await watcher.next("event/error")
+        #expect(error["op"] as? String == "open", "\(error)")
+        // Retrying with back-off (1 s, 2 s, 4 s, … up to 30 s): SIGTERM ends the wait.
+        #expect(agent.waitForErrorOutput("reader still unavailable"), "\(agent.errorOutput)")
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        let (clearedAt, _, _) = await watcher.next("tag", after: errorAt) { $0["present"] as? Bool == false }
+        #expect(clearedAt < (await watcher.status("offline", after: errorAt)))
+        #expect(watcher.events.count == 1, "one error per outage, not per retry")
+        await watcher.disconnect()
+    }
+
     @Test func sigtermWithATagOnTheReaderClearsTheTagWithoutARemoval() async throws {
         let broker = try MosquittoBroker()
         defer { broker.stop() }

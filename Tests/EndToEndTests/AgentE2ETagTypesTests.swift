@@ -76,6 +76,7 @@ import TestSupport
             let (_, present, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
             #expect(present["uid"] as? String == uid)
             #expect(present["cardType"] as? String == expected.cardType)
+            #expect(present["since"] as? String == scanned["ts"] as? String, "one arrival, one time: \(present) \(scanned)")
 
             try simulator.remove(id)
             let (removedAt, removed, _) = await watcher.next("event/removed", after: scannedAt)

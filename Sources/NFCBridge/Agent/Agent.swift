@@ -235,7 +235,7 @@ public final class Agent: Sendable {
             }
             if report {
                 logger.info("tag \(scan.uid.hexString) (\(scan.cardType)) scanned")
-                await emitScanned(scan)
+                await emitScanned(scan, at: now)
             } else {
                 logger.info("tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported")
             }
@@ -269,13 +269,13 @@ public final class Agent: Sendable {
         }
     }
 
-    private func emitScanned(_ scan: TagScan) async {
+    private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
         var fields = scan.report.objectValue ?? [:]
         fields["uid"] = .string(scan.uid.hexString)
         fields["cardType"] = .string(scan.cardType)
         fields["random_uid"] = .bool(scan.hasRandomUID)
         fields["tag_id"] = .string(scan.homeAssistantTagID)
-        await pipeline.emit(.scanned, fields)
+        await pipeline.emit(.scanned, fields, at: date)
     }
 
     private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {

@@ -77,10 +77,12 @@ public final class EventPipeline: Sendable {
     }
 
     /// Builds the envelope for an event of `kind` with `fields`, then publishes or spools it.
-    /// Returns the payload as built (with `buffered: false`).
+    /// `date` is the event's `ts` (default: now) — pass the time the retained state that goes with
+    /// it carries, so `tag.since` and the `scanned` event's `ts` agree. Returns the payload as
+    /// built (with `buffered: false`).
     @discardableResult
-    public func emit(_ kind: EventKind, _ fields: [String: JSONValue]) async -> JSONValue {
-        let date = clock.now
+    public func emit(_ kind: EventKind, _ fields: [String: JSONValue], at date: Date? = nil) async -> JSONValue {
+        let date = date ?? clock.now
         let seq: Int64
         do {
             seq = try sequence.next()
