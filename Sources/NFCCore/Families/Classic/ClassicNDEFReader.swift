@@ -52,28 +52,21 @@ enum ClassicNDEFReader {
         var memory: [UInt8] = []
         var authenticatedSector: Int?
         while true {
-            switch Type2TLV.walk(memory: memory, start: 0, end: end, controlTLVs: false) {
-            case let .message(message):
-                return .message(message)
-            case .noMessage:
-                return .noMessage
-            case let .overrun(length):
-                return .unreadable(.invalidNDEF(
-                    "The NDEF TLV announces \(length) bytes, more than the \(end) bytes of the NDEF sectors hold"))
-            case let .needsMemory(upTo):
-                let index = memory.count / 16
-                guard (upTo - 1) / 16 >= index, index < dataBlocks.count else { return .unreadable(.invalidResponse([])) }
-                let block = dataBlocks[index]
-                try Task.checkCancellation()
-                if let sector = layout.sector(ofBlock: block), sector != authenticatedSector {
-                    guard let trailerBlock = layout.trailerBlock(ofSector: sector),
-                        try await session.authenticate(block: trailerBlock, keyType: .a, key: ClassicMAD.ndefKeyA)
-                    else { return .unreadable(.authenticationFailed) }
-                    authenticatedSector = sector
-                }
-                guard let data = try await readBlock(block, session: session) else { return .unreadable(refusal) }
-                memory += data
+            let walk = Type2TLV.walk(memory: memory, start: 0, end: end, controlTLVs: false)
+            if let result = NDEFReadResult(walk: walk, area: "the \(end) bytes of the NDEF sectors") { return result }
+            guard case let .needsMemory(upTo) = walk else { return .unreadable(.invalidResponse([])) }
+            let index = memory.count / 16
+            guard (upTo - 1) / 16 >= index, index < dataBlocks.count else { return .unreadable(.invalidResponse([])) }
+            let block = dataBlocks[index]
+            try Task.checkCancellation()
+            if let sector = layout.sector(ofBlock: block), sector != authenticatedSector {
+                guard let trailerBlock = layout.trailerBlock(ofSector: sector),
+                    try await session.authenticate(block: trailerBlock, keyType: .a, key: ClassicMAD.ndefKeyA)
+                else { return .unreadable(.authenticationFailed) }
+                authenticatedSector = sector
             }
+            guard let data = try await readBlock(block, session: session) else { return .unreadable(refusal) }
+            memory += data
         }
     }
 

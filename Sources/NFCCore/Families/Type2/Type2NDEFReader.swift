@@ -43,23 +43,16 @@ enum Type2NDEFReader {
         let fastRead = product.features.contains(.fastRead)
 
         while true {
-            switch Type2TLV.walk(memory: reader.memory, end: end) {
-            case let .message(message):
-                return .message(message)
-            case .noMessage:
-                return .noMessage
-            case let .overrun(length):
-                return .unreadable(.invalidNDEF(
-                    "The NDEF TLV announces \(length) bytes, more than the data area of \(end - Type2TLV.dataAreaOffset) bytes holds"))
-            case let .needsMemory(upTo):
-                let needed = (upTo - 1) / 4
-                // Every round must read a page the walk lacks, or the loop would never end.
-                guard needed >= reader.nextPage, needed <= lastDataPage else {
-                    return .unreadable(.invalidResponse([]))
-                }
-                if let failure = try await reader.fetch(through: needed, keepingUpTo: lastDataPage, fastRead: fastRead) {
-                    return .unreadable(failure)
-                }
+            let walk = Type2TLV.walk(memory: reader.memory, end: end)
+            if let result = NDEFReadResult(walk: walk, area: "the data area of \(end - Type2TLV.dataAreaOffset) bytes") {
+                return result
+            }
+            guard case let .needsMemory(upTo) = walk else { return .unreadable(.invalidResponse([])) }
+            let needed = (upTo - 1) / 4
+            // Every round must read a page the walk lacks, or the loop would never end.
+            guard needed >= reader.nextPage, needed <= lastDataPage else { return .unreadable(.invalidResponse([])) }
+            if let failure = try await reader.fetch(through: needed, keepingUpTo: lastDataPage, fastRead: fastRead) {
+                return .unreadable(failure)
             }
         }
     }
