@@ -1,6 +1,4 @@
-import NFCCore
-
-/// The NFCBridge agent library: configuration, reader loop, presence, events, commands.
+/// Facts about the NFCBridge agent library.
 public enum NFCBridgeAgent {
     /// The agent's version, published in `<base>/<id>/info`.
     public static let version = "0.1.0"

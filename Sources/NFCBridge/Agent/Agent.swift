@@ -1,0 +1,417 @@
+import Foundation
+import NFCCore
+import Synchronization
+
+/// The NFCBridge agent: runs the reader loop, turns what it sees into MQTT events and retained
+/// state, keeps Home Assistant discovery, health and the systemd watchdog going, and buffers events
+/// in the durable spool while the broker is away.
+///
+/// ```swift
+/// let agent = try Agent(configuration: config, publisher: publisher, device: reader, scanner: scanner)
+/// let running = Task { await agent.run() }
+/// // … on SIGTERM:
+/// agent.stop()
+/// await running.value   // `tag` cleared, `status` offline, reader closed
+/// ```
+public final class Agent: Sendable {
+    /// The configuration in force.
+    public let configuration: AgentConfiguration
+    /// The topics.
+    public let topics: TopicMap
+    /// The outgoing message path (events, spool, retained state).
+    public let pipeline: EventPipeline
+
+    let publisher: any MessagePublisher
+    let device: any ReaderDevice
+    let scanner: any TagScanning
+    let clock: any AgentClock
+    let logger: AgentLogger
+    let notifier: any ServiceNotifying
+    let spool: EventSpool
+    let loopSettings: ReaderLoop.Settings
+    let discovery: HomeAssistantDiscovery
+    private let state: Mutex<AgentState>
+    private let stopSignal = StopSignal()
+
+    /// Creates the agent: makes the state directory and opens the spool and the sequence there.
+    /// Throws a ``StorageError`` when the state directory cannot be used.
+    public init(
+        configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
+        scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
+        notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil
+    ) throws(StorageError) {
+        self.configuration = configuration
+        self.topics = TopicMap(configuration)
+        self.publisher = publisher
+        self.device = device
+        self.scanner = scanner
+        self.clock = clock
+        self.logger = logger ?? AgentLogger(level: configuration.log.level, clock: clock)
+        self.notifier = notifier
+        self.loopSettings = readerLoopSettings ?? ReaderLoop.Settings(configuration)
+        self.discovery = HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)
+        try AtomicFile.makeDirectory(configuration.stateDirectory)
+        spool = try EventSpool(
+            directory: configuration.stateDirectory, maxEvents: configuration.spool.maxEvents,
+            maxBytes: configuration.spool.maxBytes)
+        let sequence = try SequenceStore(
+            directory: configuration.stateDirectory,
+            floor: spool.messages.compactMap { $0.payload["seq"]?.intValue }.max() ?? 0)
+        pipeline = EventPipeline(
+            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger)
+        state = Mutex(
+            AgentState(
+                startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
+                reader: ReaderStatus(
+                    state: .absent, device: configuration.reader.device, since: clock.now, detail: "not opened yet")))
+    }
+
+    /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
+    /// cleared and `status` offline and closes the reader.
+    public func run() async {
+        logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(configuration.publicJSON.jsonString)")
+        if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
+        let loop = ReaderLoop(device: device, scanner: scanner, clock: clock, settings: loopSettings) { [self] event in
+            await handle(event)
+        }
+        enum Child { case stop, other }
+        await withTaskGroup(of: Child.self) { group in
+            group.addTask { [stopSignal] in
+                await stopSignal.wait()
+                return .stop
+            }
+            group.addTask { [self] in
+                await watchConnection()
+                return .other
+            }
+            group.addTask {
+                await loop.run()
+                return .other
+            }
+            group.addTask { [self] in
+                await publishHealthPeriodically()
+                return .other
+            }
+            if let interval = notifier.watchdogInterval {
+                group.addTask { [self] in
+                    await pingWatchdog(every: interval)
+                    return .other
+                }
+            }
+            notifier.notify("READY=1")
+            while let child = await group.next() {
+                if child == .stop { break }
+            }
+            notifier.notify("STOPPING=1")
+            logger.info("stopping")
+            device.abort()
+            group.cancelAll()
+        }
+        await shutdown()
+    }
+
+    /// Asks ``run()`` to finish: callable from any thread (signal handlers), any number of times.
+    public func stop() {
+        stopSignal.fire()
+        device.abort()
+    }
+
+    /// A snapshot of what the agent knows (tests, health).
+    public var snapshot: AgentState { state.withLock { $0 } }
+
+    // MARK: - Connection
+
+    private func watchConnection() async {
+        for await event in publisher.events() {
+            switch event {
+            case .connected:
+                let reconnect = state.withLock { s -> Bool in
+                    s.connections += 1
+                    return s.connections > 1
+                }
+                logger.info(reconnect ? "reconnected to the broker" : "connected to the broker \(configuration.mqtt.url)")
+                await publishEverything()
+                if configuration.homeAssistant.enabled {
+                    do {
+                        try await publisher.subscribe(to: topics.homeAssistantStatus, qos: .atLeastOnce)
+                    } catch {
+                        logger.warning("cannot subscribe to \(topics.homeAssistantStatus): \(error)")
+                    }
+                }
+                await pipeline.drain()
+            case .disconnected:
+                logger.warning("lost the broker connection; events go to the spool until it is back")
+            case let .message(message):
+                // Home Assistant's birth message: it (re)started and wants discovery and state again.
+                if configuration.homeAssistant.enabled, message.topic == topics.homeAssistantStatus,
+                    message.text == "online"
+                {
+                    logger.info("Home Assistant came online: re-sending discovery and state")
+                    await publishEverything()
+                }
+            }
+        }
+    }
+
+    /// `status` online, `info`, `reader`, `tag`, discovery and `health`: everything retained.
+    private func publishEverything() async {
+        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
+        await publishInfo()
+        await publishReader()
+        await publishTag()
+        if configuration.homeAssistant.enabled {
+            for message in discovery.messages {
+                await pipeline.publishState(message.topic, message.payload)
+            }
+        }
+        await publishHealth()
+    }
+
+    private func shutdown() async {
+        state.withLock { $0.tags = TagPresence() }
+        await publishTag()
+        await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
+        await pipeline.flush()
+        await device.close()
+        logger.info("stopped")
+    }
+
+    // MARK: - Reader loop events
+
+    func handle(_ event: ReaderLoopEvent) async {
+        switch event {
+        case let .opened(info, reopened):
+            let now = clock.now
+            state.withLock { s in
+                s.readerInfo = info
+                s.reader = ReaderStatus(state: .ok, device: info.connstring, since: now)
+                if reopened { s.readerReopens += 1 }
+            }
+            logger.notice("reader \(reopened ? "reopened" : "opened"): \(info.name) (\(info.firmware)) at \(info.connstring)")
+            await publishReader()
+            await publishInfo()
+        case let .unavailable(error, operation, firstFailure):
+            let now = clock.now
+            let changed = state.withLock { s -> Bool in
+                guard s.reader.state != .absent || s.reader.detail != error.message else { return false }
+                s.reader = ReaderStatus(state: .absent, device: s.reader.device, since: now, detail: error.message)
+                return true
+            }
+            if changed { await publishReader() }
+            if firstFailure {
+                logger.warning("reader unavailable (\(operation)): \(error.message); retrying")
+                await emitError(error, operation: operation, uid: nil)
+            } else {
+                logger.debug("reader still unavailable: \(error.message)")
+            }
+        case let .pollFailed(error, consecutive):
+            let now = clock.now
+            let changed = state.withLock { s -> Bool in
+                s.pollErrors += 1
+                guard consecutive >= 3, s.reader.state == .ok else { return false }
+                s.reader = ReaderStatus(state: .error, device: s.reader.device, since: now, detail: error.message)
+                return true
+            }
+            if consecutive == 1 {
+                logger.warning("poll failed: \(error.message)")
+                await emitError(error, operation: "poll", uid: nil)
+            }
+            if changed { await publishReader() }
+        case .pollRecovered:
+            let now = clock.now
+            let changed = state.withLock { s -> Bool in
+                guard s.reader.state == .error else { return false }
+                s.reader = ReaderStatus(state: .ok, device: s.reader.device, since: now)
+                return true
+            }
+            if changed { await publishReader() }
+        case let .arrived(scan, report):
+            let now = clock.now
+            state.withLock { s in
+                s.tags.tags.removeAll { $0.uid == scan.uid }
+                s.tags.tags.append(TagPresence.Tag(uid: scan.uid, cardType: scan.cardType, since: now))
+                if report { s.scansTotal += 1 }
+            }
+            if report {
+                logger.info("tag \(scan.uid.hexString) (\(scan.cardType)) scanned")
+                await emitScanned(scan)
+            } else {
+                logger.info("tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported")
+            }
+            await publishTag()
+        case let .repeated(scan):
+            state.withLock { $0.scansTotal += 1 }
+            logger.debug("tag \(scan.uid.hexString) still present: scanned again")
+            await emitScanned(scan)
+        case let .removed(uid, presentMilliseconds, report):
+            state.withLock { s in s.tags.tags.removeAll { $0.uid == uid } }
+            if report {
+                logger.info("tag \(uid.hexString) removed after \(presentMilliseconds) ms")
+                await pipeline.emit(.removed, ["uid": .string(uid.hexString), "present_ms": .int(presentMilliseconds)])
+            }
+            await publishTag()
+        case let .dumped(scan, export):
+            await pipeline.emit(
+                .dump, ["uid": .string(scan.uid.hexString), "cardType": .string(scan.cardType), "dump": export])
+        case let .failed(operation, uid, error):
+            logger.warning("\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)")
+            await emitError(error, operation: operation, uid: uid)
+        case .progress:
+            let now = clock.monotonicMilliseconds
+            state.withLock { $0.lastProgress = now }
+        }
+    }
+
+    private func emitScanned(_ scan: TagScan) async {
+        var fields = scan.report.objectValue ?? [:]
+        fields["uid"] = .string(scan.uid.hexString)
+        fields["cardType"] = .string(scan.cardType)
+        fields["random_uid"] = .bool(scan.hasRandomUID)
+        fields["tag_id"] = .string(scan.homeAssistantTagID)
+        await pipeline.emit(.scanned, fields)
+    }
+
+    private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {
+        var fields: [String: JSONValue] = [
+            "error": ["code": .string(error.code), "message": .string(error.message)],
+            "op": .string(operation),
+        ]
+        if let uid { fields["uid"] = .string(uid.hexString) }
+        await pipeline.emit(.error, fields)
+    }
+
+    // MARK: - Retained state
+
+    private func publishReader() async {
+        await pipeline.publishState(topics.topic(.reader), state.withLock { $0.reader.json })
+    }
+
+    private func publishTag() async {
+        await pipeline.publishState(topics.topic(.tag), state.withLock { $0.tags.json })
+    }
+
+    private func publishInfo() async {
+        let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
+        let reader: JSONValue =
+            readerInfo.map {
+                ["connstring": .string($0.connstring), "name": .string($0.name), "firmware": .string($0.firmware)]
+            } ?? .null
+        let info: JSONValue = [
+            "agent": [
+                "id": .string(topics.id), "version": .string(NFCBridgeAgent.version),
+                "started_at": .string(Timestamp.string(startedAt)),
+            ],
+            "reader": reader,
+            "mqtt": [
+                "protocol": .string(configuration.mqtt.protocolVersion.rawValue),
+                "url": .string(configuration.mqtt.url),
+                "tls": .bool(configuration.mqtt.endpoint.usesTLS),
+            ],
+            "commands": .array(configuration.enabledCommands.map(JSONValue.string)),
+            "config": configuration.publicJSON,
+        ]
+        await pipeline.publishState(topics.topic(.info), info)
+    }
+
+    /// The current health report.
+    public var health: HealthReport {
+        let now = clock.now
+        let monotonic = clock.monotonicMilliseconds
+        let s = snapshot
+        return HealthReport(
+            date: now, uptimeSeconds: (monotonic - s.startedMonotonic) / 1000, residentBytes: ProcessStats.residentBytes,
+            readerState: s.reader.state, readerReopens: s.readerReopens, pollErrors: s.pollErrors,
+            scansTotal: s.scansTotal, mqttConnected: publisher.isConnected, mqttReconnects: max(0, s.connections - 1),
+            spoolDepth: spool.depth, spoolBytes: spool.byteCount,
+            spoolDropped: pipeline.statistics.dropped,
+            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Int64(now.timeIntervalSince1970 * 1000) - $0) / 1000 })
+    }
+
+    private func publishHealth() async {
+        await pipeline.publishState(topics.topic(.health), health.json)
+    }
+
+    private func publishHealthPeriodically() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.healthIntervalSeconds))
+            if Task.isCancelled { break }
+            await publishHealth()
+            await pipeline.drain()  // also retries a replay that an earlier failure paused
+        }
+    }
+
+    /// Pings systemd at half the watchdog period, but only while the reader loop makes progress:
+    /// a hung libnfc call stops the pings and systemd restarts the service. A broker outage does
+    /// not (events go to the spool).
+    private func pingWatchdog(every interval: Duration) async {
+        let period = interval / 2
+        let limitMilliseconds = Int64(interval.components.seconds) * 1000
+            + Int64(interval.components.attoseconds / 1_000_000_000_000_000)
+        while !Task.isCancelled {
+            let last = state.withLock { $0.lastProgress }
+            if clock.monotonicMilliseconds - last < limitMilliseconds { notifier.notify("WATCHDOG=1") }
+            try? await Task.sleep(for: period)
+        }
+    }
+}
+
+/// What the agent knows right now.
+public struct AgentState: Sendable {
+    /// When the agent started (wall clock).
+    public var startedAt: Date
+    /// When the agent started (monotonic milliseconds).
+    public var startedMonotonic: Int64
+    /// The reader's state.
+    public var reader: ReaderStatus
+    /// The reader's identity, once opened.
+    public var readerInfo: ReaderInfo?
+    /// Tags in the field.
+    public var tags = TagPresence()
+    /// Reported scans (arrivals and repeats).
+    public var scansTotal = 0
+    /// Successful reopens of the reader.
+    public var readerReopens = 0
+    /// Failed polls and presence checks.
+    public var pollErrors = 0
+    /// Broker connections so far (reconnects = connections − 1).
+    public var connections = 0
+    /// Last sign of life of the reader loop (monotonic milliseconds).
+    public var lastProgress: Int64 = 0
+
+    init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus) {
+        self.startedAt = startedAt
+        self.startedMonotonic = startedMonotonic
+        self.reader = reader
+        self.lastProgress = startedMonotonic
+    }
+}
+
+/// A one-shot signal: ``wait()`` returns once ``fire()`` was called (before or after), or when the
+/// waiting task is cancelled.
+final class StopSignal: Sendable {
+    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.fired = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.fired || Task.isCancelled { return true }
+                    s.waiters.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            fire()
+        }
+    }
+}

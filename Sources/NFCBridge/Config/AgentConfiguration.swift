@@ -1,0 +1,155 @@
+import NFCCore
+
+/// Everything the agent is configured with: `config.yaml` read by ``ConfigurationLoader``, then
+/// the environment and command-line overrides. Every field has the default the example file
+/// (`config/nfcbridge.example.yaml`) documents.
+public struct AgentConfiguration: Sendable, Equatable {
+    /// The agent id used in topics (`<base>/<id>/…`) and as the Home Assistant device id:
+    /// `[a-z0-9_-]`, default the host name sanitised by ``AgentIdentifier``.
+    public var id: String
+    /// The reader and how it polls.
+    public var reader = ReaderSettings()
+    /// The broker connection.
+    public var mqtt = MQTTSettings()
+    /// When a tag counts as scanned / removed.
+    public var presence = PresenceSettings()
+    /// Dumps published on scan.
+    public var dump = DumpSettings()
+    /// Home Assistant MQTT discovery.
+    public var homeAssistant = HomeAssistantSettings()
+    /// Log level.
+    public var log = LogSettings()
+    /// Seconds between two `<base>/<id>/health` publications.
+    public var healthIntervalSeconds = 60
+    /// Where the spool and the event sequence number live (systemd `StateDirectory=`).
+    public var stateDirectory = "/var/lib/nfcbridge"
+    /// Bounds of the offline spool.
+    public var spool = SpoolSettings()
+    /// Which remote commands are allowed (used by the command router).
+    public var commands = CommandSettings()
+
+    /// A configuration with every default and the given id.
+    public init(id: String) {
+        self.id = id
+    }
+
+    /// The reader device and polling.
+    public struct ReaderSettings: Sendable, Equatable {
+        /// libnfc connection string (`pn532_uart:/dev/ttyS0`); nil = the first device libnfc finds.
+        public var device: String?
+        /// Modulations polled for, in order.
+        public var modulations: [Modulation] = [.iso14443a, .felica212]
+        /// Poll timeout and the pause between two presence checks, in milliseconds.
+        public var intervalMilliseconds = 250
+        public init() {}
+    }
+
+    /// The MQTT protocol version spoken to the broker.
+    public enum MQTTProtocolVersion: String, Sendable, Equatable, CaseIterable {
+        /// MQTT 3.1.1.
+        case v311 = "3.1.1"
+        /// MQTT 5.
+        case v5 = "5"
+    }
+
+    /// The broker connection.
+    public struct MQTTSettings: Sendable, Equatable {
+        /// The broker URL as written (`mqtt://host:1883`, `mqtts://host:8883`).
+        public var url = "mqtt://localhost:1883"
+        /// Host, port and TLS parsed from ``url``.
+        public var endpoint = MQTTEndpoint(host: "localhost", port: 1883, usesTLS: false)
+        /// The base topic (`nfc`): no wildcards, no leading or trailing slash.
+        public var baseTopic = "nfc"
+        /// User name, if the broker wants one.
+        public var username: String?
+        /// File holding the password (first line). Never published; the password itself is in ``password``.
+        public var passwordFile: String?
+        /// The password, from ``passwordFile`` or `NFCBRIDGE_MQTT_PASSWORD`. Never logged or published.
+        public var password: Secret?
+        /// PEM CA bundle for TLS.
+        public var caFile: String?
+        /// PEM client certificate for TLS client authentication.
+        public var certFile: String?
+        /// PEM client key for TLS client authentication.
+        public var keyFile: String?
+        /// Protocol version.
+        public var protocolVersion: MQTTProtocolVersion = .v5
+        public init() {}
+    }
+
+    /// How presence turns into `scanned` / `removed` events.
+    public enum PresenceMode: String, Sendable, Equatable, CaseIterable {
+        /// One `scanned` on arrival, one `removed` after the removal grace.
+        case presence
+        /// `scanned` again every `rearm_ms` while the tag stays.
+        case `repeat`
+    }
+
+    /// Presence and debounce timings.
+    public struct PresenceSettings: Sendable, Equatable {
+        /// presence or repeat.
+        public var mode: PresenceMode = .presence
+        /// A tag is removed after this long without being seen (no flapping on a marginal read).
+        public var removalGraceMilliseconds = 600
+        /// In repeat mode, the period of repeated `scanned` events.
+        public var rearmMilliseconds = 2000
+        /// A re-tap of the same UID within this window of its last `scanned` is not reported again.
+        public var minIntervalMilliseconds = 1000
+        public init() {}
+    }
+
+    /// Dumps on scan.
+    public struct DumpSettings: Sendable, Equatable {
+        /// Publish `event/dump` after every `scanned`.
+        public var onScan = false
+        /// Key dictionary for MIFARE Classic dumps.
+        public var keysFile: String?
+        public init() {}
+    }
+
+    /// Home Assistant discovery.
+    public struct HomeAssistantSettings: Sendable, Equatable {
+        /// Publish discovery documents.
+        public var enabled = true
+        /// The discovery prefix.
+        public var prefix = "homeassistant"
+        public init() {}
+    }
+
+    /// Logging.
+    public struct LogSettings: Sendable, Equatable {
+        /// The lowest level written.
+        public var level: LogLevel = .info
+        public init() {}
+    }
+
+    /// Spool bounds: the oldest buffered events are dropped (and counted) beyond them.
+    public struct SpoolSettings: Sendable, Equatable {
+        /// Most events kept.
+        public var maxEvents = 10_000
+        /// Most bytes kept on disk.
+        public var maxBytes = 16 * 1024 * 1024
+        public init() {}
+    }
+
+    /// Remote commands.
+    public struct CommandSettings: Sendable, Equatable {
+        /// Allow the irreversible `lock` command (off by default).
+        public var lockEnabled = false
+        public init() {}
+    }
+}
+
+/// A secret string (the MQTT password) that never shows up in logs, descriptions or dumps.
+public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The secret itself: hand it to the MQTT client and nowhere else.
+    public let value: String
+
+    /// Wraps `value`.
+    public init(_ value: String) {
+        self.value = value
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+}

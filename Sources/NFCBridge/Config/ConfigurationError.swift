@@ -1,0 +1,35 @@
+/// A configuration problem: ONE clear message naming the file, the line and the key. The agent
+/// refuses to start on it (the CLI exits 2) before anything connects.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable code: `invalid_config` (a bad value, unknown key, syntax error or missing file) or
+    /// `config_not_found` (the configuration file itself is missing).
+    public var code: String
+    /// The configuration file (or the flag / variable) the problem is in.
+    public var source: String
+    /// Line (1-based) in ``source``, when the problem is in a file.
+    public var line: Int?
+    /// The key path (`mqtt.protocol`), when one is concerned.
+    public var key: String?
+    /// What is wrong and what is expected.
+    public var detail: String
+
+    /// Creates an error.
+    public init(code: String = "invalid_config", source: String, line: Int? = nil, key: String? = nil, detail: String) {
+        self.code = code
+        self.source = source
+        self.line = line
+        self.key = key
+        self.detail = detail
+    }
+
+    /// `config.yaml:12: mqtt.protocol: must be one of 3.1.1, 5 (got '6')`.
+    public var message: String {
+        var text = source
+        if let line { text += ":\(line)" }
+        text += ": "
+        if let key { text += "\(key): " }
+        return text + detail
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// What the command line and the environment override in the file.
+public struct ConfigurationOverrides: Sendable, Equatable {
+    /// `--device C`: the reader connection string.
+    public var device: String?
+    /// `--broker URL`: the broker URL.
+    public var broker: String?
+    /// The environment (`NFCBRIDGE_MQTT_PASSWORD`).
+    public var environment: [String: String]
+
+    /// Creates overrides.
+    public init(device: String? = nil, broker: String? = nil, environment: [String: String] = [:]) {
+        self.device = device
+        self.broker = broker
+        self.environment = environment
+    }
+}
+
+/// Reads `config.yaml` into an ``AgentConfiguration``: the YAML is parsed with libyaml, every key
+/// is checked against ``ConfigurationSchema``, files named by the configuration must exist, and
+/// the overrides are applied. The first problem is thrown as ONE ``ConfigurationError`` naming the
+/// key and the line, before anything connects.
+public enum ConfigurationLoader {
+    /// Where the configuration lives when `--config` is not given.
+    public static let defaultPath = "/etc/nfcbridge/config.yaml"
+
+    /// The environment variable that overrides `mqtt.password_file`.
+    public static let passwordVariable = "NFCBRIDGE_MQTT_PASSWORD"
+
+    /// Loads the configuration. `path` nil means ``defaultPath`` if it exists, else every default;
+    /// an explicit `path` that does not exist is an error.
+    public static func load(
+        path: String?, overrides: ConfigurationOverrides = ConfigurationOverrides(),
+        hostName: String = ProcessInfo.processInfo.hostName
+    ) throws(ConfigurationError) -> AgentConfiguration {
+        let filePath = path ?? defaultPath
+        var text = ""
+        if FileManager.default.fileExists(atPath: filePath) {
+            guard let data = FileManager.default.contents(atPath: filePath) else {
+                throw ConfigurationError(source: filePath, detail: "the configuration file cannot be read")
+            }
+            guard let decoded = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError(source: filePath, detail: "the configuration file is not UTF-8 text")
+            }
+            text = decoded
+        } else if path != nil {
+            throw ConfigurationError(code: "config_not_found", source: filePath, detail: "the configuration file does not exist")
+        }
+        var config = try parse(yaml: text, source: filePath, hostName: hostName)
+        try apply(overrides, to: &config)
+        return config
+    }
+
+    /// Parses configuration text (no overrides). `source` names the file in messages.
+    public static func parse(yaml: String, source: String, hostName: String = ProcessInfo.processInfo.hostName)
+        throws(ConfigurationError) -> AgentConfiguration
+    {
+        let root: YAMLNode
+        do {
+            root = try YAMLParser.parse(yaml)
+        } catch {
+            throw ConfigurationError(source: source, line: error.line, detail: "YAML syntax: \(error.message)")
+        }
+        var config = AgentConfiguration(id: "")
+        var lines: [String: Int] = [:]
+        if !root.isNull {
+            try walk(root, prefix: "", into: &config, lines: &lines, source: source)
+        }
+        if config.id.isEmpty { config.id = AgentIdentifier.sanitize(hostName: hostName) }
+        if config.mqtt.username == nil { config.mqtt.username = config.mqtt.endpoint.username }
+        try checkTLS(config, lines: lines, source: source)
+        return config
+    }
+
+    /// Applies the command line and the environment.
+    public static func apply(_ overrides: ConfigurationOverrides, to config: inout AgentConfiguration)
+        throws(ConfigurationError)
+    {
+        if let device = overrides.device {
+            guard !device.isEmpty else { throw ConfigurationError(source: "--device", detail: "must not be empty") }
+            config.reader.device = device
+        }
+        if let broker = overrides.broker {
+            switch MQTTEndpoint.parse(broker) {
+            case let .success(endpoint):
+                config.mqtt.url = broker
+                config.mqtt.endpoint = endpoint
+                if let user = endpoint.username { config.mqtt.username = user }
+            case let .failure(problem):
+                throw ConfigurationError(source: "--broker", detail: problem.message)
+            }
+            try checkTLS(config, lines: [:], source: "--broker")
+        }
+        if let password = overrides.environment[passwordVariable] {
+            guard !password.isEmpty else {
+                throw ConfigurationError(source: passwordVariable, detail: "is set but empty")
+            }
+            config.mqtt.password = Secret(password)
+        }
+    }
+
+    private static func walk(
+        _ node: YAMLNode, prefix: String, into config: inout AgentConfiguration, lines: inout [String: Int],
+        source: String
+    ) throws(ConfigurationError) {
+        guard case let .mapping(entries, _) = node else {
+            throw ConfigurationError(
+                source: source, line: node.line, key: prefix.isEmpty ? nil : prefix,
+                detail: "expected a mapping of keys, found \(node.kindDescription)")
+        }
+        for entry in entries {
+            let path = prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)"
+            if let key = ConfigurationSchema.byPath[path] {
+                lines[path] = entry.line
+                if entry.value.isNull { continue }  // null = keep the default
+                try key.apply(&config, ConfigurationValue(node: entry.value, key: path, source: source))
+            } else if ConfigurationSchema.isSection(path) {
+                if entry.value.isNull { continue }
+                try walk(entry.value, prefix: path, into: &config, lines: &lines, source: source)
+            } else {
+                let hint = ConfigurationSchema.suggestion(for: path).map { " (did you mean '\($0)'?)" } ?? ""
+                throw ConfigurationError(source: source, line: entry.line, key: path, detail: "unknown key\(hint)")
+            }
+        }
+    }
+
+    /// TLS files only make sense with TLS, and a client certificate needs its key.
+    private static func checkTLS(_ config: AgentConfiguration, lines: [String: Int], source: String)
+        throws(ConfigurationError)
+    {
+        let mqtt = config.mqtt
+        if !mqtt.endpoint.usesTLS {
+            for (key, value) in [("mqtt.ca_file", mqtt.caFile), ("mqtt.cert_file", mqtt.certFile), ("mqtt.key_file", mqtt.keyFile)]
+            where value != nil {
+                throw ConfigurationError(
+                    source: source, line: lines[key], key: key,
+                    detail: "TLS files need an mqtts:// broker URL (mqtt.url is \(mqtt.url))")
+            }
+        }
+        if (mqtt.certFile == nil) != (mqtt.keyFile == nil) {
+            let key = mqtt.certFile == nil ? "mqtt.key_file" : "mqtt.cert_file"
+            throw ConfigurationError(
+                source: source, line: lines[key], key: key,
+                detail: "a client certificate needs both mqtt.cert_file and mqtt.key_file")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NFCCore
+
+/// One configuration key: its dotted path and how a YAML value is applied to the configuration.
+struct ConfigurationKey: Sendable {
+    /// Dotted path, e.g. `mqtt.protocol`.
+    let path: String
+    /// Reads the value and stores it.
+    let apply: @Sendable (inout AgentConfiguration, ConfigurationValue) throws(ConfigurationError) -> Void
+}
+
+/// Every key `config.yaml` accepts: the one table the loader walks and the tests compare with
+/// `config/nfcbridge.example.yaml`. A key not in this table is an error, so typos never pass silently.
+enum ConfigurationSchema {
+    static let keys: [ConfigurationKey] = [
+        ConfigurationKey(path: "id") { config, value throws(ConfigurationError) in
+            let id = try value.nonEmptyString()
+            guard AgentIdentifier.isValid(id) else {
+                throw value.failure("must be 1-64 characters of a-z, 0-9, '_' and '-', got '\(id)'")
+            }
+            config.id = id
+        },
+        ConfigurationKey(path: "reader.device") { config, value throws(ConfigurationError) in
+            config.reader.device = try value.nonEmptyString()
+        },
+        ConfigurationKey(path: "reader.polling.modulations") { config, value throws(ConfigurationError) in
+            config.reader.modulations = try value.choices(Modulation.self)
+        },
+        ConfigurationKey(path: "reader.polling.interval_ms") { config, value throws(ConfigurationError) in
+            config.reader.intervalMilliseconds = try value.int(in: 10...10_000)
+        },
+        ConfigurationKey(path: "mqtt.url") { config, value throws(ConfigurationError) in
+            let url = try value.nonEmptyString()
+            switch MQTTEndpoint.parse(url) {
+            case let .success(endpoint):
+                config.mqtt.url = url
+                config.mqtt.endpoint = endpoint
+            case let .failure(problem): throw value.failure(problem.message)
+            }
+        },
+        ConfigurationKey(path: "mqtt.base_topic") { config, value throws(ConfigurationError) in
+            config.mqtt.baseTopic = try value.topicPrefix()
+        },
+        ConfigurationKey(path: "mqtt.username") { config, value throws(ConfigurationError) in
+            config.mqtt.username = try value.nonEmptyString()
+        },
+        ConfigurationKey(path: "mqtt.password_file") { config, value throws(ConfigurationError) in
+            let path = try value.readableFile()
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw value.failure("file '\(path)' cannot be read")
+            }
+            let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+            guard !firstLine.isEmpty else { throw value.failure("the first line of '\(path)' is empty") }
+            config.mqtt.passwordFile = path
+            config.mqtt.password = Secret(firstLine)
+        },
+        ConfigurationKey(path: "mqtt.ca_file") { config, value throws(ConfigurationError) in
+            config.mqtt.caFile = try value.readableFile()
+        },
+        ConfigurationKey(path: "mqtt.cert_file") { config, value throws(ConfigurationError) in
+            config.mqtt.certFile = try value.readableFile()
+        },
+        ConfigurationKey(path: "mqtt.key_file") { config, value throws(ConfigurationError) in
+            config.mqtt.keyFile = try value.readableFile()
+        },
+        ConfigurationKey(path: "mqtt.protocol") { config, value throws(ConfigurationError) in
+            config.mqtt.protocolVersion = try value.choice(AgentConfiguration.MQTTProtocolVersion.self)
+        },
+        ConfigurationKey(path: "presence.mode") { config, value throws(ConfigurationError) in
+            config.presence.mode = try value.choice(AgentConfiguration.PresenceMode.self)
+        },
+        ConfigurationKey(path: "presence.removal_grace_ms") { config, value throws(ConfigurationError) in
+            config.presence.removalGraceMilliseconds = try value.int(in: 0...60_000)
+        },
+        ConfigurationKey(path: "presence.rearm_ms") { config, value throws(ConfigurationError) in
+            config.presence.rearmMilliseconds = try value.int(in: 100...86_400_000)
+        },
+        ConfigurationKey(path: "presence.min_interval_ms") { config, value throws(ConfigurationError) in
+            config.presence.minIntervalMilliseconds = try value.int(in: 0...86_400_000)
+        },
+        ConfigurationKey(path: "dump.on_scan") { config, value throws(ConfigurationError) in
+            config.dump.onScan = try value.bool()
+        },
+        ConfigurationKey(path: "dump.keys_file") { config, value throws(ConfigurationError) in
+            config.dump.keysFile = try value.readableFile()
+        },
+        ConfigurationKey(path: "homeassistant.enabled") { config, value throws(ConfigurationError) in
+            config.homeAssistant.enabled = try value.bool()
+        },
+        ConfigurationKey(path: "homeassistant.prefix") { config, value throws(ConfigurationError) in
+            config.homeAssistant.prefix = try value.topicPrefix()
+        },
+        ConfigurationKey(path: "log.level") { config, value throws(ConfigurationError) in
+            config.log.level = try value.choice(LogLevel.self)
+        },
+        ConfigurationKey(path: "health_interval_s") { config, value throws(ConfigurationError) in
+            config.healthIntervalSeconds = try value.int(in: 5...86_400)
+        },
+        ConfigurationKey(path: "state_dir") { config, value throws(ConfigurationError) in
+            config.stateDirectory = try value.nonEmptyString()
+        },
+        ConfigurationKey(path: "spool.max_events") { config, value throws(ConfigurationError) in
+            config.spool.maxEvents = try value.int(in: 1...1_000_000)
+        },
+        ConfigurationKey(path: "spool.max_bytes") { config, value throws(ConfigurationError) in
+            config.spool.maxBytes = try value.int(in: 65_536...1_073_741_824)
+        },
+        ConfigurationKey(path: "commands.lock.enabled") { config, value throws(ConfigurationError) in
+            config.commands.lockEnabled = try value.bool()
+        },
+    ]
+
+    /// The keys by path.
+    static let byPath: [String: ConfigurationKey] = Dictionary(keys.map { ($0.path, $0) }) { first, _ in first }
+
+    /// True when `path` is a section (`mqtt`, `reader.polling`) holding keys.
+    static func isSection(_ path: String) -> Bool {
+        keys.contains { $0.path.hasPrefix(path + ".") }
+    }
+
+    /// The known key closest to a misspelt `path`, if one is close enough to be a likely typo.
+    static func suggestion(for path: String) -> String? {
+        let scored = keys.map { ($0.path, editDistance(Array(path.utf8), Array($0.path.utf8))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, path.utf8.count / 4) else { return nil }
+        return best.0
+    }
+
+    /// Levenshtein distance.
+    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

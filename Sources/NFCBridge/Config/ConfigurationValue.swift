@@ -1,0 +1,98 @@
+import Foundation
+import NFCCore
+
+/// One YAML value being applied to a configuration key: typed readers that throw a
+/// ``ConfigurationError`` naming the key and the line when the value has the wrong type or range.
+struct ConfigurationValue {
+    /// The value.
+    let node: YAMLNode
+    /// The key path (`mqtt.protocol`).
+    let key: String
+    /// The file name used in messages.
+    let source: String
+
+    func failure(_ detail: String) -> ConfigurationError {
+        ConfigurationError(source: source, line: node.line, key: key, detail: detail)
+    }
+
+    /// A scalar's text (any scalar: quoted or plain).
+    func string() throws(ConfigurationError) -> String {
+        guard case let .scalar(text, _, _) = node else { throw failure("expected a single value, found \(node.kindDescription)") }
+        return text
+    }
+
+    /// A non-empty scalar.
+    func nonEmptyString() throws(ConfigurationError) -> String {
+        let text = try string()
+        guard !text.isEmpty else { throw failure("must not be empty") }
+        return text
+    }
+
+    /// `true` / `false` (also `yes` / `no`, `on` / `off`), unquoted.
+    func bool() throws(ConfigurationError) -> Bool {
+        let text = try string()
+        if case let .scalar(_, _, plain) = node, plain {
+            switch text.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: break
+            }
+        }
+        throw failure("expected true or false, got '\(text)'")
+    }
+
+    /// A whole number within `range`.
+    func int(in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        let text = try string()
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+            throw failure("expected a whole number, got '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw failure("must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+        return value
+    }
+
+    /// One of an enumeration's raw values.
+    func choice<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(ConfigurationError) -> T
+    where T.RawValue == String {
+        let text = try string()
+        guard let value = T(rawValue: text) else {
+            throw failure("must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+        }
+        return value
+    }
+
+    /// A non-empty list of one enumeration's raw values, without repeats.
+    func choices<T: RawRepresentable & CaseIterable & Equatable>(_ type: T.Type) throws(ConfigurationError) -> [T]
+    where T.RawValue == String {
+        guard case let .sequence(items, _) = node else { throw failure("expected a list, found \(node.kindDescription)") }
+        var values: [T] = []
+        for item in items {
+            let value = try ConfigurationValue(node: item, key: key, source: source).choice(T.self)
+            guard !values.contains(value) else { throw ConfigurationValue(node: item, key: key, source: source).failure("'\(value.rawValue)' is listed twice") }
+            values.append(value)
+        }
+        guard !values.isEmpty else { throw failure("must list at least one value") }
+        return values
+    }
+
+    /// A path to a file that exists and can be read.
+    func readableFile() throws(ConfigurationError) -> String {
+        let path = try nonEmptyString()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure("file '\(path)' does not exist")
+        }
+        guard !isDirectory.boolValue else { throw failure("'\(path)' is a directory, expected a file") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw failure("file '\(path)' cannot be read") }
+        return path
+    }
+
+    /// An MQTT topic prefix: no wildcards, no empty levels, no leading or trailing slash.
+    func topicPrefix() throws(ConfigurationError) -> String {
+        let text = try nonEmptyString()
+        if let problem = TopicMap.problem(inPrefix: text) { throw failure(problem) }
+        return text
+    }
+}

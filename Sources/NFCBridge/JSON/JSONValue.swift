@@ -1,0 +1,157 @@
+import Foundation
+
+/// A JSON value: how the agent builds MQTT payloads (envelopes merged with scan reports, dumps,
+/// discovery documents) without a `Codable` type per payload.
+///
+/// Objects serialise with sorted keys, so payloads are byte-for-byte reproducible (tests compare
+/// them, and retained messages do not change when nothing changed).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The member `key` of an object; nil for other values or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        guard case let .object(members) = self else { return nil }
+        return members[key]
+    }
+
+    /// The text of a string value.
+    public var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+
+    /// The value of an integer (or integral double) value.
+    public var intValue: Int64? {
+        switch self {
+        case let .int(value): return value
+        case let .double(value) where value.rounded() == value && abs(value) < 9e15: return Int64(value)
+        default: return nil
+        }
+    }
+
+    /// The value of a boolean value.
+    public var boolValue: Bool? {
+        if case let .bool(value) = self { return value }
+        return nil
+    }
+
+    /// The members of an object.
+    public var objectValue: [String: JSONValue]? {
+        if case let .object(members) = self { return members }
+        return nil
+    }
+
+    /// The elements of an array.
+    public var arrayValue: [JSONValue]? {
+        if case let .array(elements) = self { return elements }
+        return nil
+    }
+
+    /// This object with `other`'s members added (other wins on a clash). Non-objects stay as they are.
+    public func merging(_ other: [String: JSONValue]) -> JSONValue {
+        guard case var .object(members) = self else { return self }
+        members.merge(other) { _, new in new }
+        return .object(members)
+    }
+
+    /// Every string anywhere inside this value, depth first (used to find NDEF URIs without
+    /// depending on the exact shape of a record).
+    public var allStrings: [String] {
+        switch self {
+        case let .string(text): return [text]
+        case let .array(elements): return elements.flatMap(\.allStrings)
+        case let .object(members): return members.keys.sorted().flatMap { members[$0]?.allStrings ?? [] }
+        default: return []
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements) { _, last in last })
+    }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case let .bool(value): try container.encode(value)
+        case let .int(value): try container.encode(value)
+        case let .double(value): try container.encode(value)
+        case let .string(value): try container.encode(value)
+        case let .array(value): try container.encode(value)
+        case let .object(value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Compact UTF-8 JSON with sorted keys and unescaped slashes.
+    public var jsonData: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail except for non-finite doubles, which are written as null.
+        return (try? encoder.encode(self.replacingNonFiniteNumbers)) ?? Data("null".utf8)
+    }
+
+    /// Compact JSON text (see ``jsonData``).
+    public var jsonString: String { String(decoding: jsonData, as: UTF8.self) }
+
+    /// Compact JSON bytes (see ``jsonData``).
+    public var jsonBytes: [UInt8] { [UInt8](jsonData) }
+
+    /// Parses JSON text. Throws for anything that is not JSON.
+    public init(parsing data: Data) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Encodes any `Encodable` value (a scan report, a dump export) into a ``JSONValue``.
+    public init(encoding value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        self = try JSONValue(parsing: encoder.encode(value))
+    }
+
+    private var replacingNonFiniteNumbers: JSONValue {
+        switch self {
+        case let .double(value) where !value.isFinite: return .null
+        case let .array(elements): return .array(elements.map(\.replacingNonFiniteNumbers))
+        case let .object(members): return .object(members.mapValues(\.replacingNonFiniteNumbers))
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+
+/// Where every outgoing message passes: events get their envelope (`event_id`, `seq`, `ts`,
+/// `reader`, `type`, `buffered`), go out live when the broker is reachable and nothing older waits,
+/// and otherwise land in the durable ``EventSpool`` to be replayed in order with `buffered: true`.
+/// Retained state goes out directly (it is re-published on every connect, so it never needs the spool).
+///
+/// Everything runs through one ``SerialQueue``: a `removed` can never overtake its `scanned`, and a
+/// replay never interleaves with a live event.
+public final class EventPipeline: Sendable {
+    /// Counters for `health`.
+    public struct Counters: Sendable, Equatable {
+        /// Events published live.
+        public var publishedLive = 0
+        /// Events that went to the spool.
+        public var spooled = 0
+        /// Spooled events delivered later.
+        public var replayed = 0
+        /// Events lost: the spool was full (oldest dropped) or could not be written.
+        public var dropped = 0
+    }
+
+    private let topics: TopicMap
+    private let publisher: any MessagePublisher
+    private let spool: EventSpool
+    private let sequence: SequenceStore
+    private let clock: any AgentClock
+    private let logger: AgentLogger
+    private let queue = SerialQueue()
+    private let counters = Mutex(Counters())
+
+    /// Creates the pipeline.
+    public init(
+        topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
+        clock: any AgentClock, logger: AgentLogger
+    ) {
+        self.topics = topics
+        self.publisher = publisher
+        self.spool = spool
+        self.sequence = sequence
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The counters so far.
+    public var statistics: Counters { counters.withLock { $0 } }
+
+    /// Builds the envelope for an event of `kind` with `fields`, then publishes or spools it.
+    /// Returns the payload as built (with `buffered: false`).
+    @discardableResult
+    public func emit(_ kind: EventKind, _ fields: [String: JSONValue]) async -> JSONValue {
+        let date = clock.now
+        let seq: Int64
+        do {
+            seq = try sequence.next()
+        } catch {
+            // Keep counting in memory: a full disk must not stop events.
+            logger.error("cannot persist the event sequence: \(error.message)")
+            seq = sequence.current + 1
+        }
+        var payload = fields
+        payload["event_id"] = .string(EventID.make(at: date))
+        payload["seq"] = .int(seq)
+        payload["ts"] = .string(Timestamp.string(date))
+        payload["reader"] = .string(topics.id)
+        payload["type"] = .string(kind.rawValue)
+        payload["buffered"] = .bool(false)
+        let live = JSONValue.object(payload)
+        payload["buffered"] = .bool(true)
+        let buffered = JSONValue.object(payload)
+        let topic = topics.topic(kind)
+        let queuedAt = Int64(date.timeIntervalSince1970 * 1000)
+        await queue.run { [self] in
+            if spool.isEmpty, publisher.isConnected {
+                do {
+                    try await publisher.publish(OutboundMessage(topic: topic, payload: live.jsonBytes))
+                    counters.withLock { $0.publishedLive += 1 }
+                    return
+                } catch {
+                    logger.warning("publish to \(topic) failed (\(error)); spooling the event")
+                }
+            }
+            store(SpooledMessage(topic: topic, payload: buffered, queuedAt: queuedAt))
+            await drainInQueue()
+        }
+        return live
+    }
+
+    /// Publishes a retained state message (QoS 1) when connected; silently skipped otherwise —
+    /// state is re-published on every connect.
+    public func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true) async {
+        await queue.run { [self] in
+            guard publisher.isConnected else { return }
+            do {
+                try await publisher.publish(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain))
+            } catch {
+                logger.warning("publish to \(topic) failed: \(error)")
+            }
+        }
+    }
+
+    /// Publishes a retained JSON state message.
+    public func publishState(_ topic: String, _ payload: JSONValue) async {
+        await publishState(topic, payload.jsonBytes)
+    }
+
+    /// Replays the spool, oldest first, while the broker takes it. Call after (re)connecting.
+    public func drain() async {
+        await queue.run { [self] in await drainInQueue() }
+    }
+
+    /// Waits until everything submitted so far has been handled.
+    public func flush() async {
+        await queue.run {}
+    }
+
+    private func store(_ message: SpooledMessage) {
+        do {
+            let dropped = try spool.append(message)
+            counters.withLock {
+                $0.spooled += 1
+                $0.dropped += dropped
+            }
+            if dropped > 0 { logger.warning("spool full: dropped the \(dropped) oldest buffered event(s)") }
+        } catch {
+            counters.withLock { $0.dropped += 1 }
+            logger.error("event to \(message.topic) lost: \(error.message)")
+        }
+    }
+
+    private func drainInQueue() async {
+        while publisher.isConnected, let message = spool.peek() {
+            do {
+                try await publisher.publish(OutboundMessage(topic: message.topic, payload: message.payload.jsonBytes))
+            } catch {
+                logger.debug("replay paused: \(error)")
+                return
+            }
+            do {
+                try spool.removeFirst()
+            } catch {
+                logger.error("spool: \(error.message)")
+            }
+            counters.withLock { $0.replayed += 1 }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Synchronization
+
+/// A ``MessagePublisher`` that keeps everything in memory: the test double for the agent core
+/// (as NIOEmbedded is for swift-nio). Tests flip the connection, inject incoming messages and await
+/// published ones.
+public final class InMemoryPublisher: MessagePublisher {
+    private struct Waiter {
+        var predicate: @Sendable (OutboundMessage) -> Bool
+        var continuation: CheckedContinuation<OutboundMessage, Never>
+    }
+
+    private struct State {
+        var connected: Bool
+        var published: [OutboundMessage] = []
+        var subscriptions: [String] = []
+        var continuation: AsyncStream<PublisherEvent>.Continuation?
+        var stream: AsyncStream<PublisherEvent>?
+        var waiters: [Waiter] = []
+        var failures: [PublisherError] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a publisher, connected or not. When connected, the first event is `.connected`.
+    public init(connected: Bool = true) {
+        let (stream, continuation) = AsyncStream.makeStream(of: PublisherEvent.self)
+        if connected { continuation.yield(.connected) }
+        state = Mutex(State(connected: connected, continuation: continuation, stream: stream))
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Everything published so far, in order.
+    public var published: [OutboundMessage] { state.withLock { $0.published } }
+
+    /// The filters subscribed to.
+    public var subscriptions: [String] { state.withLock { $0.subscriptions } }
+
+    /// The messages published to `topic`, in order.
+    public func published(to topic: String) -> [OutboundMessage] { published.filter { $0.topic == topic } }
+
+    public func publish(_ message: OutboundMessage) async throws {
+        let result: Result<[CheckedContinuation<OutboundMessage, Never>], PublisherError> = state.withLock { s in
+            guard s.connected else { return .failure(.notConnected) }
+            if !s.failures.isEmpty { return .failure(s.failures.removeFirst()) }
+            s.published.append(message)
+            var ready: [CheckedContinuation<OutboundMessage, Never>] = []
+            s.waiters.removeAll { waiter in
+                guard waiter.predicate(message) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return .success(ready)
+        }
+        switch result {
+        case let .success(ready): for continuation in ready { continuation.resume(returning: message) }
+        case let .failure(error): throw error
+        }
+    }
+
+    public func subscribe(to filter: String, qos: MessageQoS) async throws {
+        state.withLock { $0.subscriptions.append(filter) }
+    }
+
+    public func events() -> AsyncStream<PublisherEvent> {
+        state.withLock { s in
+            let stream = s.stream ?? AsyncStream { $0.finish() }
+            s.stream = nil
+            return stream
+        }
+    }
+
+    /// Connects or disconnects, and tells the agent.
+    public func setConnected(_ connected: Bool) {
+        let continuation = state.withLock { s -> AsyncStream<PublisherEvent>.Continuation? in
+            guard s.connected != connected else { return nil }
+            s.connected = connected
+            return s.continuation
+        }
+        continuation?.yield(connected ? .connected : .disconnected)
+    }
+
+    /// Delivers an incoming message to the agent.
+    public func deliver(_ message: InboundMessage) {
+        _ = state.withLock { $0.continuation }?.yield(.message(message))
+    }
+
+    /// Makes the next publish fail with `error` (once per call) while staying connected.
+    public func failNextPublish(with error: PublisherError) {
+        state.withLock { $0.failures.append(error) }
+    }
+
+    /// Ends the event stream (the agent's connection watcher stops).
+    public func finish() {
+        state.withLock { $0.continuation }?.finish()
+    }
+
+    /// Waits until a message matching `predicate` is published (or returns the first one already
+    /// published after the first `skipping` messages).
+    @discardableResult
+    public func waitForMessage(
+        skipping: Int = 0, where predicate: @escaping @Sendable (OutboundMessage) -> Bool
+    ) async -> OutboundMessage {
+        await withCheckedContinuation { continuation in
+            let found: OutboundMessage? = state.withLock { s in
+                if let match = s.published.dropFirst(skipping).first(where: predicate) { return match }
+                s.waiters.append(Waiter(predicate: predicate, continuation: continuation))
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
+
+    /// Waits for the `count`-th message (1-based) published to `topic`.
+    @discardableResult
+    public func waitForMessage(on topic: String, count: Int = 1) async -> OutboundMessage {
+        while true {
+            let matching = published(to: topic)
+            if matching.count >= count { return matching[count - 1] }
+            let seen = published.count
+            await waitForMessage(skipping: seen) { $0.topic == topic }
+        }
+    }
+}

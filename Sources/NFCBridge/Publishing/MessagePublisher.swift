@@ -1,0 +1,93 @@
+/// MQTT quality of service.
+public enum MessageQoS: Int, Sendable, Equatable, Codable {
+    case atMostOnce = 0
+    case atLeastOnce = 1
+    case exactlyOnce = 2
+}
+
+/// A message the agent sends.
+public struct OutboundMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: MessageQoS
+    public var retain: Bool
+
+    /// Creates a message.
+    public init(topic: String, payload: [UInt8], qos: MessageQoS = .atLeastOnce, retain: Bool = false) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+    }
+
+    /// The payload as UTF-8 text.
+    public var text: String { String(decoding: payload, as: UTF8.self) }
+
+    /// The payload parsed as JSON, when it is JSON.
+    public var json: JSONValue? { try? JSONValue(parsing: .init(payload)) }
+}
+
+/// A message the agent received on a subscription.
+public struct InboundMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var retained: Bool
+
+    /// Creates a message.
+    public init(topic: String, payload: [UInt8], retained: Bool = false) {
+        self.topic = topic
+        self.payload = payload
+        self.retained = retained
+    }
+
+    /// The payload as UTF-8 text.
+    public var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+/// What happens on the broker connection.
+public enum PublisherEvent: Sendable, Equatable {
+    /// The connection is up (first connect or a reconnect): publish retained state, resubscribe is
+    /// the publisher's job, replay the spool.
+    case connected
+    /// The connection went down; the publisher reconnects on its own.
+    case disconnected
+    /// A message arrived on a subscription.
+    case message(InboundMessage)
+}
+
+/// Why a publish did not reach the broker.
+public enum PublisherError: Error, Sendable, Equatable {
+    /// Not connected: the event goes to the spool.
+    case notConnected
+    /// The broker or the client refused it (code and message from the MQTT layer).
+    case failed(code: String, message: String)
+}
+
+/// The agent's one seam to MQTT: publish, subscribe, and hear about the connection. The MQTT
+/// wrapper (`MQTTClient`) is adapted to it for real brokers; ``InMemoryPublisher`` implements it
+/// for tests, so the whole agent core is tested without a broker.
+///
+/// The will (`<base>/<id>/status` = `offline`, retained, QoS 1 — see ``TopicMap/will``) is set by
+/// whoever creates the connection.
+public protocol MessagePublisher: Sendable {
+    /// True while connected to the broker.
+    var isConnected: Bool { get }
+
+    /// Publishes `message`. For QoS ≥ 1 returns once the broker acknowledged it. Throws
+    /// ``PublisherError/notConnected`` when there is no connection (the caller spools), and must
+    /// not block for long: a publish that cannot complete fails.
+    func publish(_ message: OutboundMessage) async throws
+
+    /// Subscribes to `filter`; the publisher keeps the subscription across reconnects.
+    func subscribe(to filter: String, qos: MessageQoS) async throws
+
+    /// The connection changes and incoming messages. Called once, by the agent.
+    func events() -> AsyncStream<PublisherEvent>
+}
+
+extension TopicMap {
+    /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
+    public var will: OutboundMessage {
+        OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+    }
+}

@@ -1,0 +1,64 @@
+import NFCCore
+
+/// What the agent learnt from one tag in the field: the scan object published in `event/scanned`
+/// and the facts the agent itself needs (UID, card type, NDEF URIs for Home Assistant).
+public struct TagScan: Sendable, Equatable {
+    /// UID (IDm for FeliCa), as selected.
+    public var uid: [UInt8]
+    /// Card type description (`NTAG215`, `MIFARE Classic 1K`, `Unknown (ATQA: …)`).
+    public var cardType: String
+    /// The scan object: `uid`, `cardType`, `cardFamily`, `product`, `atqa`, `sak`, `ats`, `version`,
+    /// `ndef {hex, records}` — NFCCore's scan report as JSON. The agent adds the envelope.
+    public var report: JSONValue
+    /// Problems met on the way that did not stop the scan (e.g. NDEF unreadable); each becomes an
+    /// `event/error`.
+    public var problems: [NFCError]
+
+    /// Creates a scan.
+    public init(uid: [UInt8], cardType: String, report: JSONValue, problems: [NFCError] = []) {
+        self.uid = uid
+        self.cardType = cardType
+        self.report = report
+        self.problems = problems
+    }
+
+    /// The least the agent knows about a tag: what anticollision told the reader. Used when
+    /// identification itself failed, so a tap is never lost.
+    public init(target: Target) {
+        let type = CardType.unknown(atqa: target.atqa, sak: target.sak ?? 0)
+        var report: [String: JSONValue] = [
+            "uid": .string(target.uid.hexString),
+            "cardType": .string(type.description),
+            "cardFamily": .string(type.family.description),
+            "atqa": .string(target.atqa.hexString),
+        ]
+        if let sak = target.sak { report["sak"] = .string(sak.hexString) }
+        if !target.ats.isEmpty { report["ats"] = .string(target.ats.hexString) }
+        self.init(uid: target.uid, cardType: type.description, report: .object(report))
+    }
+
+    /// True for a 4-byte UID starting 08h: a random ID (ISO/IEC 14443-3 §6.5.4), e.g. a phone.
+    /// Automations should not enrol those.
+    public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+
+    /// The Home Assistant tag id: the id of an NDEF `https://www.home-assistant.io/tag/<id>` URI
+    /// when the tag has one (tags written by the HA companion app), else the UID in hex.
+    public var homeAssistantTagID: String {
+        HomeAssistantTagURI.tagID(in: report["ndef"] ?? .null) ?? uid.hexString
+    }
+}
+
+/// Home Assistant's tag URIs (written by the companion apps): `https://www.home-assistant.io/tag/<id>`.
+public enum HomeAssistantTagURI {
+    /// The URI prefix.
+    public static let prefix = "https://www.home-assistant.io/tag/"
+
+    /// The first tag id found in any string of `ndef` (the shape of NDEF records does not matter).
+    public static func tagID(in ndef: JSONValue) -> String? {
+        for text in ndef.allStrings where text.hasPrefix(prefix) {
+            let id = text.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" && $0 != "/" }
+            if !id.isEmpty { return String(id) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,17 @@
+/// One event waiting in the spool for the broker: where it goes and what it says (already marked
+/// `buffered: true`).
+public struct SpooledMessage: Sendable, Equatable, Codable {
+    /// The event topic.
+    public var topic: String
+    /// The event payload.
+    public var payload: JSONValue
+    /// When it entered the spool (milliseconds since 1970), for the spool's age in `health`.
+    public var queuedAt: Int64
+
+    /// Creates a message.
+    public init(topic: String, payload: JSONValue, queuedAt: Int64) {
+        self.topic = topic
+        self.payload = payload
+        self.queuedAt = queuedAt
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Facts about this process for `health`.
+public enum ProcessStats {
+    /// Resident set size in bytes, from `/proc/self/statm` (second field, in pages); nil when unknown.
+    public static var residentBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

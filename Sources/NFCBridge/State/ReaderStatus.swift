@@ -1,0 +1,43 @@
+import Foundation
+
+/// The retained `<base>/<id>/reader` state: the reader's availability, the second availability
+/// dimension next to `status` (agent up × reader up).
+public struct ReaderStatus: Sendable, Equatable {
+    /// What state the reader is in.
+    public enum State: String, Sendable, Equatable {
+        /// Open and polling.
+        case ok
+        /// Cannot be opened (unplugged, busy, not configured): retried with back-off.
+        case absent
+        /// Open, but polls keep failing.
+        case error
+    }
+
+    /// The state.
+    public var state: State
+    /// The device: the connection string once open, else the configured one (nil = libnfc's default).
+    public var device: String?
+    /// Since when (wall clock).
+    public var since: Date
+    /// Why, when not ok.
+    public var detail: String?
+
+    /// Creates a status.
+    public init(state: State, device: String?, since: Date, detail: String? = nil) {
+        self.state = state
+        self.device = device
+        self.since = since
+        self.detail = detail
+    }
+
+    /// `{"state":"ok","device":"pn532_uart:/dev/ttyS0","since":"…"}` (+ `detail`).
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "state": .string(state.rawValue),
+            "device": device.map(JSONValue.string) ?? .null,
+            "since": .string(Timestamp.string(since)),
+        ]
+        if let detail { object["detail"] = .string(detail) }
+        return .object(object)
+    }
+}

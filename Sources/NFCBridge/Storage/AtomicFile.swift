@@ -1,0 +1,74 @@
+import Foundation
+
+/// Small durable files in the state directory, written with POSIX calls so every step that
+/// matters for crash safety (write, fsync, rename, directory fsync) is explicit.
+enum AtomicFile {
+    /// Creates `path` and its parents (mode 0700: the spool holds tag contents).
+    static func makeDirectory(_ path: String) throws(StorageError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StorageError(code: "state_dir_unusable", "cannot create the state directory \(path): \(error.localizedDescription)")
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw StorageError(code: "state_dir_unusable", "cannot write to the state directory \(path)", errno: errno)
+        }
+    }
+
+    /// Replaces `path` with `bytes` so that after a crash the file holds either the old or the new
+    /// content: write a temporary file, fsync it, rename it over, fsync the directory.
+    static func write(_ bytes: [UInt8], to path: String) throws(StorageError) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError(code: "state_write_failed", "cannot create \(temporary)", errno: errno) }
+        do throws(StorageError) {
+            try writeAll(fd, bytes, path: temporary)
+            guard fsync(fd) == 0 else { throw StorageError(code: "state_write_failed", "fsync \(temporary)", errno: errno) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let number = errno
+            unlink(temporary)
+            throw StorageError(code: "state_write_failed", "cannot rename \(temporary) to \(path)", errno: number)
+        }
+        syncDirectory(of: path)
+    }
+
+    /// The content of `path`, or nil when it does not exist.
+    static func read(_ path: String) throws(StorageError) -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StorageError(code: "state_dir_unusable", "cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+
+    /// Writes every byte (retrying short writes and EINTR).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StorageError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageError(code: "state_write_failed", "cannot write \(path)", errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// fsyncs the directory holding `path` so a rename or a new file survives a power cut.
+    static func syncDirectory(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

@@ -1,0 +1,80 @@
+/// The retained state topics under `<base>/<id>/`. All are published with QoS 1 and retained.
+public enum StateTopic: String, Sendable, CaseIterable {
+    /// `online` / `offline` (plain text, Home Assistant's default payloads); `offline` is the will.
+    case status
+    /// Agent version, reader, MQTT protocol, enabled commands, configuration without secrets.
+    case info
+    /// `{"state":"ok"|"absent"|"error","device":…,"since":…}`.
+    case reader
+    /// `{"present":true,"uid":…,"cardType":…,"since":…}` or `{"present":false}`.
+    case tag
+    /// Uptime, memory, reader, scans, MQTT and spool counters, every `health_interval_s`.
+    case health
+}
+
+/// The event topics under `<base>/<id>/event/`. QoS 1, never retained, spooled while offline.
+public enum EventKind: String, Sendable, CaseIterable, Codable {
+    /// A tag was identified and its NDEF read (before any dump).
+    case scanned
+    /// A tag left the field.
+    case removed
+    /// The dump of a scanned tag (when `dump.on_scan`).
+    case dump
+    /// Something failed: reader, scan, dump, spool.
+    case error
+}
+
+/// Every topic the agent uses, built from the base topic, the agent id and the Home Assistant
+/// discovery prefix — the one place topic strings are made.
+public struct TopicMap: Sendable, Equatable {
+    /// The base topic (`nfc`).
+    public let base: String
+    /// The agent id.
+    public let id: String
+    /// The Home Assistant discovery prefix (`homeassistant`).
+    public let homeAssistantPrefix: String
+
+    /// Creates the map.
+    public init(base: String, id: String, homeAssistantPrefix: String = "homeassistant") {
+        self.base = base
+        self.id = id
+        self.homeAssistantPrefix = homeAssistantPrefix
+    }
+
+    /// Creates the map of a configuration.
+    public init(_ config: AgentConfiguration) {
+        self.init(base: config.mqtt.baseTopic, id: config.id, homeAssistantPrefix: config.homeAssistant.prefix)
+    }
+
+    /// `<base>/<id>`.
+    public var root: String { "\(base)/\(id)" }
+
+    /// `<base>/<id>/<state>`.
+    public func topic(_ state: StateTopic) -> String { "\(root)/\(state.rawValue)" }
+
+    /// `<base>/<id>/event/<kind>`.
+    public func topic(_ event: EventKind) -> String { "\(root)/event/\(event.rawValue)" }
+
+    /// `<base>/<id>/event/+`: every event topic (Home Assistant's event entity listens here).
+    public var allEvents: String { "\(root)/event/+" }
+
+    /// Home Assistant's birth / will topic: `<prefix>/status`.
+    public var homeAssistantStatus: String { "\(homeAssistantPrefix)/status" }
+
+    /// A discovery topic: `<prefix>/<component>/<objectID>/config`.
+    public func discovery(component: String, objectID: String) -> String {
+        "\(homeAssistantPrefix)/\(component)/\(objectID)/config"
+    }
+
+    /// Why `prefix` cannot start topics, or nil when it can: no `+`/`#` wildcards (a topic with a
+    /// wildcard cannot be published), no NUL, no empty level, no leading or trailing slash.
+    public static func problem(inPrefix prefix: String) -> String? {
+        if prefix.isEmpty { return "must not be empty" }
+        if prefix.contains("+") || prefix.contains("#") { return "must not contain the MQTT wildcards + or #" }
+        if prefix.contains("\0") { return "must not contain NUL" }
+        if prefix.hasPrefix("/") || prefix.hasSuffix("/") { return "must not start or end with '/'" }
+        if prefix.contains("//") { return "must not contain an empty level ('//')" }
+        if prefix.utf8.count > 200 { return "is too long (at most 200 bytes)" }
+        return nil
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import NFCCore
+import TestSupport
+import Testing
+
+@testable import NFCBridge
+
+@Suite struct ConfigurationTests {
+    /// A temporary directory removed at the end of the test.
+    final class TempDir {
+        let path: String
+        init() throws {
+            path = NSTemporaryDirectory() + "nfcbridge-config-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+        func file(_ name: String, _ content: String) throws -> String {
+            let file = path + "/" + name
+            try content.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+    }
+
+    func parse(_ yaml: String) throws(ConfigurationError) -> AgentConfiguration {
+        try ConfigurationLoader.parse(yaml: yaml, source: "config.yaml", hostName: "Test-Host.example.org")
+    }
+
+    func error(_ yaml: String) -> ConfigurationError? {
+        do {
+            _ = try parse(yaml)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func emptyFileGivesEveryDefault() throws {
+        let config = try parse("")
+        #expect(config.id == "test-host")
+        #expect(config.mqtt.url == "mqtt://localhost:1883")
+        #expect(config.mqtt.endpoint == MQTTEndpoint(host: "localhost", port: 1883, usesTLS: false))
+        #expect(config.mqtt.baseTopic == "nfc")
+        #expect(config.mqtt.protocolVersion == .v5)
+        #expect(config.presence.mode == .presence)
+        #expect(config.presence.removalGraceMilliseconds == 600)
+        #expect(config.homeAssistant.enabled)
+        #expect(config.homeAssistant.prefix == "homeassistant")
+        #expect(config.reader.device == nil)
+        #expect(config.commands.lockEnabled == false)
+        #expect(config.stateDirectory == "/var/lib/nfcbridge")
+    }
+
+    @Test func readsNestedKeys() throws {
+        let config = try parse(
+            """
+            id: door_1
+            reader:
+              device: pn532_uart:/dev/ttyS0
+              polling:
+                modulations: [iso14443a, iso14443b]
+                interval_ms: 100
+            mqtt:
+              url: mqtts://broker.lan
+              base_topic: site/nfc
+              protocol: 3.1.1
+            presence: {mode: repeat, rearm_ms: 500, min_interval_ms: 0, removal_grace_ms: 0}
+            dump:
+              on_scan: yes
+            log:
+              level: debug
+            health_interval_s: 30
+            commands:
+              lock:
+                enabled: true
+            """)
+        #expect(config.id == "door_1")
+        #expect(config.reader.device == "pn532_uart:/dev/ttyS0")
+        #expect(config.reader.modulations == [.iso14443a, .iso14443b])
+        #expect(config.reader.intervalMilliseconds == 100)
+        #expect(config.mqtt.endpoint == MQTTEndpoint(host: "broker.lan", port: 8883, usesTLS: true))
+        #expect(config.mqtt.baseTopic == "site/nfc")
+        #expect(config.mqtt.protocolVersion == .v311)
+        #expect(config.presence.mode == .repeat)
+        #expect(config.presence.rearmMilliseconds == 500)
+        #expect(config.presence.minIntervalMilliseconds == 0)
+        #expect(config.dump.onScan)
+        #expect(config.log.level == .debug)
+        #expect(config.healthIntervalSeconds == 30)
+        #expect(config.commands.lockEnabled)
+        #expect(config.enabledCommands == ["lock"])
+    }
+
+    @Test func unknownKeyNamesKeyLineAndSuggestion() throws {
+        let problem = try #require(error("mqtt:\n  url: mqtt://h\n  pasword_file: /x\n"))
+        #expect(problem.line == 3)
+        #expect(problem.key == "mqtt.pasword_file")
+        #expect(problem.message == "config.yaml:3: mqtt.pasword_file: unknown key (did you mean 'mqtt.password_file'?)")
+    }
+
+    @Test func unknownTopLevelKey() throws {
+        let problem = try #require(error("id: a\nfrobnicate: 3\n"))
+        #expect(problem.line == 2)
+        #expect(problem.key == "frobnicate")
+    }
+
+    @Test func wrongTypesNameKeyAndLine() throws {
+        let cases: [(String, Int, String, String)] = [
+            ("presence:\n  removal_grace_ms: soon\n", 2, "presence.removal_grace_ms", "expected a whole number, got 'soon'"),
+            ("presence:\n  removal_grace_ms: 70000\n", 2, "presence.removal_grace_ms", "must be between 0 and 60000, got 70000"),
+            ("dump:\n  on_scan: \"true\"\n", 2, "dump.on_scan", "expected true or false, got 'true'"),
+            ("mqtt:\n  protocol: 6\n", 2, "mqtt.protocol", "must be one of 3.1.1, 5, got '6'"),
+            ("presence:\n  mode: sometimes\n", 2, "presence.mode", "must be one of presence, repeat, got 'sometimes'"),
+            ("id: Door 1\n", 1, "id", "must be 1-64 characters of a-z, 0-9, '_' and '-', got 'Door 1'"),
+            ("mqtt: mqtt://h\n", 1, "mqtt", "expected a mapping of keys, found a single value"),
+            ("mqtt:\n  url: [a, b]\n", 2, "mqtt.url", "expected a single value, found a list"),
+            ("reader:\n  polling:\n    modulations: [iso14443a, nfc-z]\n", 3, "reader.polling.modulations",
+             "must be one of iso14443a, iso14443b, felica212, felica424, iso15693, got 'nfc-z'"),
+            ("mqtt:\n  base_topic: nfc/#\n", 2, "mqtt.base_topic", "must not contain the MQTT wildcards + or #"),
+            ("mqtt:\n  url: http://h\n", 2, "mqtt.url", "unsupported scheme 'http' (use mqtt:// or mqtts://)"),
+        ]
+        for (yaml, line, key, detail) in cases {
+            let problem = try #require(error(yaml), "no error for \(yaml)")
+            #expect(problem.line == line, "\(yaml)")
+            #expect(problem.key == key, "\(yaml)")
+            #expect(problem.detail == detail, "\(yaml)")
+            #expect(problem.code == "invalid_config")
+        }
+    }
+
+    @Test func yamlSyntaxErrorsCarryTheLine() throws {
+        let problem = try #require(error("id: a\nmqtt:\n  url: [unclosed\n  base_topic: x\n"))
+        #expect(problem.line != nil)
+        #expect(problem.detail.hasPrefix("YAML syntax:"))
+        let duplicate = try #require(error("id: a\nid: b\n"))
+        #expect(duplicate.line == 2)
+        #expect(duplicate.detail.contains("duplicate key 'id' (first on line 1)"))
+    }
+
+    @Test func passwordComesFromFileAndIsNeverPublished() throws {
+        let dir = try TempDir()
+        let secret = try dir.file("password", "s3cr3t-Pa55\nignored second line\n")
+        let config = try parse("mqtt:\n  username: agent\n  password_file: \(secret)\n")
+        #expect(config.mqtt.password?.value == "s3cr3t-Pa55")
+        #expect(config.mqtt.passwordFile == secret)
+        #expect(!config.publicJSON.jsonString.contains("s3cr3t"))
+        #expect(!"\(config)".contains("s3cr3t"))
+        #expect("\(config.mqtt.password!)" == "<redacted>")
+    }
+
+    @Test func missingFilesAreNamed() throws {
+        let problem = try #require(error("mqtt:\n  url: mqtts://h\n  ca_file: /nonexistent/ca.pem\n"))
+        #expect(problem.message == "config.yaml:3: mqtt.ca_file: file '/nonexistent/ca.pem' does not exist")
+        let keys = try #require(error("dump:\n  keys_file: /nonexistent/keys\n"))
+        #expect(keys.key == "dump.keys_file")
+    }
+
+    @Test func tlsFilesNeedTLSAndComeInPairs() throws {
+        let dir = try TempDir()
+        let pem = try dir.file("c.pem", "x")
+        let plain = try #require(error("mqtt:\n  url: mqtt://h\n  ca_file: \(pem)\n"))
+        #expect(plain.key == "mqtt.ca_file")
+        #expect(plain.line == 3)
+        let half = try #require(error("mqtt:\n  url: mqtts://h\n  cert_file: \(pem)\n"))
+        #expect(half.key == "mqtt.cert_file")
+    }
+
+    @Test func passwordInURLIsRefused() throws {
+        let problem = try #require(error("mqtt:\n  url: mqtt://user:pw@h\n"))
+        #expect(problem.key == "mqtt.url")
+        #expect(!problem.message.contains("pw@"))
+        let user = try parse("mqtt:\n  url: mqtt://agent@h:1884\n")
+        #expect(user.mqtt.username == "agent")
+        #expect(user.mqtt.endpoint.port == 1884)
+    }
+
+    @Test func overridesReplaceFileValues() throws {
+        var config = try parse("reader:\n  device: pn532_uart:/dev/ttyS0\nmqtt:\n  url: mqtt://a\n")
+        try ConfigurationLoader.apply(
+            ConfigurationOverrides(
+                device: "pn532_uart:/dev/ttyUSB0", broker: "mqtts://b:9999",
+                environment: ["NFCBRIDGE_MQTT_PASSWORD": "from-env"]),
+            to: &config)
+        #expect(config.reader.device == "pn532_uart:/dev/ttyUSB0")
+        #expect(config.mqtt.endpoint == MQTTEndpoint(host: "b", port: 9999, usesTLS: true))
+        #expect(config.mqtt.password?.value == "from-env")
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.apply(ConfigurationOverrides(broker: "nonsense"), to: &config)
+        }
+    }
+
+    @Test func explicitMissingConfigFileIsAnError() throws {
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(path: "/nonexistent/nfcbridge.yaml")
+        }
+        do {
+            _ = try ConfigurationLoader.load(path: "/nonexistent/nfcbridge.yaml")
+        } catch {
+            #expect(error.code == "config_not_found")
+        }
+    }
+
+    @Test func hostNamesBecomeIDs() {
+        #expect(AgentIdentifier.sanitize(hostName: "Pi-Reader.local") == "pi-reader")
+        #expect(AgentIdentifier.sanitize(hostName: "my host!") == "my-host")
+        #expect(AgentIdentifier.sanitize(hostName: "") == "nfcbridge")
+        #expect(AgentIdentifier.isValid("door_1-a"))
+        #expect(!AgentIdentifier.isValid("Door"))
+    }
+
+    /// The example file parses (with its file paths nulled) and documents every key of the schema.
+    @Test func exampleFileDocumentsEveryKey() throws {
+        let path = Binaries.packageRoot.appendingPathComponent("config/nfcbridge.example.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let config = try ConfigurationLoader.parse(yaml: text, source: path, hostName: "h")
+        #expect(config.id == "reader-hall")
+        var documented: Set<String> = []
+        func collect(_ node: YAMLNode, _ prefix: String) {
+            guard case let .mapping(entries, _) = node else { return }
+            for entry in entries {
+                let key = prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)"
+                documented.insert(key)
+                collect(entry.value, key)
+            }
+        }
+        collect(try YAMLParser.parse(text), "")
+        for key in ConfigurationSchema.keys {
+            #expect(documented.contains(key.path), "config/nfcbridge.example.yaml lacks \(key.path)")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+
+@testable import NFCBridge
+
+@Suite struct PresenceTrackerTests {
+    let a: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
+    let b: [UInt8] = [0x08, 0x11, 0x22, 0x33]
+
+    func tracker(
+        _ mode: AgentConfiguration.PresenceMode = .presence, grace: Int64 = 600, rearm: Int64 = 2000,
+        minInterval: Int64 = 1000
+    ) -> PresenceTracker {
+        PresenceTracker(
+            settings: .init(mode: mode, removalGraceMilliseconds: grace, rearmMilliseconds: rearm, minIntervalMilliseconds: minInterval))
+    }
+
+    @Test func arrivalThenRemovalAfterGrace() {
+        var p = tracker()
+        #expect(p.observe([a], at: 0) == [.arrived(uid: a, report: true)])
+        #expect(p.observe([a], at: 250) == [])
+        #expect(p.observe([a], at: 500) == [])
+        #expect(p.observe([], at: 750) == [])  // 250 ms missing: still inside the grace
+        #expect(p.observe([], at: 1000) == [])
+        #expect(p.presentUIDs == [a])
+        #expect(p.observe([], at: 1100) == [.removed(uid: a, presentMilliseconds: 500, report: true)])
+        #expect(p.presentUIDs == [])
+    }
+
+    @Test func aMarginalReadDoesNotFlap() {
+        var p = tracker()
+        _ = p.observe([a], at: 0)
+        for t in stride(from: Int64(250), through: 5000, by: 250) {
+            // every other observation misses the tag: never 600 ms in a row
+            #expect(p.observe(t % 500 == 0 ? [a] : [], at: t) == [])
+        }
+        #expect(p.presentUIDs == [a])
+    }
+
+    @Test func zeroGraceRemovesOnTheFirstMiss() {
+        var p = tracker(grace: 0)
+        _ = p.observe([a], at: 0)
+        #expect(p.observe([], at: 10) == [.removed(uid: a, presentMilliseconds: 0, report: true)])
+    }
+
+    @Test func reTapInsideMinIntervalIsNotReported() {
+        var p = tracker(grace: 0, minInterval: 1000)
+        _ = p.observe([a], at: 0)
+        _ = p.observe([], at: 100)
+        #expect(p.observe([a], at: 500) == [.arrived(uid: a, report: false)])
+        #expect(p.isReported(a) == false)
+        // its removal is not reported either: consumers never see removed without scanned
+        #expect(p.observe([], at: 600) == [.removed(uid: a, presentMilliseconds: 0, report: false)])
+        // a later re-tap is reported again (no dedupe-until-forever)
+        #expect(p.observe([a], at: 1000) == [.arrived(uid: a, report: true)])
+    }
+
+    @Test func reTapWindowCountsFromTheLastReport() {
+        var p = tracker(grace: 0, minInterval: 1000)
+        _ = p.observe([a], at: 0)
+        _ = p.observe([], at: 100)
+        _ = p.observe([a], at: 900)  // suppressed
+        _ = p.observe([], at: 950)
+        #expect(p.observe([a], at: 1001) == [.arrived(uid: a, report: true)])
+    }
+
+    @Test func repeatModeReportsEveryRearm() {
+        var p = tracker(.repeat, rearm: 1000)
+        #expect(p.observe([a], at: 0) == [.arrived(uid: a, report: true)])
+        #expect(p.observe([a], at: 500) == [])
+        #expect(p.observe([a], at: 1000) == [.repeated(uid: a)])
+        #expect(p.observe([a], at: 1500) == [])
+        #expect(p.observe([a], at: 2100) == [.repeated(uid: a)])
+    }
+
+    @Test func presenceModeNeverRepeats() {
+        var p = tracker(.presence, rearm: 100)
+        _ = p.observe([a], at: 0)
+        for t in stride(from: Int64(100), through: 10_000, by: 100) { #expect(p.observe([a], at: t) == []) }
+    }
+
+    @Test func severalTagsAreTrackedSeparately() {
+        var p = tracker(grace: 300)
+        #expect(p.observe([a, b], at: 0) == [.arrived(uid: a, report: true), .arrived(uid: b, report: true)])
+        #expect(p.observe([a], at: 200) == [])
+        #expect(p.observe([a], at: 400) == [.removed(uid: b, presentMilliseconds: 0, report: true)])
+        #expect(p.presentUIDs == [a])
+        #expect(p.observe([b], at: 1600) == [.removed(uid: a, presentMilliseconds: 400, report: true), .arrived(uid: b, report: true)])
+    }
+
+    @Test func removeAllReportsEveryPresentTag() {
+        var p = tracker()
+        _ = p.observe([a], at: 0)
+        _ = p.observe([a, b], at: 100)
+        #expect(p.presentUIDs == [a, b])
+        #expect(
+            p.removeAll(at: 300) == [
+                .removed(uid: a, presentMilliseconds: 100, report: true),
+                .removed(uid: b, presentMilliseconds: 0, report: true),
+            ])
+        #expect(p.presentUIDs.isEmpty)
+    }
+}

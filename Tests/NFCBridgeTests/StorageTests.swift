@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+@testable import NFCBridge
+
+/// A temporary state directory removed at the end of the test.
+final class StateDirectory: Sendable {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "nfcbridge-state-" + UUID().uuidString
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+@Suite struct EventSpoolTests {
+    func message(_ n: Int, size: Int = 0) -> SpooledMessage {
+        SpooledMessage(
+            topic: "nfc/a/event/scanned",
+            payload: ["seq": .int(Int64(n)), "pad": .string(String(repeating: "x", count: size)), "buffered": true],
+            queuedAt: Int64(n))
+    }
+
+    @Test func keepsOrderAcrossRestarts() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        do {
+            let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+            for n in 1...5 { try spool.append(message(n)) }
+            try spool.removeFirst()
+            #expect(spool.depth == 4)
+        }
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        // The head offset is persisted in batches: after a crash, delivered messages may come again
+        // (at least once), but never out of order and never lost.
+        let seqs = reopened.messages.compactMap { $0.payload["seq"]?.intValue }
+        #expect(seqs.last == 5)
+        #expect(seqs == Array(seqs.sorted()))
+        #expect(seqs.count >= 4)
+        while let first = reopened.peek() {
+            _ = first
+            try reopened.removeFirst()
+        }
+        #expect(reopened.isEmpty)
+        let attributes = try FileManager.default.attributesOfItem(atPath: reopened.logPath)
+        #expect((attributes[.size] as? Int) == 0)
+        let empty = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        #expect(empty.isEmpty)
+    }
+
+    @Test func headIsPersistedWhenBatchesAreDelivered() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        do {
+            let spool = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
+            for n in 1...40 { try spool.append(message(n)) }
+            for _ in 1...32 { try spool.removeFirst() }
+        }
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
+        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == Array(33...40))
+    }
+
+    @Test func aTornLastLineIsDropped() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        do {
+            let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+            for n in 1...3 { try spool.append(message(n)) }
+        }
+        let log = dir.path + "/spool.jsonl"
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"topic\":\"nfc/a/ev".utf8))  // power cut in the middle of an append
+        try handle.close()
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == [1, 2, 3])
+        try reopened.append(message(4))
+        let again = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        #expect(again.messages.compactMap { $0.payload["seq"]?.intValue } == [1, 2, 3, 4])
+    }
+
+    @Test func boundsDropTheOldest() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let spool = try EventSpool(directory: dir.path, maxEvents: 3, maxBytes: 1 << 20)
+        var dropped = 0
+        for n in 1...5 { dropped += try spool.append(message(n)) }
+        #expect(dropped == 2)
+        #expect(spool.droppedCount == 2)
+        #expect(spool.messages.compactMap { $0.payload["seq"]?.intValue } == [3, 4, 5])
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 3, maxBytes: 1 << 20)
+        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == [3, 4, 5])
+
+        let bytes = StateDirectory()
+        try AtomicFile.makeDirectory(bytes.path)
+        let small = try EventSpool(directory: bytes.path, maxEvents: 100, maxBytes: 2000)
+        for n in 1...10 { try small.append(message(n, size: 500)) }
+        #expect(small.byteCount <= 2000)
+        #expect(small.messages.last?.payload["seq"]?.intValue == 10)
+        #expect(small.droppedCount == 10 - small.depth)
+    }
+
+    @Test func compactionKeepsOnlyWaitingMessages() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let spool = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
+        for n in 1...100 { try spool.append(message(n, size: 100)) }
+        for _ in 1...90 { try spool.removeFirst() }
+        try spool.append(message(101, size: 100))  // appends check whether compaction pays
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.logPath)[.size] as? Int)
+        #expect(size == spool.byteCount)
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
+        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == Array(91...101))
+    }
+}
+
+@Suite struct SequenceStoreTests {
+    @Test func growsAcrossRestarts() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let first = try SequenceStore(directory: dir.path)
+        #expect(try first.next() == 1)
+        #expect(try first.next() == 2)
+        let second = try SequenceStore(directory: dir.path)
+        #expect(second.current == 2)
+        #expect(try second.next() == 3)
+    }
+
+    @Test func aCorruptFileRestartsAboveTheFloor() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        try "garbage".write(toFile: dir.path + "/sequence", atomically: true, encoding: .utf8)
+        let store = try SequenceStore(directory: dir.path, floor: 41)
+        #expect(try store.next() == 42)
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/sequence.corrupt"))
+    }
+}
