@@ -85,12 +85,14 @@ private final class UnauthenticatedClassicStub: VirtualTag, @unchecked Sendable 
         #expect(info.ats == [0x75, 0x77, 0x81, 0x02, 0x80])
         #expect(info.probes.isEmpty)
 
+        // A FeliCa Standard (not system code 88B4, no Lite IC type) is not probed; the Lite / Lite-S
+        // probe (block 90h) is covered by FeliCaTests.
         let felica = Target(modulation: .felica212, uid: [1, 2, 3, 4, 5, 6, 7, 8], pmm: [0x10, 0x0B, 0x4B, 0x42, 0x84, 0x85, 0xD0, 0xFF],
-                            systemCode: [0x88, 0xB4])
+                            systemCode: [0x00, 0x03])
         let felicaInfo = try await TagIdentifier.identify(TargetOnlyTransport(target: felica))
         #expect(felicaInfo.type == .felicaStandard)
         #expect(felicaInfo.pmm == felica.pmm)
-        #expect(felicaInfo.systemCode == [0x88, 0xB4])
+        #expect(felicaInfo.systemCode == [0x00, 0x03])
         #expect(felicaInfo.atqa == nil && felicaInfo.sak == nil)
 
         let classic4 = Target(uid: [0x11, 0x22, 0x33, 0x44], atqa: [0x00, 0x04], sak: 0x08)

@@ -116,3 +116,17 @@ import Testing
         #expect(try await transport.transceive([0xA0, 0x01] + [UInt8](repeating: 7, count: 16)) == [0x0A])
     }
 }
+
+@Suite struct VirtualClassicTagFrameTests {
+    @Test func ratsAndHaltAreAnsweredBySilence() throws {
+        let tag = try VirtualClassicTag(model: .classic1K, uid: [0xDE, 0xAD, 0xBE, 0xEF])
+        _ = tag.activate()
+        #expect(tag.receive([0xE0, 0x50]) == .silent)
+        #expect(tag.receive([0x30, 0x00]) == .silent, "halted after the unknown frame")
+        _ = tag.activate()
+        #expect(tag.receive([0x30, 0x00]) == .nak(0x4), "READ without authentication")
+        _ = tag.activate()
+        #expect(tag.receive([0x50, 0x00]) == .silent)
+        #expect(!tag.authenticate(block: 0, keyType: .a, key: VirtualClassicTag.factoryKey, uid: [0xDE, 0xAD, 0xBE, 0xEF]))
+    }
+}

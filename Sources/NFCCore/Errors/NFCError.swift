@@ -21,6 +21,8 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case crcMismatch
     /// Authentication (PWD_AUTH, 3DES, Crypto1, DESFire) failed.
     case authenticationFailed
+    /// The pages to access are password protected (AUTH0) and no password was given.
+    case authenticationRequired
     /// A DESFire status other than OK (SW1 = 91).
     case desfireError(status: UInt8)
     /// A FeliCa read reported status flags ≠ 0.
@@ -47,6 +49,9 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidNDEF(String)
     /// An argument given by the caller is not valid.
     case invalidArgument(String)
+    /// The tag in the field is not the one the operation was meant for (irreversible operations check
+    /// the UID first).
+    case tagMismatch(expected: [UInt8], actual: [UInt8])
     /// The operation was cancelled (task cancellation or shutdown).
     case userCanceled
     /// A second scan was started while one is pending on the same reader.
@@ -64,6 +69,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unexpectedStatusWord: "unexpected_status_word"
         case .crcMismatch: "crc_mismatch"
         case .authenticationFailed: "auth_failed"
+        case .authenticationRequired: "auth_required"
         case .desfireError: "desfire_error"
         case .felicaBlockReadFailed: "felica_read_failed"
         case .felicaBlockWriteFailed: "felica_write_failed"
@@ -76,6 +82,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedDump: "malformed_dump"
         case .invalidNDEF: "invalid_ndef"
         case .invalidArgument: "invalid_argument"
+        case .tagMismatch: "tag_mismatch"
         case .userCanceled: "canceled"
         case .scanInProgress: "scan_in_progress"
         }
@@ -95,6 +102,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unexpectedStatusWord(sw1, sw2): "The card answered status word \(sw1.hexString)\(sw2.hexString)"
         case .crcMismatch: "Checksum mismatch in tag data"
         case .authenticationFailed: "Authentication failed"
+        case .authenticationRequired: "The tag is password protected: a password is needed"
         case let .desfireError(status): "DESFire error status 91\(status.hexString)"
         case let .felicaBlockReadFailed(flag): "FeliCa read failed (status flag \(flag.hexString))"
         case let .felicaBlockWriteFailed(flag): "FeliCa write failed (status flag \(flag.hexString))"
@@ -107,6 +115,8 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .malformedDump(detail): "Malformed dump: \(detail)"
         case let .invalidNDEF(detail): "Invalid NDEF: \(detail)"
         case let .invalidArgument(detail): detail
+        case let .tagMismatch(expected, actual):
+            "The tag in the field (UID \(actual.hexString)) is not the expected one (UID \(expected.hexString))"
         case .userCanceled: "The operation was cancelled"
         case .scanInProgress: "A scan is already in progress on this reader"
         }

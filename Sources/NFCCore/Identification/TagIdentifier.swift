@@ -5,7 +5,8 @@ public enum TagIdentifier {
     ///
     /// Fills uid/atqa/sak/ats (and PMm / system code for FeliCa) from the target, classifies with
     /// ``CardClassifier``, then refines Type 2 tags (GET_VERSION, READ 2Bh / 29h fallbacks) and
-    /// Classic-looking tags with a 7-byte UID (READ 30 00 + BCC check). Refused probes re-select the
+    /// Classic-looking tags with a 7-byte UID (READ 30 00 + BCC check), ISO-DEP cards
+    /// (``ISODEPRefinement``) and FeliCa Lite / Lite-S (``FeliCaRefinement``). Refused probes re-select the
     /// tag, so it is ACTIVE again when this returns. Throws ``NFCError/tagRemoved`` when the tag
     /// leaves during probing; other transport errors pass through.
     public static func identify(_ transport: some TagTransport) async throws -> CardInfo {
@@ -26,9 +27,18 @@ public enum TagIdentifier {
         switch info.type.family {
         case .mifareUltralight, .ntag, .mifareClassic:
             return try await Type2Refinement.refine(info, transport: transport)
+        case .mifareDesfire, .unknown:
+            // ISO-DEP cards (SAK 20/28/38, `.smartMX`): eMRTD SELECT, Type 4 CC, DESFire GET_VERSION;
+            // plain `.mifareDesfire`: GET_VERSION for EV1/EV2/EV3 (Families/Type4/ISODEPRefinement).
+            let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)
+            if let stop { throw stop }
+            return refined
+        case .felica:
+            // System code 88B4 → Lite or Lite-S by block 90h (Families/FeliCa/FeliCaRefinement).
+            let (refined, stop) = await FeliCaRefinement.run(info, transport: transport)
+            if let stop { throw stop }
+            return refined
         default:
-            // ISO-DEP and FeliCa refinement: Families/Type4, Families/FeliCa
-            // (smartMX / DESFire → DESFire GET_VERSION, Type 4 CC, eMRTD; FeliCa 88B4 → Lite / Lite-S).
             return info
         }
     }

@@ -115,16 +115,24 @@ public enum Type2TLV {
             return bytes
         }
 
-        /// T2T §2.3.2/§2.3.3: byte 0 = page address (high nibble) and byte offset (low nibble); byte 1 =
-        /// size (lock bits for Lock Control, bytes for Memory Control; 0 means 256); byte 2 low nibble =
-        /// log2 of the bytes per page.
         mutating func reserve(control value: [UInt8], isLockControl: Bool) {
-            guard value.count >= 3 else { return }
-            let bytesPerPage = 1 << Int(value[2] & 0x0F)
-            let start = Int(value[0] >> 4) * bytesPerPage + Int(value[0] & 0x0F)
-            let size = value[1] == 0 ? 256 : Int(value[1])
-            let byteCount = isLockControl ? (size + 7) / 8 : size
-            reserved.append(start..<start + byteCount)
+            guard let range = Type2TLV.reservedBytes(control: value, isLockControl: isLockControl) else { return }
+            reserved.append(range)
         }
+    }
+
+    /// The memory bytes (offsets from page 0) a Lock Control or Memory Control TLV value reserves; nil when
+    /// the value is shorter than 3 bytes.
+    ///
+    /// T2T §2.3.2/§2.3.3: byte 0 = page address (high nibble) and byte offset (low nibble); byte 1 =
+    /// size (lock bits for Lock Control, bytes for Memory Control; 0 means 256); byte 2 low nibble =
+    /// log2 of the bytes per page.
+    static func reservedBytes(control value: [UInt8], isLockControl: Bool) -> Range<Int>? {
+        guard value.count >= 3 else { return nil }
+        let bytesPerPage = 1 << Int(value[2] & 0x0F)
+        let start = Int(value[0] >> 4) * bytesPerPage + Int(value[0] & 0x0F)
+        let size = value[1] == 0 ? 256 : Int(value[1])
+        let byteCount = isLockControl ? (size + 7) / 8 : size
+        return start..<start + byteCount
     }
 }

@@ -10,7 +10,8 @@ import Synchronization
 /// `A0 blk` + 16 bytes (what `nfc_initiator_mifare_cmd(MC_WRITE)` hands to InDataExchange) and as the
 /// card's own two frames (`A0 blk` → ACK, 16 bytes → ACK). Any refusal answers NAK 4h and halts the
 /// card (MF1S50yyX §9.3), as does a failed authentication: it stays silent until ``activate()``.
-/// Value-block commands (C0h/C1h/C2h/B0h) are refused.
+/// Other frames (HLTA, RATS, the value-block commands C0h/C1h/C2h/B0h, which are not modelled) get no
+/// answer and also leave the card halted.
 public final class VirtualClassicTag: ClassicVirtualTag {
     /// Which product.
     public enum Model: String, Sendable, CaseIterable {
@@ -189,12 +190,13 @@ public final class VirtualClassicTag: ClassicVirtualTag {
                 return .ack
             case 0xA0 where frame.count == 18:
                 return write(block: Int(frame[1]), data: Array(frame[2...]), state: &s)
-            case 0x50:
-                // HLTA: no answer, HALT state.
+            case 0x30, 0xA0:
+                return Self.refuse(&s)
+            default:
+                // HLTA, RATS (libnfc's ISO 14443-4 probe, answered by silence in its trace), value-block
+                // commands and anything unknown: no answer, and the card leaves ACTIVE.
                 Self.halt(&s)
                 return .silent
-            default:
-                return Self.refuse(&s)
             }
         }
     }

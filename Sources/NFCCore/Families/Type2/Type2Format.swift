@@ -1,0 +1,75 @@
+/// Formats a Type 2 tag for NDEF: an empty NDEF message (`03 00 FE`) at the start of the data area and a
+/// capability container that announces it.
+///
+/// Page 3 (the CC) is one-time programmable: a WRITE ORs bits in, and no bit ever clears (MF0ICU1
+/// §8.5.3, NTAG213/215/216 §8.5.4). So the CC is read first:
+/// - a usable NDEF CC (E1h, version 1.x, free access, a data area within the user memory) is kept as it
+///   is, and so are the Lock/Memory Control TLVs in front of the old message;
+/// - a blank CC (`00 00 00 00`), or any CC whose set bits are all set in the wanted one, becomes the
+///   product's CC (``capabilityContainer(for:)``), written after the empty message so a torn format never
+///   shows a CC over old data;
+/// - a read-only NDEF CC (write access ≠ 0h) gives ``NFCError/tagLocked``; any other CC cannot be turned
+///   into the wanted one by setting bits: ``NFCError/unsupportedOperation(_:)``, nothing written.
+public enum Type2Format {
+    /// Data area sizes the factory CC announces where they differ from the user memory (user bytes / 8
+    /// otherwise). NTAG213/215/216 §8.5.6 (memory content at delivery): NTAG215 `E1 10 3E 00` (496 of 504
+    /// bytes), NTAG216 `E1 10 6D 00` (872 of 888 bytes).
+    static let factoryDataAreaSize: [CardType: Int] = [
+        .ntag215: 0x3E * 8,
+        .ntag216: 0x6D * 8,
+    ]
+
+    /// The CC a format writes on a blank tag of `type`: `E1 10 <data area / 8> 00`, the data area being the
+    /// factory CC's (NTAG215/216) or the whole user memory. Nil for types without a Type 2 memory map.
+    public static func capabilityContainer(for type: CardType) -> Type2CapabilityContainer? {
+        guard let map = Type2MemoryMap.forType(type) else { return nil }
+        return Type2CapabilityContainer(dataAreaSize: factoryDataAreaSize[type] ?? map.userBytes)
+    }
+
+    /// Formats the tag `info` describes. Returns the report of the empty-message write; its
+    /// ``WriteReport/capabilityContainer`` is the CC now on the tag.
+    public static func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]? = nil)
+        async throws(TagOperationError) -> WriteReport
+    {
+        let session: Type2PageSession
+        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        do {
+            try await session.open(password: password)
+            let current = try await session.capabilityContainer()
+            let target = try plan(current: current, type: session.product.cardType, map: session.map)
+            if target != current {
+                // Fail before the first WRITE when the CC page is locked or behind AUTH0.
+                try await session.requireWriteAccess(to: [3])
+                try await session.requireUnlocked([3])
+            }
+            let keepControlTLVs = target == current
+            var pages = try await Type2NDEFWriter.writeTLV(message: [], session: session, capabilityContainer: target,
+                                                           keepControlTLVs: keepControlTLVs)
+            if target != current {
+                try await session.write(page: 3, data: target.bytes)
+                try await session.verify([3: target.bytes])
+                pages.append(3)
+            }
+            return WriteReport(uid: info.uid, cardType: info.type, messageLength: 0,
+                               bytesWritten: session.writeCount * 4, pagesWritten: pages,
+                               capabilityContainer: target.bytes)
+        } catch {
+            throw TagOperationError(wrapping: error, pagesWritten: session.pagesWritten)
+        }
+    }
+
+    /// The CC the tag should end up with, given its `current` one.
+    static func plan(current: Type2CapabilityContainer, type: CardType, map: Type2MemoryMap) throws(NFCError)
+        -> Type2CapabilityContainer
+    {
+        if current.isUsableNDEF(maxDataAreaSize: map.userBytes) { return current }
+        guard let wanted = capabilityContainer(for: type) else { throw .tagNotSupported }
+        if current.isNDEF, !current.isWritable { throw .tagLocked }
+        guard current.canBecome(wanted) else {
+            throw .unsupportedOperation(
+                "The capability container \(current) cannot become \(wanted): page 3 is one-time programmable "
+                    + "and a write can only set bits")
+        }
+        return wanted
+    }
+}

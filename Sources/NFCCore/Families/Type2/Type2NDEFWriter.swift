@@ -1,0 +1,184 @@
+/// Writes an NDEF message to a Type 2 tag (NFC Forum T2T TLV mapping), touching only the pages the new
+/// TLV needs and checking everything that can make the write fail before the first WRITE.
+///
+/// Before writing: optional PWD_AUTH; CC (page 3) must be an NDEF CC of version 1.x with write access
+/// 0h, else ``NFCError/tagLocked`` (or ``NFCError/unsupportedOperation(_:)`` when the tag is not NDEF
+/// formatted); the message must fit, else ``NFCError/capacityExceeded(needed:available:)`` in message
+/// bytes; no page to write may be locked by a static or dynamic lock bit (``NFCError/tagLocked``) or lie
+/// behind AUTH0 without a password (``NFCError/authenticationRequired``).
+///
+/// Layout: Lock Control, Memory Control, NULL and Proprietary TLVs at the start of the data area stay
+/// where they are and the bytes they reserve are skipped (T2T §2.3; nfcpy does the same), then comes
+/// `03 L [FF hi lo] message` and a terminator `FE` when there is room. The data area is the CC's size,
+/// never more than the product's user memory.
+///
+/// Order (tearing): when the TLV spans several pages, its length is first set to 0 (an empty message,
+/// skipped when the tag already reads `03 00` there), then the other pages are written, then the page
+/// with the real length — a tag pulled half-way shows an empty message, not a broken one (nfcpy's
+/// order). Pages that already hold the right bytes are not written. Afterwards every written page is
+/// read back: a difference is ``NFCError/verifyFailed(page:)`` with the first differing page.
+public enum Type2NDEFWriter {
+    /// Writes `message` (raw NDEF message bytes; empty writes an empty message). Errors carry the pages
+    /// the tag acknowledged before the failure.
+    public static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo,
+                             password: [UInt8]? = nil) async throws(TagOperationError) -> WriteReport {
+        let session: Type2PageSession
+        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        do {
+            try await session.open(password: password)
+            let cc = try await session.capabilityContainer()
+            guard cc.isNDEF else {
+                throw NFCError.unsupportedOperation("The tag is not NDEF formatted (CC \(cc)): format it first")
+            }
+            guard cc.majorVersion == 1 else {
+                throw NFCError.unsupportedOperation(
+                    "Type 2 mapping version \(cc.majorVersion).x (CC \(cc)) is not supported")
+            }
+            guard cc.isWritable else { throw NFCError.tagLocked }
+            let pages = try await writeTLV(message: message, session: session, capabilityContainer: cc,
+                                           keepControlTLVs: true)
+            return WriteReport(uid: info.uid, cardType: info.type, messageLength: message.count,
+                               bytesWritten: session.writeCount * 4, pagesWritten: pages, capabilityContainer: cc.bytes)
+        } catch {
+            throw TagOperationError(wrapping: error, pagesWritten: session.pagesWritten)
+        }
+    }
+
+    /// Places and writes the TLV for `message` in the data area `capabilityContainer` describes, then
+    /// verifies it. Returns the pages written. The session must be open.
+    static func writeTLV(message: [UInt8], session: Type2PageSession, capabilityContainer cc: Type2CapabilityContainer,
+                         keepControlTLVs: Bool) async throws -> [Int] {
+        let end = Type2TLV.dataAreaOffset + min(cc.dataAreaSize, session.map.userBytes)
+        let layout = keepControlTLVs
+            ? try await Layout.read(session: session, end: end) : Layout(start: Type2TLV.dataAreaOffset, end: end)
+        let free = layout.freeOffsets
+        var tlv = try Type2TLV.makeArea(message: message)
+        if tlv.count > free.count { tlv.removeLast() }  // the terminator is optional when the TLV fills the area
+        guard tlv.count <= free.count else {
+            let available = Layout.largestMessage(freeBytes: free.count)
+            throw NFCError.capacityExceeded(needed: message.count, available: available)
+        }
+        let placement = Dictionary(uniqueKeysWithValues: zip(free, tlv))
+        let pages = Set(placement.keys.map { $0 / 4 }).sorted()
+
+        try await session.requireWriteAccess(to: pages)
+        try await session.requireUnlocked(pages)
+        try await session.read(pages)
+
+        let final = try await image(of: pages, session: session, with: placement)
+        // The page holding the first length byte is written last; before, the length reads 0.
+        let lengthPage = free[1] / 4
+        // One changed page is written atomically; only a multi-page change needs the empty-message step.
+        if pages.filter({ final[$0] != session.known[$0] }).count > 1 {
+            let emptyMessage = [free[0]: Type2TLV.BlockType.ndefMessage.rawValue, free[1]: UInt8(0)]
+            let headerPages = Set([free[0] / 4, lengthPage]).sorted()
+            let interim = try await image(of: headerPages, session: session, with: emptyMessage)
+            for page in headerPages where interim[page] != session.known[page] {
+                try await session.write(page: page, data: interim[page] ?? [])
+            }
+        }
+        for page in pages where page != lengthPage && final[page] != session.known[page] {
+            try await session.write(page: page, data: final[page] ?? [])
+        }
+        if final[lengthPage] != session.known[lengthPage] {
+            try await session.write(page: lengthPage, data: final[lengthPage] ?? [])
+        }
+        let changed = session.pagesWritten
+        try await session.verify(final.filter { changed.contains($0.key) })
+        return changed
+    }
+
+    /// The content of `pages` as known, with `placement` (memory offset → byte) laid over it.
+    private static func image(of pages: [Int], session: Type2PageSession, with placement: [Int: UInt8]) async throws
+        -> [Int: [UInt8]]
+    {
+        var image: [Int: [UInt8]] = [:]
+        for page in pages {
+            var content = try await session.page(page)
+            for index in 0..<4 {
+                if let byte = placement[page * 4 + index] { content[index] = byte }
+            }
+            image[page] = content
+        }
+        return image
+    }
+
+    /// Where the NDEF TLV may go: from ``start`` to ``end`` (memory offsets), minus the ``reserved`` bytes.
+    struct Layout {
+        var start: Int
+        var end: Int
+        var reserved: [Range<Int>] = []
+
+        /// Offsets a new TLV may use, in order.
+        var freeOffsets: [Int] {
+            guard start < end else { return [] }
+            return (start..<end).filter { offset in !reserved.contains { $0.contains(offset) } }
+        }
+
+        /// The longest NDEF message a TLV in `freeBytes` bytes can carry (2-byte header below 255 bytes,
+        /// 4-byte header from 255 on; the terminator is optional).
+        static func largestMessage(freeBytes: Int) -> Int {
+            let short = min(freeBytes - 2, 254)
+            return max(0, freeBytes - 4 >= 255 ? freeBytes - 4 : short)
+        }
+
+        /// Walks the TLVs at the start of the data area: NULL, Lock Control, Memory Control and Proprietary
+        /// TLVs are kept (control TLVs reserve their bytes); the new TLV starts at the first NDEF TLV,
+        /// terminator, unknown byte or TLV that runs past the data area.
+        static func read(session: Type2PageSession, end: Int) async throws -> Layout {
+            var layout = Layout(start: Type2TLV.dataAreaOffset, end: end)
+            var cursor = layout.start
+
+            func skipReserved() {
+                while let range = layout.reserved.first(where: { $0.contains(cursor) }) { cursor = range.upperBound }
+            }
+            func next() async throws -> UInt8? {
+                skipReserved()
+                guard cursor < end else { return nil }
+                let page = cursor / 4
+                if session.known[page] == nil {
+                    // Read ahead a READ's worth of pages: control TLVs are short and sit together.
+                    try await session.read(Array(page...min(page + 3, (end - 1) / 4)))
+                }
+                defer { cursor += 1 }
+                return try await session.page(page)[cursor % 4]
+            }
+
+            while true {
+                skipReserved()
+                let tlvStart = cursor
+                guard let type = try await next() else {
+                    layout.start = end
+                    return layout
+                }
+                switch Type2TLV.BlockType(rawValue: type) {
+                case .null:
+                    continue
+                case .lockControl, .memoryControl, .proprietary:
+                    var length: Int? = nil
+                    if let first = try await next() {
+                        if first == 0xFF, let high = try await next(), let low = try await next() {
+                            length = Int(high) << 8 | Int(low)
+                        } else if first != 0xFF {
+                            length = Int(first)
+                        }
+                    }
+                    var value: [UInt8] = []
+                    while let wanted = length, value.count < wanted, let byte = try await next() { value.append(byte) }
+                    guard let length, value.count == length else {
+                        layout.start = tlvStart
+                        return layout
+                    }
+                    if type != Type2TLV.BlockType.proprietary.rawValue,
+                        let range = Type2TLV.reservedBytes(control: value, isLockControl: type == 0x01)
+                    {
+                        layout.reserved.append(range)
+                    }
+                case .ndefMessage, .terminator, nil:
+                    layout.start = tlvStart
+                    return layout
+                }
+            }
+        }
+    }
+}

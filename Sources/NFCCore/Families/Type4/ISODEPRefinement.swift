@@ -1,0 +1,93 @@
+/// Refines ISO-DEP cards (SAK 20, 28, 38) that the ATQA/SAK table could only call `.smartMX`:
+/// probes for an eMRTD, an NFC Forum Type 4 Tag and a DESFire-style GET_VERSION, in upstream's order
+/// (reference notes coreextendednfc.md §2.4 step 3b). A card identified as plain `.mifareDesfire` is
+/// only version-probed, to learn EV1/EV2/EV3.
+public enum ISODEPRefinement {
+    /// eMRTD LDS application (ICAO 9303-10): SELECT with P2 0C, no Le.
+    static let emrtdSelect = CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01])
+
+    /// Returns `info` refined, with every probe and its outcome appended to ``CardInfo/probes``.
+    /// Never throws: a failed probe leaves the type as it was.
+    ///
+    /// Order and why: an eMRTD SELECT success is only remembered, because some ISO 7816 cards accept
+    /// any SELECT; a readable Type 4 CC wins (→ `.type4NDEF`); else GET_VERSION names a DESFire /
+    /// Plus / NTAG 4xx product; else the remembered eMRTD answer (→ `.ePassport`). A Type 4 tag also
+    /// gets GET_VERSION, only to fill ``CardInfo/product`` (an NTAG 424 DNA, a DESFire with NDEF).
+    public static func refine(_ info: CardInfo, transport: any TagTransport) async -> CardInfo {
+        await run(info, transport: transport).info
+    }
+
+    /// ``refine(_:transport:)`` plus the error that ended probing early (the tag left, the task was
+    /// cancelled), so ``TagIdentifier`` can report it instead of a half-probed card.
+    static func run(_ info: CardInfo, transport: any TagTransport) async -> (info: CardInfo, stop: (any Error)?) {
+        guard let transport = transport as? any APDUTransport else { return (info, nil) }
+        var info = info
+        switch info.type {
+        case .smartMX:
+            let emrtd = await probe("SELECT eMRTD", into: &info) {
+                try await transport.send(emrtdSelect).requireSuccess()
+            }
+            if let stop = emrtd.stop { return (info, stop) }
+            let cc = await probe("Type 4 CC", into: &info) {
+                try await Type4NDEF.readCapabilityContainer(transport: transport)
+            }
+            if let stop = cc.stop { return (info, stop) }
+            let version = await probe("DESFire GET_VERSION", into: &info) {
+                try await DESFireVersion.read(transport: transport)
+            }
+            if let stop = version.stop { return (info, stop) }
+            if cc.value != nil {
+                apply(version.value, to: &info, keepingType: true)
+                info.type = .type4NDEF
+            } else if version.value?.product != nil {
+                apply(version.value, to: &info, keepingType: false)
+            } else if emrtd.value != nil {
+                info.type = .ePassport
+            }
+        case .mifareDesfire:
+            let version = await probe("DESFire GET_VERSION", into: &info) {
+                try await DESFireVersion.read(transport: transport)
+            }
+            if let stop = version.stop { return (info, stop) }
+            apply(version.value, to: &info, keepingType: false)
+        default:
+            break
+        }
+        return (info, nil)
+    }
+
+    /// Fills product and version from a GET_VERSION answer that names a product (and the type too,
+    /// unless `keepingType`).
+    static func apply(_ version: DESFireVersion?, to info: inout CardInfo, keepingType: Bool) {
+        guard let version, let product = version.product else { return }
+        if !keepingType { info.type = product.cardType }
+        info.product = product.name
+        info.version = version.bytes
+    }
+
+    /// The outcome of one probe.
+    struct Outcome<Value> {
+        var value: Value?
+        /// Set when the tag left or the task was cancelled: stop probing.
+        var stop: (any Error)?
+    }
+
+    /// Runs one probe and records "name: ok" or "name: <status word | error code>".
+    static func probe<Value>(_ name: String, into info: inout CardInfo, _ body: () async throws -> Value) async -> Outcome<Value> {
+        do {
+            let value = try await body()
+            info.probes.append("\(name): ok")
+            return Outcome(value: value)
+        } catch let error as NFCError {
+            switch error {
+            case let .unexpectedStatusWord(sw1, sw2): info.probes.append("\(name): \([sw1, sw2].hexString)")
+            case let .desfireError(status): info.probes.append("\(name): 91\(status.hexString)")
+            default: info.probes.append("\(name): \(error.code)")
+            }
+            return Outcome(stop: error == .tagRemoved || error == .userCanceled ? error : nil)
+        } catch {
+            info.probes.append("\(name): \(error.isNFCCancellation ? "canceled" : "failed")")
+            return Outcome(stop: error.isNFCCancellation ? error : nil)
+        }
+    }
+}

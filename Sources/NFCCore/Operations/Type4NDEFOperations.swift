@@ -1,0 +1,46 @@
+/// Write and lock on NFC Forum Type 4 tags, on top of ``Type4NDEF``.
+///
+/// The write is ``Type4NDEF/write(_:transport:)`` (CC write access and capacity checked before the first
+/// UPDATE BINARY; NLEN 0000, message, NLEN), then the CC and the message are read back; a difference is
+/// ``NFCError/verifyFailed(page:)`` with the byte offset in the NDEF file (NLEN at 0–1) where it starts.
+/// UPDATE BINARY has no pages, so errors carry none.
+enum Type4NDEFOperations {
+    static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo)
+        async throws(TagOperationError) -> WriteReport
+    {
+        do {
+            let apdu = try isoDEP(transport)
+            try await Type4NDEF.write(message, transport: apdu)
+            let cc = try await Type4NDEF.readCapabilityContainer(transport: apdu)
+            let readBack = try await Type4NDEF.read(transport: apdu, capabilityContainer: cc)
+            if readBack.count != message.count { throw NFCError.verifyFailed(page: 0) }
+            if let index = readBack.firstDifference(from: message) { throw NFCError.verifyFailed(page: 2 + index) }
+            return WriteReport(uid: info.uid, cardType: info.type, messageLength: message.count,
+                               bytesWritten: message.count + 2, pagesWritten: [], capabilityContainer: cc.bytes)
+        } catch {
+            throw TagOperationError(wrapping: error)
+        }
+    }
+
+    /// Type 4 write access can only be taken away with vendor commands: ``Type4NDEF/lock(transport:)``
+    /// succeeds without writing on a tag whose CC already says read-only and throws
+    /// ``NFCError/unsupportedOperation(_:)`` otherwise.
+    static func lock(_ transport: any TagTransport, info: CardInfo) async throws(TagOperationError) -> LockReport {
+        do {
+            let apdu = try isoDEP(transport)
+            try await Type4NDEF.lock(transport: apdu)
+            let cc = try await Type4NDEF.readCapabilityContainer(transport: apdu)
+            return LockReport(uid: info.uid, cardType: info.type, pagesWritten: [], capabilityContainer: cc.bytes,
+                              lockBytes: [])
+        } catch {
+            throw TagOperationError(wrapping: error)
+        }
+    }
+
+    private static func isoDEP(_ transport: any TagTransport) throws(NFCError) -> any APDUTransport {
+        guard let apdu = transport as? any APDUTransport else {
+            throw .unsupportedOperation("The reader gives no ISO-DEP (APDU) channel to this tag")
+        }
+        return apdu
+    }
+}
