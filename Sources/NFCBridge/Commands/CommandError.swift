@@ -34,24 +34,18 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
             case .tagRemoved: .tagRemoved
             case .capacityExceeded: .capacityExceeded
             case .tagLocked: .tagLocked
-            case .authenticationFailed: .authFailed
+            case .authenticationFailed, .authenticationRequired: .authFailed
+            case .tagMismatch: .tagMismatch
             case .writeFailed: .writeFailed
             case .verifyFailed: .verifyFailed
             case .unsupportedOperation, .tagNotSupported: .unsupported
             case .invalidArgument, .invalidNDEF: .invalidRequest
             case .readerUnavailable: .readerUnavailable
             case .userCanceled: .canceled
-            default: Self.mappedByCode[error.code] ?? (reading ? .readFailed : .writeFailed)
+            default: reading ? .readFailed : .writeFailed
             }
         var data: [String: JSONValue] = [:]
         if let pagesWritten { data["pages_written"] = .array(pagesWritten.map { .int(Int64($0)) }) }
         self.init(code, error.message, data: data)
     }
-
-    /// NFC error codes that have a command code of their own but no case in this NFCCore version's
-    /// switch above (cases added by other modules are matched by their stable code).
-    private static let mappedByCode: [String: CommandErrorCode] = [
-        "auth_required": .authFailed,
-        "tag_mismatch": .tagMismatch,
-    ]
 }

@@ -225,9 +225,9 @@ public enum CommandParser {
 
     static func password(_ value: JSONValue?) throws(CommandError) -> [UInt8]? {
         guard let value else { return nil }
-        // NTAG21x / Ultralight EV1 PWD is 4 bytes; an Ultralight C 3DES key is 16.
-        guard let text = value.stringValue, let bytes = [UInt8](hex: text), bytes.count == 4 || bytes.count == 16 else {
-            throw .invalid("password", "must be hex: 4 bytes (NTAG21x PWD) or 16 bytes (Ultralight C key)")
+        // PWD_AUTH (NTAG21x, Ultralight EV1, NTAG210/212) takes a 4-byte password (NTAG213/215/216 §10.7).
+        guard let text = value.stringValue, let bytes = [UInt8](hex: text), bytes.count == 4 else {
+            throw .invalid("password", "must be 4 bytes of hex (the NTAG21x / Ultralight EV1 PWD)")
         }
         return bytes
     }

@@ -13,14 +13,26 @@ public enum DumpFileFormat: String, Sendable, CaseIterable, Codable {
     /// NFCCore's hex listing, base64 in `data.file`.
     case hex
 
-    /// File name extension and content type of the file formats.
-    var file: (fileExtension: String, contentType: String) {
+    /// What follows the base name in the file name, and the content type — as NFCCore's
+    /// `exportAll()` names its artifacts.
+    var file: (suffix: String, contentType: String) {
         switch self {
-        case .json: ("json", "application/json")
-        case .flipper: ("nfc", "text/plain")
-        case .pm3: ("bin", "application/octet-stream")
-        case .mfd: ("mfd", "application/octet-stream")
-        case .hex: ("txt", "text/plain")
+        case .json: (".json", "application/json")
+        case .flipper: (".nfc", "text/plain")
+        case .pm3: ("-proxmark3.bin", "application/octet-stream")
+        case .mfd: (".mfd", "application/octet-stream")
+        case .hex: (".txt", "text/plain")
+        }
+    }
+
+    /// The file of `dump` in this format (not for ``json``, whose export goes into the response as JSON).
+    func export(_ dump: TagDump) throws -> [UInt8] {
+        switch self {
+        case .json: Array(try dump.exportJSON(prettyPrinted: false).utf8)
+        case .flipper: Array(try dump.exportFlipperNFC().utf8)
+        case .pm3: try dump.exportProxmark3MFU()
+        case .mfd: try dump.exportLibNFCMFD()
+        case .hex: Array(dump.exportHex().utf8)
         }
     }
 }
