@@ -9,7 +9,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C libraries (system-library targets), servers and tools the tests drive.
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
-        mosquitto-clients libyaml-dev libssl-dev libsystemd-dev
+        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev
 
 .PHONY: deps build test demo clean
 

@@ -8,4 +8,13 @@ public enum MosquittoLibrary {
         _ = mosquitto_lib_version(&major, &minor, &revision)
         return (Int(major), Int(minor), Int(revision))
     }
+
+    /// `mosquitto_lib_init` runs once per process (it seeds OpenSSL and the random source); Swift
+    /// initialises a static constant exactly once, thread-safely, on first use.
+    private static let initialisation: Int32 = mosquitto_lib_init()
+
+    /// Makes sure `mosquitto_lib_init` has run. Called before every `mosquitto_new`.
+    static func initialise() {
+        _ = initialisation
+    }
 }

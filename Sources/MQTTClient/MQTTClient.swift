@@ -1,0 +1,148 @@
+/// An MQTT 3.1.1 / 5.0 client over libmosquitto 2.0, with its own reconnect loop.
+///
+/// ```swift
+/// try await MQTTClient.withConnection(configuration) { client in
+///     try await client.subscribe(to: "nfc/reader-1/request/#")
+///     try await client.publish(to: "nfc/reader-1/availability", payload: Array("online".utf8),
+///                              qos: .atLeastOnce, retain: true)
+///     for await message in client.messages { … }
+/// }
+/// ```
+///
+/// **Shape.** A `final class` that is `Sendable` through a lock, not an actor: libmosquitto calls back
+/// on its own thread, and those callbacks must hand data over without ever awaiting an actor. All
+/// methods may be called from any task.
+///
+/// **Threads.** `start()`/`connect()` start one network thread per client (named `mqtt-network`). It
+/// runs the connection cycle — blocking TCP connect and name lookup included — so nothing in this
+/// client blocks Swift's cooperative pool. The thread ends on `disconnect()`, on a failed `connect()`,
+/// or soon after the client is released.
+///
+/// **Reconnecting.** Once started, the client never gives up: a broker that is down, restarts, or
+/// refuses a CONNACK (e.g. a password not yet deployed) is retried with exponential back-off and
+/// jitter (`MQTTReconnectPolicy`), reported on `events`. After every CONNACK the client re-subscribes
+/// to everything `subscribe` registered, and reports `.connected` once the broker acknowledged them.
+///
+/// **Publishing while disconnected.** QoS 0 fails at once with `not_connected`. A QoS 1/2 publish is
+/// kept by libmosquitto in an unbounded *in-memory* queue and sent after the next CONNACK; `publish`
+/// returns only when the broker acknowledged it (PUBACK/PUBCOMP), however long that takes — cancel the
+/// task to stop waiting (libmosquitto still sends it). The queue is lost when the process ends. An
+/// agent that must not lose events checks `isConnected` and spools to disk itself, removing a spooled
+/// event only when `publish` returned.
+///
+/// **Lifetime.** `disconnect()` is final: it sends DISCONNECT (so no will), ends the thread and
+/// finishes `messages` and `events`; the libmosquitto handle is destroyed when the client is released.
+/// Releasing a running client without `disconnect()` stops it in the background.
+public final class MQTTClient: Sendable {
+    /// The configuration this client was created with.
+    public let configuration: MQTTConfiguration
+    /// The broker address parsed from `configuration.url`.
+    public let address: MQTTBrokerAddress
+    private let session: MosquittoSession
+
+    /// Creates a client (wraps `mosquitto_new` and the option setters). Nothing is sent yet.
+    /// - Throws: `invalid_url`, `invalid_configuration`, `invalid_topic` (will topic), `tls_error`
+    ///   (unreadable CA/certificate/key file), `not_supported` (will properties on v3.1.1).
+    public init(configuration: MQTTConfiguration) throws(MQTTClientError) {
+        self.configuration = configuration
+        self.session = try MosquittoSession(configuration: configuration)
+        self.address = session.address
+    }
+
+    deinit {
+        session.closeInBackground()
+    }
+
+    /// Messages from all subscriptions, in arrival order. One consumer: iterate it from one task. It
+    /// buffers `configuration.messageBufferSize` messages (oldest dropped beyond that) and finishes
+    /// after `disconnect()`.
+    public var messages: AsyncStream<MQTTMessage> { session.messages }
+
+    /// Connection events, in order. One consumer; buffers the latest 256; finishes after `disconnect()`.
+    public var events: AsyncStream<MQTTConnectionEvent> { session.events }
+
+    /// `true` between a `.connected` and the next `.disconnected` event.
+    public var isConnected: Bool { session.isConnected }
+
+    /// Messages dropped because `messages` was not read fast enough.
+    public var droppedMessageCount: Int { session.droppedMessageCount }
+
+    /// Starts connecting in the background and keeps the connection up for good; returns at once and
+    /// never fails because the broker is down — follow `events` instead. No-op when already started.
+    /// - Throws: `not_connected` after `disconnect()`.
+    public func start() throws(MQTTClientError) {
+        try session.start()
+    }
+
+    /// Connects and returns once the broker accepted (CONNACK) and remembered subscriptions are
+    /// restored; from then on the client reconnects by itself like after `start()`.
+    ///
+    /// On a client that is not running, the first failure is thrown and the client stays stopped
+    /// (call `connect()` again, or `start()`): `broker_unreachable`, `auth_failed`,
+    /// `connection_refused`, `tls_error`, … On a client already started, it waits for the next
+    /// successful connection instead.
+    public func connect() async throws {
+        try await session.connect()
+    }
+
+    /// Publishes a message (wraps `mosquitto_publish_v5`).
+    ///
+    /// QoS 0 returns once libmosquitto queued it for the socket, and throws `not_connected` while
+    /// disconnected. QoS 1/2 returns when the broker acknowledged it (see the type's notes on
+    /// publishing while disconnected) and throws `publish_refused` when a v5 broker answers a reason
+    /// code ≥ 0x80 (e.g. 0x87 denied by ACL; 0x10 "no matching subscribers" is a success).
+    /// - Parameters:
+    ///   - properties: MQTT v5 properties; must be empty on MQTT 3.1.1 (`not_supported`).
+    /// - Throws: `invalid_topic`, `payload_too_large`, `not_supported`, `not_connected`,
+    ///   `publish_refused`, or `CancellationError` when the waiting task is cancelled.
+    public func publish(to topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retain: Bool = false,
+                        properties: MQTTPublishProperties = MQTTPublishProperties()) async throws {
+        try await session.publish(to: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+    }
+
+    /// Publishes UTF-8 text; same rules as `publish(to:payload:qos:retain:properties:)`.
+    public func publish(to topic: String, text: String, qos: MQTTQoS = .atMostOnce, retain: Bool = false,
+                        properties: MQTTPublishProperties = MQTTPublishProperties()) async throws {
+        try await publish(to: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
+    }
+
+    /// Subscribes to a topic filter (wraps `mosquitto_subscribe_v5`) and remembers it: it is sent again
+    /// after every reconnect. Connected, it returns when the broker acknowledged it (SUBACK); not
+    /// connected, it returns at once and the subscription is sent with the next CONNACK.
+    /// - Throws: `invalid_topic`, `subscription_refused` (SUBACK ≥ 0x80, e.g. ACL).
+    public func subscribe(to filter: String, qos: MQTTQoS = .atLeastOnce,
+                          options: MQTTSubscriptionOptions = MQTTSubscriptionOptions()) async throws {
+        try await session.subscribe(to: filter, qos: qos, options: options)
+    }
+
+    /// Forgets a subscription and, when connected, unsubscribes (wraps `mosquitto_unsubscribe_v5`,
+    /// waits for UNSUBACK).
+    public func unsubscribe(from filter: String) async throws {
+        try await session.unsubscribe(from: filter)
+    }
+
+    /// Sends DISCONNECT (the broker then discards the will), stops the network thread and finishes
+    /// `messages` and `events`. Pending QoS ≥ 1 publishes fail with `not_connected`. Final: the client
+    /// cannot be started again. Safe to call more than once.
+    public func disconnect() async {
+        await session.close()
+    }
+
+    /// Creates a client, connects (`connect()`), runs `body`, then disconnects — also when `body` or
+    /// the connect throws — and releases the client (which destroys the libmosquitto handle).
+    public static func withConnection<T>(
+        _ configuration: MQTTConfiguration, isolation: isolated (any Actor)? = #isolation,
+        _ body: (MQTTClient) async throws -> T
+    ) async throws -> T {
+        let client = try MQTTClient(configuration: configuration)
+        do {
+            try await client.connect()
+            let result = try await body(client)
+            await client.disconnect()
+            return result
+        } catch {
+            await client.disconnect()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Everything needed to connect to one broker. A `Sendable` value: build it once (from the agent's
+/// configuration file, a CLI, a test) and hand it to `MQTTClient`.
+///
+/// ```swift
+/// var configuration = MQTTConfiguration(url: "mqtts://broker.lan:8883", clientID: "reader-1")
+/// configuration.username = "reader-1"
+/// configuration.password = try String(contentsOfFile: "/etc/nfcbridge/mqtt.pw")
+/// configuration.tls = .enabled(MQTTTLSConfiguration(caFile: "/etc/nfcbridge/ca.pem"))
+/// configuration.will = MQTTWill(topic: "nfc/reader-1/availability", text: "offline")
+/// ```
+public struct MQTTConfiguration: Sendable, Hashable {
+    /// Broker URL: `mqtt://host[:port]` (default port 1883) or `mqtts://host[:port]` (8883, TLS).
+    /// Checked by `MQTTClient.init`, which throws `invalid_url`.
+    public var url: String
+    /// Protocol version; `.v5` by default. v5 CONNECT properties travel inside the case.
+    public var protocolVersion: MQTTProtocolVersion
+    /// Client identifier. `nil` lets libmosquitto pick a random one, which needs `cleanStart`.
+    public var clientID: String?
+    /// Keepalive interval: the broker drops the connection (and publishes the will) after 1.5 × this
+    /// without traffic. libmosquitto accepts 5 s … 65535 s.
+    public var keepAlive: Duration
+    /// User name for the broker's password file / auth plugin.
+    public var username: String?
+    /// Password. Read a password file yourself and put its contents here; never log it.
+    public var password: String?
+    /// TLS settings (see `MQTTTLS` for how they combine with the URL scheme).
+    public var tls: MQTTTLS
+    /// The will message, registered with every CONNECT.
+    public var will: MQTTWill?
+    /// Clean Start (v5) / Clean Session (v3.1.1): `true` starts without any stored session state.
+    public var cleanStart: Bool
+    /// Back-off of the client's own reconnect loop.
+    public var reconnect: MQTTReconnectPolicy
+    /// How many received messages `MQTTClient.messages` buffers when nobody reads them; beyond that the
+    /// oldest are dropped (and counted in `MQTTClient.droppedMessageCount`).
+    public var messageBufferSize: Int
+
+    /// Creates a configuration; only the URL is required.
+    public init(url: String, protocolVersion: MQTTProtocolVersion = .v5, clientID: String? = nil,
+                keepAlive: Duration = .seconds(60), username: String? = nil, password: String? = nil,
+                tls: MQTTTLS = .disabled, will: MQTTWill? = nil, cleanStart: Bool = true,
+                reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(), messageBufferSize: Int = 1024) {
+        self.url = url
+        self.protocolVersion = protocolVersion
+        self.clientID = clientID
+        self.keepAlive = keepAlive
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.will = will
+        self.cleanStart = cleanStart
+        self.reconnect = reconnect
+        self.messageBufferSize = messageBufferSize
+    }
+}
+
+extension MQTTConfiguration: CustomStringConvertible, CustomReflectable {
+    /// A one-line summary for logs. The password is never included.
+    public var description: String {
+        let tlsText: String =
+            switch tls {
+            case .disabled: url.lowercased().hasPrefix("mqtts:") ? "on (CA: system, verify hostname: true)" : "off"
+            case .enabled(let settings): "on (CA: \(settings.caFile ?? settings.caDirectory ?? "system"), "
+                + "verify hostname: \(settings.verifyHostname))"
+            }
+        return "MQTTConfiguration(url: \(url), protocol: \(protocolVersion.isV5 ? "5.0" : "3.1.1"), "
+            + "clientID: \(clientID ?? "<random>"), username: \(username ?? "-"), "
+            + "password: \(password == nil ? "-" : "<redacted>"), tls: \(tlsText), will: \(will?.topic ?? "-"), "
+            + "cleanStart: \(cleanStart))"
+    }
+
+    /// Mirrors only `description`, so `dump()` cannot print the password either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+}

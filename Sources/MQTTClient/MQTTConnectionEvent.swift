@@ -1,0 +1,15 @@
+/// What happened to the connection, in order, on `MQTTClient.events`.
+///
+/// A typical outage reads: `.connected` … `.disconnected(.connectionLost)`, `.reconnecting(1, 0.5 s)`,
+/// `.connectionFailed(.brokerUnreachable)`, `.reconnecting(2, 1 s)`, …, `.connected`.
+public enum MQTTConnectionEvent: Sendable, Hashable {
+    /// CONNACK accepted and every remembered subscription re-acknowledged by the broker: from now on
+    /// messages flow. `sessionPresent` is the CONNACK flag (the broker still had our session).
+    case connected(sessionPresent: Bool)
+    /// An established connection ended. `nil` means this client disconnected on purpose.
+    case disconnected(MQTTClientError?)
+    /// One connection attempt failed (TCP, TLS or a refusing CONNACK).
+    case connectionFailed(MQTTClientError)
+    /// The client will try again after `delay`; `attempt` counts retries since the last success.
+    case reconnecting(attempt: Int, delay: Duration)
+}

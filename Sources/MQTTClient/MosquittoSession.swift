@@ -1,0 +1,628 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// One libmosquitto client handle and the thread that drives it. `MQTTClient` is the public face;
+/// this object is what the network thread and the C callbacks hold on to.
+///
+/// Threading (see docs/mqtt-client.md):
+/// - The network thread, started by `start`/`connect`, owns the connection cycle: it calls
+///   `mosquitto_connect_bind_v5`, then `mosquitto_loop` until the connection ends, then waits the
+///   back-off and tries again. We do not use `mosquitto_loop_start`: its thread gives up after a failed
+///   first connect and after a refused v5 CONNACK (docs: peers-mqtt.md §5.3).
+/// - Every libmosquitto callback runs on that thread. Callbacks only copy data, update state under
+///   `lock` and resume continuations / yield to `AsyncStream`s; they never wait for Swift code.
+/// - Other threads call `mosquitto_publish_v5`, `_subscribe_v5`, `_unsubscribe_v5`, `_disconnect_v5`
+///   (thread-safe once `mosquitto_threaded_set` is on) while holding `lock`, so a PUBACK/SUBACK cannot
+///   be handled before its waiter is registered. That is deadlock-free because libmosquitto 2.0.11
+///   holds only `callback_mutex` (and, for a QoS 0 publish, `current_out_packet_mutex`) while it runs
+///   our callbacks, and those calls never take either of them.
+/// - The log callback can run while libmosquitto holds its message-queue mutex, so it must not take
+///   `lock`: it writes to its own `lastError` mutex.
+final class MosquittoSession: @unchecked Sendable {
+    let configuration: MQTTConfiguration
+    let address: MQTTBrokerAddress
+    let isV5: Bool
+    let messages: AsyncStream<MQTTMessage>
+    let events: AsyncStream<MQTTConnectionEvent>
+
+    private let handle: OpaquePointer
+    private let connectProperties: OpaquePointer?
+    private let keepAliveSeconds: Int32
+    private let backoff: Backoff
+    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
+    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    private let lastError = Mutex<String?>(nil)
+    private let dropped = Atomic<Int>(0)
+
+    // Everything below is guarded by `lock`.
+    private let lock = NSCondition()
+    private var runState = RunState.idle
+    private var stopRequested = false
+    /// A `start()`/`connect()` that arrived while the current run was ending: its fail-fast mode.
+    private var pendingRelaunch: Bool?
+    private var linkUp = false
+    private var connected = false
+    private var sessionPresent = false
+    private var connackReason: Int?
+    private var subscriptions = SubscriptionTable()
+    private var pendingRestores: Set<Int32> = []
+    private var publishWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    private var subscribeWaiters: [Int32: (filter: String, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private var unsubscribeWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    private var connectWaiters: [ObjectIdentifier: (box: RequestBox, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    private enum RunState {
+        case idle
+        /// `failFast`: a `connect()` is waiting for the first outcome and the run ends if it fails.
+        case running(failFast: Bool)
+        case closed
+    }
+
+    /// A waiter's identity and cancellation flag (guarded by the session lock).
+    final class RequestBox: @unchecked Sendable {
+        var mid: Int32?
+        var cancelled = false
+    }
+
+    init(configuration: MQTTConfiguration) throws(MQTTClientError) {
+        MosquittoLibrary.initialise()
+        let address = try MQTTBrokerAddress(url: configuration.url)
+        let keepAlive = configuration.keepAlive.components.seconds
+        guard keepAlive == 0 || (5...65535).contains(keepAlive) else {
+            throw .invalidConfiguration("keepAlive must be 0 or 5…65535 seconds")
+        }
+        guard configuration.clientID != nil || configuration.cleanStart else {
+            throw .invalidConfiguration("a session that survives the connection (cleanStart false) needs a clientID")
+        }
+        if let id = configuration.clientID, id.isEmpty || id.utf8.count > 65535 || id.utf8.contains(0) {
+            throw .invalidConfiguration("clientID must be 1…65535 bytes of UTF-8 without U+0000")
+        }
+        guard configuration.messageBufferSize > 0 else {
+            throw .invalidConfiguration("messageBufferSize must be at least 1")
+        }
+        guard configuration.password == nil || configuration.username != nil else {
+            throw .invalidConfiguration("a password needs a username")
+        }
+        guard let handle = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+            throw errno == ENOMEM ? .outOfMemory : .invalidConfiguration("mosquitto_new refused the client id")
+        }
+        let connectProperties: OpaquePointer?
+        do {
+            connectProperties = try Self.configure(handle, configuration, address)
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+        self.configuration = configuration
+        self.address = address
+        self.isV5 = configuration.protocolVersion.isV5
+        self.handle = handle
+        self.connectProperties = connectProperties
+        self.keepAliveSeconds = Int32(keepAlive)
+        self.backoff = Backoff(policy: configuration.reconnect)
+        (messages, messageContinuation) = AsyncStream.makeStream(
+            of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.messageBufferSize))
+        (events, eventContinuation) = AsyncStream.makeStream(
+            of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(256))
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        MosquittoCallbacks.install(on: handle)
+    }
+
+    deinit {
+        // Reached only once the network thread has ended (it holds a strong reference while running).
+        mosquitto_destroy(handle)
+        var properties = connectProperties
+        mosquitto_property_free_all(&properties)
+        messageContinuation.finish()
+        eventContinuation.finish()
+    }
+
+    // MARK: - Set-up
+
+    /// Applies protocol version, credentials, will and TLS to a fresh handle; returns the CONNECT
+    /// property list (owned by the session).
+    private static func configure(_ handle: OpaquePointer, _ configuration: MQTTConfiguration,
+                                  _ address: MQTTBrokerAddress) throws(MQTTClientError) -> OpaquePointer? {
+        func check(_ rc: Int32, _ what: String) throws(MQTTClientError) {
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                throw rc == MOSQ_ERR_INVAL.rawValue
+                    ? .invalidConfiguration(what) : MQTTClientError(mosquittoCode: rc, phase: .request)
+            }
+        }
+        let isV5 = configuration.protocolVersion.isV5
+        try check(mosquitto_threaded_set(handle, true), "threaded mode")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, isV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
+                  "protocol version")
+        if configuration.username != nil {
+            try check(mosquitto_username_pw_set(handle, configuration.username, configuration.password),
+                      "username/password")
+        }
+        if let will = configuration.will {
+            try MQTTTopic.validateName(will.topic)
+            guard isV5 || will.properties.isEmpty else { throw .notSupported("will properties need MQTT v5") }
+            var list = try MosquittoPropertyList.make(will.properties)
+            let rc = will.payload.withUnsafeBytes {
+                mosquitto_will_set_v5(handle, will.topic, Int32($0.count), $0.baseAddress, Int32(will.qos.rawValue),
+                                      will.retain, list)
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue { mosquitto_property_free_all(&list) }  // on success libmosquitto owns it
+            try check(rc, "will message")
+        }
+        var tls: MQTTTLSConfiguration?
+        switch configuration.tls {
+        case .enabled(let settings): tls = settings
+        case .disabled: tls = address.usesTLS ? MQTTTLSConfiguration() : nil
+        }
+        if let tls { try configureTLS(handle, tls) }
+        if case .v5(let properties) = configuration.protocolVersion {
+            return try MosquittoPropertyList.make(properties)
+        }
+        return nil
+    }
+
+    private static func configureTLS(_ handle: OpaquePointer, _ tls: MQTTTLSConfiguration) throws(MQTTClientError) {
+        for file in [tls.caFile, tls.certificateFile, tls.keyFile].compactMap({ $0 })
+        where !FileManager.default.isReadableFile(atPath: file) {
+            throw .tlsError("cannot read \(file)")
+        }
+        guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
+            throw .invalidConfiguration("a client certificate needs its key file, and a key file its certificate")
+        }
+        var caDirectory = tls.caDirectory
+        if tls.caFile == nil && tls.caDirectory == nil {
+            // No CA given: trust the operating system's store. mosquitto_tls_set insists on a CA file or
+            // directory, so a client certificate then names Debian's hashed CA directory.
+            _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+            if tls.certificateFile != nil { caDirectory = "/etc/ssl/certs" }
+        }
+        if tls.caFile != nil || caDirectory != nil {
+            let rc = mosquitto_tls_set(handle, tls.caFile, caDirectory, tls.certificateFile, tls.keyFile, nil)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                throw .tlsError("libmosquitto refused the CA/certificate/key files (\(MQTTClientError.libraryText(rc)))")
+            }
+        }
+        // cert_reqs 1 = SSL_VERIFY_PEER: the broker certificate must chain to a trusted CA.
+        guard mosquitto_tls_opts_set(handle, 1, tls.minimumVersion, nil) == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .invalidConfiguration("unknown TLS version '\(tls.minimumVersion)' (use tlsv1.2 or tlsv1.3)")
+        }
+        _ = mosquitto_tls_insecure_set(handle, !tls.verifyHostname)
+    }
+
+    // MARK: - Public operations (called from any thread)
+
+    var isConnected: Bool { locked { connected } }
+
+    var droppedMessageCount: Int { dropped.load(ordering: .relaxed) }
+
+    /// Starts the network thread in "retry forever" mode (no-op when already running).
+    func start() throws(MQTTClientError) {
+        try locked { () throws(MQTTClientError) in
+            switch runState {
+            case .closed: throw .notConnected
+            case .running where !stopWaiters.isEmpty: throw .notConnected  // disconnect() under way
+            case .running where stopRequested: pendingRelaunch = false   // the ending run hands over
+            case .running: runState = .running(failFast: false)
+            case .idle: launch(failFast: false)
+            }
+        }
+    }
+
+    /// Waits until connected; starts the thread in "fail on the first failure" mode when idle.
+    func connect() async throws {
+        let box = RequestBox()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                locked {
+                    if box.cancelled { return continuation.resume(throwing: CancellationError()) }
+                    switch runState {
+                    case .closed: return continuation.resume(throwing: MQTTClientError.notConnected)
+                    case .running where !stopWaiters.isEmpty:
+                        return continuation.resume(throwing: MQTTClientError.notConnected)
+                    case .running where stopRequested: pendingRelaunch = pendingRelaunch ?? true
+                    case .running where connected: return continuation.resume()
+                    case .running: break
+                    case .idle: launch(failFast: true)
+                    }
+                    connectWaiters[ObjectIdentifier(box)] = (box, continuation)
+                }
+            }
+        } onCancel: {
+            locked {
+                box.cancelled = true
+                if let waiter = connectWaiters.removeValue(forKey: ObjectIdentifier(box)) {
+                    waiter.continuation.resume(throwing: CancellationError())
+                    // A fail-fast run exists only for this connect(): stop it.
+                    if case .running(failFast: true) = runState, connectWaiters.isEmpty { requestStop() }
+                }
+            }
+        }
+    }
+
+    /// Stops for good: DISCONNECT (no will), thread ended, streams finished.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            locked {
+                switch runState {
+                case .idle, .closed:
+                    runState = .closed
+                    failPendingPublishes()  // QoS ≥ 1 publishes made before any start
+                    continuation.resume()
+                case .running:
+                    stopWaiters.append(continuation)
+                    requestStop()
+                }
+            }
+        }
+        messageContinuation.finish()
+        eventContinuation.finish()
+    }
+
+    /// Stop without waiting (used by `MQTTClient.deinit`).
+    func closeInBackground() {
+        locked {
+            if case .running = runState { requestStop() }
+        }
+    }
+
+    func publish(to topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool,
+                 properties: MQTTPublishProperties) async throws {
+        try MQTTTopic.validateName(topic)
+        guard isV5 || properties.isEmpty else { throw MQTTClientError.notSupported("publish properties need MQTT v5") }
+        // MQTT's Remaining Length tops out at 268,435,455 bytes (MQTT 5.0 §1.5.5).
+        guard payload.count <= 268_435_455 else { throw MQTTClientError.payloadTooLarge(size: payload.count) }
+        if qos == .atMostOnce {
+            try locked { () throws(MQTTClientError) in
+                guard connected else { throw .notConnected }
+                let rc = try send(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties).rc
+                guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw error(rc, size: payload.count) }
+            }
+            return
+        }
+        let box = RequestBox()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                locked {
+                    if box.cancelled { return continuation.resume(throwing: CancellationError()) }
+                    if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
+                    do {
+                        let (rc, mid) = try send(topic: topic, payload: payload, qos: qos, retain: retain,
+                                                 properties: properties)
+                        // MOSQ_ERR_NO_CONN on QoS ≥ 1 still leaves the message in libmosquitto's in-memory
+                        // queue, sent after the next CONNACK (peers-mqtt.md §5.3): wait for that PUBACK.
+                        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
+                            return continuation.resume(throwing: error(rc, size: payload.count))
+                        }
+                        box.mid = mid
+                        publishWaiters[mid] = continuation
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        } onCancel: {
+            locked {
+                box.cancelled = true
+                if let mid = box.mid, let waiter = publishWaiters.removeValue(forKey: mid) {
+                    waiter.resume(throwing: CancellationError())
+                }
+            }
+        }
+    }
+
+    func subscribe(to filter: String, qos: MQTTQoS, options: MQTTSubscriptionOptions) async throws {
+        try MQTTTopic.validateFilter(filter)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            locked {
+                if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
+                subscriptions.set(filter, Subscription(qos: qos, options: options))
+                guard linkUp else { return continuation.resume() }  // sent with the next CONNACK
+                var mid: Int32 = 0
+                let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
+                                                isV5 ? options.mosquittoBits : 0, nil)
+                switch rc {
+                case MOSQ_ERR_SUCCESS.rawValue: subscribeWaiters[mid] = (filter, continuation)
+                case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
+                default:
+                    subscriptions.remove(filter)
+                    continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
+                }
+            }
+        }
+    }
+
+    func unsubscribe(from filter: String) async throws {
+        try MQTTTopic.validateFilter(filter)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            locked {
+                subscriptions.remove(filter)
+                guard linkUp else { return continuation.resume() }
+                var mid: Int32 = 0
+                let rc = mosquitto_unsubscribe_v5(handle, &mid, filter, nil)
+                switch rc {
+                case MOSQ_ERR_SUCCESS.rawValue: unsubscribeWaiters[mid] = continuation
+                case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
+                default: continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers (lock held)
+
+    private func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private func launch(failFast: Bool) {
+        runState = .running(failFast: failFast)
+        stopRequested = false
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "mqtt-network"
+        thread.start()
+    }
+
+    private func requestStop() {
+        stopRequested = true
+        // Wake the thread: a DISCONNECT queued from here interrupts its select(); the condition
+        // interrupts a back-off wait. If the link is not up, the thread's own check sends nothing.
+        if linkUp { _ = mosquitto_disconnect_v5(handle, 0, nil) }
+        lock.broadcast()
+    }
+
+    private func send(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool,
+                      properties: MQTTPublishProperties) throws(MQTTClientError) -> (rc: Int32, mid: Int32) {
+        var mid: Int32 = 0
+        let rc = try MosquittoPropertyList.with(properties) { list in
+            payload.withUnsafeBytes {
+                mosquitto_publish_v5(handle, &mid, topic, Int32($0.count), $0.baseAddress, Int32(qos.rawValue), retain, list)
+            }
+        }
+        return (rc, mid)
+    }
+
+    private func error(_ rc: Int32, size: Int) -> MQTTClientError {
+        let mapped = MQTTClientError(mosquittoCode: rc, phase: .request)
+        if case .payloadTooLarge = mapped { return .payloadTooLarge(size: size) }
+        return mapped
+    }
+
+    private func emit(_ event: MQTTConnectionEvent) {
+        eventContinuation.yield(event)
+    }
+
+    /// Connected and every remembered subscription acknowledged (lock held).
+    private func markConnected() {
+        connected = true
+        if case .running = runState { runState = .running(failFast: false) }
+        emit(.connected(sessionPresent: sessionPresent))
+        let waiters = connectWaiters
+        connectWaiters.removeAll()
+        for waiter in waiters.values { waiter.continuation.resume() }
+    }
+
+    // MARK: - The network thread
+
+    private enum AttemptOutcome {
+        case stopped
+        case failed(MQTTClientError)
+        case lost(MQTTClientError)
+    }
+
+    private func runLoop() {
+        var attempt = 0
+        loop: while true {
+            if locked({ stopRequested }) { break }
+            switch connectOnce() {
+            case .stopped:
+                break loop
+            case .failed(let error):
+                emit(.connectionFailed(error))
+                let giveUp = locked { () -> Bool in
+                    guard case .running(failFast: true) = runState else { return false }
+                    stopRequested = true  // a start()/connect() from now on relaunches (pendingRelaunch)
+                    let waiters = connectWaiters
+                    connectWaiters.removeAll()
+                    for waiter in waiters.values { waiter.continuation.resume(throwing: error) }
+                    return true
+                }
+                if giveUp { break loop }
+            case .lost(let error):
+                emit(.disconnected(error))
+                attempt = 0
+            }
+            attempt += 1
+            let delay = backoff.delay(attempt: attempt)
+            if locked({ stopRequested }) { break }
+            emit(.reconnecting(attempt: attempt, delay: delay))
+            if !sleep(delay) { break }
+        }
+        finishRun()
+    }
+
+    /// Waits `delay` unless a stop is requested first; returns `false` on stop.
+    private func sleep(_ delay: Duration) -> Bool {
+        let parts = delay.components
+        let deadline = Date(timeIntervalSinceNow: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+        return locked {
+            while !stopRequested {
+                if !lock.wait(until: deadline) { return !stopRequested }
+            }
+            return false
+        }
+    }
+
+    /// One connection: TCP (+TLS) connect, CONNECT, then the packet loop until the link ends.
+    private func connectOnce() -> AttemptOutcome {
+        locked {
+            connackReason = nil
+            linkUp = false
+        }
+        lastError.withLock { $0 = nil }
+        // Blocking: name lookup and the TCP handshake happen here (TLS continues inside mosquitto_loop).
+        var rc = mosquitto_connect_bind_v5(handle, address.host, Int32(address.port), keepAliveSeconds, nil,
+                                           connectProperties)
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            let systemError = errno
+            if locked({ stopRequested }) { return .stopped }
+            return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError,
+                                           detail: lastError.withLock { $0 }))
+        }
+        while true {
+            if locked({ stopRequested }) {
+                disconnectGracefully()
+                return .stopped
+            }
+            rc = mosquitto_loop(handle, 500, 1)
+            if rc != MOSQ_ERR_SUCCESS.rawValue { break }
+        }
+        let systemError = errno
+        let (wasUp, reason, stopping) = locked { () -> (Bool, Int?, Bool) in
+            let state = (linkUp, connackReason, stopRequested)
+            if !stopRequested { endLink() }  // when stopping, finishRun ends the link and reports it
+            return state
+        }
+        if stopping { return .stopped }
+        if wasUp {
+            // NO_CONN here: the socket was already closed inside the previous loop pass — the broker
+            // sent DISCONNECT (v5: e.g. session taken over by another client with our id).
+            return .lost(rc == MOSQ_ERR_NO_CONN.rawValue
+                ? .connectionLost("closed by the broker")
+                : MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError))
+        }
+        if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: isV5)) }
+        return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError,
+                                       detail: lastError.withLock { $0 }))
+    }
+
+    /// Sends DISCONNECT (so the broker discards the will) and lets the loop write it.
+    private func disconnectGracefully() {
+        guard mosquitto_socket(handle) != -1 else { return }
+        _ = mosquitto_disconnect_v5(handle, 0, nil)
+        // Writing DISCONNECT makes libmosquitto close the socket; bounded in case the socket is stuck.
+        for _ in 0..<20 where mosquitto_socket(handle) != -1 {
+            if mosquitto_loop(handle, 100, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+        }
+    }
+
+    /// The link is gone (lock held): subscribe/unsubscribe waiters are answered — the table already
+    /// says what will be restored — while QoS ≥ 1 publishes keep waiting for libmosquitto's resend.
+    private func endLink() {
+        linkUp = false
+        connected = false
+        pendingRestores.removeAll()
+        let subscribers = subscribeWaiters
+        subscribeWaiters.removeAll()
+        for waiter in subscribers.values { waiter.continuation.resume() }
+        let unsubscribers = unsubscribeWaiters
+        unsubscribeWaiters.removeAll()
+        for waiter in unsubscribers.values { waiter.resume() }
+    }
+
+    /// Answers every waiting QoS ≥ 1 publish with `not_connected` (lock held). libmosquitto may still
+    /// hold the messages in memory and send them if the client is started again.
+    private func failPendingPublishes() {
+        let publishers = publishWaiters
+        publishWaiters.removeAll()
+        for waiter in publishers.values { waiter.resume(throwing: MQTTClientError.notConnected) }
+    }
+
+    private func finishRun() {
+        locked {
+            let wasConnected = connected
+            endLink()
+            let closing = !stopWaiters.isEmpty
+            if wasConnected { emit(.disconnected(nil)) }
+            if !closing, let failFast = pendingRelaunch {
+                // start()/connect() came while this run was ending: a new run takes over its waiters.
+                pendingRelaunch = nil
+                launch(failFast: failFast)
+                return
+            }
+            pendingRelaunch = nil
+            runState = closing ? .closed : .idle
+            stopRequested = false
+            failPendingPublishes()
+            let connecting = connectWaiters
+            connectWaiters.removeAll()
+            for waiter in connecting.values { waiter.continuation.resume(throwing: MQTTClientError.notConnected) }
+            let stoppers = stopWaiters
+            stopWaiters.removeAll()
+            for waiter in stoppers { waiter.resume() }
+        }
+    }
+
+    // MARK: - Callbacks (network thread; see MosquittoCallbacks)
+
+    func handleConnack(reasonCode: Int, flags: Int) {
+        locked {
+            connackReason = reasonCode
+            guard reasonCode == 0 else { return }
+            linkUp = true
+            sessionPresent = flags & 1 == 1
+            // Restore every subscription on every CONNACK: a clean session has none, and re-sending to
+            // a persistent session is harmless. `.connected` waits for their SUBACKs.
+            pendingRestores.removeAll()
+            for (filter, subscription) in subscriptions.entries {
+                var mid: Int32 = 0
+                let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(subscription.qos.rawValue),
+                                                isV5 ? subscription.options.mosquittoBits : 0, nil)
+                if rc == MOSQ_ERR_SUCCESS.rawValue { pendingRestores.insert(mid) }
+            }
+            if pendingRestores.isEmpty { markConnected() }
+        }
+    }
+
+    func handleMessage(_ message: MQTTMessage) {
+        if case .dropped = messageContinuation.yield(message) {
+            dropped.add(1, ordering: .relaxed)
+        }
+    }
+
+    func handlePublishAcknowledged(mid: Int32, reasonCode: Int) {
+        locked {
+            guard let waiter = publishWaiters.removeValue(forKey: mid) else { return }
+            // v5 reason codes ≥ 0x80 are refusals; 0x10 "no matching subscribers" is a success.
+            if reasonCode >= 0x80 {
+                waiter.resume(throwing: MQTTClientError.publishRefused(
+                    reasonCode: reasonCode, reason: MQTTClientError.reasonText(reasonCode)))
+            } else {
+                waiter.resume()
+            }
+        }
+    }
+
+    func handleSubscribeAcknowledged(mid: Int32, grantedQoS: [Int]) {
+        locked {
+            if pendingRestores.remove(mid) != nil {
+                if pendingRestores.isEmpty && linkUp && !connected { markConnected() }
+                return
+            }
+            guard let waiter = subscribeWaiters.removeValue(forKey: mid) else { return }
+            // 0x80 and above: refused (MQTT 3.1.1 §3.9.3 failure 0x80; MQTT 5.0 §3.9.3 reason codes).
+            if let refusal = grantedQoS.first(where: { $0 >= 0x80 }) {
+                subscriptions.remove(waiter.filter)
+                waiter.continuation.resume(throwing: MQTTClientError.subscriptionRefused(
+                    topic: waiter.filter, reasonCode: refusal,
+                    reason: isV5 ? MQTTClientError.reasonText(refusal) : "failure"))
+            } else {
+                waiter.continuation.resume()
+            }
+        }
+    }
+
+    func handleUnsubscribeAcknowledged(mid: Int32) {
+        locked {
+            unsubscribeWaiters.removeValue(forKey: mid)?.resume()
+        }
+    }
+
+    /// Remembers the last error libmosquitto logged (may run with libmosquitto mutexes held: never
+    /// take `lock` here).
+    func handleLastError(_ text: String) {
+        lastError.withLock { $0 = text }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP relay on 127.0.0.1 that forwards every connection to `127.0.0.1:targetPort`, and can cut
+/// them all at once — the network dying under a client, without the client's cooperation. The
+/// broker sees the connection end without a DISCONNECT (so it publishes the client's will); the
+/// client sees its socket close.
+///
+/// One thread accepts, one thread per connection relays; `close()` (and `deinit`) stop them all and
+/// wait for them.
+public final class TCPProxy: @unchecked Sendable {
+    /// The port clients connect to.
+    public let port: Int
+    /// The port connections are relayed to.
+    public let targetPort: Int
+
+    private let listener: Int32
+    private let wake: (read: Int32, write: Int32)
+    private let threads = DispatchGroup()
+    private let lock = NSLock()
+    private var links: [ObjectIdentifier: Link] = [:]
+    private var isClosed = false
+    private var acceptedCount = 0
+
+    private final class Link: @unchecked Sendable {
+        let client: Int32
+        let upstream: Int32
+        init(client: Int32, upstream: Int32) {
+            self.client = client
+            self.upstream = upstream
+        }
+    }
+
+    /// Listens on a free loopback port and starts relaying to `targetPort`.
+    public init(targetPort: Int) throws {
+        self.targetPort = targetPort
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackPortError("socket() failed: \(String(cString: strerror(errno)))") }
+        var address = LoopbackPort.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        var pipeFDs: [Int32] = [0, 0]
+        guard ok, pipe(&pipeFDs) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw LoopbackPortError("proxy listener set-up failed: \(reason)")
+        }
+        self.listener = fd
+        self.wake = (pipeFDs[0], pipeFDs[1])
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        threads.enter()
+        Thread { [self] in acceptLoop(); threads.leave() }.start()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// How many connections the proxy has accepted so far.
+    public var acceptedConnections: Int { lock.withLock { acceptedCount } }
+
+    /// Cuts every relayed connection now (both sides shut down); new connections are still accepted.
+    public func cutConnections() {
+        lock.withLock {
+            for link in links.values {
+                shutdown(link.client, Int32(SHUT_RDWR))
+                shutdown(link.upstream, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
+    /// Stops accepting, cuts every connection and waits for the relay threads to end.
+    public func close() {
+        let first = lock.withLock { () -> Bool in
+            defer { isClosed = true }
+            return !isClosed
+        }
+        guard first else { return }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        cutConnections()
+        threads.wait()
+        Glibc.close(listener)
+        Glibc.close(wake.read)
+        Glibc.close(wake.write)
+    }
+
+    private func acceptLoop() {
+        while true {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var target = LoopbackPort.loopback(port: targetPort)
+            let connected = upstream >= 0 && withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else {
+                Glibc.close(client)
+                if upstream >= 0 { Glibc.close(upstream) }
+                continue
+            }
+            let link = Link(client: client, upstream: upstream)
+            let accepted = lock.withLock { () -> Bool in
+                guard !isClosed else { return false }
+                links[ObjectIdentifier(link)] = link
+                acceptedCount += 1
+                return true
+            }
+            guard accepted else {
+                Glibc.close(client)
+                Glibc.close(upstream)
+                return
+            }
+            threads.enter()
+            Thread { [self] in relay(link); threads.leave() }.start()
+        }
+    }
+
+    /// Copies bytes both ways until either side ends, then closes both.
+    private func relay(_ link: Link) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        loop: while true {
+            var fds = [pollfd(fd: link.client, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: link.upstream, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { break }
+            for (index, entry) in fds.enumerated() where entry.revents != 0 {
+                let from = index == 0 ? link.client : link.upstream
+                let to = index == 0 ? link.upstream : link.client
+                let count = read(from, &buffer, buffer.count)
+                guard count > 0 else { break loop }
+                var offset = 0
+                while offset < count {
+                    // MSG_NOSIGNAL: a peer that went away must not raise SIGPIPE in the test process.
+                    let sent = buffer[offset..<count].withUnsafeBytes {
+                        send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                    }
+                    guard sent > 0 else { break loop }
+                    offset += sent
+                }
+            }
+        }
+        lock.withLock {
+            links[ObjectIdentifier(link)] = nil
+            Glibc.close(link.client)
+            Glibc.close(link.upstream)
+        }
+    }
+}
