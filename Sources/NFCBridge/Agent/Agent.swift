@@ -130,7 +130,7 @@ public final class Agent: Sendable {
                     return s.connections > 1
                 }
                 logger.info(reconnect ? "reconnected to the broker" : "connected to the broker \(configuration.mqtt.url)")
-                await publishEverything()
+                // Subscribe first: a Home Assistant birth arriving while we publish is not missed.
                 if configuration.homeAssistant.enabled {
                     do {
                         try await publisher.subscribe(to: topics.homeAssistantStatus, qos: .atLeastOnce)
@@ -138,6 +138,7 @@ public final class Agent: Sendable {
                         logger.warning("cannot subscribe to \(topics.homeAssistantStatus): \(error)")
                     }
                 }
+                await publishEverything()
                 await pipeline.drain()
             case .disconnected:
                 logger.warning("lost the broker connection; events go to the spool until it is back")
@@ -305,7 +306,7 @@ public final class Agent: Sendable {
             "mqtt": [
                 "protocol": .string(configuration.mqtt.protocolVersion.rawValue),
                 "url": .string(configuration.mqtt.url),
-                "tls": .bool(configuration.mqtt.endpoint.usesTLS),
+                "tls": .bool(configuration.mqtt.usesTLS),
             ],
             "commands": .array(configuration.enabledCommands.map(JSONValue.string)),
             "config": configuration.publicJSON,

@@ -54,10 +54,10 @@ public struct AgentConfiguration: Sendable, Equatable {
 
     /// The broker connection.
     public struct MQTTSettings: Sendable, Equatable {
-        /// The broker URL as written (`mqtt://host:1883`, `mqtts://host:8883`).
+        /// The broker URL (`mqtt://host:1883`, `mqtts://host:8883`), checked with `MQTTBrokerAddress`.
         public var url = "mqtt://localhost:1883"
-        /// Host, port and TLS parsed from ``url``.
-        public var endpoint = MQTTEndpoint(host: "localhost", port: 1883, usesTLS: false)
+        /// True for an `mqtts://` URL.
+        public var usesTLS = false
         /// The base topic (`nfc`): no wildcards, no leading or trailing slash.
         public var baseTopic = "nfc"
         /// User name, if the broker wants one.

@@ -1,4 +1,5 @@
 import Foundation
+import MQTTClient
 
 /// What the command line and the environment override in the file.
 public struct ConfigurationOverrides: Sendable, Equatable {
@@ -68,7 +69,6 @@ public enum ConfigurationLoader {
             try walk(root, prefix: "", into: &config, lines: &lines, source: source)
         }
         if config.id.isEmpty { config.id = AgentIdentifier.sanitize(hostName: hostName) }
-        if config.mqtt.username == nil { config.mqtt.username = config.mqtt.endpoint.username }
         try checkTLS(config, lines: lines, source: source)
         return config
     }
@@ -82,13 +82,11 @@ public enum ConfigurationLoader {
             config.reader.device = device
         }
         if let broker = overrides.broker {
-            switch MQTTEndpoint.parse(broker) {
-            case let .success(endpoint):
+            do throws(MQTTClientError) {
+                config.mqtt.usesTLS = try MQTTBrokerAddress(url: broker).usesTLS
                 config.mqtt.url = broker
-                config.mqtt.endpoint = endpoint
-                if let user = endpoint.username { config.mqtt.username = user }
-            case let .failure(problem):
-                throw ConfigurationError(source: "--broker", detail: problem.message)
+            } catch {
+                throw ConfigurationError(source: "--broker", detail: brokerURLProblem(error))
             }
             try checkTLS(config, lines: [:], source: "--broker")
         }
@@ -98,6 +96,14 @@ public enum ConfigurationLoader {
             }
             config.mqtt.password = Secret(password)
         }
+    }
+
+    /// Why a broker URL was refused, without echoing the URL (it may hold credentials).
+    static func brokerURLProblem(_ error: MQTTClientError) -> String {
+        if case let .invalidURL(_, reason) = error {
+            return "not a broker URL (mqtt://host[:port] or mqtts://host[:port]): \(reason)"
+        }
+        return error.message
     }
 
     private static func walk(
@@ -130,7 +136,7 @@ public enum ConfigurationLoader {
         throws(ConfigurationError)
     {
         let mqtt = config.mqtt
-        if !mqtt.endpoint.usesTLS {
+        if !mqtt.usesTLS {
             for (key, value) in [("mqtt.ca_file", mqtt.caFile), ("mqtt.cert_file", mqtt.certFile), ("mqtt.key_file", mqtt.keyFile)]
             where value != nil {
                 throw ConfigurationError(

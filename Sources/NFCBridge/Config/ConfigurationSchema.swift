@@ -1,4 +1,5 @@
 import Foundation
+import MQTTClient
 import NFCCore
 
 /// One configuration key: its dotted path and how a YAML value is applied to the configuration.
@@ -31,11 +32,11 @@ enum ConfigurationSchema {
         },
         ConfigurationKey(path: "mqtt.url") { config, value throws(ConfigurationError) in
             let url = try value.nonEmptyString()
-            switch MQTTEndpoint.parse(url) {
-            case let .success(endpoint):
+            do throws(MQTTClientError) {
+                config.mqtt.usesTLS = try MQTTBrokerAddress(url: url).usesTLS
                 config.mqtt.url = url
-                config.mqtt.endpoint = endpoint
-            case let .failure(problem): throw value.failure(problem.message)
+            } catch {
+                throw value.failure(ConfigurationLoader.brokerURLProblem(error))
             }
         },
         ConfigurationKey(path: "mqtt.base_topic") { config, value throws(ConfigurationError) in

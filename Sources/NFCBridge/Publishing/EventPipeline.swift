@@ -29,6 +29,7 @@ public final class EventPipeline: Sendable {
     private let logger: AgentLogger
     private let queue = SerialQueue()
     private let counters = Mutex(Counters())
+    private let watchers = Mutex<[(predicate: @Sendable (Counters) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
 
     /// Creates the pipeline.
     public init(
@@ -45,6 +46,35 @@ public final class EventPipeline: Sendable {
 
     /// The counters so far.
     public var statistics: Counters { counters.withLock { $0 } }
+
+    /// Returns once the counters satisfy `predicate` (e.g. "two events spooled").
+    public func waitUntil(_ predicate: @escaping @Sendable (Counters) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = watchers.withLock { list -> Bool in
+                if predicate(statistics) { return true }
+                list.append((predicate, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func count(_ change: (inout Counters) -> Void) {
+        let ready = watchers.withLock { list -> [CheckedContinuation<Void, Never>] in
+            let current = counters.withLock { c -> Counters in
+                change(&c)
+                return c
+            }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            list.removeAll { watcher in
+                guard watcher.predicate(current) else { return false }
+                ready.append(watcher.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
 
     /// Builds the envelope for an event of `kind` with `fields`, then publishes or spools it.
     /// Returns the payload as built (with `buffered: false`).
@@ -75,7 +105,7 @@ public final class EventPipeline: Sendable {
             if spool.isEmpty, publisher.isConnected {
                 do {
                     try await publisher.publish(OutboundMessage(topic: topic, payload: live.jsonBytes))
-                    counters.withLock { $0.publishedLive += 1 }
+                    count { $0.publishedLive += 1 }
                     return
                 } catch {
                     logger.warning("publish to \(topic) failed (\(error)); spooling the event")
@@ -118,13 +148,13 @@ public final class EventPipeline: Sendable {
     private func store(_ message: SpooledMessage) {
         do {
             let dropped = try spool.append(message)
-            counters.withLock {
+            count {
                 $0.spooled += 1
                 $0.dropped += dropped
             }
             if dropped > 0 { logger.warning("spool full: dropped the \(dropped) oldest buffered event(s)") }
         } catch {
-            counters.withLock { $0.dropped += 1 }
+            count { $0.dropped += 1 }
             logger.error("event to \(message.topic) lost: \(error.message)")
         }
     }
@@ -142,7 +172,7 @@ public final class EventPipeline: Sendable {
             } catch {
                 logger.error("spool: \(error.message)")
             }
-            counters.withLock { $0.replayed += 1 }
+            count { $0.replayed += 1 }
         }
     }
 }

@@ -95,30 +95,44 @@ public final class InMemoryPublisher: MessagePublisher {
         state.withLock { $0.continuation }?.finish()
     }
 
-    /// Waits until a message matching `predicate` is published (or returns the first one already
-    /// published after the first `skipping` messages).
+    /// Waits until a message matching `predicate` is published after position `index` of
+    /// ``published`` (-1: from the start, including messages already there); returns its position
+    /// and the message.
     @discardableResult
     public func waitForMessage(
-        skipping: Int = 0, where predicate: @escaping @Sendable (OutboundMessage) -> Bool
-    ) async -> OutboundMessage {
-        await withCheckedContinuation { continuation in
-            let found: OutboundMessage? = state.withLock { s in
-                if let match = s.published.dropFirst(skipping).first(where: predicate) { return match }
-                s.waiters.append(Waiter(predicate: predicate, continuation: continuation))
-                return nil
+        after index: Int = -1, where predicate: @escaping @Sendable (OutboundMessage) -> Bool
+    ) async -> (index: Int, message: OutboundMessage) {
+        while true {
+            let (found, seen): ((Int, OutboundMessage)?, Int) = state.withLock { s in
+                let start = max(0, index + 1)
+                if start < s.published.count,
+                    let position = s.published[start...].firstIndex(where: predicate)
+                {
+                    return ((position, s.published[position]), s.published.count)
+                }
+                return (nil, s.published.count)
             }
-            if let found { continuation.resume(returning: found) }
+            if let found { return found }
+            // Sleep until something new is published, then look again.
+            _ = await withCheckedContinuation { (continuation: CheckedContinuation<OutboundMessage, Never>) in
+                let ready: OutboundMessage? = state.withLock { s in
+                    if s.published.count > seen { return s.published[seen] }
+                    s.waiters.append(Waiter(predicate: { _ in true }, continuation: continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
         }
     }
 
-    /// Waits for the `count`-th message (1-based) published to `topic`.
+    /// Waits for a message on `topic` after position `index` whose JSON payload satisfies `predicate`.
     @discardableResult
-    public func waitForMessage(on topic: String, count: Int = 1) async -> OutboundMessage {
-        while true {
-            let matching = published(to: topic)
-            if matching.count >= count { return matching[count - 1] }
-            let seen = published.count
-            await waitForMessage(skipping: seen) { $0.topic == topic }
+    public func waitForJSON(
+        on topic: String, after index: Int = -1, where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+    ) async -> (index: Int, json: JSONValue) {
+        let (position, message) = await waitForMessage(after: index) { message in
+            message.topic == topic && message.json.map(predicate) == true
         }
+        return (position, message.json ?? .null)
     }
 }

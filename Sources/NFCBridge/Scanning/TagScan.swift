@@ -13,13 +13,23 @@ public struct TagScan: Sendable, Equatable {
     /// Problems met on the way that did not stop the scan (e.g. NDEF unreadable); each becomes an
     /// `event/error`.
     public var problems: [NFCError]
+    /// What identification found, when it ran (the dumper starts from it).
+    public var cardInfo: CardInfo?
+    /// The dump read while scanning, when reading the NDEF message needed one: `event/dump` then
+    /// reuses it instead of reading the tag twice.
+    public var tagDump: TagDump?
 
     /// Creates a scan.
-    public init(uid: [UInt8], cardType: String, report: JSONValue, problems: [NFCError] = []) {
+    public init(
+        uid: [UInt8], cardType: String, report: JSONValue, problems: [NFCError] = [], cardInfo: CardInfo? = nil,
+        tagDump: TagDump? = nil
+    ) {
         self.uid = uid
         self.cardType = cardType
         self.report = report
         self.problems = problems
+        self.cardInfo = cardInfo
+        self.tagDump = tagDump
     }
 
     /// The least the agent knows about a tag: what anticollision told the reader. Used when

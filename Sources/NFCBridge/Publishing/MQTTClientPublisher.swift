@@ -1,0 +1,116 @@
+import Foundation
+import MQTTClient
+import Synchronization
+
+/// The ``MessagePublisher`` over a real broker: adapts `MQTTClient` (libmosquitto, its own
+/// reconnect loop) to the agent.
+///
+/// - `publish` fails at once with ``PublisherError/notConnected`` while disconnected, so the event
+///   goes to the agent's durable spool instead of libmosquitto's in-memory queue; and it gives up
+///   waiting for the PUBACK after ``acknowledgementTimeout`` (the event is spooled and sent again:
+///   at least once, de-duplicated by `event_id`).
+/// - JSON payloads carry the MQTT 5 content type `application/json` and the UTF-8 indicator.
+/// - `events()` merges the client's connection events and messages.
+public final class MQTTClientPublisher: MessagePublisher {
+    /// The client.
+    public let client: MQTTClient
+    /// How long a QoS ≥ 1 publish waits for the broker's acknowledgement.
+    public let acknowledgementTimeout: Duration
+    private let isV5: Bool
+    private let forwarders = Mutex<[Task<Void, Never>]>([])
+
+    /// Wraps `client` (not started yet; call ``start()``).
+    public init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
+        self.client = client
+        self.acknowledgementTimeout = acknowledgementTimeout
+        self.isV5 = client.configuration.protocolVersion.isV5
+    }
+
+    /// Starts connecting in the background (the client retries forever; follow ``events()``).
+    public func start() throws {
+        try client.start()
+    }
+
+    /// Sends DISCONNECT (no will: the agent published `offline` itself) and stops the client.
+    public func disconnect() async {
+        await client.disconnect()
+        for task in forwarders.withLock({ $0 }) { task.cancel() }
+    }
+
+    public var isConnected: Bool { client.isConnected }
+
+    public func publish(_ message: OutboundMessage) async throws {
+        guard client.isConnected else { throw PublisherError.notConnected }
+        var jsonProperties = MQTTPublishProperties()
+        if isV5, message.payload.first == UInt8(ascii: "{") {
+            jsonProperties.contentType = "application/json"
+            jsonProperties.payloadIsUTF8 = true
+        }
+        let properties = jsonProperties
+        let qos = MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce
+        let client = self.client
+        let timeout = acknowledgementTimeout
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await client.publish(
+                        to: message.topic, payload: message.payload, qos: qos, retain: message.retain, properties: properties)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return false
+                }
+                defer { group.cancelAll() }
+                guard let acknowledged = try await group.next(), acknowledged else {
+                    throw PublisherError.failed(code: "timeout", message: "no acknowledgement from the broker within \(timeout)")
+                }
+            }
+        } catch let error as MQTTClientError {
+            if case .notConnected = error { throw PublisherError.notConnected }
+            throw PublisherError.failed(code: error.code, message: error.message)
+        }
+    }
+
+    public func subscribe(to filter: String, qos: MessageQoS) async throws {
+        try await client.subscribe(to: filter, qos: MQTTQoS(rawValue: qos.rawValue) ?? .atLeastOnce)
+    }
+
+    public func events() -> AsyncStream<PublisherEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PublisherEvent.self)
+        let client = self.client
+        let connection = Task {
+            for await event in client.events {
+                switch event {
+                case .connected: continuation.yield(.connected)
+                case .disconnected: continuation.yield(.disconnected)
+                case .connectionFailed, .reconnecting: break
+                }
+            }
+            continuation.finish()
+        }
+        let messages = Task {
+            for await message in client.messages {
+                continuation.yield(.message(InboundMessage(topic: message.topic, payload: message.payload, retained: message.retain)))
+            }
+        }
+        forwarders.withLock { $0 += [connection, messages] }
+        return stream
+    }
+}
+
+extension AgentConfiguration {
+    /// The MQTT client configuration: URL, protocol, credentials, TLS files, and the will
+    /// (`<base>/<id>/status` = `offline`, retained, QoS 1). The client id is `nfcbridge-<id>`.
+    public var mqttClientConfiguration: MQTTConfiguration {
+        let will = TopicMap(self).will
+        var tls = MQTTTLS.disabled
+        if mqtt.caFile != nil || mqtt.certFile != nil || mqtt.keyFile != nil {
+            tls = .enabled(MQTTTLSConfiguration(caFile: mqtt.caFile, certificateFile: mqtt.certFile, keyFile: mqtt.keyFile))
+        }
+        return MQTTConfiguration(
+            url: mqtt.url, protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311, clientID: "nfcbridge-\(id)",
+            username: mqtt.username, password: mqtt.password?.value, tls: tls,
+            will: MQTTWill(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: true))
+    }
+}
