@@ -189,16 +189,25 @@ final class CommandHarness: Sendable {
                 responseTopic: responseTopic, correlationData: correlationData))
     }
 
+    /// The `count`-th message published on `topic`.
+    func message(on topic: String, count: Int = 1) async -> OutboundMessage {
+        var index = -1
+        var message = OutboundMessage(topic: topic, payload: [])
+        for _ in 0..<count {
+            (index, message) = await publisher.waitForMessage(after: index) { $0.topic == topic }
+        }
+        return message
+    }
+
     /// The `count`-th response on `topic` (default: `nfc/test/response/<command>`).
     func response(_ command: String, count: Int = 1, topic: String? = nil) async -> JSONValue {
-        let message = await publisher.waitForMessage(on: topic ?? "nfc/test/response/\(command)", count: count)
-        return message.json ?? .null
+        await message(on: topic ?? "nfc/test/response/\(command)", count: count).json ?? .null
     }
 
     /// The first final response on `nfc/test/response/<command>` whose `id` is `id`, among the
     /// messages published after the first `skipping`.
     func finalResponse(_ command: String, id: JSONValue, skipping: Int = 0) async -> JSONValue {
-        let message = await publisher.waitForMessage(skipping: skipping) { message in
+        let (_, message) = await publisher.waitForMessage(after: skipping - 1) { message in
             guard message.topic == "nfc/test/response/\(command)", let json = message.json else { return false }
             return json["id"] == id && json["status"] != "waiting"
         }

@@ -38,6 +38,16 @@ public final class ReaderTagAccess: TagAccess {
         for waiter in waiters { waiter.resume(returning: tag) }
     }
 
+    /// A present tag was selected again (a new poll): commands use the new transport. Tags not
+    /// present yet are left to ``tagArrived(_:)``, which comes after their scan.
+    public func tagReselected(_ transport: any TagTransport) {
+        let uid = transport.target.uid
+        state.withLock { s in
+            guard let index = s.present.firstIndex(where: { $0.uid == uid }) else { return }
+            s.present[index] = PresentTag(transport: transport)
+        }
+    }
+
     /// A tag left the field.
     public func tagRemoved(uid: [UInt8]) {
         state.withLock { $0.present.removeAll { $0.uid == uid } }
