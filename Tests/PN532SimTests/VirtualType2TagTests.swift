@@ -238,9 +238,16 @@ import Testing
         tag.setReadProtection(true)
         _ = tag.activate()
         #expect(tag.receive([0x30, 0x10]) == .nak(0))
-        // 3DES AUTHENTICATE is not modelled: refused.
+        // 3DES AUTHENTICATE part 1 answers AF ‖ ek(RndB) (the full exchange: UltralightCAuthenticationTests).
         _ = tag.activate()
-        #expect(tag.receive([0x1A, 0x00]) == .nak(0))
+        guard case let .data(challenge) = tag.receive([0x1A, 0x00]) else {
+            Issue.record("1A 00 must be answered")
+            return
+        }
+        #expect(challenge.count == 9 && challenge.first == 0xAF)
+        // Only key number 00 exists.
+        _ = tag.activate()
+        #expect(tag.receive([0x1A, 0x01]) == .nak(0))
     }
 
     // MARK: HALT, fault hooks, fixtures

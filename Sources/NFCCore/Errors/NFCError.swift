@@ -56,6 +56,8 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case userCanceled
     /// A second scan was started while one is pending on the same reader.
     case scanInProgress
+    /// The cryptography library (OpenSSL libcrypto) failed or lacks an algorithm; carries its detail.
+    case cryptoFailure(String)
 
     /// Stable machine-readable code.
     public var code: String {
@@ -85,6 +87,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tagMismatch: "tag_mismatch"
         case .userCanceled: "canceled"
         case .scanInProgress: "scan_in_progress"
+        case .cryptoFailure: "crypto_failure"
         }
     }
 
@@ -119,6 +122,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
             "The tag in the field (UID \(actual.hexString)) is not the expected one (UID \(expected.hexString))"
         case .userCanceled: "The operation was cancelled"
         case .scanInProgress: "A scan is already in progress on this reader"
+        case let .cryptoFailure(detail): "Cryptography failed: \(detail)"
         }
     }
 

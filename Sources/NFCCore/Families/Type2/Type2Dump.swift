@@ -14,6 +14,10 @@ import Synchronization
 /// the boundary exactly. A refused FAST_READ chunk falls back to that READ walk from its first page.
 /// Ultralight C key pages 44–47 are never read.
 ///
+/// When READ_SIG answered, the fact `Originality Signature` says whether the signature verifies against a
+/// known NXP key (``OriginalitySignature/fact(uid:signature:)``: "Valid (NXP NTAG21x)" or
+/// "Not verified (no known NXP key matches)").
+///
 /// Partial results: when the tag leaves mid-dump the call throws ``NFCError/tagRemoved`` (and
 /// `CancellationError` when cancelled). Callers that want the pages read until then pass a
 /// ``Progress``: it holds every page read so far, whatever way the dump ends. That keeps the
@@ -183,6 +187,8 @@ public enum Type2Dump {
         if let boundary { facts.append(Fact(key: "Unauthenticated Boundary", value: "Page \(boundary)")) }
         let ndefMessage = ndefMessage(in: pages, map: map)
         if let ndefMessage { facts.append(Fact(key: "NDEF Bytes", value: "\(ndefMessage.count)")) }
+        // Checked against NXP's keys; a signature that does not verify is reported, never an error.
+        if let signature = extras.signature { facts.append(OriginalitySignature.fact(uid: info.uid, signature: signature)) }
 
         var capabilities: [CardCapability] = [.readable]
         if let keyPages = map.keyPages {

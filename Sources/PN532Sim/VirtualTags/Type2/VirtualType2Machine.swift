@@ -19,6 +19,10 @@ struct VirtualType2Machine {
     var pendingCompatibilityWrite: Int?
     var corruptNextWrite = false
     var failWritesFromPage: Int?
+    /// Ultralight C AUTHENTICATE between its two frames: RndB and ek(RndB), the IV of the next decryption.
+    var pendingAuthentication: (rndB: [UInt8], challenge: [UInt8])?
+    /// Fixture hook: the RndB the next Ultralight C AUTHENTICATE uses (then random again).
+    var pinnedChallenge: [UInt8]?
 
     init(model: VirtualType2Model, uid: [UInt8], atqa: [UInt8], sak: UInt8) {
         self.model = model
@@ -35,12 +39,14 @@ struct VirtualType2Machine {
         active = true
         authenticated = false
         pendingCompatibilityWrite = nil
+        pendingAuthentication = nil
     }
 
     mutating func powerOff() {
         active = false
         authenticated = false
         pendingCompatibilityWrite = nil
+        pendingAuthentication = nil
     }
 
     mutating func replaceMemory(_ bytes: [UInt8]) {
@@ -68,11 +74,15 @@ struct VirtualType2Machine {
         0x39: (2, { $0.readCounter($1) }),
         0x3E: (2, { $0.checkTearingEvent($1) }),
         0x1B: (5, { $0.pwdAuth($1) }),
+        0x1A: (2, { $0.authenticateStart($1) }),
+        0xAF: (17, { $0.authenticateFinish($1) }),
         0x50: (2, { machine, _ in machine.halt() }),
     ]
 
     mutating func receive(_ frame: [UInt8]) -> VirtualTagReply {
         guard active, let command = frame.first else { return .silent }
+        // Any frame but the AUTHENTICATE continuation abandons a started authentication.
+        if command != 0xAF { pendingAuthentication = nil }
         if let page = pendingCompatibilityWrite {
             pendingCompatibilityWrite = nil
             // MF0ICU1 §9.4: the second frame carries 16 bytes; the tag stores the first 4.
@@ -89,6 +99,7 @@ struct VirtualType2Machine {
         active = false
         authenticated = false
         pendingCompatibilityWrite = nil
+        pendingAuthentication = nil
         return .nak(code)
     }
 
@@ -253,10 +264,56 @@ struct VirtualType2Machine {
         return .data(Array(memory[packPage * 4..<packPage * 4 + 2]))
     }
 
+    /// Ultralight C AUTHENTICATE part 1 (1A 00, MF0ICU2 §9.5): AF ‖ ek(RndB), 2-key 3DES CBC from a zero
+    /// IV, with the key from pages 2Ch–2Fh (stored with each half reversed, §7.5.7).
+    private mutating func authenticateStart(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.tripleDESAuthentication), let key = cipherKey else { return unsupported() }
+        // Only key number 00 exists; a new attempt drops an earlier authentication.
+        guard frame[1] == 0x00 else { return nak(0x0) }
+        authenticated = false
+        var random = SystemRandomNumberGenerator()
+        let rndB = pinnedChallenge ?? withUnsafeBytes(of: random.next()) { Array($0) }
+        pinnedChallenge = nil
+        guard let challenge = try? TripleDES.cbc(encrypt: true, key: key, iv: Self.zeroBlock, data: rndB) else {
+            return nak(0x0)
+        }
+        pendingAuthentication = (rndB, challenge)
+        return .data([0xAF] + challenge)
+    }
+
+    /// AUTHENTICATE part 2 (AF ‖ ek(RndA ‖ RndB')): checks RndB' and answers 00 ‖ ek(RndA'), each
+    /// encryption chained on the last ciphertext block (MF0ICU2 §7.5.5). A wrong RndB' (wrong key) is
+    /// NAKed and the tag goes IDLE.
+    private mutating func authenticateFinish(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.tripleDESAuthentication) else { return unsupported() }
+        guard let pending = pendingAuthentication, let key = cipherKey else { return nak(0x0) }
+        pendingAuthentication = nil
+        let token = Array(frame[1...])
+        guard let plain = try? TripleDES.cbc(encrypt: false, key: key, iv: pending.challenge, data: token),
+            Array(plain[8...]) == UltralightCAuthentication.rotatedLeft(pending.rndB)
+        else { return nak(0x0) }
+        let rndA = Array(plain[..<8])
+        guard let proof = try? TripleDES.cbc(encrypt: true, key: key, iv: Array(token.suffix(8)),
+                                             data: UltralightCAuthentication.rotatedLeft(rndA))
+        else { return nak(0x0) }
+        authenticated = true
+        return .data([0x00] + proof)
+    }
+
+    private static let zeroBlock = [UInt8](repeating: 0, count: 8)
+
+    /// The 3DES key held in pages 2Ch–2Fh, in cipher order; nil without key pages.
+    private var cipherKey: [UInt8]? {
+        guard let keyPages = map?.keyPages, memory.count >= (keyPages.lowerBound + 4) * 4 else { return nil }
+        let start = keyPages.lowerBound * 4
+        return try? UltralightCAuthentication.cipherKey(fromKeyPages: Array(memory[start..<start + 16]))
+    }
+
     /// HALT (50 00): silent, and HALT state until the next WUPA (ISO/IEC 14443-3 §6.3).
     private mutating func halt() -> VirtualTagReply {
         active = false
         authenticated = false
+        pendingAuthentication = nil
         return .silent
     }
 }

@@ -3,13 +3,14 @@ import Synchronization
 
 /// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
 /// NTAG203, NTAG210/212, NTAG213/215/216): READ with roll-over, FAST_READ, WRITE, two-frame
-/// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, CHECK_TEARING_EVENT, PWD_AUTH, HALT; AUTH0/PROT
-/// (or Ultralight C AUTH0/AUTH1) protection, OTP CC page, static and dynamic lock bits, CFGLCK.
+/// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, CHECK_TEARING_EVENT, PWD_AUTH, Ultralight C 3DES
+/// AUTHENTICATE (1Ah/AFh, key from pages 2Ch–2Fh), HALT; AUTH0/PROT (or Ultralight C AUTH0/AUTH1)
+/// protection, OTP CC page, static and dynamic lock bits, CFGLCK.
 ///
 /// After a NAK the tag is IDLE and silent until ``activate()`` (a re-select), as real NXP tags are.
-/// ``powerOff()`` drops authentication and a pending COMPATIBILITY_WRITE.
+/// ``powerOff()`` drops authentication, a pending COMPATIBILITY_WRITE and a half-done AUTHENTICATE.
 ///
-/// Not modelled: Ultralight C 3DES AUTHENTICATE (1Ah is refused), AUTHLIM attempt counting, INCR_CNT,
+/// Not modelled: AUTHLIM attempt counting, INCR_CNT,
 /// the NTAG21x NFC counter incrementing on the first read, UID mirror, the dynamic block-locking bits.
 public final class VirtualType2Tag: VirtualTag {
     private let state: Mutex<VirtualType2Machine>
@@ -94,7 +95,7 @@ public final class VirtualType2Tag: VirtualTag {
         set { state.withLock { $0.tearingFlags = Array((newValue + [0xBD, 0xBD, 0xBD]).prefix(3)) } }
     }
 
-    /// Whether PWD_AUTH (or, in future, Ultralight C authentication) succeeded since the last select.
+    /// Whether PWD_AUTH or Ultralight C authentication succeeded since the last select.
     public var isAuthenticated: Bool { state.withLock { $0.authenticated } }
 
     /// Sets PWD (4 bytes) and PACK (2 bytes). No effect on products without PWD_AUTH.
@@ -128,6 +129,23 @@ public final class VirtualType2Tag: VirtualTag {
                 machine.memory[offset] = on ? machine.memory[offset] | 0x80 : machine.memory[offset] & ~0x80
             }
         }
+    }
+
+    /// Sets the Ultralight C 3DES key: `key` is the 16-byte cipher key (Key1 ‖ Key2), stored in pages
+    /// 2Ch–2Fh with each half reversed (MF0ICU2 §7.5.7). No effect on other products or other lengths.
+    public func setUltralightCKey(_ key: [UInt8]) {
+        state.withLock { machine in
+            guard let keyPages = machine.map?.keyPages,
+                let pages = try? UltralightCAuthentication.keyPages(forCipherKey: key)
+            else { return }
+            machine.store(pages, at: keyPages.lowerBound * 4)
+        }
+    }
+
+    /// Fixture hook: the RndB (8 bytes) the next Ultralight C AUTHENTICATE uses instead of a random one,
+    /// so a transcript can be compared byte for byte. Nil (or another length) goes back to random.
+    public func pinUltralightCChallenge(_ rndB: [UInt8]?) {
+        state.withLock { $0.pinnedChallenge = rndB?.count == 8 ? rndB : nil }
     }
 
     /// Sets NFC_CNT_EN (ACCESS bit 4) so an NTAG21x answers READ_CNT 02.
