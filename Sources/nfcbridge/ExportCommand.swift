@@ -20,6 +20,18 @@ enum ExportCommand {
 
         /// Binary formats are not written to a terminal.
         var isBinary: Bool { self == .pm3 || self == .mfd || self == .bin }
+
+        /// `dump` in this format (shared with `dump`, which writes a dump read from a tag).
+        func render(_ dump: TagDump, compact: Bool) throws -> [UInt8] {
+            switch self {
+            case .flipper: Array(try dump.exportFlipperNFC().utf8)
+            case .pm3: try dump.exportProxmark3MFU()
+            case .mfd: try dump.exportLibNFCMFD()
+            case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
+            case .hex: Array(dump.exportHex().utf8)
+            case .bin: dump.exportBinary()
+            }
+        }
     }
 
     /// Runs `export` with the arguments after it.
@@ -48,15 +60,7 @@ enum ExportCommand {
         }
 
         let dump = try DumpImporter.importDump(try DumpFile.read(from))
-        let bytes: [UInt8] =
-            switch format {
-            case .flipper: Array(try dump.exportFlipperNFC().utf8)
-            case .pm3: try dump.exportProxmark3MFU()
-            case .mfd: try dump.exportLibNFCMFD()
-            case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
-            case .hex: Array(dump.exportHex().utf8)
-            case .bin: dump.exportBinary()
-            }
+        let bytes = try format.render(dump, compact: compact)
         if let output {
             try DumpFile.write(bytes, to: output)
         } else {

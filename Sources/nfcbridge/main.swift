@@ -14,6 +14,9 @@ let commands: [Subcommand] = [
     Subcommand(name: "ndef", help: "decode NDEF hex to JSON, or encode JSON to hex") { try await NDEFCommand.run($0) },
     Subcommand(name: "export", help: "convert a dump file to Flipper, Proxmark3, MFD, JSON, hex or binary") { try await ExportCommand.run($0) },
     Subcommand(name: "import", help: "read a Flipper, Proxmark3, MFD or JSON dump and print it as JSON") { try await ImportCommand.run($0) },
+    Subcommand(name: "readers", help: "list the NFC readers libnfc knows") { try await ReadersCommand.run($0) },
+    Subcommand(name: "scan", help: "identify tags as they enter the field and print them") { try await ScanCommand.run($0) },
+    Subcommand(name: "dump", help: "dump the first tag found to JSON, Flipper, Proxmark3, MFD, hex or binary") { try await DumpCommand.run($0) },
 ]
 
 /// NFCBridge's version string.

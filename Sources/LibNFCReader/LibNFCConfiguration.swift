@@ -1,0 +1,32 @@
+/// Timing of the libnfc backend. The defaults follow libnfc's own tools.
+public struct LibNFCConfiguration: Sendable, Equatable {
+    /// How long the host waits for the reader's answer to a Type 2 / Classic / FeliCa command
+    /// (libnfc's default command timeout is 350 ms). A silent tag is reported by the PN53x itself
+    /// after its RF timeout (about 51 ms), well within this.
+    public var commandTimeout: Duration
+    /// How long the host waits for an ISO-DEP exchange (APDU); the reader handles waiting-time
+    /// extensions itself, so this covers slow cards (DESFire key operations, passports).
+    public var apduTimeout: Duration
+    /// Pause between two polling rounds on an empty field, so the serial line and the reader are
+    /// not hammered. A poll abort or task cancellation cuts it short.
+    public var pollInterval: Duration
+
+    /// Creates a configuration; every value has a default.
+    public init(
+        commandTimeout: Duration = .milliseconds(350), apduTimeout: Duration = .seconds(2),
+        pollInterval: Duration = .milliseconds(100)
+    ) {
+        self.commandTimeout = commandTimeout
+        self.apduTimeout = apduTimeout
+        self.pollInterval = pollInterval
+    }
+}
+
+extension Duration {
+    /// Milliseconds for a libnfc timeout argument: at least 1 (libnfc reads 0 as "wait forever").
+    var libnfcMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(1, ms))
+    }
+}

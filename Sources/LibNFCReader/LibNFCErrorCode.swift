@@ -1,0 +1,57 @@
+import CNFC
+import NFCCore
+
+/// A libnfc return code (`NFC_E*`, nfc/nfc.h) and the one place where it becomes an ``NFCError``.
+///
+/// Most codes map one to one. `NFC_ERFTRANS` does not: libnfc folds every PN53x RF status (chip
+/// timeout 01h, CRC 02h, parity 03h, invalid frame 13h, …) into it and keeps the status byte
+/// private, so a Type 2 tag's NAK to an `InDataExchange` READ, a silent tag and a CRC error all
+/// look alike. ``LibNFCSession`` settles those cases by asking the tag again (re-select or
+/// presence check) before it reports `commandRefused`, `timeout`, `rfError` or `tagRemoved`;
+/// ``nfcError(connstring:call:)`` gives the plain mapping for every other call.
+struct LibNFCErrorCode: Error, Equatable {
+    /// The negative `NFC_E*` value a libnfc call returned.
+    var rawValue: Int32
+
+    /// libnfc's names and meanings of its error codes (nfc/nfc.h, libnfc 1.8.0).
+    private static let table: [Int32: (name: String, meaning: String)] = [
+        NFC_EIO: ("NFC_EIO", "input/output error, the device may need to be re-opened"),
+        NFC_EINVARG: ("NFC_EINVARG", "invalid argument"),
+        NFC_EDEVNOTSUPP: ("NFC_EDEVNOTSUPP", "operation not supported by the device"),
+        NFC_ENOTSUCHDEV: ("NFC_ENOTSUCHDEV", "no such device"),
+        NFC_EOVFLOW: ("NFC_EOVFLOW", "buffer overflow"),
+        NFC_ETIMEOUT: ("NFC_ETIMEOUT", "the reader did not answer in time"),
+        NFC_EOPABORTED: ("NFC_EOPABORTED", "operation aborted"),
+        NFC_ENOTIMPL: ("NFC_ENOTIMPL", "not implemented"),
+        NFC_ETGRELEASED: ("NFC_ETGRELEASED", "target released"),
+        NFC_ERFTRANS: ("NFC_ERFTRANS", "RF transmission error"),
+        NFC_EMFCAUTHFAIL: ("NFC_EMFCAUTHFAIL", "MIFARE Classic authentication failed"),
+        NFC_ESOFT: ("NFC_ESOFT", "software error"),
+        NFC_ECHIP: ("NFC_ECHIP", "device's internal chip error"),
+    ]
+
+    /// `NFC_ERFTRANS` and friends, spelled as in nfc.h with libnfc's meaning.
+    var text: String {
+        if let entry = Self.table[rawValue] { return "\(entry.name) (\(entry.meaning))" }
+        return "libnfc error \(rawValue)"
+    }
+
+    /// True when the device itself is gone or unusable (unplugged, port closed).
+    var meansReaderGone: Bool { rawValue == NFC_EIO || rawValue == NFC_ENOTSUCHDEV }
+
+    /// The plain mapping, for calls whose `NFC_ERFTRANS` needs no second look.
+    /// - Parameters:
+    ///   - connstring: named in ``NFCError/readerUnavailable(_:)`` so the user knows which device.
+    ///   - call: the libnfc function that failed, for the message.
+    func nfcError(connstring: String, call: String) -> NFCError {
+        switch rawValue {
+        case NFC_ETIMEOUT: .timeout
+        case NFC_ETGRELEASED: .tagRemoved
+        case NFC_EOPABORTED: .userCanceled
+        case NFC_EMFCAUTHFAIL: .authenticationFailed
+        case NFC_EIO, NFC_ENOTSUCHDEV: .readerUnavailable("\(connstring): \(call) failed: \(text)")
+        case NFC_EDEVNOTSUPP, NFC_ENOTIMPL: .unsupportedOperation("\(call) on \(connstring): \(text)")
+        default: .rfError("\(call): \(text)")
+        }
+    }
+}

@@ -1,0 +1,408 @@
+import CNFC
+import Foundation
+import NFCCore
+
+/// An open libnfc device and everything known about its state. Created, used and closed only on
+/// the device's ``LibNFCThread``; never shared with another thread (``LibNFCAbortControl`` is the
+/// one part other threads may touch).
+///
+/// Each method names the libnfc calls it makes. All of them report failures as ``NFCError``.
+final class LibNFCSession {
+    /// How frames travel: the reader's easy framing (`InDataExchange`, CRC by the chip) or raw
+    /// (`InCommunicateThru`, CRC by us). Tracked so the registers are only rewritten on a change.
+    private enum LinkMode {
+        case easy, raw
+    }
+
+    /// The target libnfc and the chip consider selected.
+    private struct ActiveTarget: Equatable {
+        var modulation: Modulation
+        var uid: [UInt8]
+    }
+
+    let connstring: String
+    let info: ReaderInfo
+    /// Bumped on every open, so transports of an earlier session fail cleanly.
+    let generation: Int
+    private let context: OpaquePointer
+    private let device: OpaquePointer
+    private let control: LibNFCAbortControl
+    private let configuration: LibNFCConfiguration
+    /// nil when unknown (after a failed property change): the next exchange sets both properties.
+    private var mode: LinkMode?
+    private var active: ActiveTarget?
+    /// Set when `active` was selected and nothing was sent to it since: a re-select asked for now
+    /// (after a refusal this backend already settled with a select) would change nothing.
+    private var isFreshlySelected = false
+    /// The cancellation token of the job that is running now.
+    var token = CancelToken()
+
+    private init(
+        context: OpaquePointer, device: OpaquePointer, info: ReaderInfo, generation: Int,
+        control: LibNFCAbortControl, configuration: LibNFCConfiguration
+    ) {
+        self.context = context
+        self.device = device
+        self.info = info
+        self.connstring = info.connstring
+        self.generation = generation
+        self.control = control
+        self.configuration = configuration
+    }
+
+    // MARK: Open and close
+
+    /// Opens `connstring` (nil: libnfc's default device — `LIBNFC_DEFAULT_DEVICE`, `LIBNFC_DEVICE`,
+    /// libnfc.conf, then autoscan) and makes it an initiator.
+    /// Wraps `nfc_init`, `nfc_open`, `nfc_initiator_init`, `nfc_device_set_property_bool`,
+    /// `nfc_device_get_name`, `nfc_device_get_connstring`, `nfc_device_get_information_about`.
+    static func open(
+        connstring: String?, generation: Int, control: LibNFCAbortControl, configuration: LibNFCConfiguration
+    ) throws(NFCError) -> LibNFCSession {
+        let label = connstring ?? "the default libnfc device"
+        var contextPointer: OpaquePointer?
+        nfc_init(&contextPointer)
+        guard let context = contextPointer else {
+            throw .readerUnavailable("\(label): libnfc could not initialise (nfc_init)")
+        }
+        let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
+        guard let device = opened else {
+            nfc_exit(context)
+            let hint =
+                connstring == nil
+                ? "no NFC device found (set LIBNFC_DEFAULT_DEVICE or give a connstring)"
+                : "nfc_open failed (no PN53x answered: check the connstring, the port, its permissions and that no other program uses it)"
+            throw .readerUnavailable("\(label): \(hint)")
+        }
+        let actualConnstring = String(cString: nfc_device_get_connstring(device))
+        let fail = { (call: String, code: Int32) -> NFCError in
+            nfc_close(device)
+            nfc_exit(context)
+            return LibNFCErrorCode(rawValue: code).nfcError(connstring: actualConnstring, call: call)
+        }
+        let initResult = nfc_initiator_init(device)
+        if initResult < 0 { throw fail("nfc_initiator_init", initResult) }
+        // One select attempt per call: polling loops here, with pauses, instead of the chip waiting
+        // for a tag forever (MxRtyPassiveActivation FFh), which only an abort could end.
+        for (property, value) in [(NP_INFINITE_SELECT, false), (NP_HANDLE_CRC, true), (NP_EASY_FRAMING, true)] {
+            let result = nfc_device_set_property_bool(device, property, value)
+            if result < 0 { throw fail("nfc_device_set_property_bool", result) }
+        }
+        let info = ReaderInfo(
+            connstring: actualConnstring, name: String(cString: nfc_device_get_name(device)),
+            firmware: firmwareText(of: device))
+        let session = LibNFCSession(
+            context: context, device: device, info: info, generation: generation, control: control,
+            configuration: configuration)
+        session.mode = .easy
+        control.setDevice(device)
+        return session
+    }
+
+    /// The chip line of `nfc_device_get_information_about` ("PN532 v1.6"), or "unknown".
+    private static func firmwareText(of device: OpaquePointer) -> String {
+        var buffer: UnsafeMutablePointer<CChar>?
+        guard nfc_device_get_information_about(device, &buffer) >= 0, let buffer else { return "unknown" }
+        defer { nfc_free(buffer) }
+        let text = String(cString: buffer)
+        let chipLine = text.split(separator: "\n").first { $0.hasPrefix("chip: ") }
+        return chipLine.map { String($0.dropFirst("chip: ".count)) } ?? "unknown"
+    }
+
+    /// Releases the targets, switches the field off, powers the chip down and frees libnfc.
+    /// Wraps `nfc_close` (InRelease, RFConfiguration field off, PowerDown) and `nfc_exit`.
+    func close() {
+        control.setDevice(nil)
+        nfc_close(device)
+        nfc_exit(context)
+    }
+
+    // MARK: Polling
+
+    /// Looks for tags, one modulation after another, until some are found, `timeout` passes, the
+    /// poll is aborted (returns `[]`) or the job is cancelled (throws ``NFCError/userCanceled``).
+    /// Wraps `nfc_initiator_list_passive_targets` (one `InListPassiveTarget` per tag, with
+    /// `InDeselect` between them) and `nfc_device_get_last_error`.
+    func poll(modulations: [Modulation], timeout: Duration) throws(NFCError) -> [Target] {
+        var wanted: [(Modulation, nfc_modulation)] = []
+        for modulation in modulations where !wanted.contains(where: { $0.0 == modulation }) {
+            if let libnfc = modulation.libnfcModulation { wanted.append((modulation, libnfc)) }
+        }
+        guard !wanted.isEmpty else {
+            throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            for (modulation, libnfc) in wanted {
+                if token.isCancelled { throw .userCanceled }
+                if control.takePollAbort() { return [] }
+                let found = try listTargets(modulation: modulation, libnfc: libnfc)
+                // A tag of one technology ends the round: the later modulations would deselect it.
+                if !found.isEmpty { return found }
+            }
+            if ContinuousClock.now >= deadline { return [] }
+            control.sleep(until: min(ContinuousClock.now.advanced(by: configuration.pollInterval), deadline), token: token)
+        }
+    }
+
+    private func listTargets(modulation: Modulation, libnfc: nfc_modulation) throws(NFCError) -> [Target] {
+        try setMode(.easy)
+        var found = [nfc_target](repeating: nfc_target(), count: 4)
+        let capacity = found.count
+        let count = control.call(.poll(token)) {
+            nfc_initiator_list_passive_targets(device, libnfc, &found, capacity)
+        }
+        // The list call swallows the errors of the selects it makes; the device's last error
+        // tells an empty field from a reader that went away.
+        let code = count < 0 ? count : nfc_device_get_last_error(device)
+        if count <= 0 {
+            let error = LibNFCErrorCode(rawValue: code)
+            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_list_passive_targets") }
+            if count < 0 && code != NFC_EOPABORTED && code != NFC_ETIMEOUT {
+                throw error.nfcError(connstring: connstring, call: "nfc_initiator_list_passive_targets")
+            }
+            return []
+        }
+        var targets: [Target] = []
+        for raw in found.prefix(Int(count)) {
+            guard let target = Target(libnfc: raw, modulation: modulation),
+                !targets.contains(where: { $0.uid == target.uid })
+            else { continue }
+            targets.append(target)
+        }
+        // The list leaves its tags in a state that depends on the chip: it deselects each one it
+        // found and selects again until a tag repeats, so the last tag may be active, halted or
+        // half-woken (a Type 2 tag that then ignores raw frames). Deselect them all (ISO-DEP tags
+        // get S(DESELECT), the others HLTA) so every tag is in HALT; the first exchange with a tag
+        // selects it by UID, whose WUPA wakes it from there.
+        let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
+        active = nil
+        if deselected < 0 {
+            let error = LibNFCErrorCode(rawValue: deselected)
+            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+        }
+        return targets
+    }
+
+    // MARK: Exchanges
+
+    /// Sends `command` to `target` and returns the answer without CRC (and without LEN for FeliCa).
+    /// Wraps `nfc_initiator_transceive_bytes` in easy framing (`InDataExchange`) or, for
+    /// ``Framing/raw`` ISO/IEC 14443-A frames, with CRC and easy framing off (`InCommunicateThru`).
+    func transceive(_ command: [UInt8], framing: Framing, to target: Target) throws(NFCError) -> [UInt8] {
+        guard !command.isEmpty else { throw .invalidArgument("An empty command cannot be sent") }
+        try makeActive(target)
+        switch target.modulation {
+        case .felica212, .felica424:
+            // FeliCa CRC is not CRC_A, so the chip keeps handling it; only LEN is ours.
+            try setMode(.easy)
+            switch try exchange(try RawFrameCodec.feliCaFrame(command), timeout: configuration.commandTimeout) {
+            case let .success(answer): return try RawFrameCodec.feliCaPayload(answer)
+            case let .failure(code): throw try settle(code, target: target, ifStillThere: .timeout)
+            }
+        case .iso14443a where framing == .raw:
+            try setMode(.raw)
+            switch try exchange(RawFrameCodec.appendingCRCA(command), timeout: configuration.commandTimeout) {
+            case let .success(answer):
+                switch try RawFrameCodec.decodeRawAnswer(answer) {
+                case let .data(bytes): return bytes
+                case .ack: return [RawFrameCodec.ack]
+                case let .nak(value): throw .commandRefused(command: command[0], nak: value)
+                }
+            // In raw mode a NAK is visible, so a failure here is silence (or a broken frame).
+            case let .failure(code): throw try settle(code, target: target, ifStillThere: .timeout)
+            }
+        case .iso14443a, .iso14443b:
+            try setMode(.easy)
+            let isoDEP = target.isISODEP || target.modulation == .iso14443b
+            let timeout = isoDEP ? configuration.apduTimeout : configuration.commandTimeout
+            switch try exchange(command, timeout: timeout) {
+            case let .success(answer):
+                // InDataExchange reports a 4-bit ACK (WRITE, COMPATIBILITY WRITE) as status 00
+                // with no data.
+                return answer.isEmpty && !isoDEP ? [RawFrameCodec.ack] : answer
+            case let .failure(code):
+                // Easy framing hides a NAK inside NFC_ERFTRANS (PN532 status 13h, "invalid
+                // received frame"); when the tag is still there after the error, it refused.
+                throw try settle(code, target: target, ifStillThere: .commandRefused(command: command[0], nak: nil))
+            }
+        case .iso15693:
+            throw .unsupportedOperation("libnfc cannot talk to ISO 15693 tags")
+        }
+    }
+
+    /// Exchanges an ISO 7816-4 APDU over ISO-DEP; the chip does the block protocol.
+    /// Wraps `nfc_initiator_transceive_bytes` in easy framing.
+    func sendAPDU(_ apdu: [UInt8], to target: Target) throws(NFCError) -> [UInt8] {
+        guard target.isISODEP || target.modulation == .iso14443b else {
+            throw .unsupportedOperation("This tag does not speak ISO-DEP (SAK \(target.sak.map { $0.hexString } ?? "none"))")
+        }
+        let answer = try transceive(apdu, framing: .standard, to: target)
+        guard answer.count >= 2 else { throw .invalidResponse(answer) }
+        return answer
+    }
+
+    /// MIFARE Classic Crypto1 authentication, done by the PN53x firmware: `InDataExchange` with
+    /// `60h`/`61h`, the block, the 6-byte key and the last 4 UID bytes (what libnfc's
+    /// `nfc_initiator_mifare_cmd` sends for `MC_AUTH_A`/`MC_AUTH_B`).
+    /// Wraps `nfc_initiator_transceive_bytes`.
+    func authenticate(block: Int, keyType: ClassicKeyType, key: [UInt8], target: Target) throws(NFCError) {
+        guard key.count == 6 else { throw .invalidArgument("A MIFARE Classic key is 6 bytes, got \(key.count)") }
+        guard (0...255).contains(block) else { throw .invalidArgument("Block \(block) is out of range 0…255") }
+        guard target.modulation == .iso14443a, target.uid.count >= 4 else {
+            throw .unsupportedOperation("MIFARE Classic authentication needs an ISO 14443-A tag")
+        }
+        try makeActive(target)
+        try setMode(.easy)
+        let command = [keyType == .a ? 0x60 : 0x61, UInt8(block)] + key + Array(target.uid.suffix(4))
+        switch try exchange(command, timeout: configuration.commandTimeout) {
+        case .success:
+            return
+        case let .failure(code) where code.rawValue == NFC_EMFCAUTHFAIL:
+            // The tag halts after a failed authentication: the next exchange must select it again.
+            active = nil
+            throw .authenticationFailed
+        case let .failure(code):
+            throw try settle(code, target: target, ifStillThere: .authenticationFailed)
+        }
+    }
+
+    /// Selects `target` again. Throws ``NFCError/tagRemoved`` when it does not answer. Right after a
+    /// select (a refusal is settled with one, see ``settle(_:target:ifStillThere:)``) the tag is
+    /// already freshly selected and nothing is sent.
+    func reselect(_ target: Target) throws(NFCError) {
+        if isFreshlySelected && active == ActiveTarget(modulation: target.modulation, uid: target.uid) { return }
+        guard try select(target) else { throw .tagRemoved }
+    }
+
+    /// True while `target` answers. ISO 14443 tags get libnfc's own presence check (READ 00 for
+    /// Ultralight/NTAG, re-select for Classic, R(NAK) for ISO-DEP); when that fails a re-select
+    /// confirms it, because a tag whose page 0 is read-protected, or one left idle by a NAK, fails
+    /// the READ ping while still in the field. FeliCa tags are polled again (libnfc's Request
+    /// Response ping does not work on FeliCa Lite). Wraps `nfc_initiator_target_is_present` and
+    /// `nfc_initiator_select_passive_target`.
+    func isPresent(_ target: Target) throws(NFCError) -> Bool {
+        guard active == ActiveTarget(modulation: target.modulation, uid: target.uid),
+            !target.modulation.isFeliCa
+        else { return try select(target) }
+        try setMode(.easy)
+        isFreshlySelected = false
+        let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
+        if result == 0 { return true }
+        let code = LibNFCErrorCode(rawValue: result)
+        if code.meansReaderGone || result == NFC_EOPABORTED {
+            throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
+        }
+        return try select(target)
+    }
+
+    // MARK: Building blocks
+
+    /// Selects `target` unless it is the active one already.
+    private func makeActive(_ target: Target) throws(NFCError) {
+        if active == ActiveTarget(modulation: target.modulation, uid: target.uid) { return }
+        guard try select(target) else { throw .tagRemoved }
+    }
+
+    /// Selects `target` by its UID (ISO 14443-A: libnfc cascades it) or polls for it (FeliCa: any
+    /// system code; ISO 14443-B: any AFI) and checks that the same tag answered. When nothing
+    /// answers, the field is cycled and the select tried once more: a tag still in ACTIVE state
+    /// ignores the WUPA of a select, but every tag wakes up fresh after a field reset.
+    /// Wraps `nfc_initiator_select_passive_target` and `nfc_device_set_property_bool(NP_ACTIVATE_FIELD)`.
+    private func select(_ target: Target) throws(NFCError) -> Bool {
+        if try selectOnce(target) { return true }
+        try setProperty(NP_ACTIVATE_FIELD, false)
+        try setProperty(NP_ACTIVATE_FIELD, true)
+        return try selectOnce(target)
+    }
+
+    private func selectOnce(_ target: Target) throws(NFCError) -> Bool {
+        guard let libnfc = target.modulation.libnfcModulation else {
+            throw .unsupportedOperation("libnfc cannot select \(target.modulation.rawValue) tags")
+        }
+        try setMode(.easy)
+        let initData: [UInt8] =
+            switch target.modulation {
+            case .iso14443a: target.uid
+            // SENSF_REQ: any system code (FFFF), request code 01 (return the system code), 1 slot.
+            case .felica212, .felica424: [0x00, 0xFF, 0xFF, 0x01, 0x00]
+            // AFI 00: every application family.
+            case .iso14443b, .iso15693: [0x00]
+            }
+        active = nil
+        isFreshlySelected = false
+        var selected = nfc_target()
+        let result = control.call(.command(token)) {
+            initData.withUnsafeBufferPointer { data in
+                nfc_initiator_select_passive_target(device, libnfc, data.baseAddress, data.count, &selected)
+            }
+        }
+        if result < 0 {
+            let code = LibNFCErrorCode(rawValue: result)
+            if code.meansReaderGone || result == NFC_EOPABORTED {
+                throw code.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
+            }
+            return false
+        }
+        guard result > 0, let found = Target(libnfc: selected, modulation: target.modulation) else { return false }
+        active = ActiveTarget(modulation: target.modulation, uid: found.uid)
+        isFreshlySelected = true
+        return found.uid == target.uid
+    }
+
+    /// Decides what a failed exchange means. `NFC_ERFTRANS` is ambiguous (see ``LibNFCErrorCode``),
+    /// so the tag is asked again: ISO-DEP tags get a presence check, others a re-select (which
+    /// also brings a tag that NAKed back from IDLE). Gone → ``NFCError/tagRemoved``; still there →
+    /// `ifStillThere` (ISO-DEP: an RF error, the chip already retried).
+    private func settle(_ code: LibNFCErrorCode, target: Target, ifStillThere: NFCError) throws(NFCError) -> NFCError {
+        guard code.rawValue == NFC_ERFTRANS else {
+            if code.rawValue == NFC_ETGRELEASED { active = nil }
+            return code.nfcError(connstring: connstring, call: "nfc_initiator_transceive_bytes")
+        }
+        if target.isISODEP || target.modulation == .iso14443b {
+            return try isPresent(target) ? .rfError("nfc_initiator_transceive_bytes: \(code.text)") : .tagRemoved
+        }
+        return try select(target) ? ifStillThere : .tagRemoved
+    }
+
+    /// One `nfc_initiator_transceive_bytes` call with the current framing.
+    private func exchange(_ frame: [UInt8], timeout: Duration) throws(NFCError) -> Result<[UInt8], LibNFCErrorCode> {
+        // libnfc copies the frame into a 264-byte command buffer (2 bytes of it for the chip
+        // command) without checking its length.
+        guard frame.count <= 262 else {
+            throw .invalidArgument("A frame of \(frame.count) bytes does not fit a PN53x command (262 at most)")
+        }
+        isFreshlySelected = false
+        var answer = [UInt8](repeating: 0, count: 300)
+        let capacity = answer.count
+        let milliseconds = timeout.libnfcMilliseconds
+        let result = control.call(.command(token)) {
+            frame.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                }
+            }
+        }
+        guard result >= 0 else { return .failure(LibNFCErrorCode(rawValue: result)) }
+        return .success(Array(answer.prefix(Int(result))))
+    }
+
+    /// Switches between easy framing + chip CRC and raw frames with software CRC, as libnfc's
+    /// nfc-mfultralight does around GET_VERSION (CRC first, then framing).
+    private func setMode(_ wanted: LinkMode) throws(NFCError) {
+        guard mode != wanted else { return }
+        mode = nil
+        let on = wanted == .easy
+        try setProperty(NP_HANDLE_CRC, on)
+        try setProperty(NP_EASY_FRAMING, on)
+        mode = wanted
+    }
+
+    /// Wraps `nfc_device_set_property_bool`.
+    private func setProperty(_ property: nfc_property, _ value: Bool) throws(NFCError) {
+        let result = nfc_device_set_property_bool(device, property, value)
+        if result < 0 {
+            throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "nfc_device_set_property_bool")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import CNFC
+import NFCCore
+
+extension Modulation {
+    /// The libnfc modulation for this radio technology, or nil when libnfc has none
+    /// (ISO/IEC 15693: libnfc 1.8.0 has no such modulation, and PN53x chips cannot do it).
+    var libnfcModulation: nfc_modulation? {
+        switch self {
+        case .iso14443a: nfc_modulation(nmt: NMT_ISO14443A, nbr: NBR_106)
+        case .iso14443b: nfc_modulation(nmt: NMT_ISO14443B, nbr: NBR_106)
+        case .felica212: nfc_modulation(nmt: NMT_FELICA, nbr: NBR_212)
+        case .felica424: nfc_modulation(nmt: NMT_FELICA, nbr: NBR_424)
+        case .iso15693: nil
+        }
+    }
+
+    /// True for the FeliCa modulations, whose frames carry a LEN byte on the wire.
+    var isFeliCa: Bool { self == .felica212 || self == .felica424 }
+}
+
+extension Target {
+    /// Reads what libnfc decoded from the chip's target data (`pn53x_decode_target_data`).
+    /// Returns nil for target kinds NFCCore has no use for (Jewel, B', DEP, …).
+    init?(libnfc target: nfc_target, modulation: Modulation) {
+        switch modulation {
+        case .iso14443a:
+            let info = target.nti.nai
+            self.init(
+                modulation: .iso14443a,
+                uid: Self.bytes(of: info.abtUid, count: info.szUidLen),
+                atqa: Self.bytes(of: info.abtAtqa, count: 2),
+                sak: info.btSak,
+                // libnfc stores the ATS without its TL byte.
+                ats: Self.bytes(of: info.abtAts, count: info.szAtsLen))
+        case .felica212, .felica424:
+            let info = target.nti.nfi
+            // POL_RES is 18 bytes, or 20 when the polling asked for the system code (request code 01).
+            let systemCode = info.szLen >= 20 ? Self.bytes(of: info.abtSysCode, count: 2) : []
+            self.init(
+                modulation: modulation, uid: Self.bytes(of: info.abtId, count: 8),
+                pmm: Self.bytes(of: info.abtPad, count: 8), systemCode: systemCode)
+        case .iso14443b:
+            self.init(modulation: .iso14443b, uid: Self.bytes(of: target.nti.nbi.abtPupi, count: 4))
+        case .iso15693:
+            return nil
+        }
+    }
+
+    /// Copies the first `count` bytes out of an imported C array (a Swift tuple), never past its end.
+    private static func bytes<Tuple>(of tuple: Tuple, count: Int) -> [UInt8] {
+        withUnsafeBytes(of: tuple) { raw in Array(raw.prefix(max(0, count))) }
+    }
+}

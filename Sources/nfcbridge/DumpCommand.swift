@@ -1,0 +1,145 @@
+import Foundation
+import LibNFCReader
+import NFCCore
+
+/// `nfcbridge dump`: dumps the first tag the reader finds into one export format.
+/// See docs/cli.md, section "dump".
+enum DumpCommand {
+    static let usage = """
+        usage: nfcbridge dump [--device CONNSTRING] [--format json|flipper|pm3|mfd|hex|bin] [--compact]
+                              [--output FILE] [--timeout SECONDS]
+          --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
+          --format   json (default), flipper (.nfc), pm3 (Proxmark3 MFU), mfd (libnfc), hex, bin
+          --compact  json without indentation
+          --output   write there instead of standard output (binary formats need it on a terminal);
+                     when the tag leaves mid-dump, the pages read so far are written there
+          --timeout  give up after SECONDS without a tag (exit 3)
+
+        """
+
+    /// Runs `dump` with the arguments after it.
+    static func run(_ args: [String]) async throws {
+        var arguments = try Arguments(args, flagNames: ["compact", "help"])
+        if arguments.flag("help") {
+            Console.out(usage)
+            return
+        }
+        let options = try ReaderOptions(&arguments)
+        let formatName = arguments.option("format") ?? ExportCommand.Format.json.rawValue
+        guard let format = ExportCommand.Format(rawValue: formatName) else {
+            throw CLIError.usage(
+                "unknown format '\(formatName)': use " + ExportCommand.Format.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let compact = arguments.flag("compact")
+        let output = arguments.option("output")
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("dump takes no arguments") }
+        guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
+        if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
+            throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
+        }
+
+        let device = try await options.openReader()
+        let result: Result<TagDump, any Error>
+        do {
+            result = .success(
+                try await Interruption.run(aborting: device) { try await dumpFirstTag(device: device, options: options) })
+        } catch {
+            result = .failure(error)
+        }
+        await device.close()
+        switch result {
+        case let .success(dump):
+            try write(format.render(dump, compact: compact), to: output)
+        case let .failure(error as PartialDump):
+            // Keep what was read when there is a file to keep it in; standard output gets only the error.
+            if let output, !error.dump.pages.isEmpty {
+                try? write(format.render(error.dump, compact: compact), to: output)
+            }
+            throw CLIError.reader(error.cause)
+        case let .failure(error as NFCError):
+            throw CLIError.reader(error)
+        case let .failure(error) where error.isNFCCancellation:
+            throw CLIError.reader(.userCanceled)
+        case let .failure(error):
+            throw error
+        }
+    }
+
+    /// A dump that ended early, with the pages it read.
+    struct PartialDump: Error {
+        var dump: TagDump
+        var cause: NFCError
+    }
+
+    /// Waits for a tag, identifies it and dumps it. Type 2 pages read before a failure come back
+    /// in ``PartialDump``.
+    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions) async throws -> TagDump {
+        let deadline = options.deadline()
+        var transports: [any TagTransport] = []
+        while transports.isEmpty {
+            try Task.checkCancellation()
+            let slice = deadline.map { ContinuousClock.now.duration(to: $0) } ?? ScanCommand.pollSlice
+            if slice <= .zero { throw CLIError.noTag(after: options.timeout ?? 0, device: options.deviceLabel) }
+            transports = try await device.poll(modulations: ScanCommand.modulations, timeout: slice)
+        }
+        let transport = transports[0]
+        let info = try await TagIdentifier.identify(transport)
+        let progress = Type2Dump.Progress()
+        let reporter = ProgressLine(total: Type2MemoryMap.forType(info.type)?.readablePages, progress: progress)
+        defer { reporter.finish() }
+        do {
+            return try await TagDumper.dump(info: info, transport: transport, type2Progress: progress)
+        } catch let error as NFCError {
+            let pages = progress.pages
+            guard !pages.isEmpty else { throw error }
+            let partial = TagDump(
+                cardInfo: info, pages: pages,
+                facts: [
+                    Fact(key: "Pages", value: "\(pages.count)"),
+                    Fact(key: "Dump Interrupted", value: "\(error.code) after \(pages.count) pages"),
+                ],
+                capabilities: [.partiallyReadable])
+            throw PartialDump(dump: partial, cause: error)
+        }
+    }
+
+    private static func write(_ bytes: [UInt8], to output: String?) throws {
+        if let output {
+            try DumpFile.write(bytes, to: output)
+        } else {
+            Console.out(bytes: bytes)
+        }
+    }
+}
+
+/// "dump: 40/135 pages" on standard error, rewritten in place while a dump runs — only when
+/// standard error is a terminal, so logs and pipes stay clean.
+final class ProgressLine: Sendable {
+    private let task: Task<Void, Never>?
+
+    init(total: Int?, progress: Type2Dump.Progress) {
+        guard isatty(STDERR_FILENO) == 1 else {
+            task = nil
+            return
+        }
+        task = Task.detached {
+            var shown = -1
+            while !Task.isCancelled {
+                let count = progress.pages.count
+                if count != shown {
+                    shown = count
+                    FileHandle.standardError.write(Data("\r\u{1B}[Kdump: \(count)\(total.map { "/\($0)" } ?? "") pages".utf8))
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Stops updating and clears the line.
+    func finish() {
+        guard let task else { return }
+        task.cancel()
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import LibNFCReader
+import NFCCore
+
+/// Exit statuses of the commands that use a reader (`readers`, `scan`, `dump`); docs/cli.md,
+/// "Exit codes", is the user-facing copy of this table.
+enum ReaderExitStatus {
+    /// Done.
+    static let ok: Int32 = 0
+    /// The tag or its data failed (removed mid-operation, refused, unreadable) or a file could
+    /// not be written.
+    static let operationFailed: Int32 = 1
+    /// Wrong usage, or the reader cannot be opened (the message names the connstring).
+    static let usageOrReader: Int32 = 2
+    /// No tag came before `--timeout` ran out.
+    static let noTag: Int32 = 3
+}
+
+extension CLIError {
+    /// An NFC error of a reader command: a reader that cannot be reached exits 2, the rest 1.
+    static func reader(_ error: NFCError) -> CLIError {
+        if case .readerUnavailable = error { return CLIError(error, exitCode: ReaderExitStatus.usageOrReader) }
+        return CLIError(error)
+    }
+
+    /// No tag before the timeout: exit 3.
+    static func noTag(after seconds: Double, device: String) -> CLIError {
+        CLIError(
+            code: "no_tag", message: "No tag came within \(seconds) s on \(device)",
+            exitCode: ReaderExitStatus.noTag)
+    }
+}
+
+/// The options every reader command shares, and opening the reader they name.
+struct ReaderOptions {
+    /// `--device CONNSTRING`; nil: libnfc's default device (`LIBNFC_DEFAULT_DEVICE`, `LIBNFC_DEVICE`,
+    /// libnfc.conf).
+    var connstring: String?
+    /// `--timeout SECONDS`: how long to wait for a tag; nil waits until one comes.
+    var timeout: Double?
+
+    /// Reads `--device` and `--timeout` from `arguments`.
+    init(_ arguments: inout Arguments) throws(CLIError) {
+        connstring = arguments.option("device")
+        if let connstring, connstring.isEmpty { throw CLIError.usage("--device needs a connstring") }
+        timeout = try arguments.number("timeout")
+    }
+
+    /// The connstring for messages.
+    var deviceLabel: String { connstring ?? "the default libnfc device" }
+
+    /// Opens the reader; a reader that cannot be opened exits 2 with a message naming it.
+    func openReader() async throws -> LibNFCDevice {
+        let device = LibNFCDevice(connstring: connstring)
+        do {
+            _ = try await device.open()
+        } catch let error as NFCError {
+            throw CLIError.reader(error)
+        }
+        return device
+    }
+
+    /// The deadline `--timeout` sets, from now.
+    func deadline() -> ContinuousClock.Instant? {
+        timeout.map { ContinuousClock.now.advanced(by: .milliseconds(Int64(($0 * 1000).rounded()))) }
+    }
+}
+
+/// SIGINT and SIGTERM end a reader command cleanly: the poll is aborted and the work task
+/// cancelled, so the reader is closed (field off) before the process exits.
+enum Interruption {
+    /// Runs `body` in a task that SIGINT/SIGTERM cancel (after aborting `device`'s poll).
+    static func run<T: Sendable>(
+        aborting device: LibNFCDevice, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let task = Task { try await body() }
+        let sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                device.abort()
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        return try await task.value
+    }
+
+    /// True when `error` is the cancellation a signal caused.
+    static func isCancellation(_ error: any Error) -> Bool { error.isNFCCancellation }
+}

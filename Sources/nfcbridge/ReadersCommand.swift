@@ -1,0 +1,78 @@
+import Foundation
+import LibNFCReader
+import NFCCore
+
+/// `nfcbridge readers [--probe] [--json]`: the NFC devices libnfc knows, one connstring per line.
+/// See docs/cli.md, section "readers".
+enum ReadersCommand {
+    static let usage = """
+        usage: nfcbridge readers [--probe] [--json]
+          Lists the connstrings libnfc knows: LIBNFC_DEVICE (the only one when set), else
+          LIBNFC_DEFAULT_DEVICE and libnfc.conf / devices.d, then autoscan (LIBNFC_AUTO_SCAN=false
+          turns it off).
+          --probe  open each device and print its chip and firmware
+          --json   one JSON object per line: {"connstring":…[,"name":…,"firmware":…]}
+
+        """
+
+    /// One line of `readers --json`.
+    struct Line: Codable {
+        var connstring: String
+        var name: String?
+        var firmware: String?
+    }
+
+    /// Runs `readers` with the arguments after it.
+    static func run(_ args: [String]) async throws {
+        var arguments = try Arguments(args, flagNames: ["probe", "json", "help"])
+        if arguments.flag("help") {
+            Console.out(usage)
+            return
+        }
+        let probe = arguments.flag("probe"), json = arguments.flag("json")
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("readers takes no arguments") }
+
+        let connstrings = try await LibNFC.connstrings()
+        guard !connstrings.isEmpty else {
+            throw CLIError.reader(
+                .readerUnavailable("no NFC device found (set LIBNFC_DEVICE or LIBNFC_DEFAULT_DEVICE, or configure libnfc.conf)"))
+        }
+        var failures = 0
+        for connstring in connstrings {
+            var line = Line(connstring: connstring)
+            if probe {
+                let device = LibNFCDevice(connstring: connstring)
+                do {
+                    let info = try await device.open()
+                    line.name = info.name
+                    line.firmware = info.firmware
+                    await device.close()
+                } catch let error as NFCError {
+                    failures += 1
+                    Console.report(CLIError.reader(error))
+                    continue
+                }
+            }
+            Console.out(json ? try encode(line) + "\n" : text(line) + "\n")
+        }
+        // Every device was reported (or its error printed); the exit status tells whether all answered.
+        if failures > 0 {
+            throw CLIError(
+                code: NFCError.readerUnavailable("").code,
+                message: "\(failures) of \(connstrings.count) devices could not be opened",
+                exitCode: ReaderExitStatus.usageOrReader)
+        }
+    }
+
+    private static func text(_ line: Line) -> String {
+        guard let firmware = line.firmware else { return line.connstring }
+        return "\(line.connstring)\t\(firmware)"
+    }
+
+    private static func encode(_ line: Line) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(line), as: UTF8.self)
+    }
+}

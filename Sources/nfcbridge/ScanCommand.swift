@@ -1,0 +1,143 @@
+import Foundation
+import LibNFCReader
+import NFCCore
+
+/// `nfcbridge scan`: identifies every tag that enters the reader's field, reads its NDEF message and
+/// prints one line per tag; a tag is reported again only after it has left the field.
+/// See docs/cli.md, section "scan".
+enum ScanCommand {
+    static let usage = """
+        usage: nfcbridge scan [--device CONNSTRING] [--once] [--timeout SECONDS] [--json]
+          --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
+          --once     stop after the first tag(s)
+          --timeout  stop after SECONDS; exit 3 when no tag came
+          --json     one JSON object per tag (uid, cardType, cardFamily, product, atqa, sak, ats,
+                     version, pmm, systemCode, ndef {hex, records})
+
+        """
+
+    /// Every modulation the PN53x readers libnfc drives can poll.
+    static let modulations: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
+    /// Pause between two presence checks while waiting for a tag to leave.
+    static let presenceInterval: Duration = .milliseconds(100)
+    /// One poll call's longest wait when no `--timeout` bounds it (the loop polls again).
+    static let pollSlice: Duration = .seconds(60)
+
+    /// Runs `scan` with the arguments after it.
+    static func run(_ args: [String]) async throws {
+        var arguments = try Arguments(args, flagNames: ["once", "json", "help"])
+        if arguments.flag("help") {
+            Console.out(usage)
+            return
+        }
+        let options = try ReaderOptions(&arguments)
+        let once = arguments.flag("once"), json = arguments.flag("json")
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("scan takes no arguments") }
+
+        let device = try await options.openReader()
+        let outcome: Outcome
+        do {
+            outcome = try await Interruption.run(aborting: device) {
+                try await scan(device: device, options: options, once: once, json: json)
+            }
+        } catch {
+            await device.close()
+            throw error
+        }
+        await device.close()
+        if let failure = outcome.lastFailure {
+            // Already reported when it happened; the exit status says something failed.
+            throw CLIError(
+                code: failure.code, message: "\(outcome.failures) tag(s) could not be read", exitCode: ReaderExitStatus.operationFailed)
+        }
+        if outcome.reported == 0 && !outcome.interrupted {
+            throw CLIError.noTag(after: options.timeout ?? 0, device: options.deviceLabel)
+        }
+    }
+
+    /// How a scan ended.
+    struct Outcome: Sendable {
+        var reported = 0
+        var failures = 0
+        var lastFailure: NFCError?
+        var interrupted = false
+    }
+
+    /// Polls until `--once` is satisfied, the deadline passes or a signal interrupts.
+    private static func scan(device: LibNFCDevice, options: ReaderOptions, once: Bool, json: Bool) async throws -> Outcome {
+        let deadline = options.deadline()
+        var outcome = Outcome()
+        while true {
+            if Task.isCancelled {
+                outcome.interrupted = true
+                return outcome
+            }
+            let slice = deadline.map { ContinuousClock.now.duration(to: $0) } ?? pollSlice
+            if slice <= .zero { return outcome }
+            let transports: [any TagTransport]
+            do {
+                transports = try await device.poll(modulations: modulations, timeout: slice)
+            } catch let error where error.isNFCCancellation {
+                outcome.interrupted = true
+                return outcome
+            } catch let error as NFCError {
+                throw CLIError.reader(error)
+            }
+            for transport in transports {
+                do {
+                    let report = try await readReport(transport)
+                    Console.out((json ? report.jsonLine() : report.summaryLine) + "\n")
+                    outcome.reported += 1
+                } catch let error where error.isNFCCancellation {
+                    outcome.interrupted = true
+                    return outcome
+                } catch let error as NFCError {
+                    if case .readerUnavailable = error { throw CLIError.reader(error) }
+                    Console.report(CLIError(error))
+                    outcome.failures += 1
+                    outcome.lastFailure = error
+                }
+            }
+            if once && !transports.isEmpty { return outcome }
+            try await waitForRemoval(of: transports, device: device, deadline: deadline)
+        }
+    }
+
+    /// Identifies the tag and reads its NDEF message.
+    static func readReport(_ transport: any TagTransport) async throws -> ScanReport {
+        let info = try await TagIdentifier.identify(transport)
+        let ndef: [UInt8]?
+        do {
+            ndef = try await TagDumper.dump(info: info, transport: transport).ndefMessage
+        } catch NFCError.unsupportedOperation {
+            // A family NFCCore cannot read yet: the identification alone is the report.
+            ndef = nil
+        }
+        return ScanReport(cardInfo: info, ndefMessage: ndef)
+    }
+
+    /// Checks, every ``presenceInterval``, until none of the tags answers any more (or the deadline
+    /// passes, or the task is cancelled). A tag whose check fails counts as gone.
+    private static func waitForRemoval(
+        of transports: [any TagTransport], device: LibNFCDevice, deadline: ContinuousClock.Instant?
+    ) async throws {
+        var present = transports
+        while !present.isEmpty {
+            if Task.isCancelled { return }
+            if let deadline, ContinuousClock.now >= deadline { return }
+            var still: [any TagTransport] = []
+            for transport in present {
+                do {
+                    if try await device.isPresent(transport) { still.append(transport) }
+                } catch let error as NFCError {
+                    if case .readerUnavailable = error { throw CLIError.reader(error) }
+                }
+            }
+            present = still
+            if !present.isEmpty {
+                do { try await Task.sleep(for: presenceInterval) } catch { return }
+            }
+        }
+    }
+}

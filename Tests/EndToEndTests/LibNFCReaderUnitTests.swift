@@ -1,0 +1,99 @@
+import CNFC
+import Foundation
+import NFCCore
+import Testing
+
+@testable import LibNFCReader
+
+/// The parts of the libnfc backend that need no reader: software framing, error mapping, the
+/// job thread, and opening a device that is not there.
+@Suite struct LibNFCReaderUnitTests {
+    // MARK: Raw ISO 14443-A frames (software CRC_A, 4-bit replies)
+
+    @Test func getVersionFrameCarriesCRCA() {
+        // libnfc's nfc-mfultralight sends GET_VERSION raw as 60 F8 32.
+        #expect(RawFrameCodec.appendingCRCA([0x60]) == [0x60, 0xF8, 0x32])
+    }
+
+    @Test func rawAnswerWithGoodCRCIsStripped() throws {
+        let version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+        let answer = try RawFrameCodec.decodeRawAnswer(version + ISO14443.crcA(version))
+        #expect(answer == .data(version))
+    }
+
+    @Test func rawAnswerWithBadCRCIsRejected() {
+        #expect(throws: NFCError.crcMismatch) { try RawFrameCodec.decodeRawAnswer([0x00, 0x04, 0x00, 0x00]) }
+    }
+
+    @Test func singleByteIsAFourBitReply() throws {
+        #expect(try RawFrameCodec.decodeRawAnswer([0x0A]) == .ack)
+        #expect(try RawFrameCodec.decodeRawAnswer([0x00]) == .nak(0x0))
+        #expect(try RawFrameCodec.decodeRawAnswer([0x04]) == .nak(0x4))
+    }
+
+    @Test func twoBytesAreNeitherAFrameNorAFourBitReply() {
+        #expect(throws: NFCError.invalidResponse([0x01, 0x02])) { try RawFrameCodec.decodeRawAnswer([0x01, 0x02]) }
+    }
+
+    // MARK: FeliCa LEN byte
+
+    @Test func feliCaLengthIsAddedAndChecked() throws {
+        let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0x6D, 0x00, 0x00, 0x00, 0x01]
+        #expect(try RawFrameCodec.feliCaFrame([0x04] + idm) == [0x0A, 0x04] + idm)
+        #expect(try RawFrameCodec.feliCaPayload([0x0B, 0x05] + idm + [0x00]) == [0x05] + idm + [0x00])
+        #expect(throws: NFCError.invalidResponse([0x05, 0x05])) { try RawFrameCodec.feliCaPayload([0x05, 0x05]) }
+        #expect(throws: NFCError.self) { try RawFrameCodec.feliCaFrame([]) }
+    }
+
+    // MARK: libnfc error codes
+
+    @Test func libnfcCodesMapOnce() {
+        let map = { (code: Int32) in LibNFCErrorCode(rawValue: code).nfcError(connstring: "pn532_uart:/dev/x", call: "f") }
+        #expect(map(NFC_ETIMEOUT) == .timeout)
+        #expect(map(NFC_ETGRELEASED) == .tagRemoved)
+        #expect(map(NFC_EOPABORTED) == .userCanceled)
+        #expect(map(NFC_EMFCAUTHFAIL) == .authenticationFailed)
+        #expect(map(NFC_EIO).code == "reader_unavailable")
+        #expect(map(NFC_EIO).message.contains("pn532_uart:/dev/x"))
+        #expect(map(NFC_ENOTSUCHDEV).code == "reader_unavailable")
+        #expect(map(NFC_ERFTRANS) == .rfError("f: NFC_ERFTRANS (RF transmission error)"))
+        #expect(map(NFC_EDEVNOTSUPP).code == "unsupported")
+        #expect(map(-12345).code == "rf_error")
+    }
+
+    @Test func timeoutsNeverMeanWaitForever() {
+        #expect(Duration.zero.libnfcMilliseconds == 1)
+        #expect(Duration.milliseconds(350).libnfcMilliseconds == 350)
+        #expect(Duration.seconds(1_000_000_000).libnfcMilliseconds == Int32.max)
+    }
+
+    // MARK: Thread and device
+
+    @Test func jobsRunInOrderOffTheCallingThread() async throws {
+        let thread = LibNFCThread(name: "libnfc-test")
+        defer { thread.stop() }
+        let names = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<5 {
+                group.addTask { (index, try await thread.run { Thread.current.name ?? "" }) }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1.1) }
+        }
+        #expect(names == Array(repeating: "libnfc-test", count: 5))
+        await #expect(throws: NFCError.timeout) { try await thread.run { throw NFCError.timeout } }
+    }
+
+    @Test func openingAMissingPortNamesTheConnstring() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-tty-\(UUID().uuidString)").path
+        let device = LibNFCDevice(connstring: "pn532_uart:\(path)")
+        do {
+            _ = try await device.open()
+            Issue.record("opening \(path) succeeded")
+        } catch let error as NFCError {
+            #expect(error.code == "reader_unavailable")
+            #expect(error.message.contains("pn532_uart:\(path)"))
+        }
+        // Not open: polling reports the reader, closing is harmless.
+        await #expect(throws: NFCError.self) { try await device.poll(modulations: [.iso14443a], timeout: .zero) }
+        await device.close()
+    }
+}
