@@ -232,7 +232,9 @@ public enum CommandParser {
         return bytes
     }
 
-    static func message(records value: JSONValue) throws(CommandError) -> [UInt8] {
+    /// The NDEF message bytes of `records` (an array of records in the ``NDEFRecordJSON`` form, or
+    /// one record object). Errors are `invalid_request` naming the field (`records[0].uri: …`).
+    public static func message(records value: JSONValue) throws(CommandError) -> [UInt8] {
         let items: [JSONValue]
         switch value {
         case let .array(list): items = list
@@ -249,7 +251,8 @@ public enum CommandParser {
         }
     }
 
-    static func message(hex value: JSONValue) throws(CommandError) -> [UInt8] {
+    /// The bytes of an NDEF message given as a hex string; they must decode as a message.
+    public static func message(hex value: JSONValue) throws(CommandError) -> [UInt8] {
         guard let text = value.stringValue, let bytes = [UInt8](hex: text) else {
             throw .invalid("ndef_hex", "must be a hex string")
         }

@@ -72,4 +72,18 @@ public struct DeviceTagAccess: TagAccess {
     ) async throws -> Result {
         try await body(tag.transport)
     }
+
+    /// The first tag found within `timeout` (nil: wait as long as it takes), or nil when none came.
+    /// Polls at least once, so a zero timeout still finds a tag already in the field.
+    public func firstTag(within timeout: Duration?) async throws -> PresentTag? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            try Task.checkCancellation()
+            let left = deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) } ?? .seconds(60)
+            if let transport = try await device.poll(modulations: modulations, timeout: left).first {
+                return PresentTag(transport: transport)
+            }
+            if let deadline, ContinuousClock.now >= deadline { return nil }
+        }
+    }
 }
