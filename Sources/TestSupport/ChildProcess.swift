@@ -3,30 +3,69 @@ import Foundation
 import Glibc
 #endif
 
-/// A long-running child process (a broker, a simulator) started with `posix_spawn`, so that it gets
-/// a clean signal state: an empty signal mask and default dispositions.
+/// A long-running child process (a broker, a simulator, a libnfc tool) started with `posix_spawn`,
+/// so that it gets a clean signal state: an empty signal mask and default dispositions.
 ///
 /// Why not `Foundation.Process`: the child inherits the signal mask of the thread that spawns it, and
 /// test-runner threads may block SIGTERM/SIGHUP; Mosquitto restores the inherited mask around its
 /// `epoll_wait`, so such a broker never acts on SIGTERM or SIGHUP. SIGPIPE, which libmosquitto sets to
 /// "ignore" in the test process, would also be inherited.
 ///
-/// Output (stdout and stderr) is appended to `outputFile`. `terminate()` and `deinit` end the child
-/// by its PID and reap it.
+/// Output goes either to a file (`outputFile:`, stdout and stderr appended) or into memory, where
+/// tests await it (``waitForOutput(_:timeout:)``) instead of sleeping. A reaper thread waits for the
+/// child, so ``waitForExit(timeout:)`` is an event too. ``terminate(grace:)`` — also run on deinit —
+/// ends the child by its PID (SIGTERM, then SIGKILL) and reaps it: it never outlives the test.
 public final class ChildProcess: @unchecked Sendable {
     /// The child's PID.
     public let pid: pid_t
-    private let lock = NSLock()
-    private var exitStatus: Int32?
+    private let state = State()
+
+    /// What the reader threads and the reaper share with the waiters, under `condition`.
+    private final class State: @unchecked Sendable {
+        let condition = NSCondition()
+        var standardOutput = Data()
+        var standardError = Data()
+        var openStreams = 0
+        /// The raw `waitpid` status once the child ended.
+        var waitStatus: Int32?
+    }
 
     /// Starts `executable` with `arguments`, stdin from /dev/null, stdout+stderr appended to `outputFile`.
-    public init(_ executable: String, _ arguments: [String], outputFile: String) throws {
+    public convenience init(_ executable: String, _ arguments: [String], outputFile: String) throws {
+        try self.init(executable, arguments, environment: [:], outputFile: outputFile)
+    }
+
+    /// Starts `executable` with `arguments` (`environment` merged into the test's own), stdin from
+    /// /dev/null, stdout and stderr collected in ``output`` and ``errorOutput``.
+    public convenience init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(executable, arguments, environment: environment, outputFile: nil)
+    }
+
+    private init(_ executable: String, _ arguments: [String], environment: [String: String], outputFile: String?) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var readEnds: [Int32] = [], writeEnds: [Int32] = []
+        // The parent closes its copies of the write ends once the child has them (or on failure).
+        defer { for fd in writeEnds { close(fd) } }
+        if let outputFile {
+            posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            for target in [Int32(1), 2] {
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else {
+                    for fd in readEnds { close(fd) }
+                    throw ChildProcessError("pipe: \(String(cString: strerror(errno)))")
+                }
+                // Close-on-exec, so that other children spawned meanwhile do not hold the write end open.
+                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                posix_spawn_file_actions_adddup2(&actions, fds[1], target)
+                readEnds.append(fds[0])
+                writeEnds.append(fds[1])
+            }
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -41,51 +80,134 @@ public final class ChildProcess: @unchecked Sendable {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
+            for fd in readEnds { close(fd) }
             throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         pid = child
+        state.openStreams = readEnds.count
+        if readEnds.count == 2 {
+            Self.startReading(readEnds[0], state) { $0.standardOutput.append($1) }
+            Self.startReading(readEnds[1], state) { $0.standardError.append($1) }
+        }
+        Self.startReaping(child, state)
     }
 
     deinit {
         terminate()
     }
 
-    /// `true` until the child has exited (reaps it when it has).
-    public var isRunning: Bool {
-        lock.withLock {
-            if exitStatus != nil { return false }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status }
-            return exitStatus == nil
-        }
+    /// `true` until the child has exited.
+    public var isRunning: Bool { locked { $0.waitStatus == nil } }
+
+    /// The exit status once the child ended (the signal number when a signal ended it), else nil.
+    public var terminationStatus: Int32? {
+        locked { state in state.waitStatus.map(Self.exitCode) }
     }
+
+    /// Standard output so far (in-memory mode).
+    public var output: String { locked { String(decoding: $0.standardOutput, as: UTF8.self) } }
+    /// Standard error so far (in-memory mode).
+    public var errorOutput: String { locked { String(decoding: $0.standardError, as: UTF8.self) } }
 
     /// Sends `signal` to the child (no-op once it has exited).
     public func send(_ signal: Int32) {
         if isRunning { kill(pid, signal) }
     }
 
-    /// Sends SIGTERM, waits up to `grace` for the child to exit, then SIGKILL; reaps it.
+    /// Sends SIGINT (Ctrl-C).
+    public func interrupt() { send(SIGINT) }
+
+    /// Waits until standard output contains `text`; false when the child ended (its output read to
+    /// the end) or `timeout` passed without it.
+    public func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
+        waitFor(timeout: timeout) { s in
+            if String(decoding: s.standardOutput, as: UTF8.self).contains(text) { return true }
+            return s.waitStatus != nil && s.openStreams == 0 ? false : nil
+        } ?? false
+    }
+
+    /// Waits for the child to end and its output to be read; its ``terminationStatus``, or nil
+    /// after `timeout`.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(60)) -> Int32? {
+        waitFor(timeout: timeout) { s in s.openStreams == 0 ? s.waitStatus.map(Self.exitCode) : nil }
+    }
+
+    /// Sends SIGTERM, waits up to `grace` for the child to exit, then SIGKILL; returns once it is reaped.
     public func terminate(grace: Duration = .seconds(5)) {
         guard isRunning else { return }
         kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        lock.withLock {
-            guard exitStatus == nil else { return }
+        if waitFor(timeout: grace, { $0.waitStatus }) == nil {
             kill(pid, SIGKILL)
+            _ = waitFor(timeout: .seconds(3600)) { $0.waitStatus }
+        }
+    }
+
+    private static func exitCode(_ status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+    }
+
+    private func locked<T>(_ body: (State) -> T) -> T {
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        return body(state)
+    }
+
+    /// Waits until `check` (run under the lock) returns a value, or `timeout` passes.
+    private func waitFor<T>(timeout: Duration, _ check: (State) -> T?) -> T? {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        while true {
+            if let value = check(state) { return value }
+            if !state.condition.wait(until: deadline) { return check(state) }
+        }
+    }
+
+    /// Reads a pipe on its own thread until EOF.
+    private static func startReading(_ fd: Int32, _ state: State, append: @escaping @Sendable (State, Data) -> Void) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                state.condition.lock()
+                if count > 0 { append(state, Data(buffer.prefix(count))) } else { state.openStreams -= 1 }
+                state.condition.broadcast()
+                state.condition.unlock()
+                if count <= 0 {
+                    close(fd)
+                    return
+                }
+            }
+        }
+        thread.start()
+    }
+
+    /// Waits for the child on its own thread and records how it ended.
+    private static func startReaping(_ pid: pid_t, _ state: State) {
+        let thread = Thread {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exitStatus = status
+            state.condition.lock()
+            state.waitStatus = status
+            state.condition.broadcast()
+            state.condition.unlock()
         }
+        thread.start()
     }
 }
 
 /// Starting a child process failed.
 public struct ChildProcessError: Error, CustomStringConvertible {
+    /// What went wrong.
     public let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,5 +1,54 @@
 import Foundation
 import PN532Sim
 
-FileHandle.standardError.write(Data("usage: nfcbridge-sim --link PATH --scenario FILE [--baud N]\n".utf8))
-exit(2)
+/// nfcbridge-sim: an emulated PN532 on a pty for libnfc's pn532_uart driver (docs/simulator.md).
+
+func fail(_ error: SimulatorError) -> Never {
+    if case let .usage(text) = error {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+        exit(2)
+    }
+    let escaped = error.message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    FileHandle.standardError.write(Data("{\"error\":{\"code\":\"\(error.code)\",\"message\":\"\(escaped)\"}}\n".utf8))
+    exit(1)
+}
+
+let arguments: SimulatorArguments
+do {
+    arguments = try SimulatorArguments(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error)
+}
+if arguments.help {
+    print(SimulatorArguments.usage)
+    exit(0)
+}
+
+// SIGINT/SIGTERM are taken with sigwait on this thread; block them before any thread starts so
+// none of the simulator's threads gets them.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+signal(SIGPIPE, SIG_IGN)
+
+let simulator: Simulator
+do {
+    let scenario = try arguments.scenarioPath.map { path throws(SimulatorError) in try Scenario.load(path: path) } ?? Scenario()
+    let log: (@Sendable (String) -> Void)? = arguments.trace
+        ? { @Sendable line in FileHandle.standardError.write(Data((line + "\n").utf8)) } : nil
+    simulator = try Simulator(configuration: Simulator.Configuration(
+        linkPath: arguments.linkPath ?? "", controlPath: arguments.controlPath, scenario: scenario,
+        timing: PN532Timing(baudRate: arguments.baudRate, timeScale: arguments.timeScale), log: log))
+} catch {
+    fail(error)
+}
+simulator.start()
+let ready = "ready link=\(simulator.emulator.linkPath) control=\(simulator.controlPath ?? "-") pty=\(simulator.emulator.slavePath)\n"
+FileHandle.standardOutput.write(Data(ready.utf8))
+
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
+simulator.stop()
+exit(0)

@@ -1,0 +1,51 @@
+/// The tag types a scenario can name (`type:`), and the virtual model behind each.
+public enum TagKind: String, Sendable, CaseIterable {
+    case ultralight, ultralightC = "ultralight_c", ultralightEV1_11 = "ultralight_ev1_11"
+    case ultralightEV1_21 = "ultralight_ev1_21"
+    case ntag203, ntag210, ntag212, ntag213, ntag215, ntag216
+    case classicMini = "classic_mini", classic1K = "classic_1k", classic4K = "classic_4k"
+    case type4
+    case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
+
+    /// Which family of virtual tag a kind is.
+    enum Family { case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model) }
+
+    /// Kind → model (the one table; VirtualTagFactory builds from it).
+    var family: Family {
+        switch self {
+        case .ultralight: .type2(.ultralight)
+        case .ultralightC: .type2(.ultralightC)
+        case .ultralightEV1_11: .type2(.ultralightEV1_11)
+        case .ultralightEV1_21: .type2(.ultralightEV1_21)
+        case .ntag203: .type2(.ntag203)
+        case .ntag210: .type2(.ntag210)
+        case .ntag212: .type2(.ntag212)
+        case .ntag213: .type2(.ntag213)
+        case .ntag215: .type2(.ntag215)
+        case .ntag216: .type2(.ntag216)
+        case .classicMini: .classic(.mini)
+        case .classic1K: .classic(.classic1K)
+        case .classic4K: .classic(.classic4K)
+        case .type4: .type4
+        case .felicaLite: .felica(.lite)
+        case .felicaLiteS: .felica(.liteS)
+        case .felicaStandard: .felica(.standard)
+        }
+    }
+
+    /// Accepted spellings: the raw value, plus `classic1k`-style names without the underscore.
+    init?(name: String) {
+        let lowered = name.lowercased()
+        if let kind = TagKind(rawValue: lowered) {
+            self = kind
+        } else if let kind = TagKind.allCases.first(where: { $0.rawValue.replacingUnderscores == lowered.replacingUnderscores }) {
+            self = kind
+        } else {
+            return nil
+        }
+    }
+}
+
+extension String {
+    fileprivate var replacingUnderscores: String { filter { $0 != "_" && $0 != "-" } }
+}
