@@ -4,17 +4,18 @@ import Foundation
 public enum DumpFormat: String, Sendable, CaseIterable {
     /// NFCBridge / CoreExtendedNFC structured JSON (``TagDump/exportJSON(prettyPrinted:)``).
     case json
-    /// Flipper Zero `.nfc` (NTAG/Ultralight).
+    /// Flipper Zero `.nfc` (NTAG/Ultralight, MIFARE Classic).
     case flipper
-    /// Proxmark3 MFU binary (new, old or plain layout).
+    /// Proxmark3 MFU binary (new, old or plain layout); a Classic `hf mf` dump (raw blocks).
     case proxmark3 = "pm3"
-    /// libnfc MFD (Type 2 page image).
+    /// libnfc MFD (Type 2 page image, MIFARE Classic block image).
     case mfd
 }
 
 /// Reads a dump file in any supported format, telling the format from the content.
 public enum DumpImporter {
     /// The format of `bytes`: JSON when it starts with `{`, Flipper when it starts with `Filetype:`,
+    /// MFD for a MIFARE Classic MFD size (320, 1024, 2048, 4096 bytes: no MFU file has these sizes),
     /// Proxmark3 when a 56- or 48-byte MFU header precedes valid UID check bytes, MFD for a page image
     /// of a Type 2 MFD size, Proxmark3 (plain) for other page images with valid UID check bytes.
     /// Nil when nothing fits.
@@ -23,6 +24,7 @@ public enum DumpImporter {
         let text = bytes.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
         if text.first == UInt8(ascii: "{") { return .json }
         if text.starts(with: Array("Filetype:".utf8)) { return .flipper }
+        if ClassicFileType.mfdSizes.contains(bytes.count) { return .mfd }
         switch ProxmarkMFULayout.detect(bytes) {
         case .new, .old: return .proxmark3
         case .plain:
@@ -35,7 +37,9 @@ public enum DumpImporter {
     /// Reads `bytes` as `format`, or as the detected format when `format` is nil.
     /// - Throws: ``NFCError/malformedDump(_:)`` when the format is not recognised or the file is not
     ///   well formed; ``NFCError/unsupportedOperation(_:)`` for files of a recognised format that hold
-    ///   something other than a Type 2 dump (e.g. a Flipper MIFARE Classic file).
+    ///   something other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
+    ///   MIFARE Classic files (Flipper `Device type: Mifare Classic`, MFD and Proxmark3 `hf mf` dumps
+    ///   of a Classic size) go to the Classic importers.
     public static func importDump(_ bytes: [UInt8], format: DumpFormat? = nil) throws -> TagDump {
         guard let format = format ?? detectFormat(bytes) else {
             throw NFCError.malformedDump("not a JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD dump (\(bytes.count) bytes)")
@@ -44,9 +48,19 @@ public enum DumpImporter {
         case .json: return try TagDump.importJSON(bytes)
         case .flipper:
             guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
+            if FlipperKeyValues(text)["Device type"] == FlipperClassicFormat.deviceType {
+                return try TagDump.importFlipperClassicNFC(text)
+            }
             return try TagDump.importFlipperNFC(text)
-        case .proxmark3: return try TagDump.importProxmark3MFU(bytes)
-        case .mfd: return try TagDump.importLibNFCMFD(bytes)
+        case .proxmark3:
+            // Proxmark3 saves `hf mf` dumps as the raw block image, the same bytes as an MFD.
+            if ClassicFileType.mfdSizes.contains(bytes.count) {
+                return try TagDump.importClassicBlocks(bytes, source: "Proxmark3 MFC")
+            }
+            return try TagDump.importProxmark3MFU(bytes)
+        case .mfd:
+            if ClassicFileType.mfdSizes.contains(bytes.count) { return try TagDump.importClassicMFD(bytes) }
+            return try TagDump.importLibNFCMFD(bytes)
         }
     }
 

@@ -6,11 +6,14 @@
 /// always written, with zeros where the dump does not know the value. See docs/formats.md.
 extension TagDump {
     /// The dump as a Flipper Zero `.nfc` file (lines ending in `\n`, as Flipper writes them).
+    /// MIFARE Classic dumps give ``exportFlipperClassicNFC()``.
     ///
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
     ///   ``NFCError/malformedDump(_:)`` when a page is not exactly 4 bytes, or when the memory has
     ///   more pages than a Flipper can hold.
     public func exportFlipperNFC() throws -> String {
+        // MIFARE Classic dumps are written as Flipper's Classic files.
+        if ClassicFileType.forType(cardInfo.type) != nil { return try exportFlipperClassicNFC() }
         let image = try Type2PageImage(
             self, unsupportedMessage: "Flipper Zero export is currently available only for page-based Type 2 style dumps.")
         let total = max(type2?.totalPages ?? Type2MemoryMap.forType(cardInfo.type)?.totalPages ?? 0, image.maxPage + 1)

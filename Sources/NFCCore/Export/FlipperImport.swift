@@ -12,29 +12,14 @@ extension TagDump {
     ///   ``NFCError/malformedDump(_:)`` when a required key is missing or a value is not well formed.
     public static func importFlipperNFC(_ text: String) throws -> TagDump {
         let file = FlipperKeyValues(text)
-        guard file["Filetype"] == FlipperNFCFormat.filetype else {
-            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format")
-        }
-        guard let versionText = file["Version"], let fileVersion = Int(versionText), (2...4).contains(fileVersion) else {
-            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format version \(file["Version"] ?? "(none)")")
-        }
+        let fileVersion = try file.fileVersion()
         guard let deviceType = file["Device type"],
             deviceType == FlipperNFCFormat.deviceType || FlipperUltralightType.row(named: deviceType) != nil
         else {
             throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format")
         }
-        let uidLine = try file.bytes("UID", count: nil)
-        guard [4, 7, 10].contains(uidLine.count) else { throw NFCError.malformedDump("UID has \(uidLine.count) bytes") }
-
-        var atqa = try file.optionalBytes("ATQA", count: 2)
-        // Version 2 stored ATQA LSB first (flipperzero-firmware NFC_LSB_ATQA_FORMAT_VERSION).
-        if fileVersion == 2, let lsbFirst = atqa { atqa = lsbFirst.reversed() }
-        let sak = try file.optionalBytes("SAK", count: 1)?.first
-
-        let dataFormat = try file["Data format version"].map { text -> Int in
-            guard let value = Int(text), value >= 0 else { throw NFCError.malformedDump("Data format version '\(text)'") }
-            return value
-        } ?? 0
+        let (uidLine, atqa, sak) = try file.iso14443A(fileVersion: fileVersion)
+        let dataFormat = try file.dataFormatVersion()
         var row: FlipperUltralightType.Row?
         if dataFormat >= 2 {
             guard let name = file["NTAG/Ultralight type"] else { throw NFCError.malformedDump("missing NTAG/Ultralight type") }
@@ -128,5 +113,34 @@ struct FlipperKeyValues {
     /// Hex bytes of an optional key.
     func optionalBytes(_ key: String, count: Int) throws -> [UInt8]? {
         values[key] == nil ? nil : try bytes(key, count: count)
+    }
+
+    /// The file format version, after checking the file type; Versions 2–4 are read.
+    func fileVersion() throws -> Int {
+        guard self["Filetype"] == FlipperNFCFormat.filetype else {
+            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format")
+        }
+        guard let text = self["Version"], let version = Int(text), (2...4).contains(version) else {
+            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format version \(self["Version"] ?? "(none)")")
+        }
+        return version
+    }
+
+    /// The ISO 14443-3A keys every NFC-A file has: UID (4, 7 or 10 bytes, required), ATQA (most
+    /// significant byte first; Version 2 files store it LSB first, flipperzero-firmware
+    /// NFC_LSB_ATQA_FORMAT_VERSION) and SAK.
+    func iso14443A(fileVersion: Int) throws -> (uid: [UInt8], atqa: [UInt8]?, sak: UInt8?) {
+        let uid = try bytes("UID", count: nil)
+        guard [4, 7, 10].contains(uid.count) else { throw NFCError.malformedDump("UID has \(uid.count) bytes") }
+        var atqa = try optionalBytes("ATQA", count: 2)
+        if fileVersion == 2, let lsbFirst = atqa { atqa = lsbFirst.reversed() }
+        return (uid, atqa, try optionalBytes("SAK", count: 1)?.first)
+    }
+
+    /// `Data format version` of the protocol part; 0 when the line is missing (the oldest files).
+    func dataFormatVersion() throws -> Int {
+        guard let text = self["Data format version"] else { return 0 }
+        guard let value = Int(text), value >= 0 else { throw NFCError.malformedDump("Data format version '\(text)'") }
+        return value
     }
 }

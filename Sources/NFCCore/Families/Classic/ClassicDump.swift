@@ -10,7 +10,8 @@ public enum ClassicDump {
     /// Sectors of which nothing could be read are skipped and counted. Trailers come back with the keys found written in
     /// (key A always reads as zeros). Checks for cancellation between sectors.
     ///
-    /// Facts: Sectors, Sectors Read, Unknown Sectors, Blocks Read ("60 of 64"), Keys Found.
+    /// Facts: Sectors, Sectors Read, Unknown Sectors, Blocks Read ("60 of 64"), Keys Found, then the
+    /// ``ClassicTrailerGaps`` facts for trailers read without one of their keys.
     /// Capabilities: readable + authenticationRequired, plus partiallyReadable when a block is missing.
     /// Throws ``NFCError/unsupportedOperation(_:)`` when `info.type` has no Classic layout.
     public static func dump(info: CardInfo, transport: any ClassicAuthenticating,
@@ -21,6 +22,7 @@ public enum ClassicDump {
         var session = Session(transport: transport, keys: keys.keys)
         var blocks: [Block] = []
         var unknownSectors = 0, keysA = 0, keysB = 0
+        var gaps = ClassicTrailerGaps()
         for sector in 0..<layout.sectorCount {
             try Task.checkCancellation()
             let result = try await session.readSector(sector, layout: layout)
@@ -29,6 +31,12 @@ public enum ClassicDump {
             if result.blocks.isEmpty { unknownSectors += 1 }
             if result.keyA != nil { keysA += 1 }
             if result.keyB != nil { keysB += 1 }
+            // A trailer read without finding a key holds zeros there: say the key is unknown, so that
+            // exports can tell it from the key 000000000000 (Flipper writes `??`).
+            if let trailer = layout.trailerBlock(ofSector: sector), result.blocks.contains(where: { $0.number == trailer }) {
+                if result.keyA == nil { gaps.keyA.insert(sector) }
+                if result.keyB == nil { gaps.keyB.insert(sector) }
+            }
             blocks += result.blocks
         }
         let sectors = layout.sectorCount
@@ -44,7 +52,7 @@ public enum ClassicDump {
                 Fact(key: "Unknown Sectors", value: "\(unknownSectors)"),
                 Fact(key: "Blocks Read", value: "\(blocks.count) of \(layout.totalBlocks)"),
                 Fact(key: "Keys Found", value: "A \(keysA)/\(sectors), B \(keysB)/\(sectors)"),
-            ],
+            ] + gaps.facts,
             capabilities: capabilities)
     }
 
