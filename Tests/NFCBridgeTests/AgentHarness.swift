@@ -18,6 +18,7 @@ struct StubScanner: TagScanning {
 final class AgentHarness: Sendable {
     let directory: StateDirectory
     let publisher: InMemoryPublisher
+    let messagePublisher: any MessagePublisher
     let device: VirtualReaderDevice
     let clock = ManualClock()
     let logs = LogRecorder()
@@ -27,13 +28,15 @@ final class AgentHarness: Sendable {
     var topics: TopicMap { agent.topics }
 
     init(
-        directory: StateDirectory = StateDirectory(), connected: Bool = true, device: VirtualReaderDevice = VirtualReaderDevice(),
+        directory: StateDirectory = StateDirectory(), connected: Bool = true, publisher realPublisher: (any MessagePublisher)? = nil,
+        device: VirtualReaderDevice = VirtualReaderDevice(),
         scanner: any TagScanning = StubScanner(), interval: Duration = .milliseconds(5),
         configure: (inout AgentConfiguration) -> Void = { _ in }
     ) throws {
         self.directory = directory
         self.device = device
         publisher = InMemoryPublisher(connected: connected)
+        messagePublisher = realPublisher ?? publisher
         var config = AgentConfiguration(id: "test")
         config.stateDirectory = directory.path
         config.reader.modulations = [.iso14443a]
@@ -43,7 +46,7 @@ final class AgentHarness: Sendable {
         settings.retryInitial = .milliseconds(5)
         settings.retryMaximum = .milliseconds(20)
         agent = try Agent(
-            configuration: config, publisher: publisher, device: device, scanner: scanner, clock: clock,
+            configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
             readerLoopSettings: settings)
         let agent = self.agent

@@ -156,6 +156,19 @@ import Testing
         #expect(keys.key == "dump.keys_file")
     }
 
+    @Test func classicKeysFileIsReadAndCheckedLineByLine() throws {
+        let dir = try TempDir()
+        let good = try dir.file("keys", "# site keys\nA0A1A2A3A4A5\n\nB0:B1:B2:B3:B4:B5  # door\n")
+        let config = try parse("dump:\n  keys_file: \(good)\n")
+        #expect(config.dump.classicKeys.keys.prefix(2) == [[0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5], [0xB0, 0xB1, 0xB2, 0xB3, 0xB4, 0xB5]])
+        #expect(config.dump.classicKeys.keys.contains([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))
+        let bad = try dir.file("bad", "A0A1A2A3A4A5\nnot-a-key\n")
+        let problem = try #require(error("dump:\n  keys_file: \(bad)\n"))
+        #expect(problem.source == bad)
+        #expect(problem.line == 2)
+        #expect(problem.key == "dump.keys_file")
+    }
+
     @Test func tlsFilesNeedTLSAndComeInPairs() throws {
         let dir = try TempDir()
         let pem = try dir.file("c.pem", "x")

@@ -102,8 +102,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public struct DumpSettings: Sendable, Equatable {
         /// Publish `event/dump` after every `scanned`.
         public var onScan = false
-        /// Key dictionary for MIFARE Classic dumps.
+        /// Key dictionary file for MIFARE Classic dumps.
         public var keysFile: String?
+        /// The keys a Classic dump tries: those of ``keysFile`` first, then the well-known defaults.
+        public var classicKeys: ClassicKeyDictionary = .standard
         public init() {}
     }
 

@@ -84,7 +84,9 @@ enum ConfigurationSchema {
             config.dump.onScan = try value.bool()
         },
         ConfigurationKey(path: "dump.keys_file") { config, value throws(ConfigurationError) in
-            config.dump.keysFile = try value.readableFile()
+            let path = try value.readableFile()
+            config.dump.keysFile = path
+            config.dump.classicKeys = try ClassicKeysFile.read(path, key: value)
         },
         ConfigurationKey(path: "homeassistant.enabled") { config, value throws(ConfigurationError) in
             config.homeAssistant.enabled = try value.bool()

@@ -1,0 +1,33 @@
+import Foundation
+import NFCCore
+
+/// The `dump.keys_file` format: one MIFARE Classic key per line as 12 hex digits (spaces and colons
+/// allowed), `#` starts a comment, blank lines are ignored. The keys are tried first, then NFCCore's
+/// well-known defaults.
+enum ClassicKeysFile {
+    /// Reads the keys of `path`; a bad line is a configuration error naming the file and its line.
+    static func read(_ path: String, key value: ConfigurationValue) throws(ConfigurationError) -> ClassicKeyDictionary {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw value.failure("file '\(path)' cannot be read")
+        }
+        var keys: [String] = []
+        for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { continue }
+            guard let bytes = [UInt8](hex: text), bytes.count == 6 else {
+                throw ConfigurationError(
+                    source: path, line: index + 1, key: value.key,
+                    detail: "'\(text)' is not a MIFARE Classic key (12 hex digits)")
+            }
+            keys.append(text)
+        }
+        do {
+            return try ClassicKeyDictionary(hexKeys: keys)
+        } catch {
+            throw value.failure(error.message)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import LibNFCReader
+import MQTTClient
+import NFCBridge
+import NFCCore
+import Synchronization
+
+/// `nfcbridge run`: the agent. Reads the configuration (exit 2 on any problem, before anything
+/// connects), then runs until SIGTERM / SIGINT: reader loop, MQTT, spool, Home Assistant discovery,
+/// health, systemd notifications. See docs/mqtt.md and config/nfcbridge.example.yaml.
+enum RunCommand {
+    static let usage = """
+        usage: nfcbridge run [--config FILE] [--device CONNSTRING] [--broker URL]
+
+          --config FILE        configuration (default /etc/nfcbridge/config.yaml when it exists)
+          --device CONNSTRING  libnfc connstring, replaces reader.device
+          --broker URL         mqtt://host[:port] or mqtts://host[:port], replaces mqtt.url
+          NFCBRIDGE_MQTT_PASSWORD in the environment replaces mqtt.password_file.
+
+        """
+
+    /// Runs the agent with the arguments after `run`.
+    static func run(_ args: [String]) async throws {
+        var arguments = try Arguments(args, flagNames: ["help"])
+        if arguments.flag("help") {
+            Console.out(usage)
+            return
+        }
+        let configPath = arguments.option("config")
+        let device = arguments.option("device")
+        let broker = arguments.option("broker")
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else {
+            throw CLIError.usage("run takes no arguments: '\(arguments.positionals[0])'")
+        }
+
+        let configuration: AgentConfiguration
+        do {
+            configuration = try ConfigurationLoader.load(
+                path: configPath,
+                overrides: ConfigurationOverrides(
+                    device: device, broker: broker, environment: ProcessInfo.processInfo.environment))
+        } catch {
+            throw CLIError(code: error.code, message: error.message, exitCode: 2)
+        }
+        let logger = AgentLogger(level: configuration.log.level)
+
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(configuration: configuration.mqttClientConfiguration)
+        } catch {
+            // Unreadable TLS files and the like: a configuration problem, found before connecting.
+            throw CLIError(code: error.code, message: error.message, exitCode: 2)
+        }
+        let publisher = MQTTClientPublisher(client: client)
+        let reader = LibNFCDevice(connstring: configuration.reader.device)
+        let agent: Agent
+        do {
+            agent = try Agent(
+                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
+                logger: logger, notifier: SystemdNotifier())
+        } catch {
+            throw CLIError(code: error.code, message: "state_dir: \(error.message)", exitCode: 2)
+        }
+
+        let signals = StopSignals { signalNumber in
+            logger.notice("signal \(signalNumber): stopping")
+            agent.stop()
+        }
+        defer { signals.cancel() }
+        try publisher.start()
+        await agent.run()
+        await publisher.disconnect()
+    }
+}
+
+/// SIGTERM and SIGINT stop the agent cleanly (offline published, tag cleared, reader closed); a
+/// second signal while it stops ends the process at once.
+final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(onFirst: @escaping @Sendable (Int32) -> Void) {
+        let received = Mutex(false)
+        sources = [SIGTERM, SIGINT].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                let again = received.withLock { seen in
+                    defer { seen = true }
+                    return seen
+                }
+                if again { exit(130) }
+                onFirst(signalNumber)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import MQTTClient
+import NFCBridge
+import Testing
+import TestSupport
+
+/// `nfcbridge run` end to end: the built CLI, real libnfc on `nfcbridge-sim`'s pty, a real Mosquitto.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RunCommandTests {
+    /// A temporary folder removed at the end of the test.
+    final class Folder: @unchecked Sendable {
+        let path: String
+        init() throws {
+            var template = Array((FileManager.default.temporaryDirectory.path + "/nfcbridge-run-XXXXXX").utf8CString)
+            guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+            path = String(cString: made)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        func write(_ name: String, _ text: String) throws -> String {
+            let file = path + "/" + name
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+    }
+
+    func configuration(
+        device: String, broker: MosquittoBroker, stateDirectory: String, intervalMilliseconds: Int = 100, extra: String = ""
+    ) -> String {
+        """
+        id: e2e
+        reader:
+          device: "\(device)"
+          polling: {interval_ms: \(intervalMilliseconds)}
+        mqtt:
+          url: \(broker.url)
+        presence: {removal_grace_ms: 300, min_interval_ms: 0}
+        state_dir: \(stateDirectory)
+        log: {level: debug}
+        \(extra)
+        """
+    }
+
+    /// A client watching everything the agent publishes.
+    func watch(_ broker: MosquittoBroker) async throws -> (MQTTClient, RecordingStream<MQTTMessage>) {
+        let client = try MQTTClient(configuration: MQTTConfiguration(url: broker.url, clientID: "watcher"))
+        let messages = RecordingStream(client.messages)
+        try await client.connect()
+        try await client.subscribe(to: "nfc/e2e/#", qos: .atLeastOnce)
+        return (client, messages)
+    }
+
+    static func json(_ message: MQTTMessage) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any] ?? [:]
+    }
+
+    @Test func configurationErrorsExitTwoBeforeConnecting() throws {
+        let folder = try Folder()
+        let bad = try folder.write("bad.yaml", "id: e2e\nmqtt:\n  url: mqtt://127.0.0.1:1\n  protocol: 6\n")
+        let result = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", bad])
+        #expect(result.status == 2)
+        let error = (try? JSONSerialization.jsonObject(with: Data(result.err.utf8))) as? [String: [String: String]]
+        #expect(error?["error"]?["code"] == "invalid_config")
+        #expect(error?["error"]?["message"] == "\(bad):4: mqtt.protocol: must be one of 3.1.1, 5, got '6'")
+
+        let missing = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", folder.path + "/none.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("config_not_found"))
+
+        let good = try folder.write("good.yaml", "id: e2e\nstate_dir: \(folder.path)/state\n")
+        let broker = try runProcess(Binaries.path("nfcbridge"), ["run", "--config", good, "--broker", "http://x"])
+        #expect(broker.status == 2)
+        #expect(broker.err.contains("--broker: not a broker URL"), "\(broker.err)")
+
+        let usage = try runProcess(Binaries.path("nfcbridge"), ["run", "--frobnicate", "1"])
+        #expect(usage.status == 2)
+        #expect(usage.err.contains("unknown option --frobnicate"))
+        let positional = try runProcess(Binaries.path("nfcbridge"), ["run", "now"])
+        #expect(positional.status == 2)
+        #expect(positional.err.contains("\"usage\""))
+    }
+
+    @Test func tapsBecomeEventsAndSIGTERMEndsCleanly() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(
+            scenario: """
+                tags:
+                  - {id: hass, type: ntag215, ndef: [{uri: 'https://www.home-assistant.io/tag/abc-123'}]}
+                """)
+        defer { simulator.stop() }
+        let folder = try Folder()
+        let config = try folder.write(
+            "config.yaml",
+            configuration(
+                device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
+                extra: "dump: {on_scan: true}"))
+        let (watcher, seen) = try await watch(broker)
+        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { agent.terminate() }
+
+        await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+        let (_, info) = await seen.next { $0.topic == "nfc/e2e/info" && Self.json($0)["reader"] is [String: Any] }
+        #expect((Self.json(info)["reader"] as? [String: Any])?["firmware"] as? String == "PN532 v1.6")
+        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+
+        _ = try simulator.control(["cmd": "place", "id": "hass"])
+        let (scannedAt, scannedMessage) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+        let scanned = Self.json(scannedMessage)
+        #expect(scanned["cardType"] as? String == "NTAG215")
+        #expect(scanned["tag_id"] as? String == "abc-123")
+        #expect(scanned["buffered"] as? Bool == false)
+        let records = (scanned["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
+        #expect(records?.first?["uri"] as? String == "https://www.home-assistant.io/tag/abc-123")
+        let (dumpAt, dumpMessage) = await seen.next { $0.topic == "nfc/e2e/event/dump" }
+        #expect(scannedAt < dumpAt)
+        let dump = Self.json(dumpMessage)
+        #expect((dump["dump"] as? [String: Any])?["cardType"] as? String == "NTAG215")
+        #expect(dump["seq"] as? Int == (scanned["seq"] as? Int).map { $0 + 1 })
+        await seen.next(after: scannedAt) { $0.topic == "nfc/e2e/tag" && Self.json($0)["present"] as? Bool == true }
+
+        _ = try simulator.control(["cmd": "remove", "id": "hass"])
+        let (removedAt, removedMessage) = await seen.next { $0.topic == "nfc/e2e/event/removed" }
+        #expect(Self.json(removedMessage)["uid"] as? String == scanned["uid"] as? String)
+
+        // Idle again (a poll is waiting on an empty field): SIGTERM stops it cleanly.
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
+        await seen.next(after: removedAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+        #expect(seen.received.last { $0.topic == "nfc/e2e/tag" }.map(Self.json)?["present"] as? Bool == false)
+        #expect(agent.errorOutput.contains("stopped"))
+        await watcher.disconnect()
+    }
+
+    @Test func sigtermAbortsABlockedPoll() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess()
+        defer { simulator.stop() }
+        let folder = try Folder()
+        // Ten-second polls on an empty field: only an abort ends one early.
+        let config = try folder.write(
+            "config.yaml",
+            configuration(
+                device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
+                intervalMilliseconds: 10_000))
+        let (watcher, seen) = try await watch(broker)
+        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { agent.terminate() }
+        let (okAt, _) = await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+        // `ok` leaves once the reader is open; the loop is in its first poll right after.
+        agent.send(SIGTERM)
+        // Well under the 10 s the poll would otherwise take (the target is 2 s; the margin is for a busy machine).
+        #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
+        await seen.next(after: okAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+        await watcher.disconnect()
+    }
+
+    @Test func aReaderThatAppearsLaterIsPickedUp() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let folder = try Folder()
+        let link = folder.path + "/later.tty"
+        let config = try folder.write(
+            "config.yaml", configuration(device: "pn532_uart:\(link)", broker: broker, stateDirectory: folder.path + "/state"))
+        let (watcher, seen) = try await watch(broker)
+        let agent = try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        defer { agent.terminate() }
+
+        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }
+        let (_, error) = await seen.next { $0.topic == "nfc/e2e/event/error" }
+        #expect(Self.json(error)["op"] as? String == "open")
+        #expect((Self.json(error)["error"] as? [String: Any])?["code"] as? String == "reader_unavailable")
+        #expect(agent.isRunning)
+
+        // The reader is plugged in.
+        let simulator = try SimulatorProcess(
+            scenario: """
+                tags:
+                  - {id: card, type: ntag213}
+                """)
+        defer { simulator.stop() }
+        #expect(symlink(simulator.linkPath, link) == 0)
+        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+        _ = try simulator.control(["cmd": "place", "id": "card"])
+        let (_, scanned) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+        #expect(Self.json(scanned)["cardType"] as? String == "NTAG213")
+
+        agent.send(SIGTERM)
+        #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
+        await watcher.disconnect()
+    }
+}
