@@ -49,6 +49,33 @@ enum TagCommandRunner {
         return try await TagCommandExecutor().execute(action, on: tag.transport)
     }
 
+    /// The usage lines of the options every tag command takes.
+    static let commonUsage = """
+          --device    libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
+          --password  NTAG21x / Ultralight EV1 password (4 bytes hex), sent before anything else
+          --timeout   give up after SECONDS without a tag (exit 3)
+
+        """
+
+    /// Parses a tag command's arguments with `parse` (which reads its own options), then
+    /// `--device`, `--timeout` and `--password`, and refuses anything else. Nil after printing
+    /// `usage` for `--help`.
+    static func arguments<Options>(
+        _ args: [String], command: String, usage: String, _ parse: (inout Arguments) throws -> Options
+    ) throws -> (options: Options, reader: ReaderOptions, password: [UInt8]?)? {
+        var arguments = try Arguments(args, flagNames: ["help"])
+        if arguments.flag("help") {
+            Console.out(usage)
+            return nil
+        }
+        let reader = try ReaderOptions(&arguments)
+        let options = try parse(&arguments)
+        let password = try Self.password(&arguments)
+        try arguments.rejectUnknown()
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("\(command) takes no arguments") }
+        return (options, reader, password)
+    }
+
     /// `--password HEX` (4 bytes), if given.
     static func password(_ arguments: inout Arguments) throws(CLIError) -> [UInt8]? {
         guard let text = arguments.option("password") else { return nil }
