@@ -285,7 +285,13 @@ public final class Agent: Sendable {
             await emitError(error, operation: operation, uid: uid)
         case .progress:
             let now = clock.monotonicMilliseconds
-            state.withLock { $0.lastProgress = now }
+            state.withLock {
+                $0.lastProgress = now
+                $0.busySince = nil
+            }
+        case .busy:
+            let now = clock.monotonicMilliseconds
+            state.withLock { $0.busySince = now }
         }
     }
 
@@ -367,16 +373,22 @@ public final class Agent: Sendable {
         }
     }
 
-    /// Pings systemd at half the watchdog period, but only while the reader loop makes progress:
-    /// a hung libnfc call stops the pings and systemd restarts the service. A broker outage does
-    /// not (events go to the spool).
+    /// How long one scan or dump may run before the watchdog stops pinging.
+    static let longestTagOperationMilliseconds: Int64 = 5 * 60 * 1000
+
+    /// Pings systemd at half the watchdog period, but only while the reader loop makes progress
+    /// (or a tag operation is under way, for at most ``longestTagOperationMilliseconds``): a hung
+    /// libnfc call stops the pings and systemd restarts the service. A broker outage does not
+    /// (events go to the spool).
     private func pingWatchdog(every interval: Duration) async {
         let period = interval / 2
         let limitMilliseconds = Int64(interval.components.seconds) * 1000
             + Int64(interval.components.attoseconds / 1_000_000_000_000_000)
         while !Task.isCancelled {
-            let last = state.withLock { $0.lastProgress }
-            if clock.monotonicMilliseconds - last < limitMilliseconds { notifier.notify("WATCHDOG=1") }
+            let (last, busySince) = state.withLock { ($0.lastProgress, $0.busySince) }
+            let now = clock.monotonicMilliseconds
+            let busy = busySince.map { now - $0 < Self.longestTagOperationMilliseconds } ?? false
+            if now - last < limitMilliseconds || busy { notifier.notify("WATCHDOG=1") }
             try? await Task.sleep(for: period)
         }
     }
@@ -404,6 +416,8 @@ public struct AgentState: Sendable {
     public var connections = 0
     /// Last sign of life of the reader loop (monotonic milliseconds).
     public var lastProgress: Int64 = 0
+    /// When the tag operation under way started (monotonic milliseconds), if one is.
+    public var busySince: Int64?
 
     init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus) {
         self.startedAt = startedAt

@@ -210,6 +210,7 @@ public struct ReaderLoop: Sendable {
     /// Scans a tag; a failed scan still yields what anticollision gave (a tap is never lost) plus
     /// a `failed` event. Nil when cancelled.
     private func scan(_ transport: any TagTransport) async -> TagScan? {
+        await handler(.busy(operation: "scan"))
         do {
             let scan = try await scanner.scan(transport)
             for problem in scan.problems { await handler(.failed(operation: "scan", uid: scan.uid, problem)) }
@@ -223,6 +224,7 @@ public struct ReaderLoop: Sendable {
 
     /// Dumps a tag; false when cancelled.
     private func dump(_ transport: any TagTransport, scan: TagScan) async -> Bool {
+        await handler(.busy(operation: "dump"))
         do {
             let export = try await scanner.dump(transport, scan: scan)
             await handler(.dumped(scan, export))

@@ -23,4 +23,7 @@ public enum ReaderLoopEvent: Sendable, Equatable {
     case failed(operation: String, uid: [UInt8]?, NFCError)
     /// One turn of the loop completed (the watchdog's sign of life).
     case progress
+    /// A long tag operation (`scan`, `dump`) starts: a MIFARE Classic dump trying many keys can take
+    /// tens of seconds, which the watchdog must not take for a hang.
+    case busy(operation: String)
 }
