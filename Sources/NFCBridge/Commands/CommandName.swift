@@ -10,12 +10,4 @@ public enum CommandName: String, Sendable, CaseIterable, Codable {
     case dump
     /// End a queued or waiting request (`{"id":…}` names it).
     case cancel
-
-    /// True for commands that change the tag.
-    public var changesTag: Bool {
-        switch self {
-        case .write, .format, .lock: true
-        case .dump, .cancel: false
-        }
-    }
 }

@@ -6,7 +6,8 @@ import Synchronization
 /// it (``lendReader()``), waiting until they are done — so no presence check or poll runs in the
 /// middle of a write.
 ///
-/// Loop side: ``tagArrived(_:)``, ``tagRemoved(uid:)``, ``readerLost()``, ``lendReader()``.
+/// Loop side: ``tagArrived(_:)``, ``tagReselected(_:)``, ``tagRemoved(uid:)``, ``readerLost()``,
+/// ``lendReader()``.
 /// Command side: the ``TagAccess`` methods.
 public final class ReaderTagAccess: TagAccess {
     private struct State {
