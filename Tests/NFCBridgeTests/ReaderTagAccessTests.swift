@@ -67,4 +67,16 @@ import Testing
         #expect(!access.hasBorrowers)
         await access.lendReader()
     }
+
+    @Test func borrowersFailWhenTheReaderGoesAway() async throws {
+        let access = ReaderTagAccess()
+        access.tagArrived(transport())
+        let tag = try #require(try await access.presentTag())
+        let command = Task { try await access.withExclusiveAccess(to: tag) { _ in true } }
+        while !access.hasBorrowers { await Task.yield() }
+        access.readerLost()
+        await #expect(throws: NFCError.readerUnavailable("the reader went away before the command could act")) {
+            try await command.value
+        }
+    }
 }

@@ -54,9 +54,17 @@ public final class ReaderTagAccess: TagAccess {
         state.withLock { $0.present.removeAll { $0.uid == uid } }
     }
 
-    /// The reader went away: no tag is present any more.
+    /// The reader went away: no tag is present any more, and the commands waiting to borrow the
+    /// reader fail with ``NFCError/readerUnavailable(_:)`` instead of waiting for it to come back.
     public func readerLost() {
-        state.withLock { $0.present = [] }
+        let borrowers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            s.present = []
+            defer { s.borrowers = [] }
+            return s.borrowers.map(\.continuation)
+        }
+        for borrower in borrowers {
+            borrower.resume(throwing: NFCError.readerUnavailable("the reader went away before the command could act"))
+        }
     }
 
     /// Lends the reader to each command waiting for it, one after the other, and returns when the
