@@ -88,7 +88,7 @@ import Testing
         #expect(config.log.level == .debug)
         #expect(config.healthIntervalSeconds == 30)
         #expect(config.commands.lockEnabled)
-        #expect(config.enabledCommands == ["lock"])
+        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel"])
     }
 
     @Test func unknownKeyNamesKeyLineAndSuggestion() throws {
