@@ -13,9 +13,9 @@
 /// AUTH0 rolls over to page 0 at AUTH0 (MF0ICU2 §9.2, NTAG213/215/216 §10.2): a page of a READ answer
 /// that looks like page 0 (UID0–2, BCC0) — or any page after the first, on products with a password
 /// when the UID does not tell page 0 — is not trusted and READ again as the first page of its own READ,
-/// which the tag refuses if it is protected. A refused page ends the
-/// read with ``NDEFReadResult/unreadable(_:)`` (``NFCError/authenticationRequired`` on products with a
-/// password, ``NFCError/commandRefused(command:nak:)`` otherwise) after re-selecting the tag.
+/// which the tag refuses if it is protected. A refused page ends the read with
+/// ``NDEFReadResult/unreadable(_:)`` (``NFCError/authenticationRequired`` on products with a password,
+/// ``NFCError/commandRefused(command:nak:)`` otherwise) after re-selecting the tag.
 enum Type2NDEFReader {
     /// Reads the NDEF message of the Type 2 tag `info` describes (ACTIVE, as identification left it).
     /// Throws ``NFCError/tagRemoved`` when the tag is gone and `CancellationError` when cancelled; other
@@ -24,7 +24,7 @@ enum Type2NDEFReader {
         guard let product = Type2Product.forCardInfo(info), let map = product.memoryMap else {
             return .notRead(.unsupportedOperation("\(info.type) is not a Type 2 tag"))
         }
-        var reader = PageReader(transport: transport, product: product, map: map, uid: info.uid)
+        var reader = PageReader(transport: transport, map: map, uid: info.uid)
 
         // READ 3 answers pages 3–6: the CC and the first 12 bytes of the data area.
         if let failure = try await reader.fetch(through: 3, keepingUpTo: min(6, map.userEnd), fastRead: false) {
@@ -60,18 +60,16 @@ enum Type2NDEFReader {
     /// The pages read so far, from page 3 on without gaps, and how to read more.
     private struct PageReader<Transport: TagTransport> {
         let transport: Transport
-        let map: Type2MemoryMap
         /// True when the product can read-protect pages from AUTH0 (its READ then rolls over there).
         let hasPasswordProtection: Bool
-        /// Page 0 as the tag holds it (UID0–2, BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, ISO/IEC 14443-3 §6.4.4),
+        /// Page 0 as the tag holds it (UID0–2, BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, ISO/IEC 14443-3),
         /// known for 7-byte UIDs; nil otherwise.
         let pageZero: [UInt8]?
         /// Tag memory from page 0; pages 0–2 are not read and stay zeros.
         private(set) var memory = [UInt8](repeating: 0, count: 12)
 
-        init(transport: Transport, product: Type2Product, map: Type2MemoryMap, uid: [UInt8]) {
+        init(transport: Transport, map: Type2MemoryMap, uid: [UInt8]) {
             self.transport = transport
-            self.map = map
             hasPasswordProtection = map.auth0Offset != nil
             pageZero = uid.count == 7 ? Array(uid.prefix(3)) + [ISO14443.bcc([0x88] + uid.prefix(3))] : nil
         }
