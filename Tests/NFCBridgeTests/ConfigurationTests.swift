@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import NFCBridge
+import YAMLDocument
 
 @Suite struct ConfigurationTests {
     /// A temporary directory removed at the end of the test.
