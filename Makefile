@@ -26,9 +26,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Tests run one at a time: on a 2-core machine Swift's cooperative pool has two threads, and the
+# end-to-end tests wait on child processes (simulator, broker, libnfc tools); run side by side,
+# such waits can hold both threads while another test's in-process work needs one.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
 # traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).

@@ -19,16 +19,18 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
+        // libyaml's event parser as a node tree with line numbers (agent configuration, scenarios).
+        .target(name: "YAMLDocument", dependencies: ["CYAML"]),
         // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
         .target(name: "NFCCore", dependencies: ["CCrypto"]),
         // Virtual tags and the PN532 emulator on a pty.
-        .target(name: "PN532Sim", dependencies: ["NFCCore", "CYAML"]),
+        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument"]),
         // The libnfc backend.
         .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC"]),
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "LibNFCReader", "MQTTClient", "CYAML", "CSystemd"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "LibNFCReader", "MQTTClient", "YAMLDocument", "CSystemd"]),
 
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
@@ -39,7 +41,7 @@ let package = Package(
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
-        .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "NFCCore", "PN532Sim", "MQTTClient", "TestSupport"]),
+        .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "YAMLDocument", "NFCCore", "PN532Sim", "MQTTClient", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
     ]
 )

@@ -12,7 +12,7 @@ enum ScanCommand {
           --once     stop after the first tag(s)
           --timeout  stop after SECONDS; exit 3 when no tag came
           --json     one JSON object per tag (uid, cardType, cardFamily, product, atqa, sak, ats,
-                     version, pmm, systemCode, ndef {hex, records})
+                     version, pmm, systemCode, ndef {hex, records}, ndefStatus, ndefError)
 
         """
 
@@ -104,17 +104,11 @@ enum ScanCommand {
         }
     }
 
-    /// Identifies the tag and reads its NDEF message.
+    /// Identifies the tag and reads its NDEF message — only the message, never a dump
+    /// (``NDEFReader``). An unreadable message is part of the report; a tag that leaves mid-read throws.
     static func readReport(_ transport: any TagTransport) async throws -> ScanReport {
         let info = try await TagIdentifier.identify(transport)
-        let ndef: [UInt8]?
-        do {
-            ndef = try await TagDumper.dump(info: info, transport: transport).ndefMessage
-        } catch NFCError.unsupportedOperation {
-            // A family NFCCore cannot read yet: the identification alone is the report.
-            ndef = nil
-        }
-        return ScanReport(cardInfo: info, ndefMessage: ndef)
+        return ScanReport(cardInfo: info, ndef: try await NDEFReader.read(info: info, transport: transport))
     }
 
     /// Checks, every ``presenceInterval``, until none of the tags answers any more (or the deadline

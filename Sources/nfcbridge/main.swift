@@ -18,6 +18,9 @@ let commands: [Subcommand] = [
     Subcommand(name: "scan", help: "identify tags as they enter the field and print them") { try await ScanCommand.run($0) },
     Subcommand(name: "dump", help: "dump the first tag found to JSON, Flipper, Proxmark3, MFD, hex or binary") { try await DumpCommand.run($0) },
     Subcommand(name: "run", help: "run the agent: reader → MQTT events, state, Home Assistant discovery") { try await RunCommand.run($0) },
+    Subcommand(name: "write", help: "write an NDEF message to the first tag found and verify it") { try await WriteCommand.run($0) },
+    Subcommand(name: "format", help: "NDEF-format the first tag found (empty message)") { try await FormatCommand.run($0) },
+    Subcommand(name: "lock", help: "make the tag with --uid read-only for good (irreversible)") { try await LockCommand.run($0) },
 ]
 
 /// NFCBridge's version string.

@@ -114,11 +114,13 @@ import TestSupport
         #expect(result.out.contains("  NTAG215  ATQA 0044 SAK 00  NDEF 1 record: URI https://example.com/ntag215\n"), "\(result.out)")
     }
 
-    @Test func aReadProtectedNTAGIsReportedFromItsReadablePages() throws {
+    /// AUTH0 16: the message in pages 4–15 lies below the protection and is read. AUTH0 4: it lies behind
+    /// it — the tag is reported with the message unreadable, and the scan succeeds.
+    @Test(arguments: [16, 4]) func aReadProtectedNTAGIsReportedWithWhatItsReadablePagesHold(_ auth0: Int) throws {
         let simulator = try SimulatorProcess(
             scenario: """
                 tags:
-                  - {id: locked, type: ntag213, uid: 04112233445566, password: 11223344, auth0: 16, read_protected: true,
+                  - {id: locked, type: ntag213, uid: 04112233445566, password: 11223344, auth0: \(auth0), read_protected: true,
                      ndef: [{uri: 'https://example.com/locked'}]}
                 timeline: [{at: 0, place: locked}]
                 """)
@@ -128,9 +130,59 @@ import TestSupport
         let report = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
         #expect(report["cardType"] as? String == "NTAG213")
         #expect(report["uid"] as? String == "04112233445566")
-        // The message lies in pages 4–15, below AUTH0.
-        let records = (report["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
-        #expect(records?.first?["uri"] as? String == "https://example.com/locked", "\(report)")
+        if auth0 == 16 {
+            let records = (report["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
+            #expect(records?.first?["uri"] as? String == "https://example.com/locked", "\(report)")
+            #expect(report["ndefStatus"] == nil)
+        } else {
+            #expect(report["ndef"] == nil)
+            #expect(report["ndefStatus"] as? String == "unreadable")
+            #expect((report["ndefError"] as? [String: Any])?["code"] as? String == "auth_required", "\(report)")
+        }
+    }
+
+    /// AN10787 MAD CRC-8 (polynomial 1Dh, preset C7h), for the scenario below.
+    private static func madCRC(_ bytes: [UInt8]) -> UInt8 {
+        bytes.reduce(UInt8(0xC7)) { crc, byte in
+            (0..<8).reduce(crc ^ byte) { value, _ in value & 0x80 != 0 ? (value << 1) ^ 0x1D : value << 1 }
+        }
+    }
+
+    @Test func aMIFAREClassicFormattedForNDEFIsReadThroughItsMAD() throws {
+        // MAD1 naming sectors 1 and 2 NDEF (03 E1), the URI record's TLV in sector 1 and on into 2.
+        let uri = "https://example.com/a-classic-card-with-a-longer-uri-that-needs-two-sectors"
+        let message = try NDEFMessage(records: [NDEFRecord.uri(uri)]).bytes
+        var area = [0x03, UInt8(message.count)] + message + [0xFE]
+        area += [UInt8](repeating: 0, count: 96 - area.count)
+        let directory: [UInt8] = [0x01, 0x03, 0xE1, 0x03, 0xE1] + [UInt8](repeating: 0, count: 26)
+        let mad = [Self.madCRC(directory)] + directory
+        let simulator = try SimulatorProcess(
+            scenario: """
+                tags:
+                  - id: badge
+                    type: classic_1k
+                    uid: DEADBEEF
+                    blocks:
+                      1: \(mad.hexString)
+                      4: \(Array(area[0..<48]).hexString)
+                      8: \(Array(area[48..<96]).hexString)
+                    keys:
+                      - {sector: 0, a: A0A1A2A3A4A5, b: B0B1B2B3B4B5, access: 787788C1}
+                      - {sector: 1, a: D3F7D3F7D3F7, access: 7F078840}
+                      - {sector: 2, a: D3F7D3F7D3F7, access: 7F078840}
+                timeline: [{at: 0, place: badge}]
+                """)
+        defer { simulator.stop() }
+        let result = try runNFCBridge(["scan", "--device", simulator.connstring, "--once", "--json", "--timeout", "20"])
+        #expect(result.status == 0, "\(result.err)")
+        let report = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        #expect(report["cardType"] as? String == "MIFARE Classic 1K")
+        let record = ((report["ndef"] as? [String: Any])?["records"] as? [[String: Any]])?.first
+        #expect(record?["uri"] as? String == uri, "\(report)")
+        // InDataExchange frames: identification, then 3 AUTH + 8 READ (MAD: 3, 1, 2; NDEF: 4, 5, 6, 8, 9)
+        // — a dump of the 16 sectors would need more than 80.
+        let exchanges = try simulator.commandCount("40")
+        #expect(exchanges >= 11 && exchanges < 20, "\(exchanges) InDataExchange frames")
     }
 
     @Test func tagsInSequenceAreEachReportedOncePerVisit() throws {

@@ -50,4 +50,30 @@ import Testing
         #expect(decoded == report)
         #expect(report.summaryLine == "04A1B2C3D4E5F6  NTAG215  ATQA 0044 SAK 00  NDEF 1 record: Text Hi")
     }
+
+    @Test func anUnreadableMessageSaysWhyAndKeepsTheIdentification() throws {
+        let report = ScanReport(cardInfo: ntag215, ndef: .unreadable(.authenticationRequired))
+        #expect(
+            report.jsonLine()
+                == #"{"atqa":"0044","cardFamily":"NTAG","cardType":"NTAG215","ndefError":{"code":"auth_required","message":"The tag is password protected: a password is needed"},"ndefStatus":"unreadable","product":"NTAG215","sak":"00","uid":"04A1B2C3D4E5F6","version":"0004040201001103"}"#
+        )
+        #expect(report.summaryLine == "04A1B2C3D4E5F6  NTAG215  ATQA 0044 SAK 00  NDEF unreadable (auth_required)")
+        let decoded = try JSONDecoder().decode(ScanReport.self, from: Data(report.jsonLine().utf8))
+        #expect(decoded == report)
+    }
+
+    @Test func aMessageReadOrAbsentCarriesNoStatus() {
+        let message: [UInt8] = [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69]
+        #expect(ScanReport(cardInfo: ntag215, ndef: .message(message)) == ScanReport(cardInfo: ntag215, ndefMessage: message))
+        #expect(ScanReport(cardInfo: ntag215, ndef: .noMessage) == ScanReport(cardInfo: ntag215))
+        #expect(ScanReport(cardInfo: ntag215, ndef: .noMessage).ndefStatus == nil)
+    }
+
+    @Test func aTypeNDEFIsNotReadFromSaysSo() {
+        let info = CardInfo(type: .iso14443B_generic, uid: [0x01, 0x02, 0x03, 0x04])
+        let report = ScanReport(cardInfo: info, ndef: .notRead(.unsupportedOperation("NDEF is not read from ISO 14443-B tags")))
+        #expect(report.ndefStatus == "not_read")
+        #expect(report.ndefError == ScanReport.ErrorDetail(.unsupportedOperation("NDEF is not read from ISO 14443-B tags")))
+        #expect(report.summaryLine.hasSuffix("NDEF not read (unsupported)"))
+    }
 }

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import NFCBridge
+import YAMLDocument
 
 @Suite struct ConfigurationTests {
     /// A temporary directory removed at the end of the test.
@@ -88,7 +89,7 @@ import Testing
         #expect(config.log.level == .debug)
         #expect(config.healthIntervalSeconds == 30)
         #expect(config.commands.lockEnabled)
-        #expect(config.enabledCommands == ["lock"])
+        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel"])
     }
 
     @Test func unknownKeyNamesKeyLineAndSuggestion() throws {

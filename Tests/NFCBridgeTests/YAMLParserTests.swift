@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NFCBridge
+import YAMLDocument
 
 @Suite struct YAMLParserTests {
     @Test func keepsLinesAndQuoting() throws {

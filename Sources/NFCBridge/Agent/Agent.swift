@@ -20,6 +20,10 @@ public final class Agent: Sendable {
     public let topics: TopicMap
     /// The outgoing message path (events, spool, retained state).
     public let pipeline: EventPipeline
+    /// The request/response commands (`<base>/<id>/request/<command>`).
+    public let commands: CommandRouter
+    /// How commands get the tags the reader loop sees.
+    let tagAccess = ReaderTagAccess()
 
     let publisher: any MessagePublisher
     let device: any ReaderDevice
@@ -38,7 +42,8 @@ public final class Agent: Sendable {
     public init(
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
-        notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil
+        notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
+        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil
     ) throws(StorageError) {
         self.configuration = configuration
         self.topics = TopicMap(configuration)
@@ -59,6 +64,15 @@ public final class Agent: Sendable {
             floor: spool.messages.compactMap { $0.payload["seq"]?.intValue }.max() ?? 0)
         pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger)
+        let policy = CommandPolicy(configuration)
+        let pipeline = self.pipeline
+        commands = CommandRouter(
+            topics: topics, policy: policy, access: tagAccess, executor: commandExecutor, publisher: publisher,
+            clock: commandClock ?? (clock as? any CommandClock) ?? SystemClock(),
+            cache: try CommandResultCache(
+                capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),
+            logger: self.logger,
+            audit: { audit in await pipeline.emit(.lock, audit.fields) })
         state = Mutex(
             AgentState(
                 startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
@@ -71,7 +85,8 @@ public final class Agent: Sendable {
     public func run() async {
         logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(configuration.publicJSON.jsonString)")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
-        let loop = ReaderLoop(device: device, scanner: scanner, clock: clock, settings: loopSettings) { [self] event in
+        let loop = ReaderLoop(device: device, scanner: scanner, clock: clock, settings: loopSettings, tagAccess: tagAccess) {
+            [self] event in
             await handle(event)
         }
         enum Child { case stop, other }
@@ -90,6 +105,10 @@ public final class Agent: Sendable {
             }
             group.addTask { [self] in
                 await publishHealthPeriodically()
+                return .other
+            }
+            group.addTask { [commands] in
+                await commands.run()
                 return .other
             }
             if let interval = notifier.watchdogInterval {
@@ -138,10 +157,17 @@ public final class Agent: Sendable {
                         logger.warning("cannot subscribe to \(topics.homeAssistantStatus): \(error)")
                     }
                 }
+                do {
+                    try await publisher.subscribe(to: commands.requestFilter, qos: .atLeastOnce)
+                } catch {
+                    logger.warning("cannot subscribe to \(commands.requestFilter): \(error)")
+                }
                 await publishEverything()
                 await pipeline.drain()
             case .disconnected:
                 logger.warning("lost the broker connection; events go to the spool until it is back")
+            case let .message(message) where message.topic.hasPrefix(topics.root + "/request/"):
+                await commands.receive(message)
             case let .message(message):
                 // Home Assistant's birth message: it (re)started and wants discovery and state again.
                 if configuration.homeAssistant.enabled, message.topic == topics.homeAssistantStatus,

@@ -39,8 +39,8 @@ extension AgentConfiguration {
         ]
     }
 
-    /// The remote commands enabled (published in `info`).
+    /// The remote commands enabled (published in `info`): all of them, `lock` only when enabled.
     public var enabledCommands: [String] {
-        commands.lockEnabled ? ["lock"] : []
+        CommandName.allCases.filter { $0 != .lock || commands.lockEnabled }.map(\.rawValue)
     }
 }

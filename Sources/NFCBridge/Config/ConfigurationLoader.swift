@@ -1,5 +1,6 @@
 import Foundation
 import MQTTClient
+import YAMLDocument
 
 /// What the command line and the environment override in the file.
 public struct ConfigurationOverrides: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import NFCCore
+import YAMLDocument
 
 /// One YAML value being applied to a configuration key: typed readers that throw a
 /// ``ConfigurationError`` naming the key and the line when the value has the wrong type or range.

@@ -52,6 +52,8 @@ public final class MQTTClientPublisher: MessagePublisher {
             jsonProperties.contentType = "application/json"
             jsonProperties.payloadIsUTF8 = true
         }
+        // A command response echoes the request's Correlation Data (MQTT 5 only: 3.1.1 has no properties).
+        if isV5, let correlationData = message.correlationData { jsonProperties.correlationData = correlationData }
         let properties = jsonProperties
         let qos = MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce
         let client = self.client
@@ -109,7 +111,12 @@ public final class MQTTClientPublisher: MessagePublisher {
         }
         let messages = Task {
             for await message in client.messages {
-                continuation.yield(.message(InboundMessage(topic: message.topic, payload: message.payload, retained: message.retain)))
+                continuation.yield(
+                    .message(
+                        InboundMessage(
+                            topic: message.topic, payload: message.payload, retained: message.retain,
+                            responseTopic: message.properties.responseTopic,
+                            correlationData: message.properties.correlationData)))
             }
         }
         forwarders.withLock { $0 += [connection, messages] }

@@ -11,13 +11,20 @@ public struct OutboundMessage: Sendable, Equatable {
     public var payload: [UInt8]
     public var qos: MessageQoS
     public var retain: Bool
+    /// MQTT 5 Correlation Data to send along (a command response echoes the request's); ignored
+    /// with MQTT 3.1.1.
+    public var correlationData: [UInt8]?
 
     /// Creates a message.
-    public init(topic: String, payload: [UInt8], qos: MessageQoS = .atLeastOnce, retain: Bool = false) {
+    public init(
+        topic: String, payload: [UInt8], qos: MessageQoS = .atLeastOnce, retain: Bool = false,
+        correlationData: [UInt8]? = nil
+    ) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
+        self.correlationData = correlationData
     }
 
     /// The payload as UTF-8 text.
@@ -32,12 +39,21 @@ public struct InboundMessage: Sendable, Equatable {
     public var topic: String
     public var payload: [UInt8]
     public var retained: Bool
+    /// MQTT 5 Response Topic of a request (nil with MQTT 3.1.1 or when the sender set none).
+    public var responseTopic: String?
+    /// MQTT 5 Correlation Data of a request, echoed on its response.
+    public var correlationData: [UInt8]?
 
     /// Creates a message.
-    public init(topic: String, payload: [UInt8], retained: Bool = false) {
+    public init(
+        topic: String, payload: [UInt8], retained: Bool = false, responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil
+    ) {
         self.topic = topic
         self.payload = payload
         self.retained = retained
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
     }
 
     /// The payload as UTF-8 text.

@@ -58,16 +58,20 @@ public struct ReaderLoop: Sendable {
     let clock: any AgentClock
     let settings: Settings
     let handler: Handler
+    /// Where commands get the tags and borrow the reader (nil: no commands).
+    let tagAccess: ReaderTagAccess?
 
-    /// Creates the loop.
+    /// Creates the loop. With `tagAccess`, the loop tells it which tags are present and lends it
+    /// the reader once per turn (commands act between two presence checks).
     public init(
         device: any ReaderDevice, scanner: any TagScanning, clock: any AgentClock, settings: Settings,
-        handler: @escaping Handler
+        tagAccess: ReaderTagAccess? = nil, handler: @escaping Handler
     ) {
         self.device = device
         self.scanner = scanner
         self.clock = clock
         self.settings = settings
+        self.tagAccess = tagAccess
         self.handler = handler
     }
 
@@ -91,6 +95,7 @@ public struct ReaderLoop: Sendable {
             await handler(.opened(info, reopened: everOpened))
             everOpened = true
             let lost = await session(&presence)
+            tagAccess?.readerLost()
             await device.close()
             // On shutdown the tags stay where they are: the agent clears the `tag` state instead of
             // reporting removals that did not happen.
@@ -160,6 +165,7 @@ public struct ReaderLoop: Sendable {
                     for transport in found {
                         seen.insert(transport.target.uid)
                         transports[transport.target.uid] = transport
+                        tagAccess?.tagReselected(transport)
                     }
                     needsPoll = transports.keys.contains { !seen.contains($0) }
                 } catch {
@@ -177,12 +183,15 @@ public struct ReaderLoop: Sendable {
                 case let .removed(uid, present, report):
                     transports[uid] = nil
                     scans[uid] = nil
+                    tagAccess?.tagRemoved(uid: uid)
                     await handler(.removed(uid: uid, presentMilliseconds: present, report: report))
                 case let .arrived(uid, report):
                     guard let transport = transports[uid] else { continue }
                     guard let scan = await scan(transport) else { return nil }
                     scans[uid] = scan
                     await handler(.arrived(scan, report: report))
+                    // After its `scanned`: a command waiting for the next tag gets it now.
+                    tagAccess?.tagArrived(transport)
                     if report && settings.dumpOnScan {
                         if await dump(transport, scan: scan) == false { return nil }
                     }
@@ -190,6 +199,8 @@ public struct ReaderLoop: Sendable {
                     if let scan = scans[uid] { await handler(.repeated(scan)) }
                 }
             }
+            // Commands act here, between two presence checks, with the reader to themselves.
+            await tagAccess?.lendReader()
             await handler(.progress)
             if pause { try? await Task.sleep(for: settings.interval) }
         }

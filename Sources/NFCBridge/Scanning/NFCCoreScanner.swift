@@ -1,13 +1,14 @@
 import Foundation
 import NFCCore
 
-/// The scanner on NFCCore: ``TagIdentifier`` identifies the tag, the family's dumper reads it (the
-/// NDEF message comes out of the dump, as `nfcbridge scan` does), and NFCCore's `ScanReport` is the
-/// scan object of `event/scanned`. The dump is kept in the ``TagScan`` so `event/dump` does not
-/// read the tag a second time.
+/// The scanner on NFCCore: ``TagIdentifier`` identifies the tag, ``NDEFReader`` reads only its NDEF
+/// message (a few commands, never a dump, as `nfcbridge scan` does), and NFCCore's `ScanReport` is the
+/// scan object of `event/scanned`. The full dump is read by ``dump(_:scan:)``, which the reader loop
+/// calls after `scanned` went out, and only with `dump.on_scan`.
 ///
-/// Families without a dumper yet are scanned without NDEF (no error event for that); a dump that
-/// fails halfway (tag removed, timeout) becomes a problem of the scan, published as `event/error`.
+/// An NDEF message the tag refuses or garbles is reported in the scan object (`ndefStatus`,
+/// `ndefError`), not as an error; a tag that leaves while its NDEF is read is a problem of the scan,
+/// published as `event/error` after the identification.
 public struct NFCCoreScanner: TagScanning {
     /// The keys MIFARE Classic dumps try.
     public let classicKeys: ClassicKeyDictionary
@@ -20,21 +21,19 @@ public struct NFCCoreScanner: TagScanning {
     public func scan(_ transport: any TagTransport) async throws -> TagScan {
         let info = try await TagIdentifier.identify(transport)
         var problems: [NFCError] = []
-        var dump: TagDump?
+        let ndef: NDEFReadResult
         do {
-            dump = try await TagDumper.dump(info: info, transport: transport, classicKeys: classicKeys)
+            ndef = try await NDEFReader.read(info: info, transport: transport)
         } catch {
             if error.isNFCCancellation { throw error }
-            switch error as? NFCError {
-            case .unsupportedOperation, .tagNotSupported: break  // nothing to read for this family yet
-            case let nfcError?: problems.append(nfcError)
-            case nil: problems.append(.rfError(String(describing: error)))
-            }
+            let nfcError = error as? NFCError ?? .rfError(String(describing: error))
+            problems.append(nfcError)
+            ndef = .unreadable(nfcError)
         }
-        let report = ScanReport(cardInfo: info, ndefMessage: dump?.ndefMessage)
+        let report = ScanReport(cardInfo: info, ndef: ndef)
         return TagScan(
             uid: info.uid, cardType: info.type.description, report: try JSONValue(encoding: report), problems: problems,
-            cardInfo: info, tagDump: dump)
+            cardInfo: info)
     }
 
     public func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue {

@@ -10,13 +10,13 @@ public struct TagScan: Sendable, Equatable {
     /// The scan object: `uid`, `cardType`, `cardFamily`, `product`, `atqa`, `sak`, `ats`, `version`,
     /// `ndef {hex, records}` — NFCCore's scan report as JSON. The agent adds the envelope.
     public var report: JSONValue
-    /// Problems met on the way that did not stop the scan (e.g. NDEF unreadable); each becomes an
-    /// `event/error`.
+    /// Problems met on the way that did not stop the scan (e.g. the tag left while its NDEF was read);
+    /// each becomes an `event/error`.
     public var problems: [NFCError]
     /// What identification found, when it ran (the dumper starts from it).
     public var cardInfo: CardInfo?
-    /// The dump read while scanning, when reading the NDEF message needed one: `event/dump` then
-    /// reuses it instead of reading the tag twice.
+    /// A dump a scanner read while scanning, if any: `event/dump` then reuses it instead of reading the
+    /// tag twice. ``NFCCoreScanner`` reads only the NDEF message and leaves this nil.
     public var tagDump: TagDump?
 
     /// Creates a scan.

@@ -22,6 +22,8 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
     case dump
     /// Something failed: reader, scan, dump, spool.
     case error
+    /// The outcome of a `lock` command (the audit trail of an irreversible operation).
+    case lock
 }
 
 /// Every topic the agent uses, built from the base topic, the agent id and the Home Assistant

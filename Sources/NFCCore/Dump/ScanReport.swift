@@ -35,8 +35,30 @@ public struct ScanReport: Sendable, Codable, Equatable {
     public var pmm: String?
     /// FeliCa system code, hex.
     public var systemCode: String?
-    /// The tag's NDEF message; absent when the tag holds none (not formatted, no NDEF TLV/file).
+    /// The tag's NDEF message; absent when the tag holds none (not formatted, no NDEF TLV/file), or
+    /// when it could not be read (then ``ndefStatus`` says so).
     public var ndef: NDEFContent?
+    /// Why there is no ``ndef`` although there may be a message: `unreadable` (the tag is NDEF formatted
+    /// but refused or garbled the message: a protected page, a failed authentication, a bad TLV) or
+    /// `not_read` (NDEF is not read from this tag type or through this reader). Absent when the message
+    /// was read or the tag holds none.
+    public var ndefStatus: String?
+    /// The error behind ``ndefStatus``: its stable code (`auth_required`, `unsupported`, …) and message.
+    public var ndefError: ErrorDetail?
+
+    /// An error as the report carries it.
+    public struct ErrorDetail: Sendable, Codable, Equatable {
+        /// The stable ``NFCError/code``.
+        public var code: String
+        /// The human ``NFCError/message``.
+        public var message: String
+
+        /// The code and message of `error`.
+        public init(_ error: NFCError) {
+            code = error.code
+            message = error.message
+        }
+    }
 
     /// An NDEF message as read from a tag: the bytes and their records.
     public struct NDEFContent: Sendable, Codable, Equatable {
@@ -75,6 +97,16 @@ public struct ScanReport: Sendable, Codable, Equatable {
         ndef = ndefMessage.map(NDEFContent.init(message:))
     }
 
+    /// The report for an identified tag and what ``NDEFReader`` found on it: the message as ``ndef``,
+    /// or for an unreadable or unread one ``ndefStatus`` and ``ndefError``.
+    public init(cardInfo: CardInfo, ndef result: NDEFReadResult) {
+        self.init(cardInfo: cardInfo, ndefMessage: result.message)
+        if let error = result.error {
+            ndefStatus = result.status
+            ndefError = ErrorDetail(error)
+        }
+    }
+
     /// The report as one line of JSON (no newline): keys sorted, slashes not escaped, so the same
     /// tag always gives the same bytes.
     public func jsonLine() -> String {
@@ -86,7 +118,8 @@ public struct ScanReport: Sendable, Codable, Equatable {
     }
 
     /// A one-line human summary: UID, type, product, ATQA/SAK, and the first record of the NDEF
-    /// message ("04A1B2C3D4E5F6  NTAG215  ATQA 0044 SAK 00  NDEF 1 record: URI http://www.abc.com").
+    /// message ("04A1B2C3D4E5F6  NTAG215  ATQA 0044 SAK 00  NDEF 1 record: URI http://www.abc.com"), or
+    /// why it was not read ("NDEF unreadable (auth_required)", "NDEF not read (unsupported)").
     public var summaryLine: String {
         var parts = [uid, cardType]
         if let product, product != cardType { parts.append("(\(product))") }
@@ -103,6 +136,8 @@ public struct ScanReport: Sendable, Codable, Equatable {
                 text += " (undecodable)"
             }
             parts.append(text)
+        } else if let ndefStatus, let ndefError {
+            parts.append("NDEF \(ndefStatus.replacingOccurrences(of: "_", with: " ")) (\(ndefError.code))")
         }
         return parts.joined(separator: "  ")
     }

@@ -23,23 +23,66 @@ public enum Type2TLV {
     /// is none (a terminator or the end of memory comes first) or it is truncated. The capability
     /// container is not checked here.
     public static func extractMessage(fromMemory memory: [UInt8]) -> [UInt8]? {
-        var reader = Reader(memory: memory)
-        while let tag = reader.next() {
+        guard case let .message(message) = walk(memory: memory, end: memory.count) else { return nil }
+        return message
+    }
+
+    /// Where a TLV walk over the memory known so far got to. Readers that fetch memory as they go (see
+    /// ``walk(memory:start:end:controlTLVs:)``) read on while the walk asks for more.
+    public enum Walk: Sendable, Equatable {
+        /// The first NDEF Message TLV, complete: its value.
+        case message([UInt8])
+        /// No NDEF message: a Terminator TLV, or the end of the area, came first (a TLV other than the
+        /// NDEF Message TLV that runs past the end counts as the end).
+        case noMessage
+        /// The NDEF Message TLV announces `length` bytes, more than the area holds after its header.
+        case overrun(length: Int)
+        /// The walk needs memory up to this offset (exclusive) to go on; `memory` was shorter.
+        case needsMemory(upTo: Int)
+    }
+
+    /// Walks the TLV blocks of `memory[start..<end]` (offsets count from the start of `memory`) up to
+    /// the first NDEF Message TLV. `memory` may stop short of `end`: the walk then says how much more it
+    /// needs, down to the exact last byte of a message value, so a reader fetches only the pages the
+    /// TLVs occupy.
+    ///
+    /// With `controlTLVs` (Type 2, T2T §2.3.2/§2.3.3) the bytes Lock Control and Memory Control TLVs
+    /// reserve are skipped; without (the MIFARE Classic NDEF mapping, which has no such TLVs) those
+    /// types are skipped by their length like any unknown TLV.
+    public static func walk(memory: [UInt8], start: Int = dataAreaOffset, end: Int, controlTLVs: Bool = true) -> Walk {
+        var reader = Reader(memory: memory, end: end, cursor: start)
+        while true {
+            let tag: UInt8
+            switch reader.next() {
+            case let .byte(byte): tag = byte
+            case .areaEnd: return .noMessage
+            case let .needs(offset): return .needsMemory(upTo: offset)
+            }
             switch tag {
             case BlockType.null.rawValue:
                 continue
             case BlockType.terminator.rawValue:
-                return nil
+                return .noMessage
             default:
-                guard let length = reader.length() else { return nil }
-                guard let value = reader.take(length) else { return nil }
-                if tag == BlockType.ndefMessage.rawValue { return value }
-                if tag == BlockType.lockControl.rawValue || tag == BlockType.memoryControl.rawValue {
+                let length: Int
+                switch reader.length() {
+                case let .byte(value): length = Int(value)
+                case let .value(value): length = value
+                case .areaEnd: return .noMessage
+                case let .needs(offset): return .needsMemory(upTo: offset)
+                }
+                let isMessage = tag == BlockType.ndefMessage.rawValue
+                let offsets = reader.offsets(count: length)
+                guard offsets.count == length else { return isMessage ? .overrun(length: length) : .noMessage }
+                if let last = offsets.last, last >= memory.count { return .needsMemory(upTo: last + 1) }
+                let value = offsets.map { memory[$0] }
+                reader.cursor = (offsets.last ?? (reader.cursor - 1)) + 1
+                if isMessage { return .message(value) }
+                if controlTLVs, tag == BlockType.lockControl.rawValue || tag == BlockType.memoryControl.rawValue {
                     reader.reserve(control: value, isLockControl: tag == BlockType.lockControl.rawValue)
                 }
             }
         }
-        return nil
     }
 
     /// The first NDEF message in a page list (as a dump holds it). Pages are placed by number; the walk
@@ -85,34 +128,71 @@ public enum Type2TLV {
         }
     }
 
-    /// Reads the TLV stream byte by byte, skipping bytes reserved by Lock / Memory Control TLVs.
+    /// Reads the TLV stream byte by byte up to `end`, skipping bytes reserved by Lock / Memory Control TLVs.
     private struct Reader {
         let memory: [UInt8]
-        var cursor = Type2TLV.dataAreaOffset
+        let end: Int
+        var cursor: Int
         var reserved: [Range<Int>] = []
 
-        mutating func next() -> UInt8? {
+        enum Step {
+            case byte(UInt8)
+            /// The area ends here.
+            case areaEnd
+            /// The byte lies in the area but beyond `memory`: memory up to this offset is needed.
+            case needs(Int)
+        }
+
+        enum Length {
+            case byte(UInt8)
+            case value(Int)
+            case areaEnd
+            case needs(Int)
+        }
+
+        mutating func skipReserved() {
             while let range = reserved.first(where: { $0.contains(cursor) }) { cursor = range.upperBound }
-            guard cursor < memory.count else { return nil }
+        }
+
+        mutating func next() -> Step {
+            skipReserved()
+            guard cursor < end else { return .areaEnd }
+            guard cursor < memory.count else { return .needs(cursor + 1) }
             defer { cursor += 1 }
-            return memory[cursor]
+            return .byte(memory[cursor])
         }
 
-        mutating func length() -> Int? {
-            guard let first = next() else { return nil }
-            guard first == 0xFF else { return Int(first) }
-            guard let high = next(), let low = next() else { return nil }
-            return Int(high) << 8 | Int(low)
-        }
-
-        mutating func take(_ count: Int) -> [UInt8]? {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(count)
-            for _ in 0..<count {
-                guard let byte = next() else { return nil }
-                bytes.append(byte)
+        /// One length byte, or FFh and two bytes big-endian.
+        mutating func length() -> Length {
+            switch next() {
+            case .areaEnd: return .areaEnd
+            case let .needs(offset): return .needs(offset)
+            case let .byte(first):
+                guard first == 0xFF else { return .byte(first) }
+                var value = 0
+                for _ in 0..<2 {
+                    switch next() {
+                    case .areaEnd: return .areaEnd
+                    case let .needs(offset): return .needs(offset)
+                    case let .byte(byte): value = value << 8 | Int(byte)
+                    }
+                }
+                return .value(value)
             }
-            return bytes
+        }
+
+        /// The offsets of the next `count` unreserved bytes before `end` (fewer when the area ends first).
+        func offsets(count: Int) -> [Int] {
+            var offsets: [Int] = []
+            offsets.reserveCapacity(count)
+            var offset = cursor
+            while offsets.count < count {
+                while let range = reserved.first(where: { $0.contains(offset) }) { offset = range.upperBound }
+                guard offset < end else { break }
+                offsets.append(offset)
+                offset += 1
+            }
+            return offsets
         }
 
         mutating func reserve(control value: [UInt8], isLockControl: Bool) {

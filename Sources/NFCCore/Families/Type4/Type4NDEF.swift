@@ -8,7 +8,18 @@ public enum Type4NDEF {
 
     /// SELECTs the NDEF application and the CC file and reads the CC (`00 B0 00 00 0F`).
     public static func readCapabilityContainer(transport: any APDUTransport) async throws -> Type4CapabilityContainer {
+        try await selectApplication(transport: transport)
+        return try await readCapabilityContainerFile(transport: transport)
+    }
+
+    /// SELECTs the NDEF Tag Application by name (T4T v2.0 §5.4.2). A card without it answers a status word
+    /// other than 90 00 (usually 6A 82): ``NFCError/unexpectedStatusWord(_:_:)``.
+    static func selectApplication(transport: any APDUTransport) async throws {
         try await transport.send(.select(aid: applicationID)).requireSuccess()
+    }
+
+    /// SELECTs the CC file of the selected NDEF application and reads it (`00 B0 00 00 0F`).
+    static func readCapabilityContainerFile(transport: any APDUTransport) async throws -> Type4CapabilityContainer {
         try await transport.send(.selectFile(id: capabilityContainerFileID)).requireSuccess()
         let data = try await transport.send(try .readBinary(offset: 0, length: 15)).requireSuccess()
         return try Type4CapabilityContainer(bytes: data)

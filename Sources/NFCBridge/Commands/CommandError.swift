@@ -1,0 +1,51 @@
+import NFCCore
+
+/// Why a command failed: a stable ``CommandErrorCode``, a human message, and facts that belong in
+/// the response's `data` (the pages written before a tag was pulled).
+public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable code.
+    public var code: CommandErrorCode
+    /// What happened, for people.
+    public var message: String
+    /// Facts published in the response's `data` (empty for most errors).
+    public var data: [String: JSONValue]
+
+    /// Creates an error.
+    public init(_ code: CommandErrorCode, _ message: String, data: [String: JSONValue] = [:]) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    /// A malformed request, naming the field (`field: problem`).
+    public static func invalid(_ field: String, _ problem: String) -> CommandError {
+        CommandError(.invalidRequest, "\(field): \(problem)")
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Maps an NFC error met while acting on a tag. `reading` selects the fallback code for link
+    /// errors (`read_failed` for a dump, `write_failed` for write / format / lock). `pagesWritten`
+    /// (operations that write) goes into `data.pages_written`, even when empty: the caller then
+    /// knows the tag was not changed.
+    public init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
+        let code: CommandErrorCode =
+            switch error {
+            case .tagRemoved: .tagRemoved
+            case .capacityExceeded: .capacityExceeded
+            case .tagLocked: .tagLocked
+            case .authenticationFailed, .authenticationRequired: .authFailed
+            case .tagMismatch: .tagMismatch
+            case .writeFailed: .writeFailed
+            case .verifyFailed: .verifyFailed
+            case .unsupportedOperation, .tagNotSupported: .unsupported
+            case .invalidArgument, .invalidNDEF: .invalidRequest
+            case .readerUnavailable: .readerUnavailable
+            case .userCanceled: .canceled
+            default: reading ? .readFailed : .writeFailed
+            }
+        var data: [String: JSONValue] = [:]
+        if let pagesWritten { data["pages_written"] = .array(pagesWritten.map { .int(Int64($0)) }) }
+        self.init(code, error.message, data: data)
+    }
+}

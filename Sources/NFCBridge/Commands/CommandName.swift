@@ -1,0 +1,13 @@
+/// The commands the agent answers on `<base>/<id>/request/<command>`.
+public enum CommandName: String, Sendable, CaseIterable, Codable {
+    /// Write an NDEF message (`records` or `ndef_hex`).
+    case write
+    /// Empty the NDEF area (NDEF-format the tag).
+    case format
+    /// Make the tag read-only for good. Disabled unless `commands.lock.enabled`.
+    case lock
+    /// Read the whole tag and return it as JSON or as a Flipper / Proxmark3 / MFD / hex file.
+    case dump
+    /// End a queued or waiting request (`{"id":…}` names it).
+    case cancel
+}

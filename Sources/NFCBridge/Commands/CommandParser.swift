@@ -1,0 +1,267 @@
+import Foundation
+import NFCCore
+
+/// A request refused before it was queued, with what could be read of its `id` and `transaction`
+/// so the response can still echo them.
+public struct CommandRejection: Error, Sendable, Equatable {
+    /// The request's `id`, when it had a usable one.
+    public var id: JSONValue?
+    /// The request's `transaction`, when it had a usable one.
+    public var transaction: JSONValue?
+    /// Why it was refused.
+    public var error: CommandError
+
+    /// Creates a rejection.
+    public init(id: JSONValue? = nil, transaction: JSONValue? = nil, _ error: CommandError) {
+        self.id = id
+        self.transaction = transaction
+        self.error = error
+    }
+}
+
+/// Turns a request payload into a ``CommandRequest``, strictly: malformed JSON, a payload over the
+/// size limit, a missing `id`, unknown fields, wrong types and bad values are `invalid_request`
+/// naming the field; an unknown command is `unknown_command`; a `lock` while locking is disabled is
+/// `not_permitted`; a request whose `ttl_s` / `expires_at` has passed is `expired`.
+///
+/// Pure: the time comes in as arguments (`now` for `expires_at`, `monotonic` to turn both into a
+/// deadline on the monotonic clock).
+public enum CommandParser {
+    /// Fields every command except `cancel` takes.
+    static let commonFields: Set<String> = ["id", "transaction", "uid", "wait_for_tag_s", "ttl_s", "expires_at"]
+
+    /// The fields each command accepts: a table, so docs/mqtt.md and the parser agree.
+    static let fields: [CommandName: Set<String>] = [
+        .write: commonFields.union(["records", "ndef_hex", "password"]),
+        .format: commonFields.union(["password"]),
+        .lock: commonFields.union(["confirm", "password"]),
+        .dump: commonFields.union(["format"]),
+        .cancel: ["id", "transaction"],
+    ]
+
+    /// Longest `id` string accepted (it is stored in the persisted result cache).
+    static let maximumIDLength = 256
+
+    /// Parses the payload of `<base>/<id>/request/<command>`.
+    public static func parse(
+        command name: String, payload: [UInt8], policy: CommandPolicy, now: Date, monotonic: Int64
+    ) -> Result<CommandRequest, CommandRejection> {
+        guard payload.count <= policy.maximumPayloadBytes else {
+            return .failure(
+                CommandRejection(
+                    .invalid("payload", "\(payload.count) bytes is over the limit of \(policy.maximumPayloadBytes) bytes")))
+        }
+        let object: [String: JSONValue]?
+        if let value = try? JSONValue(parsing: Data(payload)) {
+            object = value.objectValue
+        } else {
+            object = nil
+        }
+        let echo: (id: JSONValue?, transaction: JSONValue?) = object.map(Self.echo) ?? (nil, nil)
+        guard let command = CommandName(rawValue: name) else {
+            let known = CommandName.allCases.map(\.rawValue).joined(separator: ", ")
+            return .failure(
+                CommandRejection(
+                    id: echo.id, transaction: echo.transaction,
+                    CommandError(.unknownCommand, "unknown command '\(name)' (known: \(known))")))
+        }
+        guard let object else {
+            let problem = payload.isEmpty ? "is empty: a JSON object is needed" : "must be a JSON object"
+            let isJSON = (try? JSONValue(parsing: Data(payload))) != nil
+            return .failure(CommandRejection(.invalid("payload", isJSON ? problem : "not valid JSON")))
+        }
+        do throws(CommandError) {
+            let request = try parse(command, object, policy: policy, now: now, monotonic: monotonic)
+            return .success(request)
+        } catch {
+            return .failure(CommandRejection(id: echo.id, transaction: echo.transaction, error))
+        }
+    }
+
+    /// The `id` and `transaction` of a payload when their types are right (for echoing).
+    static func echo(_ object: [String: JSONValue]) -> (id: JSONValue?, transaction: JSONValue?) {
+        let id = object["id"].flatMap { (try? validID($0)) ?? nil }
+        let transaction = object["transaction"].flatMap { (try? validTransaction($0)) ?? nil }
+        return (id, transaction)
+    }
+
+    private static func parse(
+        _ command: CommandName, _ object: [String: JSONValue], policy: CommandPolicy, now: Date, monotonic: Int64
+    ) throws(CommandError) -> CommandRequest {
+        let accepted = fields[command] ?? []
+        if let unknown = object.keys.filter({ !accepted.contains($0) }).sorted().first {
+            throw .invalid(unknown, "unknown field for \(command.rawValue) (accepted: \(accepted.sorted().joined(separator: ", ")))")
+        }
+        guard let rawID = object["id"] else { throw .invalid("id", "required") }
+        guard let id = try validID(rawID) else { throw .invalid("id", "must not be null") }
+        let transaction = try object["transaction"].flatMap { value throws(CommandError) in try validTransaction(value) }
+        var request = CommandRequest(command: command, id: id, transaction: transaction, action: .cancel)
+        if command == .cancel { return request }
+
+        request.uid = try object["uid"].map { value throws(CommandError) in try uid(value, field: "uid") }
+        let wait = try object["wait_for_tag_s"].map { value throws(CommandError) in
+            try seconds(value, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
+        }
+        request.waitForTagMilliseconds = milliseconds(wait ?? policy.defaultWaitForTagSeconds)
+        request.expiresAtMonotonic = try deadline(object, now: now, monotonic: monotonic)
+
+        switch command {
+        case .write:
+            let password = try password(object["password"])
+            switch (object["records"], object["ndef_hex"]) {
+            case (nil, nil): throw .invalid("records", "required (or ndef_hex)")
+            case (.some, .some): throw .invalid("ndef_hex", "give records or ndef_hex, not both")
+            case let (records?, nil): request.action = .write(message: try message(records: records), password: password)
+            case let (nil, hex?): request.action = .write(message: try message(hex: hex), password: password)
+            }
+        case .format:
+            request.action = .format(password: try password(object["password"]))
+        case .lock:
+            guard policy.lockEnabled else {
+                throw CommandError(.notPermitted, "lock is disabled: set commands.lock.enabled: true in the configuration")
+            }
+            guard let target = request.uid else { throw .invalid("uid", "required for lock (the UID of the tag to lock)") }
+            guard let rawConfirm = object["confirm"] else {
+                throw .invalid("confirm", "required for lock: repeat the UID \(target.hexString) to confirm")
+            }
+            let confirm = try uid(rawConfirm, field: "confirm")
+            guard confirm == target else {
+                throw .invalid("confirm", "must equal uid (\(target.hexString)), got \(confirm.hexString)")
+            }
+            request.action = .lock(uid: target, password: try password(object["password"]))
+        case .dump:
+            var format = DumpFileFormat.json
+            if let value = object["format"] {
+                guard let text = value.stringValue, let parsed = DumpFileFormat(rawValue: text) else {
+                    let names = DumpFileFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .invalid("format", "must be one of \(names)")
+                }
+                format = parsed
+            }
+            request.action = .dump(format: format)
+        case .cancel:
+            break
+        }
+
+        if let expiry = request.expiresAtMonotonic, expiry <= monotonic {
+            throw CommandError(.expired, "the request expired before it arrived (ttl_s / expires_at): nothing was done")
+        }
+        return request
+    }
+
+    // MARK: - Fields
+
+    static func validID(_ value: JSONValue) throws(CommandError) -> JSONValue? {
+        switch value {
+        case .null: return nil
+        case let .string(text):
+            guard !text.isEmpty else { throw .invalid("id", "must not be empty") }
+            guard text.utf8.count <= maximumIDLength else { throw .invalid("id", "longer than \(maximumIDLength) bytes") }
+            return value
+        case .int: return value
+        case let .double(number) where number.rounded() == number && abs(number) < 9e15: return .int(Int64(number))
+        default: throw .invalid("id", "must be a non-empty string or an integer")
+        }
+    }
+
+    static func validTransaction(_ value: JSONValue) throws(CommandError) -> JSONValue? {
+        switch value {
+        case .null: return nil
+        case .string, .int, .double: return value
+        default: throw .invalid("transaction", "must be a string or a number")
+        }
+    }
+
+    static func uid(_ value: JSONValue, field: String) throws(CommandError) -> [UInt8] {
+        guard let text = value.stringValue, let bytes = [UInt8](hex: text) else {
+            throw .invalid(field, "must be a hex string (e.g. \"04A1B2C3D4E5F6\")")
+        }
+        guard (4...10).contains(bytes.count) else { throw .invalid(field, "must be 4 to 10 bytes, got \(bytes.count)") }
+        return bytes
+    }
+
+    static func seconds(_ value: JSONValue, field: String, allowZero: Bool, maximum: Double) throws(CommandError) -> Double {
+        let number: Double
+        switch value {
+        case let .int(integer): number = Double(integer)
+        case let .double(double): number = double
+        default: throw .invalid(field, "must be a number of seconds")
+        }
+        guard number.isFinite, allowZero ? number >= 0 : number > 0 else {
+            throw .invalid(field, allowZero ? "must not be negative" : "must be greater than 0")
+        }
+        guard number <= maximum else { throw .invalid(field, "must be at most \(Int(maximum))") }
+        return number
+    }
+
+    static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+
+    /// The earlier of `ttl_s` (from now) and `expires_at`, on the monotonic clock.
+    static func deadline(_ object: [String: JSONValue], now: Date, monotonic: Int64) throws(CommandError) -> Int64? {
+        var deadline: Int64?
+        if let value = object["ttl_s"] {
+            let ttl = try seconds(value, field: "ttl_s", allowZero: false, maximum: 365 * 86_400)
+            deadline = monotonic + milliseconds(ttl)
+        }
+        if let value = object["expires_at"] {
+            guard let text = value.stringValue, let date = timestamp(text) else {
+                throw .invalid("expires_at", "must be an ISO 8601 UTC time such as \"2026-01-01T12:00:00Z\"")
+            }
+            let left = milliseconds(date.timeIntervalSince(now))
+            let absolute = monotonic + max(left, -1)
+            deadline = min(deadline ?? absolute, absolute)
+        }
+        return deadline
+    }
+
+    /// Parses an ISO 8601 internet date-time, with or without fractional seconds.
+    static func timestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    static func password(_ value: JSONValue?) throws(CommandError) -> [UInt8]? {
+        guard let value else { return nil }
+        // PWD_AUTH (NTAG21x, Ultralight EV1, NTAG210/212) takes a 4-byte password (NTAG213/215/216 §10.7).
+        guard let text = value.stringValue, let bytes = [UInt8](hex: text), bytes.count == 4 else {
+            throw .invalid("password", "must be 4 bytes of hex (the NTAG21x / Ultralight EV1 PWD)")
+        }
+        return bytes
+    }
+
+    /// The NDEF message bytes of `records` (an array of records in the ``NDEFRecordJSON`` form, or
+    /// one record object). Errors are `invalid_request` naming the field (`records[0].uri: …`).
+    public static func message(records value: JSONValue) throws(CommandError) -> [UInt8] {
+        let items: [JSONValue]
+        switch value {
+        case let .array(list): items = list
+        case .object: items = [value]
+        default: throw .invalid("records", "must be an array of NDEF records")
+        }
+        guard !items.isEmpty else { throw .invalid("records", "must hold at least one record (format empties a tag)") }
+        do {
+            // NDEFJSON names the field in its errors: "records[0].uri: …".
+            let records = try NDEFJSON.decodeRecords(JSONValue.object(["records": .array(items)]).jsonData)
+            return try NDEFMessage(records: records).bytes
+        } catch {
+            throw CommandError(.invalidRequest, error.message)
+        }
+    }
+
+    /// The bytes of an NDEF message given as a hex string; they must decode as a message.
+    public static func message(hex value: JSONValue) throws(CommandError) -> [UInt8] {
+        guard let text = value.stringValue, let bytes = [UInt8](hex: text) else {
+            throw .invalid("ndef_hex", "must be a hex string")
+        }
+        guard !bytes.isEmpty else { throw .invalid("ndef_hex", "must not be empty (format empties a tag)") }
+        do {
+            _ = try NDEFMessage(bytes: bytes)
+        } catch {
+            throw .invalid("ndef_hex", "not a valid NDEF message: \(error.message)")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,61 @@
+import NFCCore
+
+/// A validated request: what to do, on which tag, until when, and how to answer.
+public struct CommandRequest: Sendable, Equatable {
+    /// The command.
+    public var command: CommandName
+    /// The request's `id` as sent (a string or an integer): the idempotency key, echoed in every
+    /// response.
+    public var id: JSONValue
+    /// Zigbee2MQTT's `transaction`, echoed when sent.
+    public var transaction: JSONValue?
+    /// Act only on the tag with this UID.
+    public var uid: [UInt8]?
+    /// How long to wait for a tag, in milliseconds (0: only a tag in the field now).
+    public var waitForTagMilliseconds: Int64
+    /// Monotonic milliseconds after which the request must not act (`ttl_s` / `expires_at`).
+    public var expiresAtMonotonic: Int64?
+    /// What to do.
+    public var action: CommandAction
+
+    /// Creates a request.
+    public init(
+        command: CommandName, id: JSONValue, transaction: JSONValue? = nil, uid: [UInt8]? = nil,
+        waitForTagMilliseconds: Int64 = 30_000, expiresAtMonotonic: Int64? = nil, action: CommandAction
+    ) {
+        self.command = command
+        self.id = id
+        self.transaction = transaction
+        self.uid = uid
+        self.waitForTagMilliseconds = waitForTagMilliseconds
+        self.expiresAtMonotonic = expiresAtMonotonic
+        self.action = action
+    }
+
+    /// The key of ``id`` in the result cache and the queue (`s:abc`, `i:42`): a string "42" and the
+    /// integer 42 are different ids.
+    public var key: String { Self.key(for: id) }
+
+    /// The cache key of an id value.
+    public static func key(for id: JSONValue) -> String {
+        switch id {
+        case let .string(text): "s:" + text
+        case let .int(value): "i:\(value)"
+        default: "j:" + id.jsonString
+        }
+    }
+}
+
+/// The command-specific part of a request.
+public enum CommandAction: Sendable, Equatable {
+    /// Write `message` (raw NDEF message bytes), authenticating with `password` first when given.
+    case write(message: [UInt8], password: [UInt8]?)
+    /// NDEF-format the tag (empty message).
+    case format(password: [UInt8]?)
+    /// Lock the tag, which must be `uid` (the request's `confirm`, equal to its `uid`).
+    case lock(uid: [UInt8], password: [UInt8]?)
+    /// Dump the tag and export it in `format`.
+    case dump(format: DumpFileFormat)
+    /// Cancel the queued or waiting request with this id.
+    case cancel
+}

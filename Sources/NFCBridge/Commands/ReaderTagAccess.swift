@@ -1,0 +1,149 @@
+import NFCCore
+import Synchronization
+
+/// ``TagAccess`` for the agent, whose reader belongs to the ``ReaderLoop``: the loop reports the
+/// tags that arrive and leave, and once per turn lends the reader to the commands that asked for
+/// it (``lendReader()``), waiting until they are done — so no presence check or poll runs in the
+/// middle of a write.
+///
+/// Loop side: ``tagArrived(_:)``, ``tagReselected(_:)``, ``tagRemoved(uid:)``, ``readerLost()``,
+/// ``lendReader()``.
+/// Command side: the ``TagAccess`` methods.
+public final class ReaderTagAccess: TagAccess {
+    private struct State {
+        /// Tags in the field, in arrival order.
+        var present: [PresentTag] = []
+        var arrivalWaiters: [UInt64: CheckedContinuation<PresentTag, any Error>] = [:]
+        var borrowers: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// The loop, waiting while a command holds the reader.
+        var lender: CheckedContinuation<Void, Never>?
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates the access point (no tag present).
+    public init() {}
+
+    // MARK: - Reader loop side
+
+    /// A tag arrived (after its scan): it is the tag present now, and waiting commands get it.
+    public func tagArrived(_ transport: any TagTransport) {
+        let tag = PresentTag(transport: transport)
+        let waiters = state.withLock { s -> [CheckedContinuation<PresentTag, any Error>] in
+            s.present.removeAll { $0.uid == tag.uid }
+            s.present.append(tag)
+            defer { s.arrivalWaiters = [:] }
+            return Array(s.arrivalWaiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: tag) }
+    }
+
+    /// A present tag was selected again (a new poll): commands use the new transport. Tags not
+    /// present yet are left to ``tagArrived(_:)``, which comes after their scan.
+    public func tagReselected(_ transport: any TagTransport) {
+        let uid = transport.target.uid
+        state.withLock { s in
+            guard let index = s.present.firstIndex(where: { $0.uid == uid }) else { return }
+            s.present[index] = PresentTag(transport: transport)
+        }
+    }
+
+    /// A tag left the field.
+    public func tagRemoved(uid: [UInt8]) {
+        state.withLock { $0.present.removeAll { $0.uid == uid } }
+    }
+
+    /// The reader went away: no tag is present any more, and the commands waiting to borrow the
+    /// reader fail with ``NFCError/readerUnavailable(_:)`` instead of waiting for it to come back.
+    public func readerLost() {
+        let borrowers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            s.present = []
+            defer { s.borrowers = [] }
+            return s.borrowers.map(\.continuation)
+        }
+        for borrower in borrowers {
+            borrower.resume(throwing: NFCError.readerUnavailable("the reader went away before the command could act"))
+        }
+    }
+
+    /// Lends the reader to each command waiting for it, one after the other, and returns when the
+    /// last one is done. The loop calls it once per turn; it returns at once when nobody waits.
+    public func lendReader() async {
+        while let borrower = state.withLock({ s in s.borrowers.isEmpty ? nil : s.borrowers.removeFirst() }) {
+            await withCheckedContinuation { (returned: CheckedContinuation<Void, Never>) in
+                // Set before the borrower runs: it hands the reader back through `lender`.
+                state.withLock { $0.lender = returned }
+                borrower.continuation.resume()
+            }
+        }
+    }
+
+    /// True while commands wait for the reader (tests).
+    public var hasBorrowers: Bool { state.withLock { !$0.borrowers.isEmpty } }
+
+    // MARK: - TagAccess
+
+    public func presentTag() async throws -> PresentTag? {
+        state.withLock { $0.present.first }
+    }
+
+    public func nextTag() async throws -> PresentTag {
+        let id = state.withLock { s -> UInt64 in
+            s.nextID += 1
+            return s.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PresentTag, any Error>) in
+                let now: Result<PresentTag, any Error>? = state.withLock { s in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if let tag = s.present.first { return .success(tag) }
+                    s.arrivalWaiters[id] = continuation
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.arrivalWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    public func withExclusiveAccess<Result: Sendable>(
+        to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
+    ) async throws -> Result {
+        try await borrowReader()
+        defer { giveBack() }
+        return try await body(tag.transport)
+    }
+
+    /// Waits until the loop lends the reader.
+    private func borrowReader() async throws {
+        let id = state.withLock { s -> UInt64 in
+            s.nextID += 1
+            return s.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let canceled = state.withLock { s -> Bool in
+                    if Task.isCancelled { return true }
+                    s.borrowers.append((id, continuation))
+                    return false
+                }
+                if canceled { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+                guard let index = s.borrowers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.borrowers.remove(at: index).continuation
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func giveBack() {
+        state.withLock { s -> CheckedContinuation<Void, Never>? in
+            defer { s.lender = nil }
+            return s.lender
+        }?.resume()
+    }
+}

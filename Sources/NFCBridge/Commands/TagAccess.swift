@@ -1,0 +1,89 @@
+import NFCCore
+
+/// A tag in the field, as handed to a command.
+public struct PresentTag: Sendable {
+    /// Its UID (IDm for FeliCa), as selected.
+    public var uid: [UInt8]
+    /// The channel to it.
+    public var transport: any TagTransport
+
+    /// Creates a tag from its transport.
+    public init(transport: any TagTransport) {
+        self.uid = transport.target.uid
+        self.transport = transport
+    }
+}
+
+/// How commands get at a tag. The reader belongs to whoever polls it — the agent's reader loop, or
+/// a CLI command — so commands never poll on their own: they ask for the tag in the field, wait for
+/// the next one, and borrow the reader while they act (presence checks pause meanwhile, so nothing
+/// re-selects the tag between a PWD_AUTH and the writes after it).
+///
+/// ``DeviceTagAccess`` implements it over a `ReaderDevice` that nothing else polls (CLI, tests).
+public protocol TagAccess: Sendable {
+    /// The tag in the field now, or nil; does not wait for one.
+    func presentTag() async throws -> PresentTag?
+
+    /// Waits for a tag to be in the field and returns it (the next one to arrive when the field is
+    /// empty). Throws `CancellationError` when the task is cancelled, and the reader's error when
+    /// it cannot be used.
+    func nextTag() async throws -> PresentTag
+
+    /// Runs `body` on `tag` with the reader to itself.
+    func withExclusiveAccess<Result: Sendable>(
+        to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
+    ) async throws -> Result
+}
+
+/// ``TagAccess`` over a `ReaderDevice` that the caller opened and nothing else polls: the CLI's
+/// `write` / `format` / `lock`, and in-process tests on a `VirtualReaderDevice`.
+public struct DeviceTagAccess: TagAccess {
+    let device: any ReaderDevice
+    let modulations: [Modulation]
+    let interval: Duration
+
+    /// Polls `device` for `modulations`, each poll lasting at most `interval`.
+    public init(device: any ReaderDevice, modulations: [Modulation] = [.iso14443a], interval: Duration = .milliseconds(250)) {
+        self.device = device
+        self.modulations = modulations
+        self.interval = interval
+    }
+
+    public func presentTag() async throws -> PresentTag? {
+        try await device.poll(modulations: modulations, timeout: .zero).first.map(PresentTag.init(transport:))
+    }
+
+    public func nextTag() async throws -> PresentTag {
+        // libnfc's poll blocks its thread: abort it when the waiting task is cancelled.
+        try await withTaskCancellationHandler {
+            while true {
+                try Task.checkCancellation()
+                if let transport = try await device.poll(modulations: modulations, timeout: interval).first {
+                    return PresentTag(transport: transport)
+                }
+            }
+        } onCancel: {
+            device.abort()
+        }
+    }
+
+    public func withExclusiveAccess<Result: Sendable>(
+        to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
+    ) async throws -> Result {
+        try await body(tag.transport)
+    }
+
+    /// The first tag found within `timeout` (nil: wait as long as it takes), or nil when none came.
+    /// Polls at least once, so a zero timeout still finds a tag already in the field.
+    public func firstTag(within timeout: Duration?) async throws -> PresentTag? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            try Task.checkCancellation()
+            let left = deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) } ?? .seconds(60)
+            if let transport = try await device.poll(modulations: modulations, timeout: left).first {
+                return PresentTag(transport: transport)
+            }
+            if let deadline, ContinuousClock.now >= deadline { return nil }
+        }
+    }
+}

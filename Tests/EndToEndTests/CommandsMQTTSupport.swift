@@ -1,0 +1,176 @@
+import Foundation
+import Synchronization
+import LibNFCReader
+import MQTTClient
+import NFCBridge
+import NFCCore
+import Testing
+import TestSupport
+
+extension MQTTMessage {
+    /// The payload as a JSON object.
+    var object: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] }
+    /// `status` of a response.
+    var status: String? { object?["status"] as? String }
+    /// `error.code` of a response.
+    var errorCode: String? { (object?["error"] as? [String: Any])?["code"] as? String }
+    /// `error.message` of a response.
+    var errorMessage: String? { (object?["error"] as? [String: Any])?["message"] as? String }
+    /// `data` of a response.
+    var data: [String: Any]? { object?["data"] as? [String: Any] }
+}
+
+/// The whole agent as it runs on a board — the real MQTT client against a real mosquitto, the real
+/// libnfc `pn532_uart` driver against `nfcbridge-sim` — either the `nfcbridge run` executable or the
+/// same `Agent` in this process — plus a test client that sends requests and reads responses and
+/// events.
+final class CommandAgentHarness: @unchecked Sendable {
+    /// How the agent runs.
+    enum Mode {
+        /// `nfcbridge run --config …` as a child process.
+        case executable
+        /// `Agent` with `MQTTClientPublisher` and `LibNFCDevice` in the test process.
+        case inProcess
+    }
+
+    static let uid = "04A1B2C3D4E5F6"
+    static let root = "nfc/e2e"
+
+    let broker: MosquittoBroker
+    let simulator: SimulatorProcess
+    let stateDirectory: String
+    let publisher: MQTTClientPublisher?
+    let agent: Agent?
+    let running: Task<Void, Never>?
+    let process: ChildProcess?
+    let client: MQTTClient
+    let messages: RecordingStream<MQTTMessage>
+    /// Positions in ``messages`` already returned by ``next(where:)``.
+    private let consumed = Mutex<Set<Int>>([])
+
+    /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
+    /// connected (to leave retained requests there, for instance).
+    init(
+        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false,
+        clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
+    ) async throws {
+        broker = try MosquittoBroker()
+        simulator = try SimulatorProcess(scenario: scenario)
+        stateDirectory = NSTemporaryDirectory() + "nfcbridge-e2e-" + UUID().uuidString
+        try await before(broker)
+
+        client = try MQTTClient(configuration: MQTTConfiguration(
+            url: broker.url, protocolVersion: clientProtocol, clientID: "e2e-client-\(UUID().uuidString.prefix(8))",
+            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))))
+        messages = RecordingStream(client.messages)
+        try await client.connect()
+        try await client.subscribe(to: "\(Self.root)/#", qos: .atLeastOnce)
+        try await client.subscribe(to: "replies/#", qos: .atLeastOnce)
+
+        switch mode {
+        case .executable:
+            let config = """
+                id: e2e
+                reader:
+                  device: "pn532_uart:\(simulator.linkPath)"
+                  polling: {modulations: [iso14443a]}
+                mqtt: {url: \(broker.url)}
+                homeassistant: {enabled: false}
+                commands: {lock: {enabled: \(lockEnabled)}}
+                state_dir: \(stateDirectory)
+                log: {level: debug}
+                """
+            let path = simulator.directory + "/agent.yaml"
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            process = try ChildProcess(
+                Binaries.path("nfcbridge"), ["run", "--config", path], environment: ["LIBNFC_AUTO_SCAN": "false"])
+            (publisher, agent, running) = (nil, nil, nil)
+        case .inProcess:
+            var config = AgentConfiguration(id: "e2e")
+            config.mqtt.url = broker.url
+            config.reader.device = "pn532_uart:\(simulator.linkPath)"
+            config.reader.modulations = [.iso14443a]
+            config.homeAssistant.enabled = false
+            config.stateDirectory = stateDirectory
+            config.commands.lockEnabled = lockEnabled
+            config.log.level = .debug
+            let publisher = MQTTClientPublisher(client: try MQTTClient(configuration: config.mqttClientConfiguration))
+            let agent = try Agent(
+                configuration: config, publisher: publisher, device: LibNFCDevice(connstring: config.reader.device),
+                scanner: NFCCoreScanner())
+            try publisher.start()
+            (self.publisher, self.agent, process) = (publisher, agent, nil)
+            running = Task { await agent.run() }
+        }
+        // The agent takes requests once it is connected and its reader is open.
+        _ = await next { $0.topic == "\(Self.root)/status" && $0.payloadString == "online" }
+        _ = await next { $0.topic == "\(Self.root)/reader" && $0.payloadString?.contains("\"ok\"") == true }
+    }
+
+    /// Stops the agent, the clients, the simulator and the broker.
+    func stop() async {
+        agent?.stop()
+        await running?.value
+        await publisher?.disconnect()
+        process?.terminate()
+        await client.disconnect()
+        simulator.stop()
+        broker.stop()
+        try? FileManager.default.removeItem(atPath: stateDirectory)
+    }
+
+    /// The first message matching `predicate` that no earlier call returned.
+    func next(where predicate: @escaping @Sendable (MQTTMessage) -> Bool) async -> MQTTMessage {
+        var after = -1
+        while true {
+            let (index, message) = await messages.next(after: after, where: predicate)
+            if consumed.withLock({ $0.insert(index).inserted }) { return message }
+            after = index
+        }
+    }
+
+    /// Every message received on `topic` so far.
+    func all(on topic: String) -> [MQTTMessage] { messages.received.filter { $0.topic == topic } }
+
+    /// Publishes a request (never retained), with MQTT 5 properties when given.
+    func request(_ command: String, _ json: String, responseTopic: String? = nil, correlation: [UInt8]? = nil) async throws {
+        try await client.publish(
+            to: "\(Self.root)/request/\(command)", payload: Array(json.utf8), qos: .atLeastOnce,
+            properties: MQTTPublishProperties(responseTopic: responseTopic, correlationData: correlation))
+    }
+
+    /// The next final (`ok` / `error`) response to `id` on `response/<command>` (or `topic`).
+    func final(_ command: String, id: String, topic: String? = nil) async -> MQTTMessage {
+        let topic = topic ?? "\(Self.root)/response/\(command)"
+        return await next { message in
+            message.topic == topic && message.object?["id"] as? String == id && message.status != "waiting"
+        }
+    }
+
+    /// The next response to `id` (any status).
+    func any(_ command: String, id: String) async -> MQTTMessage {
+        await next { message in
+            message.topic == "\(Self.root)/response/\(command)" && message.object?["id"] as? String == id
+        }
+    }
+
+    /// The tag's memory from the simulator.
+    func memory(_ id: String = "sticker") throws -> [UInt8] {
+        let reply = try simulator.control(["cmd": "dump", "id": id])
+        guard let hex = reply["memory"] as? String, let bytes = [UInt8](hex: hex) else {
+            throw SimulatorProcess.Failure(description: "dump \(id) failed: \(reply)")
+        }
+        return bytes
+    }
+
+    /// The NDEF message in the tag's memory, in hex ("" for an empty message).
+    func ndef(_ id: String = "sticker") throws -> String? {
+        Type2TLV.extractMessage(fromMemory: try memory(id))?.hexString
+    }
+
+    /// Sends a control request to the simulator and checks that it was accepted.
+    func control(_ request: [String: Any]) throws {
+        let reply = try simulator.control(request)
+        guard reply["ok"] as? Bool == true else { throw SimulatorProcess.Failure(description: "\(request): \(reply)") }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import NFCCore
+import PN532Sim
+import Testing
+
+@testable import NFCBridge
+
+/// Wraps the real executor and pulls the tag out of the field after `commands` more frames.
+struct RemovingExecutor: CommandExecuting {
+    var commands: Int
+    let inner = TagCommandExecutor()
+
+    func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
+        (transport as? VirtualTagTransport)?.remove(afterCommands: commands)
+        return try await inner.execute(action, on: transport)
+    }
+}
+
+/// The router with the real executor (NFCCore identification, TagOperations, TagDumper, exports) on
+/// virtual NTAG215s: what the MQTT commands do to a tag's memory.
+@Suite struct CommandExecutorTests {
+    /// The NDEF TLV area of an NTAG215 (from page 4) holding `message`, as a tag holds it.
+    func userArea(of tag: VirtualType2Tag, bytes: Int) -> [UInt8] {
+        Array(tag.memory[16..<(16 + bytes)])
+    }
+
+    func uriMessage(_ uri: String) throws -> [UInt8] {
+        try NDEFMessage(records: NDEFJSON.decodeRecords(Data(#"[{"uri":"\#(uri)"}]"#.utf8))).bytes
+    }
+
+    @Test func writeRecordsOnThePresentTag() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        await h.send("write", #"{"id":"w","records":[{"uri":"https://example.com/a"}]}"#)
+        let response = await h.response("write")
+        #expect(response["status"] == "ok", "\(response)")
+        let data = try #require(response["data"])
+        #expect(data["uid"] == "04A1B2C3D4E5F6")
+        #expect(data["cardType"] == .string(CardType.ntag215.description))
+        let message = try uriMessage("https://example.com/a")
+        #expect(data["message_length"] == .int(Int64(message.count)))
+        let pages = try #require(data["pages_written"]?.arrayValue)
+        #expect(!pages.isEmpty)
+        #expect(data["bytes_written"] == .int(Int64(pages.count * 4)))
+        #expect(userArea(of: tag, bytes: 2 + message.count + 1) == [0x03, UInt8(message.count)] + message + [0xFE])
+        await h.stop()
+    }
+
+    @Test func writeOnTheNextTagThatArrives() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        await h.send("write", #"{"id":"w","ndef_hex":"D1010355016578"}"#)
+        #expect(await h.response("write")["status"] == "waiting")
+        let tag = h.placeTag()
+        #expect(await h.response("write", count: 2)["status"] == "ok")
+        #expect(userArea(of: tag, bytes: 10) == [0x03, 0x07, 0xD1, 0x01, 0x03, 0x55, 0x01, 0x65, 0x78, 0xFE])
+        await h.stop()
+    }
+
+    @Test func capacityExceededWritesNothing() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        let before = tag.memory
+        let long = String(repeating: "x", count: 600)
+        await h.send("write", #"{"id":"big","records":[{"text":"\#(long)"}]}"#)
+        let response = await h.response("write")
+        #expect(response.errorCode == "capacity_exceeded")
+        #expect(response["data"]?["pages_written"] == [])
+        #expect(tag.memory == before)
+        await h.stop()
+    }
+
+    @Test func verifyFailureReportsThePagesWritten() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        tag.corruptNextWrite()
+        await h.send("write", #"{"id":"v","records":[{"uri":"https://example.com/verify"}]}"#)
+        let response = await h.response("write")
+        #expect(response.errorCode == "verify_failed")
+        #expect(response["data"]?["pages_written"]?.arrayValue?.isEmpty == false)
+        await h.stop()
+    }
+
+    @Test func tagRemovedMidWriteReportsThePagesKnownWritten() async throws {
+        // Identification and the checks take a handful of frames; the writes come after them.
+        let h = try await CommandHarness(executor: RemovingExecutor(commands: 12))
+        h.placeTag()
+        let long = String(repeating: "y", count: 200)
+        await h.send("write", #"{"id":"r","records":[{"text":"\#(long)"}]}"#)
+        let response = await h.response("write")
+        #expect(response.errorCode == "tag_removed")
+        let pages = try #require(response["data"]?["pages_written"]?.arrayValue)
+        #expect(!pages.isEmpty, "\(response)")
+        await h.stop()
+    }
+
+    @Test func wrongPasswordIsAuthFailed() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        tag.setPassword([0x11, 0x22, 0x33, 0x44], pack: [0xAA, 0xBB])
+        tag.setAuth0(4)
+        await h.send("write", #"{"id":"p1","ndef_hex":"D00000","password":"DEADBEEF"}"#)
+        #expect(await h.response("write").errorCode == "auth_failed")
+        await h.send("write", #"{"id":"p2","ndef_hex":"D00000"}"#)
+        #expect(await h.response("write", count: 2).errorCode == "auth_failed")
+        await h.send("write", #"{"id":"p3","ndef_hex":"D00000","password":"11223344"}"#)
+        #expect(await h.response("write", count: 3)["status"] == "ok")
+        await h.stop()
+    }
+
+    @Test func formatEmptiesTheMessage() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        try tag.writeNDEF(try uriMessage("https://example.com/old"))
+        await h.send("format", #"{"id":"f"}"#)
+        let response = await h.response("format")
+        #expect(response["status"] == "ok")
+        #expect(response["data"]?["capability_container"] == "E1103E00")
+        #expect(userArea(of: tag, bytes: 3) == [0x03, 0x00, 0xFE])
+        await h.stop()
+    }
+
+    @Test func lockThenWriteIsTagLocked() async throws {
+        let h = try await CommandHarness(policy: CommandPolicy(lockEnabled: true), executor: TagCommandExecutor())
+        h.placeTag()
+        await h.send("lock", #"{"id":"L","uid":"04A1B2C3D4E5F6","confirm":"04A1B2C3D4E5F6"}"#)
+        let locked = await h.response("lock")
+        #expect(locked["status"] == "ok", "\(locked)")
+        #expect(locked["data"]?["capability_container"]?.stringValue?.hasSuffix("0F") == true)
+        #expect(h.audits.count == 1)
+        await h.send("write", #"{"id":"after","ndef_hex":"D00000"}"#)
+        #expect(await h.response("write").errorCode == "tag_locked")
+        await h.stop()
+    }
+
+    @Test func dumpAsJSONAndAsFiles() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        try tag.writeNDEF(try uriMessage("https://example.com/dump"))
+        await h.send("dump", #"{"id":"j"}"#)
+        let json = await h.response("dump")
+        #expect(json["status"] == "ok")
+        #expect(json["data"]?["format"] == "json")
+        #expect(json["data"]?["dump"]?["uid"] == "04A1B2C3D4E5F6")
+        #expect(json["data"]?["dump"]?["pages"]?.arrayValue?.count == 135)
+
+        for (n, format) in ["hex", "flipper", "pm3", "mfd"].enumerated() {
+            await h.send("dump", #"{"id":"f\#(n)","format":"\#(format)"}"#)
+            let response = await h.response("dump", count: n + 2)
+            #expect(response["status"] == "ok", "\(format): \(response)")
+            let file = try #require(response["data"]?["file"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+            #expect(!file.isEmpty)
+            #expect(response["data"]?["file_name"]?.stringValue?.hasPrefix("ntag-04a1b2c3d4e5f6") == true)
+            if format == "flipper" {
+                #expect(String(decoding: file, as: UTF8.self).hasPrefix("Filetype: Flipper NFC device"))
+            }
+        }
+        await h.stop()
+    }
+}

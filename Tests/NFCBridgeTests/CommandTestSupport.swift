@@ -1,0 +1,242 @@
+import Foundation
+import NFCCore
+import PN532Sim
+import Synchronization
+import Testing
+
+@testable import NFCBridge
+
+/// A ``CommandClock`` that only moves when a test says so: sleepers wake when ``advance(milliseconds:)``
+/// passes their deadline (never on wall-clock time).
+final class ManualCommandClock: CommandClock {
+    private struct Sleeper {
+        var deadline: Int64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var monotonic: Int64
+        var date: Date
+        var sleepers: [UUID: Sleeper] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    init(monotonic: Int64 = 1_000_000, date: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        state = Mutex(State(monotonic: monotonic, date: date))
+    }
+
+    var monotonicMilliseconds: Int64 { state.withLock { $0.monotonic } }
+    var now: Date { state.withLock { $0.date } }
+
+    func sleep(untilMonotonic deadline: Int64) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resume: Result<Void, any Error>? = state.withLock { s in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if deadline <= s.monotonic { return .success(()) }
+                    s.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return nil
+                }
+                if let resume { continuation.resume(with: resume) }
+            }
+        } onCancel: {
+            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves both clocks forward and wakes the sleepers whose deadline passed.
+    func advance(milliseconds: Int64) {
+        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            s.monotonic += milliseconds
+            s.date = s.date.addingTimeInterval(Double(milliseconds) / 1000)
+            let ready = s.sleepers.filter { $0.value.deadline <= s.monotonic }
+            for key in ready.keys { s.sleepers.removeValue(forKey: key) }
+            return ready.values.map(\.continuation)
+        }
+        for continuation in due { continuation.resume() }
+    }
+}
+
+/// An executor whose results the test scripts, which records what it was asked, and which can
+/// hold a command in its "acting" phase until released.
+final class ScriptedExecutor: CommandExecuting {
+    private struct State {
+        var calls: [(action: CommandAction, uid: [UInt8])] = []
+        var results: [Result<[String: JSONValue], CommandError>] = []
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var startWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Results for the next calls, in order; when none is left a call returns `["done": true]`.
+    func script(_ results: Result<[String: JSONValue], CommandError>...) {
+        state.withLock { $0.results += results }
+    }
+
+    /// Makes every call wait in the acting phase until ``release()``.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// Lets held calls (and later ones) finish.
+    func release() {
+        let held = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.holding = false
+            defer { s.held = [] }
+            return s.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// The actions run so far, in order.
+    var actions: [CommandAction] { state.withLock { $0.calls.map(\.action) } }
+    /// The UIDs of the tags acted on, in order.
+    var uids: [[UInt8]] { state.withLock { $0.calls.map(\.uid) } }
+
+    /// Returns once `count` calls have started.
+    func waitUntilStarted(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.calls.count >= count { return true }
+                s.startWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
+        let (ready, holding) = state.withLock { s -> ([CheckedContinuation<Void, Never>], Bool) in
+            s.calls.append((action, transport.target.uid))
+            var ready: [CheckedContinuation<Void, Never>] = []
+            s.startWaiters.removeAll { waiter in
+                guard s.calls.count >= waiter.count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return (ready, s.holding)
+        }
+        for continuation in ready { continuation.resume() }
+        if holding {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let stillHolding = state.withLock { s -> Bool in
+                    guard s.holding else { return false }
+                    s.held.append(continuation)
+                    return true
+                }
+                if !stillHolding { continuation.resume() }
+            }
+        }
+        let result = state.withLock { s -> Result<[String: JSONValue], CommandError> in
+            s.results.isEmpty ? .success(["done": true]) : s.results.removeFirst()
+        }
+        return try result.get()
+    }
+}
+
+/// A router on a virtual reader, an in-memory broker, a scripted (or real) executor and a hand-driven
+/// clock, with its worker running until ``stop()``.
+final class CommandHarness: Sendable {
+    static let tagUID: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
+    static let otherUID: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+
+    let publisher = InMemoryPublisher(connected: true)
+    let device = VirtualReaderDevice()
+    let clock = ManualCommandClock()
+    let logs = LogRecorder()
+    let auditLog = AuditLog()
+    /// The scripted executor (the router uses it unless the test passed another).
+    let scripted = ScriptedExecutor()
+    let router: CommandRouter
+    let worker: Task<Void, Never>
+
+    init(
+        policy: CommandPolicy = CommandPolicy(), executor: (any CommandExecuting)? = nil,
+        cache: CommandResultCache? = nil
+    ) async throws {
+        let executor = executor ?? scripted
+        _ = try await device.open()
+        let audits = self.auditLog
+        router = CommandRouter(
+            topics: TopicMap(base: "nfc", id: "test"), policy: policy,
+            access: DeviceTagAccess(device: device, interval: .milliseconds(20)), executor: executor,
+            publisher: publisher, clock: clock, cache: cache,
+            logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
+            audit: { audit in audits.append(audit) })
+        let router = self.router
+        worker = Task { await router.run() }
+    }
+
+    /// The lock audits so far.
+    var audits: [CommandRouter.LockAudit] { auditLog.entries.withLock { $0 } }
+
+    /// Stops the worker and waits for it.
+    func stop() async {
+        worker.cancel()
+        await worker.value
+    }
+
+    /// Sends a request the way the MQTT client would deliver it.
+    func send(
+        _ command: String, _ json: String, retained: Bool = false, responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil
+    ) async {
+        await router.receive(
+            InboundMessage(
+                topic: "nfc/test/request/\(command)", payload: Array(json.utf8), retained: retained,
+                responseTopic: responseTopic, correlationData: correlationData))
+    }
+
+    /// The `count`-th message published on `topic`.
+    func message(on topic: String, count: Int = 1) async -> OutboundMessage {
+        var index = -1
+        var message = OutboundMessage(topic: topic, payload: [])
+        for _ in 0..<count {
+            (index, message) = await publisher.waitForMessage(after: index) { $0.topic == topic }
+        }
+        return message
+    }
+
+    /// The `count`-th response on `topic` (default: `nfc/test/response/<command>`).
+    func response(_ command: String, count: Int = 1, topic: String? = nil) async -> JSONValue {
+        await message(on: topic ?? "nfc/test/response/\(command)", count: count).json ?? .null
+    }
+
+    /// The first final response on `nfc/test/response/<command>` whose `id` is `id`, among the
+    /// messages published after the first `skipping`.
+    func finalResponse(_ command: String, id: JSONValue, skipping: Int = 0) async -> JSONValue {
+        let (_, message) = await publisher.waitForMessage(after: skipping - 1) { message in
+            guard message.topic == "nfc/test/response/\(command)", let json = message.json else { return false }
+            return json["id"] == id && json["status"] != "waiting"
+        }
+        return message.json ?? .null
+    }
+
+    /// Every response published on `nfc/test/response/<command>`.
+    func responses(_ command: String) -> [JSONValue] {
+        publisher.published(to: "nfc/test/response/\(command)").compactMap(\.json)
+    }
+
+    /// Puts an NTAG215 with `uid` into the field.
+    @discardableResult
+    func placeTag(uid: [UInt8] = CommandHarness.tagUID) -> VirtualType2Tag {
+        let tag = VirtualType2Tag(model: .ntag215, uid: uid)
+        device.place(tag)
+        return tag
+    }
+}
+
+/// The lock audits a router reported.
+final class AuditLog: Sendable {
+    let entries = Mutex<[CommandRouter.LockAudit]>([])
+    func append(_ audit: CommandRouter.LockAudit) { entries.withLock { $0.append(audit) } }
+}
+
+extension JSONValue {
+    /// `error.code` of a response.
+    var errorCode: String? { self["error"]?["code"]?.stringValue }
+    /// `status` of a response.
+    var status: String? { self["status"]?.stringValue }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import NFCCore
+import PN532Sim
+import Synchronization
+import Testing
+
+@testable import NFCBridge
+
+@Suite struct ReaderTagAccessTests {
+    func transport(_ uid: [UInt8] = CommandHarness.tagUID) -> VirtualTagTransport {
+        VirtualTagTransport(tag: VirtualType2Tag(model: .ntag215, uid: uid))
+    }
+
+    @Test func presentAndNextTagFollowTheLoop() async throws {
+        let access = ReaderTagAccess()
+        #expect(try await access.presentTag() == nil)
+        let waiting = Task { try await access.nextTag().uid }
+        access.tagArrived(transport())
+        #expect(try await waiting.value == CommandHarness.tagUID)
+        #expect(try await access.presentTag()?.uid == CommandHarness.tagUID)
+        // Present now: nextTag does not wait.
+        #expect(try await access.nextTag().uid == CommandHarness.tagUID)
+        access.tagRemoved(uid: CommandHarness.tagUID)
+        #expect(try await access.presentTag() == nil)
+        access.tagArrived(transport(CommandHarness.otherUID))
+        access.readerLost()
+        #expect(try await access.presentTag() == nil)
+    }
+
+    @Test func waitingForATagCanBeCanceled() async throws {
+        let access = ReaderTagAccess()
+        let waiting = Task { try await access.nextTag() }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+    }
+
+    @Test func commandsActOnlyWhileTheLoopLendsTheReader() async throws {
+        let access = ReaderTagAccess()
+        access.tagArrived(transport())
+        let tag = try #require(try await access.presentTag())
+        let steps = Mutex<[String]>([])
+        let command = Task {
+            try await access.withExclusiveAccess(to: tag) { transport in
+                steps.withLock { $0.append("command") }
+                return transport.target.uid
+            }
+        }
+        // The command waits for the loop's turn.
+        while !access.hasBorrowers { await Task.yield() }
+        #expect(steps.withLock { $0 }.isEmpty)
+        await access.lendReader()
+        steps.withLock { $0.append("loop resumed") }
+        #expect(try await command.value == CommandHarness.tagUID)
+        #expect(steps.withLock { $0 } == ["command", "loop resumed"])
+        // Nobody waiting: lending returns at once.
+        await access.lendReader()
+    }
+
+    @Test func aBorrowerCanGiveUpBeforeItsTurn() async throws {
+        let access = ReaderTagAccess()
+        access.tagArrived(transport())
+        let tag = try #require(try await access.presentTag())
+        let command = Task { try await access.withExclusiveAccess(to: tag) { _ in true } }
+        while !access.hasBorrowers { await Task.yield() }
+        command.cancel()
+        await #expect(throws: CancellationError.self) { try await command.value }
+        #expect(!access.hasBorrowers)
+        await access.lendReader()
+    }
+
+    @Test func borrowersFailWhenTheReaderGoesAway() async throws {
+        let access = ReaderTagAccess()
+        access.tagArrived(transport())
+        let tag = try #require(try await access.presentTag())
+        let command = Task { try await access.withExclusiveAccess(to: tag) { _ in true } }
+        while !access.hasBorrowers { await Task.yield() }
+        access.readerLost()
+        await #expect(throws: NFCError.readerUnavailable("the reader went away before the command could act")) {
+            try await command.value
+        }
+    }
+}
