@@ -48,7 +48,7 @@ import TestSupport
         #expect(mqtt?["url"] as? String == broker.url)
         #expect(mqtt?["protocol"] as? String == "5")
         #expect(mqtt?["tls"] as? Bool == false)
-        #expect((info["commands"] as? [Any])?.isEmpty == true)
+        #expect(info["commands"] as? [String] == ["write", "format", "dump", "cancel"], "lock only when enabled: \(info)")
         let configuration = info["config"] as? [String: Any]
         #expect(configuration?["id"] as? String == "e2e")
         #expect((configuration?["mqtt"] as? [String: Any])?["username"] as? String == "e2e")
@@ -57,7 +57,7 @@ import TestSupport
         // Discovery: one device, four components, available only with agent and reader.
         var documents: [String: [String: Any]] = [:]
         for topic in Self.discoveryTopics {
-            documents[topic] = await watcher.seen.next { $0.topic == topic }.element.json
+            documents[topic] = await watcher.message { $0.topic == topic }.element.json
         }
         let tagScanner = documents["homeassistant/tag/e2e/config"] ?? [:]
         #expect(tagScanner["topic"] as? String == "nfc/e2e/event/scanned")
@@ -85,7 +85,7 @@ import TestSupport
         // A late subscriber gets all of it retained.
         let late = try await Watcher.connect(broker.url, clientID: "late", filters: ["\(e2eRoot)/#", "homeassistant/#"])
         for topic in ["status", "info", "reader", "tag", "health"].map({ "\(e2eRoot)/\($0)" }) + Self.discoveryTopics {
-            let (_, message) = await late.seen.next { $0.topic == topic }
+            let (_, message) = await late.message { $0.topic == topic }
             #expect(message.retain, "\(topic) is retained")
         }
         await late.disconnect()
@@ -95,7 +95,7 @@ import TestSupport
         let beforeBirth = watcher.lastIndex
         try await homeAssistant.client.publish(to: "homeassistant/status", text: "online", qos: .atLeastOnce)
         for topic in Self.discoveryTopics + ["\(e2eRoot)/status", "\(e2eRoot)/info", "\(e2eRoot)/reader", "\(e2eRoot)/tag"] {
-            await watcher.seen.next(after: beforeBirth) { $0.topic == topic }
+            await watcher.message(after: beforeBirth) { $0.topic == topic }
         }
         await homeAssistant.disconnect()
 
@@ -128,7 +128,7 @@ import TestSupport
         #expect(agent.waitForExit() == SIGKILL)
         await watcher.status("offline", after: online)
         let late = try await Watcher.connect(broker.url, clientID: "late")
-        let (_, retained) = await late.seen.next { $0.topic == "\(e2eRoot)/status" }
+        let (_, retained) = await late.message { $0.topic == "\(e2eRoot)/status" }
         #expect(retained.payloadString == "offline")
         #expect(retained.retain)
         await late.disconnect()

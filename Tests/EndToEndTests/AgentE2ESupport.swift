@@ -95,12 +95,20 @@ struct Watcher {
     /// a restart) is skipped, as docs/mqtt.md tells consumers to do.
     @discardableResult
     func next(
-        _ subtopic: String, after index: Int = -1, where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }
+        _ subtopic: String, after index: Int = -1, sourceLocation: SourceLocation = #_sourceLocation,
+        where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }
     ) async -> (index: Int, json: [String: Any], message: MQTTMessage) {
         let topic = "\(e2eRoot)/\(subtopic)"
         var start = index
         while true {
-            let (position, message) = await seen.next(after: start) { $0.topic == topic && predicate($0.json) }
+            guard
+                let (position, message) = await seen.next(after: start, timeout: Self.guardTimeout, where: {
+                    $0.topic == topic && predicate($0.json)
+                })
+            else {
+                Issue.record("no message on \(topic) after #\(index) within \(Self.guardTimeout)", sourceLocation: sourceLocation)
+                return (lastIndex, [:], MQTTMessage(topic: topic, payload: []))
+            }
             let json = message.json
             if let id = json["event_id"] as? String,
                 seen.received.prefix(position).contains(where: { $0.json["event_id"] as? String == id })
@@ -114,9 +122,23 @@ struct Watcher {
 
     /// Waits for `status` to say `text` (`online` / `offline`) after `index`.
     @discardableResult
-    func status(_ text: String, after index: Int = -1) async -> Int {
-        await seen.next(after: index) { $0.topic == "\(e2eRoot)/status" && $0.payloadString == text }.index
+    func status(_ text: String, after index: Int = -1, sourceLocation: SourceLocation = #_sourceLocation) async -> Int {
+        await message(after: index, sourceLocation: sourceLocation) { $0.topic == "\(e2eRoot)/status" && $0.payloadString == text }.index
     }
+
+    /// Waits for any message matching `predicate` after `index` (a failure guard ends the wait).
+    @discardableResult
+    func message(
+        after index: Int = -1, sourceLocation: SourceLocation = #_sourceLocation, where predicate: @escaping @Sendable (MQTTMessage) -> Bool
+    ) async -> (index: Int, element: MQTTMessage) {
+        if let found = await seen.next(after: index, timeout: Self.guardTimeout, where: predicate) { return found }
+        Issue.record("no matching message after #\(index) within \(Self.guardTimeout)", sourceLocation: sourceLocation)
+        return (lastIndex, MQTTMessage(topic: "", payload: []))
+    }
+
+    /// How long a wait may take before the test fails: far beyond what any step needs, so only a
+    /// message that never comes trips it (and the run goes on instead of hanging).
+    static let guardTimeout: Duration = .seconds(60)
 
     /// The events (`event/*`) received so far, in arrival order, as JSON; each `event_id` once
     /// (its first copy).

@@ -114,17 +114,11 @@ import TestSupport
 }
 
 extension AgentE2ETagTypesTests {
-    /// How far a tag gets before it leaves, in commands that reach it, and what the tap then says.
-    struct MidRead: Sendable, CustomTestStringConvertible {
-        var commands: Int
-        var cardType: String
-        var testDescription: String { "after \(commands) commands: \(cardType)" }
-    }
-
-    /// The poster leaves during identification (only anticollision is known) or during its NDEF
-    /// read (identified, no `ndef`): either way `error` (op `scan`) then `scanned`, then `removed`.
-    @Test(arguments: [MidRead(commands: 2, cardType: "Unknown (ATQA: 0044, SAK: 00)"), MidRead(commands: 5, cardType: "NTAG215")])
-    func aTagLeavingMidReadIsStillReported(_ midRead: MidRead) async throws {
+    /// The poster leaves the field after 2, 3, … 6 commands reached it — during identification or
+    /// its NDEF read, wherever the scanner happens to be then. Whatever it got to, the tap is
+    /// reported: `scanned` (with what is known, no `ndef` when the read was cut) then `removed`,
+    /// preceded by `error` (op `scan`, `tag_removed`) when the scan was cut short.
+    @Test func aTagLeavingMidReadIsStillReported() async throws {
         let broker = try MosquittoBroker()
         defer { broker.stop() }
         let simulator = try SimulatorProcess(
@@ -141,27 +135,42 @@ extension AgentE2ETagTypesTests {
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
-        // While `holder` rests on the reader the agent only checks its presence, so the poster and
-        // its fault are both in place before the poll that finds the poster.
-        try simulator.place("holder")
-        let (heldAt, _, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "01020304" }
-        try simulator.place("poster")
-        try simulator.expectOK(["cmd": "fault", "fault": "remove_after_commands", "id": "poster", "count": midRead.commands])
-        try simulator.remove("holder")
+        let poster = "04A1B2C3D4E5F6"
 
-        let (errorAt, error, _) = await watcher.next("event/error", after: heldAt)
-        expectEnvelope(error, type: "error")
-        #expect(error["op"] as? String == "scan", "\(error)")
-        #expect(error["uid"] as? String == "04A1B2C3D4E5F6", "\(error)")
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "tag_removed", "\(error)")
-        let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: errorAt)
-        #expect(scanned["uid"] as? String == "04A1B2C3D4E5F6", "\(scanned)")
-        #expect(scanned["cardType"] as? String == midRead.cardType, "\(scanned)")
-        #expect(scanned["atqa"] as? String == "0044" && scanned["sak"] as? String == "00", "\(scanned)")
-        #expect(scanned["ndef"] == nil, "\(scanned)")
-        await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+        var cutShort = 0
+        for commands in 2...6 {
+            // While `holder` rests on the reader the agent only checks its presence, so the poster
+            // and its fault are both in place before the poll that finds the poster.
+            let start = watcher.lastIndex
+            try simulator.place("holder")
+            await watcher.next("event/scanned", after: start) { $0["uid"] as? String == "01020304" }
+            try simulator.place("poster")
+            try simulator.expectOK(["cmd": "fault", "fault": "remove_after_commands", "id": "poster", "count": commands])
+            try simulator.remove("holder")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: start) { $0["uid"] as? String == poster }
+            await watcher.next("event/removed", after: start) { $0["uid"] as? String == "01020304" }
+
+            let round = watcher.seen.received[(start + 1)...removedAt].filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }
+                .map(\.json).filter { $0["uid"] as? String == poster }
+            let types = round.map { $0["type"] as? String ?? "?" }
+            let scanned = round.first { $0["type"] as? String == "scanned" } ?? [:]
+            #expect(scanned["atqa"] as? String == "0044" && scanned["sak"] as? String == "00", "\(commands): \(scanned)")
+            if types == ["error", "scanned", "removed"] {
+                cutShort += 1
+                #expect(round[0]["op"] as? String == "scan", "\(commands): \(round[0])")
+                #expect((round[0]["error"] as? [String: Any])?["code"] as? String == "tag_removed", "\(commands): \(round[0])")
+                #expect(scanned["ndef"] == nil, "\(commands): \(scanned)")
+                let cardType = scanned["cardType"] as? String
+                #expect(cardType == "NTAG215" || cardType == "Unknown (ATQA: 0044, SAK: 00)", "\(commands): \(scanned)")
+            } else {
+                #expect(types == ["scanned", "removed"], "\(commands): \(round)")
+                let records = (scanned["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
+                #expect(records?.first?["uri"] as? String == "https://example.com/poster", "\(commands): \(scanned)")
+            }
+        }
+        #expect(cutShort > 0, "some fault cut a scan short")
         // A tag leaving is no reader problem.
-        #expect(!watcher.seen.received.contains { $0.topic == "\(e2eRoot)/reader" && $0.json["state"] as? String != "ok" && $0.json["detail"] as? String != "not opened yet" })
+        #expect(!watcher.seen.received.contains { $0.topic == "\(e2eRoot)/reader" && $0.json["state"] as? String == "error" })
 
         agent.send(SIGTERM)
         #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
