@@ -51,7 +51,7 @@ import TestSupport
             // While it stays the agent only checks its presence (READ through InDataExchange): ten
             // checks later it has still been reported once.
             let checks = try simulator.commandCount("40")
-            try simulator.waitForCommand("40", count: checks + 10)
+            try await simulator.waitForCommand("40", count: checks + 10)
             #expect(watcher.events.count == 1)
 
             try simulator.remove("card")

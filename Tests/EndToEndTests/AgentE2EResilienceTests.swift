@@ -233,7 +233,7 @@ import TestSupport
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
         let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try first.waitForCommand("4A", count: 3)
+        try await first.waitForCommand("4A", count: 3)
 
         first.process.send(SIGKILL)
         first.process.waitForExit()

@@ -29,6 +29,17 @@ extension SimulatorProcess {
         try expectOK(["cmd": "wait_command", "code": code, "count": count, "timeout_ms": 60000])
     }
 
+    /// ``waitForCommand(_:count:)`` for async tests, on a thread of its own: a test that waits for
+    /// the commands of its own polling task must leave Swift's cooperative threads to that task (on
+    /// a two-core machine, two such waits at once would starve every test until they time out).
+    func waitForCommand(_ code: String, count: Int = 1) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                continuation.resume(with: Result { try self.waitForCommand(code, count: count) as Void })
+            }.start()
+        }
+    }
+
     /// How many commands `code` the chip has received so far.
     func commandCount(_ code: String) throws -> Int {
         let reply = try expectOK(["cmd": "list"])

@@ -44,7 +44,7 @@ import TestSupport
     @Test func abortEndsAPollThatWaitsOnAnEmptyField() async throws {
         try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
             let poll = Task { try await device.poll(modulations: Self.allModulations, timeout: .seconds(600)) }
-            try simulator.waitForCommand("4A", count: 8)
+            try await simulator.waitForCommand("4A", count: 8)
             device.abort()
             #expect(try await poll.value.isEmpty)
             // The device still works: the next poll finds a tag.
@@ -65,7 +65,7 @@ import TestSupport
     @Test func cancellingThePollingTaskEndsThePoll() async throws {
         try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
             let poll = Task { try await device.poll(modulations: Self.allModulations, timeout: .seconds(600)) }
-            try simulator.waitForCommand("4A", count: 8)
+            try await simulator.waitForCommand("4A", count: 8)
             poll.cancel()
             await #expect(throws: NFCError.userCanceled) { try await poll.value }
         }
@@ -77,7 +77,7 @@ import TestSupport
         let device = LibNFCDevice(connstring: simulator.connstring)
         _ = try await device.open()
         let poll = Task { try await device.poll(modulations: Self.allModulations, timeout: .seconds(600)) }
-        try simulator.waitForCommand("4A", count: 4)
+        try await simulator.waitForCommand("4A", count: 4)
         simulator.stop()
         do {
             _ = try await poll.value
