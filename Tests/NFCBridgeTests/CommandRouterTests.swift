@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import NFCCore
 import Testing
@@ -123,6 +124,30 @@ import Testing
         #expect(first["data"] == ["n": 1])
         #expect(second["data"] == ["n": 1])
         #expect(second["transaction"] == "again")
+        #expect(h.scripted.actions.count == 1)
+        await h.stop()
+    }
+
+    /// The client repeats its id the moment it sees the result, while the router is still inside the
+    /// publish of that result: the repeat must get the result again, not `duplicate`.
+    @Test func repeatArrivingDuringThePublishOfTheResultGetsTheResult() async throws {
+        let repeated = Mutex(false)
+        let h = try await CommandHarness(afterPublish: { message, router in
+            guard message.topic == "nfc/test/response/write", message.json?["status"] == "ok",
+                repeated.withLock({ done in defer { done = true }; return !done })
+            else { return }
+            await router.receive(InboundMessage(
+                topic: "nfc/test/request/write", payload: Array(#"{"id":"w1","ndef_hex":"D00000"}"#.utf8),
+                retained: false, responseTopic: nil, correlationData: nil))
+        })
+        h.placeTag()
+        h.scripted.script(.success(["n": 1]), .success(["n": 2]))
+        await h.send("write", write)
+        let first = await h.response("write")
+        let second = await h.response("write", count: 2)
+        #expect(first["data"] == ["n": 1])
+        #expect(second["status"] == "ok")
+        #expect(second["data"] == ["n": 1])
         #expect(h.scripted.actions.count == 1)
         await h.stop()
     }

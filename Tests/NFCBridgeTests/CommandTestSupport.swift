@@ -154,9 +154,17 @@ final class CommandHarness: Sendable {
 
     init(
         policy: CommandPolicy = CommandPolicy(), executor: (any CommandExecuting)? = nil,
-        cache: CommandResultCache? = nil
+        cache: CommandResultCache? = nil,
+        afterPublish: (@Sendable (OutboundMessage, CommandRouter) async -> Void)? = nil
     ) async throws {
         let executor = executor ?? scripted
+        let routerBox = Mutex<CommandRouter?>(nil)
+        let inMemory = self.publisher
+        let publisher: any MessagePublisher = afterPublish.map { hook in
+            HookedPublisher(inner: inMemory) { message in
+                if let router = routerBox.withLock({ $0 }) { await hook(message, router) }
+            }
+        } ?? inMemory
         _ = try await device.open()
         let audits = self.auditLog
         router = CommandRouter(
@@ -166,6 +174,7 @@ final class CommandHarness: Sendable {
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
             audit: { audit in audits.append(audit) })
         let router = self.router
+        routerBox.withLock { $0 = router }
         worker = Task { await router.run() }
     }
 
@@ -226,6 +235,26 @@ final class CommandHarness: Sendable {
         device.place(tag)
         return tag
     }
+}
+
+/// Forwards to an ``InMemoryPublisher`` and then runs a hook — e.g. to deliver a request while the
+/// router is still awaiting the publish of a response.
+final class HookedPublisher: MessagePublisher {
+    let inner: InMemoryPublisher
+    let hook: @Sendable (OutboundMessage) async -> Void
+
+    init(inner: InMemoryPublisher, hook: @escaping @Sendable (OutboundMessage) async -> Void) {
+        self.inner = inner
+        self.hook = hook
+    }
+
+    var isConnected: Bool { inner.isConnected }
+    func publish(_ message: OutboundMessage) async throws {
+        try await inner.publish(message)
+        await hook(message)
+    }
+    func subscribe(to filter: String, qos: MessageQoS) async throws { try await inner.subscribe(to: filter, qos: qos) }
+    func events() -> AsyncStream<PublisherEvent> { inner.events() }
 }
 
 /// The lock audits a router reported.

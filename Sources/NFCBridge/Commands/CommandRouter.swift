@@ -149,16 +149,19 @@ public actor CommandRouter {
             await cancel(request, route: route)
             return
         }
-        if isPending(request.key) {
-            let error = CommandError(.duplicate, "a request with id \(request.id.jsonString) is already pending: it answers on its own")
-            await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
-            return
-        }
         if let first = cache.response(for: request.key) {
             logger.info("request \(request.command.rawValue) \(request.id.jsonString) repeated: answering with its first result")
             var replay = first
             replay.transaction = request.transaction
             await send(replay, to: route)
+            return
+        }
+        // Checked after the cache: the final result is stored before it is published, and the request
+        // still counts as running while that publish is awaited — a client repeating the id as soon as
+        // it sees the result must get the result again, not `duplicate`.
+        if isPending(request.key) {
+            let error = CommandError(.duplicate, "a request with id \(request.id.jsonString) is already pending: it answers on its own")
+            await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
             return
         }
         let busy = running != nil || !queue.isEmpty
