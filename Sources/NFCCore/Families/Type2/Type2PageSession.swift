@@ -1,13 +1,10 @@
 /// One write, format or lock on one Type 2 tag: the pages known so far, the pages written, and the
 /// checks every changing operation makes before its first WRITE (password, AUTH0, lock bits).
 ///
-/// Reads use FAST_READ ranges where the product has the command (at most ``fastReadPages`` a frame, so
-/// a PN53x answer fits), READ otherwise. Every WRITE that the tag ACKs is recorded in ``pagesWritten``,
+/// Reads use FAST_READ ranges where the product has the command (at most ``Type2Dump/maxFastReadPages``
+/// a frame, so a PN53x answer fits), READ otherwise. Every WRITE that the tag ACKs is recorded in ``pagesWritten``,
 /// which is what a caller learns when the operation fails half-way. Used by one task at a time.
 final class Type2PageSession {
-    /// Pages per FAST_READ: libnfc returns at most about 262 bytes per exchange.
-    static let fastReadPages = 60
-
     let transport: any TagTransport
     let product: Type2Product
     let map: Type2MemoryMap
@@ -96,7 +93,7 @@ final class Type2PageSession {
             while next <= run.upperBound {
                 try Task.checkCancellation()
                 if product.features.contains(.fastRead) {
-                    let last = min(run.upperBound, next + Self.fastReadPages - 1)
+                    let last = min(run.upperBound, next + Type2Dump.maxFastReadPages - 1)
                     let data = try await Type2Command.fastRead(pages: next...last, from: transport)
                     store(data, from: next, through: last)
                     next = last + 1
