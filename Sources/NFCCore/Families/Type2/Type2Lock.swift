@@ -20,7 +20,9 @@
 public enum Type2Lock {
     /// Bytes 0–2 of a product's dynamic lock page that make all its user pages from 16 on read-only.
     public struct DynamicLockLayout: Sendable, Hashable {
-        /// The lock bits (one per group of pages).
+        /// Pages each lock bit locks, in groups from page 16 (the last group ends at the user memory's end).
+        public var pagesPerBit: Int
+        /// The lock bits (one per group of pages, in order byte 0 bit 0 upward; ``Type2LockMap`` decodes them).
         public var lockBits: [UInt8]
         /// The block-locking bits that freeze those lock bits.
         public var blockLockingBits: [UInt8]
@@ -35,31 +37,33 @@ public enum Type2Lock {
 
     /// Dynamic lock layouts per product, from the NXP datasheets (figures "dynamic lock bytes 0, 1 and 2").
     /// Products without a row (Ultralight, Ultralight EV1 MF0UL11, NTAG210) have no dynamic lock bytes:
-    /// their user memory ends at page 15. The lock bits must equal what ``Type2LockMap/dynamicBits(for:)``
-    /// decodes (a test checks it); the block-locking bits each freeze two neighbouring lock bits.
+    /// their user memory ends at page 15. ``Type2LockMap/dynamicBits(for:)`` decodes the lock bits of this
+    /// table (one table for reading and locking); the block-locking bits each freeze two neighbouring lock bits.
     public static let dynamicLockLayouts: [CardType: DynamicLockLayout] = [
         // NTAG213/215/216 §8.5.3, page 28h: 2 pages a bit. Byte 0 bits 0–7 lock 16-17 … 30-31, byte 1 bits
         // 0–3 lock 32-33 … 38-39 (bits 4–7 RFUI); byte 2 bits 0–5 BL 16-19 … BL 36-39 (bits 6–7 RFUI).
-        .ntag213: DynamicLockLayout(lockBits: [0xFF, 0x0F, 0x00], blockLockingBits: [0x00, 0x00, 0x3F]),
+        .ntag213: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x0F, 0x00], blockLockingBits: [0x00, 0x00, 0x3F]),
         // NTAG213/215/216 §8.5.3, page 82h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 112-127, 128-129;
         // byte 1 RFUI; byte 2 bits 0–3 BL 16-47, 48-79, 80-111, 112-129.
-        .ntag215: DynamicLockLayout(lockBits: [0xFF, 0x00, 0x00], blockLockingBits: [0x00, 0x00, 0x0F]),
+        .ntag215: DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x00, 0x00], blockLockingBits: [0x00, 0x00, 0x0F]),
         // NTAG213/215/216 §8.5.3, page E2h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 128-143, byte 1
         // bits 0–5 lock 144-159 … 208-223, 224-225; byte 2 bits 0–6 BL 16-47 … BL 208-225 (bit 7 RFUI).
-        .ntag216: DynamicLockLayout(lockBits: [0xFF, 0x3F, 0x00], blockLockingBits: [0x00, 0x00, 0x7F]),
+        .ntag216: DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x3F, 0x00], blockLockingBits: [0x00, 0x00, 0x7F]),
         // NTAG210/212 §8.5.3, page 24h: 2 pages a bit. Byte 0 locks 16-17 … 30-31, byte 1 bits 0–1 lock
         // 32-33, 34-35; byte 2 bits 0–4 BL 16-19 … BL 32-35.
-        .ntag212: DynamicLockLayout(lockBits: [0xFF, 0x03, 0x00], blockLockingBits: [0x00, 0x00, 0x1F]),
+        .ntag212: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00], blockLockingBits: [0x00, 0x00, 0x1F]),
         // MF0ULX1 §8.5 (MF0UL21 dynamic lock bytes), page 24h: the NTAG212 layout. The block-locking bits of
         // MF0UL21/NTAG212 follow the NTAG213 pattern (one BL bit per two lock bits, as Flipper's Ultralight
         // listener models it) — to be confirmed on a real tag.
-        .mifareUltralightEV1_MF0UL21: DynamicLockLayout(lockBits: [0xFF, 0x03, 0x00],
+        .mifareUltralightEV1_MF0UL21: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00],
                                                         blockLockingBits: [0x00, 0x00, 0x1F]),
         // MF0ICU2 §7.5.3, page 28h: 4 pages a bit. Byte 0 bits 1–3 lock 16-19, 20-23, 24-27, bits 5–7 lock
         // 28-31, 32-35, 36-39; bit 0 BL 16-27, bit 4 BL 28-39. Byte 1 (counter, AUTH0/1, key pages) not set.
-        .mifareUltralightC: DynamicLockLayout(lockBits: [0xEE, 0x00, 0x00], blockLockingBits: [0x11, 0x00, 0x00]),
+        .mifareUltralightC: DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
+                                              blockLockingBits: [0x11, 0x00, 0x00]),
         // NTAG203 §7.5.3, page 28h: the Ultralight C layout for byte 0; byte 1 (counter page 41) not set.
-        .ntag203: DynamicLockLayout(lockBits: [0xEE, 0x00, 0x00], blockLockingBits: [0x11, 0x00, 0x00]),
+        .ntag203: DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
+                                    blockLockingBits: [0x11, 0x00, 0x00]),
     ]
 
     /// Locks the tag `info` describes, after checking that the tag in the field is `expectedUID` (its

@@ -27,25 +27,19 @@ public enum Type2LockMap {
         return bits
     }()
 
-    /// The dynamic lock bits of a product (empty when it has none).
-    ///
-    /// - Ultralight EV1 MF0UL21 (MF0ULX1 §8.5.3), NTAG212 (§8.5.3), NTAG213 (§8.5.3): one bit per 2 pages
-    ///   from page 16, bits in order byte 0 bit 0 upward.
-    /// - NTAG215 / NTAG216 (§8.5.3): one bit per 16 pages from page 16.
-    /// - Ultralight C (MF0ICU2 §7.5.3) and NTAG203 (§7.5.3): byte 0 bits 1–3 lock pages 16–19, 20–23,
-    ///   24–27 and bits 5–7 pages 28–31, 32–35, 36–39 (bits 0 and 4 are block-locking bits; byte 1 locks
-    ///   the counter/configuration pages and is not modelled).
+    /// The dynamic lock bits of a product (empty when it has none), decoded from its row of
+    /// ``Type2Lock/dynamicLockLayouts`` (datasheet sections there): each set lock bit, in order byte 0 bit 0
+    /// upward, locks the next group of `pagesPerBit` pages from page 16, the last group ending at the user
+    /// memory's end. Bits left out of the row (Ultralight C / NTAG203 block-locking bits 0 and 4) lock no pages.
     public static func dynamicBits(for type: CardType) -> [DynamicBit] {
-        guard let map = Type2MemoryMap.forType(type), map.dynamicLockPage != nil else { return [] }
-        switch type {
-        case .mifareUltralightC, .ntag203:
-            return [(1, 16...19), (2, 20...23), (3, 24...27), (5, 28...31), (6, 32...35), (7, 36...39)].map {
-                DynamicBit(byte: 0, bit: $0.0, pages: $0.1)
-            }
-        case .ntag215, .ntag216:
-            return linear(pagesPerBit: 16, through: map.userEnd)
-        default:
-            return linear(pagesPerBit: 2, through: map.userEnd)
+        guard let map = Type2MemoryMap.forType(type), map.dynamicLockPage != nil,
+            let layout = Type2Lock.dynamicLockLayouts[type]
+        else { return [] }
+        let setBits: [(byte: Int, bit: Int)] = layout.lockBits.indices.flatMap { byte in
+            (0..<8).filter { layout.lockBits[byte] & (1 << $0) != 0 }.map { bit in (byte: byte, bit: bit) }
+        }
+        return zip(setBits, stride(from: 16, through: map.userEnd, by: layout.pagesPerBit)).map { bit, first in
+            DynamicBit(byte: bit.byte, bit: bit.bit, pages: first...min(first + layout.pagesPerBit - 1, map.userEnd))
         }
     }
 
@@ -71,12 +65,6 @@ public enum Type2LockMap {
         if current[0] & 0x02 != 0 { frozen[0] |= 0xF0; frozen[1] |= 0x03 }  // BL 9-4 freezes L4..L9
         if current[0] & 0x04 != 0 { frozen[1] |= 0xFC }  // BL 15-10 freezes L10..L15
         return (0..<2).map { current[$0] | (requested[$0] & ~frozen[$0]) }
-    }
-
-    private static func linear(pagesPerBit: Int, through lastPage: Int) -> [DynamicBit] {
-        stride(from: 16, through: lastPage, by: pagesPerBit).enumerated().map { index, first in
-            DynamicBit(byte: index / 8, bit: index % 8, pages: first...min(first + pagesPerBit - 1, lastPage))
-        }
     }
 
     private static func byteAt(_ index: Int, in memory: [UInt8]) -> UInt8 {
