@@ -32,8 +32,7 @@ enum DumpCommand {
         }
         let compact = arguments.flag("compact")
         let output = arguments.option("output")
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("dump takes no arguments") }
+        try arguments.finish(optionsOnly: "dump")
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")

@@ -32,8 +32,7 @@ enum ScanCommand {
         }
         let options = try ReaderOptions(&arguments)
         let once = arguments.flag("once"), json = arguments.flag("json")
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("scan takes no arguments") }
+        try arguments.finish(optionsOnly: "scan")
 
         let outcome = try await options.withReader { device in
             try await scan(device: device, options: options, once: once, json: json)

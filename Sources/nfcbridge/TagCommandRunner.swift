@@ -55,8 +55,7 @@ enum TagCommandRunner {
         let reader = try ReaderOptions(&arguments)
         let options = try parse(&arguments)
         let password = try Self.password(&arguments)
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("\(command) takes no arguments") }
+        try arguments.finish(optionsOnly: command)
         return (options, reader, password)
     }
 
