@@ -39,6 +39,10 @@ struct LibNFCErrorCode: Error, Equatable {
     /// True when the device itself is gone or unusable (unplugged, port closed).
     var meansReaderGone: Bool { rawValue == NFC_EIO || rawValue == NFC_ENOTSUCHDEV }
 
+    /// True when a failed select or presence check says nothing about the tag: the reader is gone
+    /// or ``LibNFCAbortControl`` aborted the call. Anything else there means "no such tag here".
+    var meansReaderGoneOrAborted: Bool { meansReaderGone || rawValue == NFC_EOPABORTED }
+
     /// The plain mapping, for calls whose `NFC_ERFTRANS` needs no second look.
     /// - Parameters:
     ///   - connstring: named in ``NFCError/readerUnavailable(_:)`` so the user knows which device.

@@ -157,8 +157,8 @@ final class LibNFCSession {
         let code = count < 0 ? count : nfc_device_get_last_error(device)
         if count <= 0 {
             let error = LibNFCErrorCode(rawValue: code)
-            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_list_passive_targets") }
-            if count < 0 && code != NFC_EOPABORTED && code != NFC_ETIMEOUT {
+            // An aborted or timed-out list is an empty field; any other failed list is an error.
+            if error.meansReaderGone || (count < 0 && code != NFC_EOPABORTED && code != NFC_ETIMEOUT) {
                 throw error.nfcError(connstring: connstring, call: "nfc_initiator_list_passive_targets")
             }
             return []
@@ -290,7 +290,7 @@ final class LibNFCSession {
         let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
         if result == 0 { return true }
         let code = LibNFCErrorCode(rawValue: result)
-        if code.meansReaderGone || result == NFC_EOPABORTED {
+        if code.meansReaderGoneOrAborted {
             throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
         }
         return try select(target)
@@ -339,7 +339,7 @@ final class LibNFCSession {
         }
         if result < 0 {
             let code = LibNFCErrorCode(rawValue: result)
-            if code.meansReaderGone || result == NFC_EOPABORTED {
+            if code.meansReaderGoneOrAborted {
                 throw code.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
             }
             return false

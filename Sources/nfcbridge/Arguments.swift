@@ -68,6 +68,13 @@ struct Arguments {
         let unknown = Set(options.keys).union(flags).subtracting(consumed)
         if let name = unknown.sorted().first { throw CLIError.usage("unknown option --\(name)") }
     }
+
+    /// The end of parsing for a `command` that takes options only: ``rejectUnknown()``, then
+    /// refuses any positional.
+    func finish(optionsOnly command: String) throws(CLIError) {
+        try rejectUnknown()
+        guard positionals.isEmpty else { throw CLIError.usage("\(command) takes no arguments") }
+    }
 }
 
 /// A CLI failure: a code, a message and the exit status.

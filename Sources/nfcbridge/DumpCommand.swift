@@ -32,38 +32,25 @@ enum DumpCommand {
         }
         let compact = arguments.flag("compact")
         let output = arguments.option("output")
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("dump takes no arguments") }
+        try arguments.finish(optionsOnly: "dump")
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }
 
-        let device = try await options.openReader()
-        let result: Result<TagDump, any Error>
+        let dump: TagDump
         do {
-            result = .success(
-                try await Interruption.run(aborting: device) { try await dumpFirstTag(device: device, options: options) })
-        } catch {
-            result = .failure(error)
-        }
-        await device.close()
-        switch result {
-        case let .success(dump):
-            try write(format.render(dump, compact: compact), to: output)
-        case let .failure(error as PartialDump):
+            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options) }
+        } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
             if let output, !error.dump.pages.isEmpty {
                 try? write(format.render(error.dump, compact: compact), to: output)
             }
             throw CLIError.reader(error.cause)
-        case let .failure(error as NFCError):
-            throw CLIError.reader(error)
-        case let .failure(error) where error.isNFCCancellation:
-            throw CLIError.reader(.userCanceled)
-        case let .failure(error):
-            throw error
+        } catch {
+            throw CLIError.reader(failure: error)
         }
+        try write(format.render(dump, compact: compact), to: output)
     }
 
     /// A dump that ended early, with the pages it read.
@@ -75,15 +62,7 @@ enum DumpCommand {
     /// Waits for a tag, identifies it and dumps it. Type 2 pages read before a failure come back
     /// in ``PartialDump``.
     private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions) async throws -> TagDump {
-        let deadline = options.deadline()
-        var transports: [any TagTransport] = []
-        while transports.isEmpty {
-            try Task.checkCancellation()
-            let slice = deadline.map { ContinuousClock.now.duration(to: $0) } ?? ScanCommand.pollSlice
-            if slice <= .zero { throw CLIError.noTag(after: options.timeout ?? 0, device: options.deviceLabel) }
-            transports = try await device.poll(modulations: ScanCommand.modulations, timeout: slice)
-        }
-        let transport = transports[0]
+        let transport = try await options.firstTag(on: device).transport
         let info = try await TagIdentifier.identify(transport)
         let progress = Type2Dump.Progress()
         let reporter = ProgressLine(total: Type2MemoryMap.forType(info.type)?.readablePages, progress: progress)

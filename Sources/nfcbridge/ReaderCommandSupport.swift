@@ -1,5 +1,6 @@
 import Foundation
 import LibNFCReader
+import NFCBridge
 import NFCCore
 
 /// Exit statuses of the commands that use a reader (`readers`, `scan`, `dump`); docs/cli.md,
@@ -21,6 +22,14 @@ extension CLIError {
     static func reader(_ error: NFCError) -> CLIError {
         if case .readerUnavailable = error { return CLIError(error, exitCode: ReaderExitStatus.usageOrReader) }
         return CLIError(error)
+    }
+
+    /// A reader command's failure as the CLI reports it: an ``NFCError`` as ``reader(_:)`` says,
+    /// the cancellation a signal caused as `user_canceled`, anything else unchanged.
+    static func reader(failure error: any Error) -> any Error {
+        if let error = error as? NFCError { return reader(error) }
+        if error.isNFCCancellation { return reader(.userCanceled) }
+        return error
     }
 
     /// No tag before the timeout: exit 3.
@@ -49,20 +58,44 @@ struct ReaderOptions {
     /// The connstring for messages.
     var deviceLabel: String { connstring ?? "the default libnfc device" }
 
-    /// Opens the reader; a reader that cannot be opened exits 2 with a message naming it.
-    func openReader() async throws -> LibNFCDevice {
+    /// Opens the reader, runs `body` with it in a task SIGINT/SIGTERM cancel (``Interruption``)
+    /// and closes it (field off) however `body` ended. A reader that cannot be opened exits 2
+    /// with a message naming it; `body`'s errors come back as thrown.
+    func withReader<T: Sendable>(_ body: @escaping @Sendable (LibNFCDevice) async throws -> T) async throws -> T {
         let device = LibNFCDevice(connstring: connstring)
         do {
             _ = try await device.open()
         } catch let error as NFCError {
             throw CLIError.reader(error)
         }
-        return device
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await Interruption.run(aborting: device) { try await body(device) })
+        } catch {
+            result = .failure(error)
+        }
+        await device.close()
+        return try result.get()
+    }
+
+    /// The first tag `device` finds (any modulation ``ScanCommand/modulations`` lists) before
+    /// `--timeout` runs out; no tag in time exits 3.
+    func firstTag(on device: LibNFCDevice) async throws -> PresentTag {
+        let access = DeviceTagAccess(device: device, modulations: ScanCommand.modulations)
+        guard let tag = try await access.firstTag(within: timeoutDuration) else {
+            throw CLIError.noTag(after: timeout ?? 0, device: deviceLabel)
+        }
+        return tag
+    }
+
+    /// `--timeout` as a duration.
+    var timeoutDuration: Duration? {
+        timeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// The deadline `--timeout` sets, from now.
     func deadline() -> ContinuousClock.Instant? {
-        timeout.map { ContinuousClock.now.advanced(by: .milliseconds(Int64(($0 * 1000).rounded()))) }
+        timeoutDuration.map { ContinuousClock.now.advanced(by: $0) }
     }
 }
 
@@ -87,7 +120,4 @@ enum Interruption {
         defer { sources.forEach { $0.cancel() } }
         return try await task.value
     }
-
-    /// True when `error` is the cancellation a signal caused.
-    static func isCancellation(_ error: any Error) -> Bool { error.isNFCCancellation }
 }

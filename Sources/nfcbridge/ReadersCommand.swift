@@ -30,8 +30,7 @@ enum ReadersCommand {
             return
         }
         let probe = arguments.flag("probe"), json = arguments.flag("json")
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("readers takes no arguments") }
+        try arguments.finish(optionsOnly: "readers")
 
         let connstrings = try await LibNFC.connstrings()
         guard !connstrings.isEmpty else {

@@ -32,20 +32,11 @@ enum ScanCommand {
         }
         let options = try ReaderOptions(&arguments)
         let once = arguments.flag("once"), json = arguments.flag("json")
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("scan takes no arguments") }
+        try arguments.finish(optionsOnly: "scan")
 
-        let device = try await options.openReader()
-        let outcome: Outcome
-        do {
-            outcome = try await Interruption.run(aborting: device) {
-                try await scan(device: device, options: options, once: once, json: json)
-            }
-        } catch {
-            await device.close()
-            throw error
+        let outcome = try await options.withReader { device in
+            try await scan(device: device, options: options, once: once, json: json)
         }
-        await device.close()
         if let failure = outcome.lastFailure {
             // Already reported when it happened; the exit status says something failed.
             throw CLIError(

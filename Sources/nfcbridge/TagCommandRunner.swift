@@ -10,39 +10,23 @@ import NFCCore
 enum TagCommandRunner {
     /// Runs `action` on the first tag the reader finds; `expectedUID` refuses any other tag.
     static func run(_ action: CommandAction, options: ReaderOptions, expectedUID: [UInt8]? = nil) async throws {
-        let device = try await options.openReader()
-        let result: Result<[String: JSONValue], any Error>
+        let data: [String: JSONValue]
         do {
-            result = .success(
-                try await Interruption.run(aborting: device) {
-                    try await act(action, device: device, options: options, expectedUID: expectedUID)
-                })
-        } catch {
-            result = .failure(error)
-        }
-        await device.close()
-        switch result {
-        case let .success(data):
-            Console.out(JSONValue.object(data).jsonString + "\n")
-        case let .failure(error as CommandError):
+            data = try await options.withReader { device in
+                try await act(action, device: device, options: options, expectedUID: expectedUID)
+            }
+        } catch let error as CommandError {
             throw CLIError(error)
-        case let .failure(error as NFCError):
-            throw CLIError.reader(error)
-        case let .failure(error) where error.isNFCCancellation:
-            throw CLIError.reader(.userCanceled)
-        case let .failure(error):
-            throw error
+        } catch {
+            throw CLIError.reader(failure: error)
         }
+        Console.out(JSONValue.object(data).jsonString + "\n")
     }
 
     private static func act(
         _ action: CommandAction, device: LibNFCDevice, options: ReaderOptions, expectedUID: [UInt8]?
     ) async throws -> [String: JSONValue] {
-        let access = DeviceTagAccess(device: device, modulations: ScanCommand.modulations)
-        let timeout = options.timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
-        guard let tag = try await access.firstTag(within: timeout) else {
-            throw CLIError.noTag(after: options.timeout ?? 0, device: options.deviceLabel)
-        }
+        let tag = try await options.firstTag(on: device)
         if let expectedUID, tag.uid != expectedUID {
             throw CommandError(.tagMismatch, NFCError.tagMismatch(expected: expectedUID, actual: tag.uid).message)
         }
@@ -71,8 +55,7 @@ enum TagCommandRunner {
         let reader = try ReaderOptions(&arguments)
         let options = try parse(&arguments)
         let password = try Self.password(&arguments)
-        try arguments.rejectUnknown()
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("\(command) takes no arguments") }
+        try arguments.finish(optionsOnly: command)
         return (options, reader, password)
     }
 
