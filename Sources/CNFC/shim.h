@@ -2,3 +2,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <nfc/nfc.h>
+#include <sys/prctl.h>
+
+/* The calling thread's kernel name (at most 15 bytes), as `top -H` shows it. Small wrappers because
+   prctl(2) is variadic and pthread_setname_np is a GNU extension Swift's Glibc module hides. */
+static inline int cnfc_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+static inline int cnfc_get_thread_name(char buffer[16]) { return prctl(PR_GET_NAME, buffer, 0, 0, 0); }

@@ -1,4 +1,5 @@
 import Foundation
+import CNFC
 import NFCCore
 
 /// The one thread on which a device's libnfc calls run, one job after another.
@@ -17,8 +18,11 @@ final class LibNFCThread: @unchecked Sendable {
     /// debuggers and `top -H`.
     init(name: String) {
         let shortName = String(name.prefix(15))
-        // Linux applies a thread name only when the thread sets it itself.
+        // Linux applies a thread name only when the thread sets it itself. A new thread starts with
+        // its creator's kernel name (often a dispatch worker's), so set the kernel name directly:
+        // Foundation's `Thread.name` setter does not always reach it.
         let thread = Thread { [self] in
+            _ = cnfc_set_thread_name(shortName)
             Thread.current.name = shortName
             runLoop()
         }

@@ -74,7 +74,7 @@ import Testing
         defer { thread.stop() }
         let names = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<5 {
-                group.addTask { (index, try await thread.run { Thread.current.name ?? "" }) }
+                group.addTask { (index, try await thread.run { kernelThreadName() }) }
             }
             return try await group.reduce(into: [String]()) { $0.append($1.1) }
         }
@@ -96,4 +96,11 @@ import Testing
         await #expect(throws: NFCError.self) { try await device.poll(modulations: [.iso14443a], timeout: .zero) }
         await device.close()
     }
+}
+
+/// The calling thread's kernel name (what `top -H` shows).
+private func kernelThreadName() -> String {
+    var buffer = [CChar](repeating: 0, count: 16)
+    guard cnfc_get_thread_name(&buffer) == 0 else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
