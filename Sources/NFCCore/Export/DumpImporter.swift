@@ -139,7 +139,7 @@ extension TagDump {
         }
         let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
         let (type, product) = DumpImporter.type2Identity(version: version, named: nil, pageCount: pages.count)
-        let uid = Type2PageImage.uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil) ?? []
+        let uid = Type2PageImage.uid(in: pages) ?? []
         let total = max(Type2MemoryMap.forType(type)?.totalPages ?? 0, pages.count)
         return TagDump(
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
