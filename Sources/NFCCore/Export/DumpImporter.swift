@@ -92,14 +92,11 @@ public enum DumpImporter {
     }
 
     /// Flipper names NTAG210/212 "Mifare Ultralight 11/21" (it types by storage size only); the
-    /// GET_VERSION product type (04h = NTAG) turns them back.
+    /// GET_VERSION product type (04h = NTAG) turns them back (the inverse of
+    /// ``FlipperUltralightType/aliases``).
     static func refineAlias(_ type: CardType, version: [UInt8]?) -> CardType {
         guard let version, version.count == 8, version[2] == 0x04 else { return type }
-        switch type {
-        case .mifareUltralightEV1_MF0UL11: return .ntag210
-        case .mifareUltralightEV1_MF0UL21: return .ntag212
-        default: return type
-        }
+        return FlipperUltralightType.aliases.first { FlipperUltralightType.row(named: $0.value)?.type == type }?.key ?? type
     }
 
     /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
