@@ -151,6 +151,15 @@ import Testing
 
     // MARK: - Errors
 
+    /// A `Block N:` token is two hex digits or `??`; anything else is refused.
+    @Test(arguments: ["0G", "0x", "A:", "::", "ABC", "?"])
+    func flipperBlockTokensAreHexBytesOrUnknown(token: String) throws {
+        let good = [String](repeating: "00", count: 15)
+        #expect(try FlipperClassicFormat.parseBlock((["??", "AB"] + good.dropFirst()).joined(separator: " "), number: 1)
+            == [nil, 0xAB] + [UInt8?](repeating: 0, count: 14))
+        #expect(throws: NFCError.self) { try FlipperClassicFormat.parseBlock(([token] + good).joined(separator: " "), number: 1) }
+    }
+
     @Test func badBlocksAreRefused() throws {
         let info = CardInfo(type: .mifareClassic1K, uid: Self.uid)
         let short = TagDump(cardInfo: info, blocks: [Block(number: 1, data: [1, 2, 3])])

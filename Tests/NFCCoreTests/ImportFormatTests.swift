@@ -57,6 +57,18 @@ import Testing
         #expect(try TagDump.importFlipperNFC(text).cardInfo.type == type)
     }
 
+    /// Flipper's Ultralight EV1 names turn back into NTAG210/212 only with an NTAG GET_VERSION (byte 2 = 04h).
+    @Test func flipperAliasesTurnBackByTheVersionProductType() {
+        let ntag: [UInt8] = [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0B, 0x03]
+        let ultralight: [UInt8] = [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03]
+        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL11, version: ntag) == .ntag210)
+        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL21, version: ntag) == .ntag212)
+        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL11, version: ultralight) == .mifareUltralightEV1_MF0UL11)
+        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL21, version: nil) == .mifareUltralightEV1_MF0UL21)
+        #expect(DumpImporter.refineAlias(.ntag213, version: ntag) == .ntag213)
+        #expect(DumpImporter.refineAlias(.mifareUltralight, version: ntag) == .mifareUltralight)
+    }
+
     @Test func flipperNTAGI2CKeepsTheProduct() throws {
         let dump = TagDump(
             cardInfo: CardInfo(type: .mifareUltralight, uid: [0x04, 1, 2, 3, 4, 5, 6], product: "NTAG I2C plus 1K"),

@@ -92,14 +92,11 @@ public enum DumpImporter {
     }
 
     /// Flipper names NTAG210/212 "Mifare Ultralight 11/21" (it types by storage size only); the
-    /// GET_VERSION product type (04h = NTAG) turns them back.
+    /// GET_VERSION product type (04h = NTAG) turns them back (the inverse of
+    /// ``FlipperUltralightType/aliases``).
     static func refineAlias(_ type: CardType, version: [UInt8]?) -> CardType {
         guard let version, version.count == 8, version[2] == 0x04 else { return type }
-        switch type {
-        case .mifareUltralightEV1_MF0UL11: return .ntag210
-        case .mifareUltralightEV1_MF0UL21: return .ntag212
-        default: return type
-        }
+        return FlipperUltralightType.aliases.first { FlipperUltralightType.row(named: $0.value)?.type == type }?.key ?? type
     }
 
     /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
@@ -139,7 +136,7 @@ extension TagDump {
         }
         let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
         let (type, product) = DumpImporter.type2Identity(version: version, named: nil, pageCount: pages.count)
-        let uid = Type2PageImage.uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil) ?? []
+        let uid = Type2PageImage.uid(in: pages) ?? []
         let total = max(Type2MemoryMap.forType(type)?.totalPages ?? 0, pages.count)
         return TagDump(
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.

@@ -23,14 +23,7 @@ extension TagDump {
         }
         let atqa = cardInfo.atqa?.count == 2 ? cardInfo.atqa ?? [] : image.fileType.atqa(uidLength: uid.count)
         let sak = cardInfo.sak ?? image.fileType.sak
-        var lines = [
-            "Filetype: \(FlipperNFCFormat.filetype)",
-            "Version: \(FlipperNFCFormat.version)",
-            "Device type: \(FlipperClassicFormat.deviceType)",
-            "UID: \(uid.spacedHexString)",
-            // Version 3 and later store ATQA MSB first, as CardInfo holds it.
-            "ATQA: \(atqa.spacedHexString)",
-            "SAK: \(sak.hexString)",
+        var lines = FlipperNFCFormat.header(deviceType: FlipperClassicFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
             "Mifare Classic type: \(image.fileType.flipperName)",
             "Data format version: \(FlipperClassicFormat.dataFormatVersion)",
         ]

@@ -70,7 +70,7 @@ extension FlipperClassicFormat {
         }
         return try tokens.map { token -> UInt8? in
             if token == unknownByte { return nil }
-            guard token.count == 2, token.allSatisfy(\.isHexDigit), let byte = UInt8(token, radix: 16) else {
+            guard token.count == 2, let byte = [UInt8](hex: String(token))?.first else {
                 throw NFCError.malformedDump("Block \(number): '\(token)' is neither a hex byte nor ??")
             }
             return byte

@@ -28,14 +28,8 @@ extension TagDump {
         let signature = type2?.signature?.count == 32 ? type2?.signature ?? [] : [UInt8](repeating: 0, count: 32)
         let version = cardInfo.version?.count == 8 ? cardInfo.version ?? [] : [UInt8](repeating: 0, count: 8)
 
-        var lines = [
-            "Filetype: \(FlipperNFCFormat.filetype)",
-            "Version: \(FlipperNFCFormat.version)",
-            "Device type: \(FlipperNFCFormat.deviceType)",
-            "UID: \(uid.spacedHexString)",
-            // Version 3 and later store ATQA MSB first, as CardInfo holds it (upstream wrote the v2 order).
-            "ATQA: \(atqa.spacedHexString)",
-            "SAK: \(sak.hexString)",
+        // Upstream wrote ATQA in the Version 2 order (LSB first).
+        var lines = FlipperNFCFormat.header(deviceType: FlipperNFCFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
             "Data format version: \(FlipperNFCFormat.dataFormatVersion)",
             "NTAG/Ultralight type: \(FlipperUltralightType.name(for: cardInfo.type, product: cardInfo.product))",
             "Signature: \(signature.spacedHexString)",
@@ -70,6 +64,20 @@ enum FlipperNFCFormat {
     static let dataFormatVersion = 2
     /// `MF_ULTRALIGHT_MAX_PAGE_NUM`.
     static let maxPages = 510
+
+    /// The file header and the ISO 14443-3A keys every NFC-A file opens with (`nfc_device_save`,
+    /// `iso14443_3a_save`); the export-side twin of ``FlipperKeyValues/iso14443A(fileVersion:)``.
+    /// Version 3 and later store ATQA most significant byte first, as CardInfo holds it.
+    static func header(deviceType: String, uid: [UInt8], atqa: [UInt8], sak: UInt8) -> [String] {
+        [
+            "Filetype: \(filetype)",
+            "Version: \(version)",
+            "Device type: \(deviceType)",
+            "UID: \(uid.spacedHexString)",
+            "ATQA: \(atqa.spacedHexString)",
+            "SAK: \(sak.hexString)",
+        ]
+    }
 }
 
 /// Flipper's names for the Ultralight/NTAG products ("NTAG/Ultralight type" in data format 2,

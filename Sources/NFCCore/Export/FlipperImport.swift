@@ -62,7 +62,7 @@ extension TagDump {
             if number < pagesRead { pages.append(Page(number: number, data: data)) }
         }
 
-        let derivedUID = Type2PageImage.uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil)
+        let derivedUID = Type2PageImage.uid(in: pages)
         let uid = derivedUID ?? uidLine
         let knownVersion = version.flatMap { $0.allSatisfy { $0 == 0 } ? nil : $0 }
         let (type, product) = DumpImporter.type2Identity(version: knownVersion, named: row, pageCount: total)

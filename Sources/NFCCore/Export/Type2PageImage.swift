@@ -48,6 +48,11 @@ struct Type2PageImage {
         return Array(page0[0..<3]) + page1
     }
 
+    /// The UID of ``uid(page0:page1:)`` from a page list whose first two entries are pages 0 and 1.
+    static func uid(in pages: [Page]) -> [UInt8]? {
+        uid(page0: pages.first?.data, page1: pages.count > 1 ? pages[1].data : nil)
+    }
+
     /// True when `bytes` starting at `offset` look like Type 2 pages 0–2: BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2
     /// at byte 3 and BCC1 = UID3 ⊕ … ⊕ UID6 at byte 8 (ISO/IEC 14443-3 §6.5.3; the check Proxmark3's
     /// `detect_mfu_dump_format` uses to tell its file layouts apart).
