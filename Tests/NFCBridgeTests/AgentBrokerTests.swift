@@ -44,16 +44,30 @@ import Testing
         return MQTTClientPublisher(client: try MQTTClient(configuration: client), acknowledgementTimeout: .seconds(5))
     }
 
+    /// The agent publishing to `broker` through a proxy the test can cut, started. The caller closes
+    /// the proxy.
+    func startAgentBehindProxy(_ broker: MosquittoBroker) throws -> (
+        TCPProxy, MQTTClientPublisher, ObservedPublisher, AgentHarness
+    ) {
+        let proxy = try TCPProxy(targetPort: broker.port)
+        do {
+            let publisher = try agentPublisher(url: "mqtt://127.0.0.1:\(proxy.port)")
+            let observed = ObservedPublisher(publisher)
+            let h = try AgentHarness(publisher: observed)
+            try publisher.start()
+            return (proxy, publisher, observed, h)
+        } catch {
+            proxy.close()
+            throw error
+        }
+    }
+
     @Test func eventsStateAndWillThroughTheSampleACL() async throws {
         let broker = try startBroker()
         defer { broker.stop() }
         let (operatorClient, seen) = try await connectOperator(broker)
-        let proxy = try TCPProxy(targetPort: broker.port)
+        let (proxy, publisher, _, h) = try startAgentBehindProxy(broker)
         defer { proxy.close() }
-        let publisher = try agentPublisher(url: "mqtt://127.0.0.1:\(proxy.port)")
-        let observed = ObservedPublisher(publisher)
-        let h = try AgentHarness(publisher: observed)
-        try publisher.start()
 
         await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
         await seen.next { $0.topic == "nfc/test/reader" && $0.payloadString?.contains("\"state\":\"ok\"") == true }
@@ -103,12 +117,8 @@ import Testing
         let broker = try startBroker()
         defer { broker.stop() }
         let (operatorClient, seen) = try await connectOperator(broker)
-        let proxy = try TCPProxy(targetPort: broker.port)
+        let (proxy, publisher, observed, h) = try startAgentBehindProxy(broker)
         defer { proxy.close() }
-        let publisher = try agentPublisher(url: "mqtt://127.0.0.1:\(proxy.port)")
-        let observed = ObservedPublisher(publisher)
-        let h = try AgentHarness(publisher: observed)
-        try publisher.start()
         await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
 
         // Lock the agent out (its reconnects are refused), then cut it off.

@@ -357,7 +357,7 @@ public final class Agent: Sendable {
             scansTotal: s.scansTotal, mqttConnected: publisher.isConnected, mqttReconnects: max(0, s.connections - 1),
             spoolDepth: spool.depth, spoolBytes: spool.byteCount,
             spoolDropped: pipeline.statistics.dropped,
-            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Int64(now.timeIntervalSince1970 * 1000) - $0) / 1000 })
+            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 })
     }
 
     private func publishHealth() async {

@@ -119,7 +119,7 @@ enum ConfigurationSchema {
 
     /// True when `path` is a section (`mqtt`, `reader.polling`) holding keys.
     static func isSection(_ path: String) -> Bool {
-        keys.contains { $0.path.hasPrefix(path + ".") }
+        sections.contains(path)
     }
 
     /// Every section path (`mqtt`, `reader`, `reader.polling`, …).

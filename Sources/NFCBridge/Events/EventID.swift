@@ -14,7 +14,7 @@ public enum EventID {
 
     /// A new id with the randomness from `generator` (tests pin it).
     public static func make(at date: Date, using generator: inout some RandomNumberGenerator) -> String {
-        let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - i))) }
         for i in 6..<16 { bytes[i] = UInt8.random(in: 0...255, using: &generator) }

@@ -19,13 +19,18 @@ public struct PresenceTracker: Sendable {
 
         /// Creates settings.
         public init(
-            mode: AgentConfiguration.PresenceMode = .presence, removalGraceMilliseconds: Int64 = 600,
-            rearmMilliseconds: Int64 = 2000, minIntervalMilliseconds: Int64 = 1000
+            mode: AgentConfiguration.PresenceMode, removalGraceMilliseconds: Int64, rearmMilliseconds: Int64,
+            minIntervalMilliseconds: Int64
         ) {
             self.mode = mode
             self.removalGraceMilliseconds = removalGraceMilliseconds
             self.rearmMilliseconds = rearmMilliseconds
             self.minIntervalMilliseconds = minIntervalMilliseconds
+        }
+
+        /// The defaults of `config.yaml` (``AgentConfiguration/PresenceSettings``).
+        public init() {
+            self.init(AgentConfiguration.PresenceSettings())
         }
 
         /// The settings of a configuration.

@@ -102,7 +102,7 @@ public final class EventPipeline: Sendable {
         payload["buffered"] = .bool(true)
         let buffered = JSONValue.object(payload)
         let topic = topics.topic(kind)
-        let queuedAt = Int64(date.timeIntervalSince1970 * 1000)
+        let queuedAt = Timestamp.milliseconds(date)
         await queue.run { [self] in
             if spool.isEmpty, publisher.isConnected {
                 do {

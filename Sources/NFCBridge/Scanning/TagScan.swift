@@ -35,16 +35,12 @@ public struct TagScan: Sendable, Equatable {
     /// The least the agent knows about a tag: what anticollision told the reader. Used when
     /// identification itself failed, so a tap is never lost.
     public init(target: Target) {
-        let type = CardType.unknown(atqa: target.atqa, sak: target.sak ?? 0)
-        var report: [String: JSONValue] = [
-            "uid": .string(target.uid.hexString),
-            "cardType": .string(type.description),
-            "cardFamily": .string(type.family.description),
-            "atqa": .string(target.atqa.hexString),
-        ]
-        if let sak = target.sak { report["sak"] = .string(sak.hexString) }
-        if !target.ats.isEmpty { report["ats"] = .string(target.ats.hexString) }
-        self.init(uid: target.uid, cardType: type.description, report: .object(report))
+        let info = CardInfo(
+            type: .unknown(atqa: target.atqa, sak: target.sak ?? 0), uid: target.uid, atqa: target.atqa,
+            sak: target.sak, ats: target.ats.isEmpty ? nil : target.ats)
+        // NFCCore's scan report, as for an identified tag (encoding its strings cannot fail).
+        let report = (try? JSONValue(encoding: ScanReport(cardInfo: info))) ?? .null
+        self.init(uid: target.uid, cardType: info.type.description, report: report)
     }
 
     /// True for a 4-byte UID starting 08h: a random ID (ISO/IEC 14443-3 §6.5.4), e.g. a phone.
