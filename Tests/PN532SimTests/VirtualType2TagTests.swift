@@ -154,13 +154,21 @@ import Testing
 
     // MARK: GET_VERSION, READ_SIG, READ_CNT, CHECK_TEARING_EVENT
 
-    @Test func getVersionOnlyWhereItExists() {
+    @Test func getVersionOnlyWhereItExists() throws {
         #expect(active(.ntag215).receive([0x60]) == .data([0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]))
         #expect(active(.ntag203).receive([0x60]) == .nak(0))
         #expect(active(.ultralightC).receive([0x60]) == .nak(0))
         #expect(active(.ultralight).receive([0x60]) == .silent)
         let version: [UInt8] = [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03]
         #expect(active(.custom(version: version, totalPages: 492)).receive([0x60]) == .data(version))
+        // Every named model answers the bytes NFCCore identifies as its own product.
+        let models: [VirtualType2Model] = [.ultralightEV1_11, .ultralightEV1_21, .ntag210, .ntag212, .ntag213, .ntag215,
+                                           .ntag216]
+        for model in models {
+            let answer = try #require(model.version)
+            let match = try #require(GetVersionTable.lookup(answer))
+            #expect(match.isExact && match.product == model.product)
+        }
     }
 
     @Test func signatureCountersAndTearing() {

@@ -59,6 +59,14 @@ public final class VirtualClassicTag: ClassicVirtualTag {
         var authenticated: (sector: Int, keyType: ClassicKeyType)?
         /// Block of a WRITE whose data frame is still to come.
         var pendingWrite: Int?
+
+        /// Enters ACTIVE (`true`) or IDLE/HALT (`false`); either way authentication and a pending WRITE
+        /// are lost.
+        mutating func resetSession(active: Bool) {
+            self.active = active
+            authenticated = nil
+            pendingWrite = nil
+        }
     }
 
     /// A factory-fresh tag: block 0 holds the UID (+ BCC for 4-byte UIDs), SAK and ATQA; data blocks are
@@ -133,20 +141,12 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     }
 
     public func activate() -> Bool {
-        state.withLock { s in
-            s.active = true
-            s.authenticated = nil
-            s.pendingWrite = nil
-        }
+        state.withLock { $0.resetSession(active: true) }
         return true
     }
 
     public func powerOff() {
-        state.withLock { s in
-            s.active = false
-            s.authenticated = nil
-            s.pendingWrite = nil
-        }
+        state.withLock { $0.resetSession(active: false) }
     }
 
     public func authenticate(block: Int, keyType: ClassicKeyType, key: [UInt8], uid: [UInt8]) -> Bool {
@@ -202,9 +202,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     }
 
     private static func halt(_ s: inout State) {
-        s.active = false
-        s.authenticated = nil
-        s.pendingWrite = nil
+        s.resetSession(active: false)
     }
 
     private static func refuse(_ s: inout State) -> VirtualTagReply {

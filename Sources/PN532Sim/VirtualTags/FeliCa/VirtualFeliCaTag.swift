@@ -126,25 +126,25 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
     /// How a Lite-family block may be written.
     private enum LiteWrite { case never, always, userBit(Int), system }
 
-    /// The Lite / Lite-S memory map (FeliCa Lite-S user's manual §2.3): readable alone?, writable how?
+    /// How the system blocks may be written (FeliCa Lite-S user's manual §2.3); S_PAD0–13 and REG
+    /// (00h–0Eh) follow their MC write-permission bit. Blocks missing here are read-only.
+    private static let liteSystemWrites: [Int: LiteWrite] = [
+        0x80: .always,  // RC: write-only challenge
+        0x82: .system,  // ID
+        0x86: .system,  // CKV
+        0x87: .system,  // CK: write-only key
+        0x88: .always,  // MC
+        0x92: .always,  // STATE (Lite-S)
+    ]
+
+    /// The Lite / Lite-S memory map: NFCCore's ``FeliCaLiteMemoryMap`` (which blocks exist and which
+    /// can be read alone) with the write rule of each block.
     private static func liteBlocks(_ model: Model) -> [Int: (readable: Bool, write: LiteWrite)] {
-        var map: [Int: (readable: Bool, write: LiteWrite)] = [:]
-        for number in 0x00...0x0E { map[number] = (true, .userBit(number)) }
-        map[0x80] = (false, .always)  // RC: write-only challenge
-        map[0x81] = (false, .never)  // MAC: only read behind other blocks
-        map[0x82] = (true, .system)  // ID
-        map[0x83] = (true, .never)  // D_ID
-        map[0x84] = (true, .never)  // SER_C
-        map[0x85] = (true, .never)  // SYS_C
-        map[0x86] = (true, .system)  // CKV
-        map[0x87] = (false, .system)  // CK: write-only key
-        map[0x88] = (true, .always)  // MC
-        if model == .liteS {
-            map[0x90] = (true, .never)  // WCNT
-            map[0x91] = (false, .never)  // MAC_A
-            map[0x92] = (true, .always)  // STATE
-        }
-        return map
+        let entries = model == .liteS ? FeliCaLiteMemoryMap.liteS : FeliCaLiteMemoryMap.lite
+        return Dictionary(uniqueKeysWithValues: entries.map { entry in
+            let write = entry.number <= 0x0E ? .userBit(entry.number) : liteSystemWrites[entry.number] ?? .never
+            return (entry.number, (entry.readable, write))
+        })
     }
 
     /// A block behind the NDEF services (for Lite/Lite-S any memory block), or nil.

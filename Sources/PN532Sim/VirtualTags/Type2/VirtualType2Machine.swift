@@ -35,15 +35,14 @@ struct VirtualType2Machine {
 
     // MARK: Life cycle
 
-    mutating func activate() {
-        active = true
-        authenticated = false
-        pendingCompatibilityWrite = nil
-        pendingAuthentication = nil
-    }
+    mutating func activate() { resetSession(active: true) }
 
-    mutating func powerOff() {
-        active = false
+    mutating func powerOff() { resetSession(active: false) }
+
+    /// Enters ACTIVE (`true`) or IDLE/HALT (`false`); either way authentication and any started
+    /// two-frame command are lost.
+    private mutating func resetSession(active: Bool) {
+        self.active = active
         authenticated = false
         pendingCompatibilityWrite = nil
         pendingAuthentication = nil
@@ -96,10 +95,7 @@ struct VirtualType2Machine {
 
     /// NAK and fall back to IDLE, losing authentication (MF0ULX1 §8.3: any NAK returns the tag to IDLE).
     private mutating func nak(_ code: UInt8) -> VirtualTagReply {
-        active = false
-        authenticated = false
-        pendingCompatibilityWrite = nil
-        pendingAuthentication = nil
+        resetSession(active: false)
         return .nak(code)
     }
 
@@ -107,7 +103,7 @@ struct VirtualType2Machine {
     /// on it), later products NAK; both go IDLE.
     private mutating func unsupported() -> VirtualTagReply {
         if product == .ultralight {
-            active = false
+            resetSession(active: false)
             return .silent
         }
         return nak(0x0)
@@ -311,9 +307,7 @@ struct VirtualType2Machine {
 
     /// HALT (50 00): silent, and HALT state until the next WUPA (ISO/IEC 14443-3 §6.3).
     private mutating func halt() -> VirtualTagReply {
-        active = false
-        authenticated = false
-        pendingAuthentication = nil
+        resetSession(active: false)
         return .silent
     }
 }

@@ -9,54 +9,41 @@ public enum VirtualType2Model: Sendable, Hashable {
     /// dynamic lock bits only exist when that product's memory map has exactly `totalPages` pages.
     case custom(version: [UInt8], totalPages: Int)
 
+    /// The card type of each named model: one row per ``Type2Product`` base row, which decides the
+    /// commands (``product``) and the GET_VERSION answer (``version``).
+    private static let cardTypes: [(model: VirtualType2Model, cardType: CardType)] = [
+        (.ultralight, .mifareUltralight), (.ultralightC, .mifareUltralightC),
+        (.ultralightEV1_11, .mifareUltralightEV1_MF0UL11), (.ultralightEV1_21, .mifareUltralightEV1_MF0UL21),
+        (.ntag203, .ntag203), (.ntag210, .ntag210), (.ntag212, .ntag212), (.ntag213, .ntag213),
+        (.ntag215, .ntag215), (.ntag216, .ntag216),
+    ]
+
     /// The model of a Type 2 card type (nil for other families). The generic `.mifareUltralight` type
     /// maps to the original Ultralight.
     public init?(cardType: CardType) {
-        let models: [CardType: VirtualType2Model] = [
-            .mifareUltralight: .ultralight, .mifareUltralightC: .ultralightC,
-            .mifareUltralightEV1_MF0UL11: .ultralightEV1_11, .mifareUltralightEV1_MF0UL21: .ultralightEV1_21,
-            .ntag203: .ntag203, .ntag210: .ntag210, .ntag212: .ntag212, .ntag213: .ntag213, .ntag215: .ntag215,
-            .ntag216: .ntag216,
-        ]
-        guard let model = models[cardType] else { return nil }
-        self = model
+        guard let row = Self.cardTypes.first(where: { $0.cardType == cardType }) else { return nil }
+        self = row.model
     }
 
-    /// The product row that decides which commands the tag answers.
+    /// The product row that decides which commands the tag answers: NFCCore's base row of the model's
+    /// card type, or for a custom model the row ``GetVersionTable`` finds for its version.
     public var product: Type2Product {
-        switch self {
-        case .ultralight: .ultralight
-        case .ultralightC: .ultralightC
-        case .ultralightEV1_11: .ultralightEV1_MF0UL11
-        case .ultralightEV1_21: .ultralightEV1_MF0UL21
-        case .ntag203: .ntag203
-        case .ntag210: .ntag210
-        case .ntag212: .ntag212
-        case .ntag213: .ntag213
-        case .ntag215: .ntag215
-        case .ntag216: .ntag216
-        case let .custom(version, _):
-            {
-                var product = GetVersionTable.lookup(version)?.product ?? .ultralight
-                product.features.insert(.getVersion)
-                return product
-            }()
+        if case let .custom(version, _) = self {
+            var product = GetVersionTable.lookup(version)?.product ?? .ultralight
+            product.features.insert(.getVersion)
+            return product
         }
+        let cardType = Self.cardTypes.first { $0.model == self }!.cardType
+        return Type2Product.forType(cardType)!
     }
 
-    /// The GET_VERSION answer, nil for products without the command.
+    /// The GET_VERSION answer, nil for products without the command: the bytes
+    /// ``GetVersionTable/exactMatches`` holds for ``product`` (MF0ULX1 §10.1, NTAG210_212 §10.1,
+    /// NTAG213/215/216 §10.1).
     public var version: [UInt8]? {
-        switch self {
-        case .ultralight, .ultralightC, .ntag203: nil
-        case .ultralightEV1_11: [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03]
-        case .ultralightEV1_21: [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03]
-        case .ntag210: [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0B, 0x03]
-        case .ntag212: [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0E, 0x03]
-        case .ntag213: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
-        case .ntag215: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
-        case .ntag216: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
-        case let .custom(version, _): version
-        }
+        if case let .custom(version, _) = self { return version }
+        guard product.features.contains(.getVersion) else { return nil }
+        return GetVersionTable.exactMatches.first { $0.value == product }?.key
     }
 
     /// Pages in the whole memory.

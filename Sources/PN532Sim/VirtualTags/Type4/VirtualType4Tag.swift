@@ -36,6 +36,14 @@ public final class VirtualType4Tag: ISODEPVirtualTag {
         var selected: SelectedFile?
         var ndefFile: [UInt8]
         var writable: Bool
+
+        /// Enters ACTIVE (`true`) or leaves the field (`false`); either way no application or file is
+        /// selected.
+        mutating func resetSession(active: Bool) {
+            self.active = active
+            applicationSelected = false
+            selected = nil
+        }
     }
 
     /// A tag holding `ndef` (a raw NDEF message) in an NDEF file of `capacity` bytes (NLEN included).
@@ -97,20 +105,12 @@ public final class VirtualType4Tag: ISODEPVirtualTag {
     }
 
     public func activate() -> Bool {
-        state.withLock { s in
-            s.active = true
-            s.applicationSelected = false
-            s.selected = nil
-        }
+        state.withLock { $0.resetSession(active: true) }
         return true
     }
 
     public func powerOff() {
-        state.withLock { s in
-            s.active = false
-            s.applicationSelected = false
-            s.selected = nil
-        }
+        state.withLock { $0.resetSession(active: false) }
     }
 
     /// ISO 14443-3 frames: the emulator handles RATS and blocks itself, so only HLTA means something.
