@@ -34,31 +34,17 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments`, feeds `input` on stdin, waits for it to exit and returns
-/// what it printed. The process never outlives the call.
-public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil,
-                       environment: [String: String]? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+/// what it printed. The process never outlives the call: it is a ``ChildProcess`` (clean signal
+/// state, killed when the test runner exits), and one still running after `timeout` is terminated
+/// and reported as an error instead of holding up the run.
+public func runProcess(
+    _ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil,
+    timeout: Duration = .seconds(120)
+) throws -> ProcessResult {
+    let child = try ChildProcess(executable, arguments, environment: environment ?? [:], input: input)
+    guard let status = child.waitForExit(timeout: timeout) else {
+        child.terminate()
+        throw ChildProcessError("\(executable) \(arguments.joined(separator: " ")) did not exit within \(timeout): \(child.errorOutput)")
     }
-    let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errPipe
-    process.standardInput = inPipe
-    try process.run()
-    // Read both pipes concurrently so a chatty child cannot block on a full pipe.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()
-    nonisolated(unsafe) var errData = Data()
-    group.enter()
-    DispatchQueue.global().async { outData = outPipe.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-    group.enter()
-    DispatchQueue.global().async { errData = errPipe.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-    if let input { inPipe.fileHandleForWriting.write(input) }
-    try? inPipe.fileHandleForWriting.close()
-    process.waitUntilExit()
-    group.wait()
-    return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: errData)
+    return ProcessResult(status: status, stdout: child.outputData, stderr: child.errorOutputData)
 }

@@ -32,23 +32,39 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`, stdin from /dev/null, stdout+stderr appended to `outputFile`.
     public convenience init(_ executable: String, _ arguments: [String], outputFile: String) throws {
-        try self.init(executable, arguments, environment: [:], outputFile: outputFile)
+        try self.init(executable, arguments, environment: [:], outputFile: outputFile, input: nil)
     }
 
     /// Starts `executable` with `arguments` (`environment` merged into the test's own), stdin from
-    /// /dev/null, stdout and stderr collected in ``output`` and ``errorOutput``.
-    public convenience init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        try self.init(executable, arguments, environment: environment, outputFile: nil)
+    /// /dev/null — or fed `input`, then closed, when given — and stdout and stderr collected in
+    /// ``output`` and ``errorOutput``.
+    public convenience init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil
+    ) throws {
+        try self.init(executable, arguments, environment: environment, outputFile: nil, input: input)
     }
 
-    private init(_ executable: String, _ arguments: [String], environment: [String: String], outputFile: String?) throws {
+    private init(
+        _ executable: String, _ arguments: [String], environment: [String: String], outputFile: String?, input: Data?
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var readEnds: [Int32] = [], writeEnds: [Int32] = []
-        // The parent closes its copies of the write ends once the child has them (or on failure).
-        defer { for fd in writeEnds { close(fd) } }
+        var readEnds: [Int32] = []
+        // The parent closes its copies of the child's ends once the child has them (or on failure).
+        var childEnds: [Int32] = []
+        defer { for fd in childEnds { close(fd) } }
+        var inputEnd: Int32 = -1
+        if input != nil {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw ChildProcessError("pipe: \(String(cString: strerror(errno)))") }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+            childEnds.append(fds[0])
+            inputEnd = fds[1]
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if let outputFile {
             posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
@@ -56,14 +72,14 @@ public final class ChildProcess: @unchecked Sendable {
             for target in [Int32(1), 2] {
                 var fds: [Int32] = [0, 0]
                 guard pipe(&fds) == 0 else {
-                    for fd in readEnds { close(fd) }
+                    for fd in readEnds + [inputEnd] where fd >= 0 { close(fd) }
                     throw ChildProcessError("pipe: \(String(cString: strerror(errno)))")
                 }
                 // Close-on-exec, so that other children spawned meanwhile do not hold the write end open.
                 for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
                 posix_spawn_file_actions_adddup2(&actions, fds[1], target)
                 readEnds.append(fds[0])
-                writeEnds.append(fds[1])
+                childEnds.append(fds[1])
             }
         }
 
@@ -86,7 +102,7 @@ public final class ChildProcess: @unchecked Sendable {
         var child: pid_t = 0
         let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
-            for fd in readEnds { close(fd) }
+            for fd in readEnds + [inputEnd] where fd >= 0 { close(fd) }
             throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         pid = child
@@ -96,6 +112,7 @@ public final class ChildProcess: @unchecked Sendable {
             Self.startReading(readEnds[0], state) { $0.standardOutput.append($1) }
             Self.startReading(readEnds[1], state) { $0.standardError.append($1) }
         }
+        if let input { Self.startWriting(input, to: inputEnd) }
         Self.startReaping(child, state)
     }
 
@@ -115,6 +132,10 @@ public final class ChildProcess: @unchecked Sendable {
     public var output: String { locked { String(decoding: $0.standardOutput, as: UTF8.self) } }
     /// Standard error so far (in-memory mode).
     public var errorOutput: String { locked { String(decoding: $0.standardError, as: UTF8.self) } }
+    /// Standard output so far, as bytes (in-memory mode).
+    public var outputData: Data { locked { $0.standardOutput } }
+    /// Standard error so far, as bytes (in-memory mode).
+    public var errorOutputData: Data { locked { $0.standardError } }
 
     /// Sends `signal` to the child (no-op once it has exited).
     public func send(_ signal: Int32) {
@@ -198,6 +219,28 @@ public final class ChildProcess: @unchecked Sendable {
                     return
                 }
             }
+        }
+        thread.start()
+    }
+
+    /// Writes `input` to the child's stdin on its own thread (a child that does not read cannot
+    /// block the test), then closes it. SIGPIPE is blocked on that thread: a child that exits
+    /// without reading makes the write fail with EPIPE instead of killing the test process.
+    private static func startWriting(_ input: Data, to fd: Int32) {
+        let thread = Thread {
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            let bytes = [UInt8](input)
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                offset += count
+            }
+            close(fd)
         }
         thread.start()
     }

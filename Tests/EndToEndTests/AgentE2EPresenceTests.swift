@@ -23,10 +23,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state", presence: presence))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url, presence: presence)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }

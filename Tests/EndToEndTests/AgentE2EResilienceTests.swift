@@ -41,9 +41,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
         #expect(agent.waitForErrorOutput("reader opened"), "\(agent.errorOutput)")
@@ -91,9 +89,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
         let online = await watcher.status("online")
@@ -138,10 +134,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: simulator.connstring, brokerURL: "mqtt://127.0.0.1:\(proxy.port)", stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: "mqtt://127.0.0.1:\(proxy.port)")
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -183,9 +176,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
 
         // The first run never reaches the broker, and still stops cleanly on SIGTERM.
         let offlineRun = try startAgent(config: config)
@@ -226,9 +217,7 @@ import TestSupport
         let link = folder.path + "/reader.tty"
         let first = try SimulatorProcess(linkPath: link)
         defer { first.stop() }
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -260,9 +249,7 @@ import TestSupport
         let link = folder.path + "/reader.tty"
         let first = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
         defer { first.stop() }
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -312,10 +299,7 @@ import TestSupport
         let broker = try MosquittoBroker()
         defer { broker.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: "pn532_uart:\(folder.path)/unplugged.tty", brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(folder.path)/unplugged.tty", brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -337,9 +321,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }

@@ -114,9 +114,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -158,9 +156,7 @@ import TestSupport
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
 
         var lastSeq = 0

@@ -29,11 +29,15 @@ final class TemporaryFolder: @unchecked Sendable {
 /// The agent id every end-to-end configuration uses: topics are `nfc/e2e/…`.
 let e2eRoot = "nfc/e2e"
 
+/// The `presence` section the tests run with unless they say otherwise: a short removal grace,
+/// re-taps always reported.
+let e2ePresence = "{removal_grace_ms: 300, min_interval_ms: 0}"
+
 /// A configuration for `nfcbridge run` with short timings: polls of `intervalMilliseconds`, a
 /// short removal grace, re-taps always reported (unless `presence` says otherwise).
 func agentConfiguration(
     device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int = 100,
-    presence: String = "{removal_grace_ms: 300, min_interval_ms: 0}", extra: String = ""
+    presence: String = e2ePresence, extra: String = ""
 ) -> String {
     """
     id: e2e
@@ -47,6 +51,21 @@ func agentConfiguration(
     log: {level: debug}
     \(extra)
     """
+}
+
+extension TemporaryFolder {
+    /// Writes `config.yaml` (``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:presence:extra:)``)
+    /// with the agent's state in `state/` of this folder, and returns the file's path.
+    func writeAgentConfiguration(
+        device: String, brokerURL: String, intervalMilliseconds: Int = 100,
+        presence: String = e2ePresence, extra: String = ""
+    ) throws -> String {
+        try write(
+            "config.yaml",
+            agentConfiguration(
+                device: device, brokerURL: brokerURL, stateDirectory: path + "/state", intervalMilliseconds: intervalMilliseconds,
+                presence: presence, extra: extra))
+    }
 }
 
 /// Starts `nfcbridge run --config <config>` (libnfc never scans for other devices).

@@ -31,11 +31,8 @@ import TestSupport
         for tag in listed { uids[tag["id"] as? String ?? ""] = tag["uid"] as? String }
 
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state",
-                presence: "{removal_grace_ms: 150, min_interval_ms: 0}"))
+        let config = try folder.writeAgentConfiguration(
+            device: simulator.connstring, brokerURL: broker.url, presence: "{removal_grace_ms: 150, min_interval_ms: 0}")
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -129,9 +126,7 @@ extension AgentE2ETagTypesTests {
                 """)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }

@@ -6,15 +6,6 @@ import TestSupport
 
 /// `nfcbridge run` end to end: the built CLI, real libnfc on `nfcbridge-sim`'s pty, a real Mosquitto.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RunCommandTests {
-    /// A configuration on `broker` (see ``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:presence:extra:)``).
-    func configuration(
-        device: String, broker: MosquittoBroker, stateDirectory: String, intervalMilliseconds: Int = 100, extra: String = ""
-    ) -> String {
-        agentConfiguration(
-            device: device, brokerURL: broker.url, stateDirectory: stateDirectory, intervalMilliseconds: intervalMilliseconds,
-            extra: extra)
-    }
-
     /// A client watching everything the agent publishes.
     func watch(_ broker: MosquittoBroker) async throws -> (MQTTClient, RecordingStream<MQTTMessage>) {
         let watcher = try await Watcher.connect(broker.url)
@@ -61,11 +52,8 @@ import TestSupport
                 """)
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            configuration(
-                device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
-                extra: "dump: {on_scan: true}"))
+        let config = try folder.writeAgentConfiguration(
+            device: simulator.connstring, brokerURL: broker.url, extra: "dump: {on_scan: true}")
         let (watcher, seen) = try await watch(broker)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -110,11 +98,8 @@ import TestSupport
         defer { simulator.stop() }
         let folder = try TemporaryFolder()
         // Ten-second polls on an empty field: only an abort ends one early.
-        let config = try folder.write(
-            "config.yaml",
-            configuration(
-                device: "pn532_uart:\(simulator.linkPath)", broker: broker, stateDirectory: folder.path + "/state",
-                intervalMilliseconds: 10_000))
+        let config = try folder.writeAgentConfiguration(
+            device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 10_000)
         let (watcher, seen) = try await watch(broker)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
@@ -143,8 +128,7 @@ import TestSupport
         defer { broker.stop() }
         let folder = try TemporaryFolder()
         let link = folder.path + "/later.tty"
-        let config = try folder.write(
-            "config.yaml", configuration(device: "pn532_uart:\(link)", broker: broker, stateDirectory: folder.path + "/state"))
+        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
         let (watcher, seen) = try await watch(broker)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
