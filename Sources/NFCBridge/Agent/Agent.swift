@@ -111,13 +111,14 @@ public final class Agent: Sendable {
                 await commands.run()
                 return .other
             }
+            // READY before the watchdog task exists: its first ping could otherwise reach systemd first.
+            notifier.notify("READY=1")
             if let interval = notifier.watchdogInterval {
                 group.addTask { [self] in
                     await pingWatchdog(every: interval)
                     return .other
                 }
             }
-            notifier.notify("READY=1")
             while let child = await group.next() {
                 if child == .stop { break }
             }
