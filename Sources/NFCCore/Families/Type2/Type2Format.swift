@@ -31,8 +31,8 @@ public enum Type2Format {
     public static func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]? = nil)
         async throws(TagOperationError) -> WriteReport
     {
-        let session: Type2PageSession
-        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        let session: Type2Memory
+        do { session = try Type2Memory(transport: transport, info: info) } catch { throw TagOperationError(error) }
         do {
             try await session.open(password: password)
             let current = try await session.capabilityContainer()
