@@ -118,9 +118,6 @@ final class Type2Memory {
         }
     }
 
-    /// True when the product can protect pages with a password (AUTH0).
-    var hasPasswordProtection: Bool { protection.canProtect }
-
     // MARK: Opening
 
     /// Authenticates with `password` when one is given, then reads pages 0–3 (serial number, lock bytes,
