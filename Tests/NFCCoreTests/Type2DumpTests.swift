@@ -132,11 +132,13 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         #expect(dump.fact("Pages") == "16")
         #expect(dump.fact("Unauthenticated Boundary") == "Page 16")
         #expect(dump.capabilities == [.authenticationRequired, .partiallyReadable])
-        // FAST_READ 0-44 refused → re-select → READ walk from page 0 → READ 10h refused → check page 15.
+        // FAST_READ 0-44 refused → re-select → READ walk from page 0 → READ 10h refused. Pages 13–15 of
+        // READ 0Ch are not roll-over copies of page 0 (Type2Memory's one READ rule), so page 15 needs no
+        // second look (the three page readers before Type2Memory re-read it here).
         // The ACCESS byte was not readable, so READ_CNT is tried (and refused: NFC_CNT_EN is off).
         #expect(Array(transport.sentCommands.dropFirst()) == [
             [0x3A, 0x00, 0x2C], [], [0x30, 0x00], [0x30, 0x04], [0x30, 0x08], [0x30, 0x0C], [0x30, 0x10], [],
-            [0x30, 0x0F], [0x3C, 0x00], [0x39, 0x02], [],
+            [0x3C, 0x00], [0x39, 0x02], [],
         ])
         #expect(dump.type2?.counters == [nil, nil, nil])
         #expect(dump.type2?.signature == tag.signature)

@@ -8,7 +8,7 @@
 /// whose AID is E103h, in ascending order, form the NDEF area — their data blocks (trailers left out)
 /// concatenated. Each NDEF sector is authenticated with the NFC Forum key A D3F7D3F7D3F7h when the TLV
 /// walk first needs one of its blocks (the TLVs are those of Type 2, without Lock and Memory Control
-/// TLVs; ``Type2TLV/walk(memory:start:end:controlTLVs:)``). The NDEF sectors' access bits and
+/// TLVs; ``NFCForumTLV/walk(memory:start:end:controlTLVs:)``). The NDEF sectors' access bits and
 /// general-purpose bytes are not read: a sector whose key or conditions refuse is reported.
 ///
 /// A refused authentication or READ halts the card; it is re-selected (through ``ClassicDump``'s
@@ -52,7 +52,7 @@ enum ClassicNDEFReader {
         var memory: [UInt8] = []
         var authenticatedSector: Int?
         while true {
-            let walk = Type2TLV.walk(memory: memory, start: 0, end: end, controlTLVs: false)
+            let walk = NFCForumTLV.walk(memory: memory, start: 0, end: end, controlTLVs: false)
             if let result = NDEFReadResult(walk: walk, area: "the \(end) bytes of the NDEF sectors") { return result }
             guard case let .needsMemory(upTo) = walk else { return .unreadable(.invalidResponse([])) }
             let index = memory.count / 16

@@ -6,13 +6,16 @@ import Synchronization
 /// chunks of at most ``maxFastReadPages`` pages (libnfc cannot return more than about 262 bytes from one
 /// exchange), the others with READ in 4-page steps. Cancellation is checked before every command.
 ///
+/// Pages are read through ``Type2Memory``, the family's one page reader (its FAST_READ chunks, READ
+/// roll-over rule and refusal handling are those of the NDEF read and the write).
+///
 /// Read protection (AUTH0 with PROT, or Ultralight C AUTH0/AUTH1): reading stops at the first page the
-/// tag refuses. Pages read so far are kept, the fact `Unauthenticated Boundary` names the page and the
+/// tag refuses (``Type2Memory/refusedFrom``, the page an NDEF read or a write of the same tag stops at).
+/// Pages read so far are kept, the fact `Unauthenticated Boundary` names the page and the
 /// capabilities become authentication required + partially readable. A READ that starts below AUTH0
-/// rolls over to page 0 at AUTH0 (MF0ICU2 §9.2, NTAG213/215/216 §10.2) instead of failing, so when a
-/// READ is refused the last pages of the READ before it are checked one by one (highest first) to place
-/// the boundary exactly. A refused FAST_READ chunk falls back to that READ walk from its first page.
-/// Ultralight C key pages 44–47 are never read.
+/// rolls over to page 0 at AUTH0 (MF0ICU2 §9.2, NTAG213/215/216 §10.2) instead of failing; the
+/// roll-over copies are recognised and not kept. A refused FAST_READ chunk falls back to READ from its
+/// first page. Ultralight C key pages 44–47 are never read.
 ///
 /// When READ_SIG answered, the fact `Originality Signature` says whether the signature verifies against a
 /// known NXP key (``OriginalitySignature/fact(uid:signature:)``: "Valid (NXP NTAG21x)" or
@@ -52,90 +55,25 @@ public enum Type2Dump {
             throw NFCError.unsupportedOperation("\(info.type) is not a Type 2 tag")
         }
         let product = Type2Product.forCardInfo(info) ?? .ultralight
-        var reader = PageReader(transport: transport, progress: progress, limit: map.readablePages)
-
-        if product.features.contains(.fastRead) {
-            try await reader.fastReadAll()
-        }
-        let boundary = try await reader.readAll()
-        let extras = try await readExtras(product: product, map: map, pages: reader.pages, transport: transport)
-        return makeDump(info: info, map: map, pages: reader.pages, boundary: boundary, extras: extras)
+        let memory = Type2Memory(transport: transport, product: product, map: map, uid: info.uid)
+        memory.progress = progress
+        let boundary = try await readAll(memory)
+        let pages = memory.pages
+        let extras = try await readExtras(product: product, map: map, pages: pages, transport: transport)
+        return makeDump(info: info, map: map, pages: pages, boundary: boundary, extras: extras)
     }
 
     // MARK: - Pages
 
-    /// Reads pages in order up to `limit` and keeps them (mirrored into the progress record).
-    private struct PageReader<Transport: TagTransport> {
-        let transport: Transport
-        let progress: Progress?
-        let limit: Int
-        private(set) var pages: [Page] = []
-        /// The first page not read yet.
-        private(set) var next = 0
-
-        init(transport: Transport, progress: Progress?, limit: Int) {
-            self.transport = transport
-            self.progress = progress
-            self.limit = limit
-        }
-
-        /// FAST_READ in chunks until the end or the first chunk that does not come back whole.
-        mutating func fastReadAll() async throws {
-            while next < limit {
-                try Task.checkCancellation()
-                let end = min(next + Type2Dump.maxFastReadPages, limit) - 1
-                let command = Type2Command.fastRead(start: UInt8(clamping: next), end: UInt8(clamping: end))
-                guard case let .answered(bytes) = try await command.probe(via: transport),
-                    bytes.count >= (end - next + 1) * 4
-                else { return }
-                keep(bytes, from: next, through: end)
-                next = end + 1
-            }
-        }
-
-        /// READ in 4-page steps from ``next``; returns the first refused page, nil when all were read.
-        mutating func readAll() async throws -> Int? {
-            // Start of the last successful READ in this walk: its later pages may be roll-over copies.
-            var lastReadStart: Int?
-            while next < limit {
-                try Task.checkCancellation()
-                if let bytes = try await read(next) {
-                    keep(bytes, from: next, through: min(next + 3, limit - 1))
-                    lastReadStart = next
-                    next += 4
-                    continue
-                }
-                var boundary = next
-                if let lastReadStart {
-                    // Highest candidate first: once one reads, every page below it does too.
-                    for candidate in stride(from: next - 1, to: lastReadStart, by: -1) {
-                        try Task.checkCancellation()
-                        if try await read(candidate) != nil { break }
-                        boundary = candidate
-                    }
-                }
-                pages.removeAll { $0.number >= boundary }
-                progress?.update(pages)
-                return boundary
-            }
+    /// Reads every page READ can address through ``Type2Memory`` (FAST_READ chunks, the READ roll-over
+    /// rule); returns the first page the tag refused, nil when all were read. A refusal, no answer or a
+    /// short answer ends the walk there; the pages before it are kept.
+    private static func readAll(_ memory: Type2Memory) async throws -> Int? {
+        do {
+            try await memory.read(Array(0..<memory.map.readablePages))
             return nil
-        }
-
-        /// One READ; nil when refused (the tag is then re-selected) or answered short.
-        private func read(_ page: Int) async throws -> [UInt8]? {
-            guard case let .answered(bytes) = try await Type2Command.read(page: UInt8(clamping: page)).probe(via: transport),
-                bytes.count >= 16
-            else { return nil }
-            return bytes
-        }
-
-        private mutating func keep(_ bytes: [UInt8], from first: Int, through last: Int) {
-            guard last >= first else { return }
-            for number in first...last {
-                let offset = (number - first) * 4
-                pages.append(Page(number: number, data: Array(bytes[offset..<offset + 4])))
-            }
-            progress?.update(pages)
+        } catch NFCError.authenticationRequired, NFCError.commandRefused, NFCError.timeout, NFCError.invalidResponse {
+            return memory.refusedFrom ?? (0..<memory.map.readablePages).first { memory.known[$0] == nil }
         }
     }
 

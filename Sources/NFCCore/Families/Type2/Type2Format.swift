@@ -4,7 +4,8 @@
 /// Page 3 (the CC) is one-time programmable: a WRITE ORs bits in, and no bit ever clears (MF0ICU1
 /// §8.5.3, NTAG213/215/216 §8.5.4). So the CC is read first:
 /// - a usable NDEF CC (E1h, version 1.x, free access, a data area within the user memory) is kept as it
-///   is, and so are the Lock/Memory Control TLVs in front of the old message;
+///   is, and so is every TLV in front of the old message (Lock/Memory Control, Proprietary, reserved
+///   types: the empty message goes where the NDEF read found the old one, ``Type2NDEFWriter``);
 /// - a blank CC (`00 00 00 00`), or any CC whose set bits are all set in the wanted one, becomes the
 ///   product's CC (``capabilityContainer(for:)``), written after the empty message so a torn format never
 ///   shows a CC over old data;
@@ -31,8 +32,8 @@ public enum Type2Format {
     public static func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]? = nil)
         async throws(TagOperationError) -> WriteReport
     {
-        let session: Type2PageSession
-        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        let session: Type2Memory
+        do { session = try Type2Memory(transport: transport, info: info) } catch { throw TagOperationError(error) }
         do {
             try await session.open(password: password)
             let current = try await session.capabilityContainer()

@@ -73,8 +73,8 @@ public enum Type2Lock {
     /// ``NFCError/unsupportedOperation(_:)``.
     public static func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8],
                             password: [UInt8]? = nil) async throws(TagOperationError) -> LockReport {
-        let session: Type2PageSession
-        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        let session: Type2Memory
+        do { session = try Type2Memory(transport: transport, info: info) } catch { throw TagOperationError(error) }
         do {
             guard transport.target.uid == expectedUID else {
                 throw NFCError.tagMismatch(expected: expectedUID, actual: transport.target.uid)
@@ -94,7 +94,7 @@ public enum Type2Lock {
         }
     }
 
-    private static func lock(session: Type2PageSession, info: CardInfo) async throws -> LockReport {
+    private static func lock(session: Type2Memory, info: CardInfo) async throws -> LockReport {
         let map = session.map
         let layout = dynamicLockLayouts[session.product.cardType]
         let dynamicPage = layout == nil ? nil : map.dynamicLockPage

@@ -7,9 +7,12 @@
 /// bytes; no page to write may be locked by a static or dynamic lock bit (``NFCError/tagLocked``) or lie
 /// behind AUTH0 without a password (``NFCError/authenticationRequired``).
 ///
-/// Layout: Lock Control, Memory Control, NULL and Proprietary TLVs at the start of the data area stay
-/// where they are and the bytes they reserve are skipped (T2T §2.3; nfcpy does the same), then comes
-/// `03 L [FF hi lo] message` and a terminator `FE` when there is room. The data area is the CC's size,
+/// Layout: the TLV walk of ``NFCForumTLV/scan(memory:start:end:controlTLVs:)`` (the reader's) places the
+/// new TLV where the old NDEF Message TLV is, else where the Terminator is. Every TLV in front of it —
+/// NULL, Lock Control, Memory Control, Proprietary and reserved types (T2T §2.3: skipped by their
+/// length) — stays byte for byte and the bytes control TLVs reserve are skipped (T2T §2.3.2/§2.3.3; nfcpy
+/// does the same), then comes `03 L [FF hi lo] message` and a terminator `FE` when there is room.
+/// Pages are read and written through ``Type2Memory``, which writes back changed pages only. The data area is the CC's size,
 /// never more than the product's user memory.
 ///
 /// Order (tearing): when the TLV spans several pages, its length is first set to 0 (an empty message,
@@ -22,8 +25,8 @@ public enum Type2NDEFWriter {
     /// the tag acknowledged before the failure.
     public static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo,
                              password: [UInt8]? = nil) async throws(TagOperationError) -> WriteReport {
-        let session: Type2PageSession
-        do { session = try Type2PageSession(transport: transport, info: info) } catch { throw TagOperationError(error) }
+        let session: Type2Memory
+        do { session = try Type2Memory(transport: transport, info: info) } catch { throw TagOperationError(error) }
         do {
             try await session.open(password: password)
             let cc = try await session.capabilityContainer()
@@ -46,13 +49,13 @@ public enum Type2NDEFWriter {
 
     /// Places and writes the TLV for `message` in the data area `capabilityContainer` describes, then
     /// verifies it. Returns the pages written. The session must be open.
-    static func writeTLV(message: [UInt8], session: Type2PageSession, capabilityContainer cc: Type2CapabilityContainer,
+    static func writeTLV(message: [UInt8], session: Type2Memory, capabilityContainer cc: Type2CapabilityContainer,
                          keepControlTLVs: Bool) async throws -> [Int] {
-        let end = Type2TLV.dataAreaOffset + min(cc.dataAreaSize, session.map.userBytes)
+        let end = NFCForumTLV.dataAreaOffset + min(cc.dataAreaSize, session.map.userBytes)
         let layout = keepControlTLVs
-            ? try await Layout.read(session: session, end: end) : Layout(start: Type2TLV.dataAreaOffset, end: end)
+            ? try await Layout.read(session: session, end: end) : Layout(start: NFCForumTLV.dataAreaOffset, end: end)
         let free = layout.freeOffsets
-        var tlv = try Type2TLV.makeArea(message: message)
+        var tlv = try NFCForumTLV.makeArea(message: message)
         if tlv.count > free.count { tlv.removeLast() }  // the terminator is optional when the TLV fills the area
         guard tlv.count <= free.count else {
             let available = Layout.largestMessage(freeBytes: free.count)
@@ -70,26 +73,24 @@ public enum Type2NDEFWriter {
         let lengthPage = free[1] / 4
         // One changed page is written atomically; only a multi-page change needs the empty-message step.
         if pages.filter({ final[$0] != session.known[$0] }).count > 1 {
-            let emptyMessage = [free[0]: Type2TLV.BlockType.ndefMessage.rawValue, free[1]: UInt8(0)]
+            let emptyMessage = [free[0]: NFCForumTLV.BlockType.ndefMessage.rawValue, free[1]: UInt8(0)]
             let headerPages = Set([free[0] / 4, lengthPage]).sorted()
             let interim = try await image(of: headerPages, session: session, with: emptyMessage)
-            for page in headerPages where interim[page] != session.known[page] {
-                try await session.write(page: page, data: interim[page] ?? [])
+            for page in headerPages {
+                try await session.writeChanged(page: page, data: interim[page] ?? [])
             }
         }
-        for page in pages where page != lengthPage && final[page] != session.known[page] {
-            try await session.write(page: page, data: final[page] ?? [])
+        for page in pages where page != lengthPage {
+            try await session.writeChanged(page: page, data: final[page] ?? [])
         }
-        if final[lengthPage] != session.known[lengthPage] {
-            try await session.write(page: lengthPage, data: final[lengthPage] ?? [])
-        }
+        try await session.writeChanged(page: lengthPage, data: final[lengthPage] ?? [])
         let changed = session.pagesWritten
         try await session.verify(final.filter { changed.contains($0.key) })
         return changed
     }
 
     /// The content of `pages` as known, with `placement` (memory offset → byte) laid over it.
-    private static func image(of pages: [Int], session: Type2PageSession, with placement: [Int: UInt8]) async throws
+    private static func image(of pages: [Int], session: Type2Memory, with placement: [Int: UInt8]) async throws
         -> [Int: [UInt8]]
     {
         var image: [Int: [UInt8]] = [:]
@@ -122,62 +123,25 @@ public enum Type2NDEFWriter {
             return max(0, freeBytes - 4 >= 255 ? freeBytes - 4 : short)
         }
 
-        /// Walks the TLVs at the start of the data area: NULL, Lock Control, Memory Control and Proprietary
-        /// TLVs are kept (control TLVs reserve their bytes); the new TLV starts at the first NDEF TLV,
-        /// terminator, unknown byte or TLV that runs past the data area.
-        static func read(session: Type2PageSession, end: Int) async throws -> Layout {
-            var layout = Layout(start: Type2TLV.dataAreaOffset, end: end)
-            var cursor = layout.start
-
-            func skipReserved() {
-                while let range = layout.reserved.first(where: { $0.contains(cursor) }) { cursor = range.upperBound }
-            }
-            func next() async throws -> UInt8? {
-                skipReserved()
-                guard cursor < end else { return nil }
-                let page = cursor / 4
-                if session.known[page] == nil {
-                    // Read ahead a READ's worth of pages: control TLVs are short and sit together.
-                    try await session.read(Array(page...min(page + 3, (end - 1) / 4)))
-                }
-                defer { cursor += 1 }
-                return try await session.page(page)[cursor % 4]
-            }
-
+        /// Finds where the new NDEF TLV goes with the one TLV walker (``NFCForumTLV/scan(memory:start:end:controlTLVs:)``),
+        /// the walk ``Type2NDEFReader`` makes: at the first NDEF Message TLV, else at the Terminator (see
+        /// ``NFCForumTLV/Scan/messageOffset``). Every TLV in front of it — NULL, Lock Control, Memory
+        /// Control, Proprietary and reserved types — stays byte for byte, and the bytes the control TLVs
+        /// reserve are skipped. Only the pages up to the NDEF TLV's header are read, not the old message.
+        static func read(session: Type2Memory, end: Int) async throws -> Layout {
+            let lastPage = (end - 1) / 4
             while true {
-                skipReserved()
-                let tlvStart = cursor
-                guard let type = try await next() else {
-                    layout.start = end
-                    return layout
+                let memory = session.contiguousMemory
+                let scan = NFCForumTLV.scan(memory: memory, end: end)
+                if let start = scan.messageOffset {
+                    return Layout(start: start, end: end, reserved: scan.reserved)
                 }
-                switch Type2TLV.BlockType(rawValue: type) {
-                case .null:
-                    continue
-                case .lockControl, .memoryControl, .proprietary:
-                    var length: Int? = nil
-                    if let first = try await next() {
-                        if first == 0xFF, let high = try await next(), let low = try await next() {
-                            length = Int(high) << 8 | Int(low)
-                        } else if first != 0xFF {
-                            length = Int(first)
-                        }
-                    }
-                    var value: [UInt8] = []
-                    while let wanted = length, value.count < wanted, let byte = try await next() { value.append(byte) }
-                    guard let length, value.count == length else {
-                        layout.start = tlvStart
-                        return layout
-                    }
-                    if type != Type2TLV.BlockType.proprietary.rawValue,
-                        let range = Type2TLV.reservedBytes(control: value, isLockControl: type == 0x01)
-                    {
-                        layout.reserved.append(range)
-                    }
-                case .ndefMessage, .terminator, nil:
-                    layout.start = tlvStart
-                    return layout
-                }
+                guard case let .needsMemory(upTo) = scan.outcome else { return Layout(start: end, end: end) }
+                let nextPage = memory.count / 4
+                let needed = (upTo - 1) / 4
+                guard needed >= nextPage, nextPage <= lastPage else { throw NFCError.invalidResponse([]) }
+                // Read ahead a READ's worth of pages: control TLVs are short and sit together.
+                try await session.read(Array(nextPage...min(max(needed, nextPage + 3), lastPage)))
             }
         }
     }

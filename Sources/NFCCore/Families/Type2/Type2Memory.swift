@@ -1,0 +1,352 @@
+/// One Type 2 tag's memory as one operation sees it: the pages known so far, how more are read, and
+/// the pages written — the one page reader of the Type 2 family (nfcpy's `Type2TagMemoryReader` idea).
+/// ``Type2Dump``, ``Type2NDEFReader``, ``Type2NDEFWriter``, ``Type2Format`` and ``Type2Lock`` all read
+/// and write through it, so they find the same pages and stop at the same protected page.
+///
+/// Reading (``read(_:fresh:)``): pages already known are not asked again. Missing pages are fetched in
+/// contiguous runs with FAST_READ where the product has it (NTAG213/215/216 §10.3: exactly the pages
+/// asked, refused as a whole when one of them is protected), in chunks of at most
+/// ``Type2Dump/maxFastReadPages`` pages (a PN53x answer holds about 262 bytes), and with READ otherwise
+/// or where a FAST_READ chunk did not come back whole.
+///
+/// The READ roll-over rule (NTAG213/215/216 §10.2, MF0ULX1 §9.2, MF0ICU2 §9.2): READ answers four pages
+/// from its start page and rolls over to page 0 at the end of the memory READ can address, and — while
+/// reads are protected and no password was given — at AUTH0. The start page is always what it says. The
+/// three after it are kept in order until the first one that may be a roll-over copy: past the readable
+/// memory, at or past a protected page already found, equal to page 0 (UID0–2, BCC0; a real page that
+/// happens to equal page 0 is just read again as the start of its own READ), or — on a product with
+/// password protection whose page 0 is not known — any of them.
+///
+/// Refusals: the tag goes IDLE after a NAK (NTAG213/215/216 §9.3) and is re-selected at once. A refused
+/// page is ``NFCError/authenticationRequired`` on a product with password protection (NTAG213/215/216
+/// §8.8, MF0ICU2 §7.5.8) before a password was given, ``NFCError/commandRefused(command:nak:)``
+/// otherwise; no answer is ``NFCError/timeout``. When the refused page directly follows pages that were
+/// read (or is page 0), it is the first protected page: ``refusedFrom`` keeps it, and it is the page the
+/// dump reports, the NDEF read and the write stop at.
+///
+/// Writing: ``write(page:data:)`` sends one WRITE and records it; ``writeChanged(page:data:)`` only
+/// when the page differs from what is known (write-back of changed pages only). Used by one task at a time.
+final class Type2Memory {
+    let transport: any TagTransport
+    let product: Type2Product
+    let map: Type2MemoryMap
+    /// The UID the tag was selected with.
+    let uid: [UInt8]
+    /// How the product guards pages.
+    private let protection: Protection
+    /// Content known for each page: read from the tag, or written and ACKed.
+    private(set) var known: [Int: [UInt8]] = [:]
+    /// Pages whose WRITE was ACKed, in first-write order.
+    private(set) var pagesWritten: [Int] = []
+    /// WRITE commands ACKed (a page written twice counts twice).
+    private(set) var writeCount = 0
+    private(set) var isAuthenticated = false
+    /// The first page the tag refused to READ right after readable pages (or page 0): where protected
+    /// memory starts for a reader without the password.
+    private(set) var refusedFrom: Int?
+    /// Mirrors every page read into a dump's progress record.
+    var progress: Type2Dump.Progress?
+
+    init(transport: any TagTransport, product: Type2Product, map: Type2MemoryMap, uid: [UInt8]) {
+        self.transport = transport
+        self.product = product
+        self.map = map
+        self.uid = uid
+        protection = Protection(map: map)
+    }
+
+    /// The memory of the Type 2 tag `info` describes; ``NFCError/tagNotSupported`` when it is not one.
+    convenience init(transport: any TagTransport, info: CardInfo) throws(NFCError) {
+        guard let product = Type2Product.forCardInfo(info), let map = product.memoryMap else { throw .tagNotSupported }
+        self.init(transport: transport, product: product, map: map, uid: info.uid)
+    }
+
+    // MARK: Protection (adapter)
+
+    /// How the product guards pages, read from today's ``Type2MemoryMap`` — the one place this file looks
+    /// at the map's password fields (a product row's protection enum replaces it).
+    struct Protection {
+        enum Kind {
+            /// No password protection (Ultralight, NTAG203).
+            case none
+            /// PWD_AUTH (EV1, NTAG21x): AUTH0 is byte 3 of CFG0, protection is off when AUTH0 is past the
+            /// last page; PROT is bit 7 of ACCESS (CFG1 byte 0) (NTAG213/215/216 §8.5.7, §8.8; MF0ULX1 §8.5.7).
+            case pwdAuth(auth0Offset: Int, accessOffset: Int, totalPages: Int)
+            /// 3DES (Ultralight C): AUTH0 is byte 0 of page 2Ah, off from 30h; AUTH1 byte 0 bit 0 = 0 protects
+            /// reads too (MF0ICU2 §7.5.8).
+            case tripleDES(auth0Offset: Int, auth1Offset: Int)
+        }
+
+        let kind: Kind
+
+        init(map: Type2MemoryMap) {
+            guard let auth0 = map.auth0Offset, let access = map.accessPage else {
+                kind = .none
+                return
+            }
+            kind = map.keyPages != nil
+                ? .tripleDES(auth0Offset: auth0, auth1Offset: access * 4)
+                : .pwdAuth(auth0Offset: auth0, accessOffset: access * 4, totalPages: map.totalPages)
+        }
+
+        /// True when pages can be guarded by a password.
+        var canProtect: Bool {
+            if case .none = kind { return false }
+            return true
+        }
+
+        /// The page holding AUTH0, nil without protection.
+        var auth0Page: Int? {
+            switch kind {
+            case .none: nil
+            case let .pwdAuth(offset, _, _), let .tripleDES(offset, _): offset / 4
+            }
+        }
+
+        /// The first page a WRITE needs the password for, from the AUTH0 page's content; nil when off.
+        func firstWriteProtectedPage(auth0PageContent content: [UInt8]) -> Int? {
+            switch kind {
+            case .none:
+                return nil
+            case let .pwdAuth(offset, _, totalPages):
+                let auth0 = Int(content[offset % 4])
+                return auth0 < totalPages ? auth0 : nil
+            case let .tripleDES(offset, _):
+                let auth0 = Int(content[offset % 4])
+                return auth0 < 0x30 ? auth0 : nil
+            }
+        }
+    }
+
+    // MARK: Opening
+
+    /// Authenticates with `password` when one is given, then reads pages 0–3 (serial number, lock bytes,
+    /// CC).
+    @discardableResult
+    func open(password: [UInt8]?) async throws -> [UInt8] {
+        if let password { try await authenticate(password: password) }
+        return try await bytes(0...3)
+    }
+
+    /// PWD_AUTH (NTAG21x, Ultralight EV1, NTAG210/212). A wrong password throws
+    /// ``NFCError/authenticationFailed``; products without PWD_AUTH (Ultralight C uses 3DES, which is
+    /// not supported here) throw ``NFCError/unsupportedOperation(_:)``.
+    func authenticate(password: [UInt8]) async throws {
+        guard product.features.contains(.pwdAuth) else {
+            throw NFCError.unsupportedOperation("\(product.name) has no PWD_AUTH password; the password cannot be used")
+        }
+        _ = try await Type2Command.pwdAuth(password: password, on: transport)
+        isAuthenticated = true
+    }
+
+    /// The capability container (page 3), read if not known yet.
+    func capabilityContainer() async throws -> Type2CapabilityContainer {
+        guard let cc = Type2CapabilityContainer(bytes: try await page(3)) else { throw NFCError.invalidResponse([]) }
+        return cc
+    }
+
+    // MARK: Reading
+
+    /// The content of `number`, read if not known yet.
+    func page(_ number: Int) async throws -> [UInt8] {
+        try await read([number])
+        guard let content = known[number] else { throw NFCError.invalidResponse([]) }
+        return content
+    }
+
+    /// The bytes of `pages`, in order, read where not known yet.
+    func bytes(_ pages: ClosedRange<Int>) async throws -> [UInt8] {
+        try await read(Array(pages))
+        var bytes: [UInt8] = []
+        for number in pages { bytes += known[number] ?? [] }
+        return bytes
+    }
+
+    /// Tag memory from page 0 up to the first page not known from page 3 on (pages 0–2 are zeros when
+    /// not read), for a TLV walk.
+    var contiguousMemory: [UInt8] {
+        var memory: [UInt8] = []
+        var number = 0
+        while let content = known[number] ?? (number < 3 ? [0, 0, 0, 0] : nil) {
+            memory += content
+            number += 1
+        }
+        return memory
+    }
+
+    /// The pages known, in page order.
+    var pages: [Page] { known.keys.sorted().compactMap { number in known[number].map { Page(number: number, data: $0) } } }
+
+    /// Reads the pages of `numbers` not known yet (all of them when `fresh`), in contiguous runs (see the
+    /// type's notes for the command choice, the roll-over rule and the errors). `fastRead: false` reads
+    /// with READ only, for a first look that wants the four pages of one READ.
+    func read(_ numbers: [Int], fresh: Bool = false, fastRead: Bool = true) async throws {
+        let wanted = Set(numbers.filter { fresh || known[$0] == nil })
+        fetched = []
+        for run in Self.runs(of: wanted.sorted()) {
+            try await read(run: run, wanted: wanted, fastRead: fastRead && product.features.contains(.fastRead))
+        }
+    }
+
+    /// Pages stored by the current ``read(_:fresh:fastRead:)`` (so a READ's extra pages are not asked again).
+    private var fetched: Set<Int> = []
+
+    private func read(run: ClosedRange<Int>, wanted: Set<Int>, fastRead useFastRead: Bool) async throws {
+        var next = run.lowerBound
+        while true {
+            while next <= run.upperBound, fetched.contains(next) { next += 1 }
+            guard next <= run.upperBound else { return }
+            let last = min(run.upperBound, next + Type2Dump.maxFastReadPages - 1)
+            if useFastRead, try await fastRead(next...last) {
+                next = last + 1
+                continue
+            }
+            // READ walk over the chunk (no FAST_READ, or the chunk did not come back whole).
+            while next <= last {
+                try await readStep(at: next, wanted: wanted)
+                while next <= last, fetched.contains(next) { next += 1 }
+            }
+        }
+    }
+
+    /// One FAST_READ of `pages`; false when the tag did not give them all (it is then re-selected).
+    private func fastRead(_ pages: ClosedRange<Int>) async throws -> Bool {
+        try Task.checkCancellation()
+        let command = Type2Command.fastRead(start: UInt8(clamping: pages.lowerBound), end: UInt8(clamping: pages.upperBound))
+        guard case let .answered(bytes) = try await command.probe(via: transport), bytes.count >= pages.count * 4 else {
+            return false
+        }
+        store(bytes, from: pages.lowerBound, count: pages.count)
+        return true
+    }
+
+    /// One READ at `first`: stores it and the pages after it that the roll-over rule trusts (pages known
+    /// already are kept as they are unless this read wants them fresh).
+    private func readStep(at first: Int, wanted: Set<Int>) async throws {
+        try Task.checkCancellation()
+        let result = try await Type2Command.read(page: UInt8(clamping: first)).probe(via: transport)
+        guard case let .answered(bytes) = result else {
+            if first == 0 || known[first - 1] != nil, !isAuthenticated { refusedFrom = first }
+            if case .noAnswer = result { throw NFCError.timeout }
+            throw refusal(command: 0x30)
+        }
+        guard bytes.count >= 16 else { throw NFCError.invalidResponse(bytes) }
+        store(bytes, from: first, count: 1)
+        for index in 1..<4 {
+            let number = first + index
+            let content = Array(bytes[index * 4..<index * 4 + 4])
+            guard trusts(page: number, content: content) else { break }
+            if known[number] == nil || (wanted.contains(number) && !fetched.contains(number)) {
+                store(content, from: number, count: 1)
+            }
+        }
+    }
+
+    /// The roll-over rule for page `number` of a READ answer that did not start there.
+    private func trusts(page number: Int, content: [UInt8]) -> Bool {
+        if number >= map.readablePages { return false }
+        if let refusedFrom, number >= refusedFrom { return false }
+        let pageZero = known[0] ?? (uid.count == 7 ? Array(uid.prefix(3)) + [ISO14443.bcc([0x88] + uid.prefix(3))] : nil)
+        guard let pageZero else { return !protection.canProtect || isAuthenticated }
+        return content != pageZero
+    }
+
+    private func refusal(command: UInt8) -> NFCError {
+        protection.canProtect && !isAuthenticated ? .authenticationRequired : .commandRefused(command: command, nak: nil)
+    }
+
+    private func store(_ data: [UInt8], from first: Int, count: Int) {
+        for index in 0..<count {
+            let offset = index * 4
+            guard offset + 4 <= data.count else { break }
+            known[first + index] = Array(data[offset..<offset + 4])
+            fetched.insert(first + index)
+        }
+        progress?.update(pages)
+    }
+
+    static func runs(of sorted: [Int]) -> [ClosedRange<Int>] {
+        var runs: [ClosedRange<Int>] = []
+        for number in sorted {
+            if let last = runs.last, last.upperBound + 1 == number {
+                runs[runs.count - 1] = last.lowerBound...number
+            } else {
+                runs.append(number...number)
+            }
+        }
+        return runs
+    }
+
+    // MARK: Checks before writing
+
+    /// Throws ``NFCError/authenticationRequired`` when some of `pages` sit at or above AUTH0 and no
+    /// password was given (NTAG213/215/216 §8.8, MF0ULX1 §8.8, MF0ICU2 §7.5.8: AUTH0 guards writes from
+    /// that page on, PROT / AUTH1 reads too). The pages to write are read first: a refused one is the
+    /// protected page the write stops at (the page a dump and an NDEF read of the tag stop at too). Then
+    /// AUTH0 comes from its configuration page; when that page is itself read-protected, reads are
+    /// protected from AUTH0 on, so pages the tag let be read all lie below AUTH0.
+    func requireWriteAccess(to pages: [Int]) async throws {
+        guard !isAuthenticated, let auth0Page = protection.auth0Page, let highest = pages.max() else { return }
+        // The pages to write first (the write needs them anyway): a refused one stops the write at it.
+        try await read(pages)
+        let configuration: [UInt8]
+        do {
+            configuration = try await page(auth0Page)
+        } catch NFCError.authenticationRequired {
+            // Reads are protected from AUTH0 on and every page to write was readable: all lie below AUTH0.
+            return
+        }
+        if let first = protection.firstWriteProtectedPage(auth0PageContent: configuration), highest >= first {
+            throw NFCError.authenticationRequired
+        }
+    }
+
+    /// Throws ``NFCError/tagLocked`` when a static or dynamic lock bit makes one of `pages` read-only.
+    func requireUnlocked(_ pages: [Int]) async throws {
+        guard let highest = pages.max() else { return }
+        let dynamicPage = map.dynamicLockPage.flatMap { pages.contains { $0 >= 16 } ? $0 : nil }
+        try await read([2] + (dynamicPage.map { [$0] } ?? []))
+        let memory = lockMemory(through: highest)
+        if pages.contains(where: { Type2LockMap.isLocked(page: $0, type: product.cardType, memory: memory) }) {
+            throw NFCError.tagLocked
+        }
+    }
+
+    /// Memory from page 0 with only the lock pages filled in, for ``Type2LockMap``.
+    func lockMemory(through page: Int) -> [UInt8] {
+        let size = (max(page, map.dynamicLockPage ?? 0, 3) + 1) * 4
+        var memory = [UInt8](repeating: 0, count: size)
+        for number in [2, map.dynamicLockPage].compactMap({ $0 }) {
+            guard let content = known[number] else { continue }
+            memory.replaceSubrange(number * 4..<number * 4 + 4, with: content)
+        }
+        return memory
+    }
+
+    // MARK: Writing
+
+    /// WRITEs one page and records it. The content stays unknown for the OTP and lock pages (the tag ORs
+    /// what it gets), so a later read fetches what the tag really holds.
+    func write(page: Int, data: [UInt8]) async throws {
+        try Task.checkCancellation()
+        try await Type2Command.write(page: page, data: data, to: transport)
+        writeCount += 1
+        if !pagesWritten.contains(page) { pagesWritten.append(page) }
+        known[page] = page == 2 || page == 3 || page == map.dynamicLockPage ? nil : data
+    }
+
+    /// WRITEs `page` only when `data` differs from what is known of it (write-back of changed pages).
+    func writeChanged(page: Int, data: [UInt8]) async throws {
+        guard known[page] != data else { return }
+        try await write(page: page, data: data)
+    }
+
+    /// Reads `expected`'s pages back from the tag and throws ``NFCError/verifyFailed(page:)`` with the
+    /// first page that differs.
+    func verify(_ expected: [Int: [UInt8]]) async throws {
+        try await read(Array(expected.keys), fresh: true)
+        for number in expected.keys.sorted() where known[number] != expected[number] {
+            throw NFCError.verifyFailed(page: number)
+        }
+    }
+}
