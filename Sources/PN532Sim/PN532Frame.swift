@@ -1,5 +1,3 @@
-import NFCCore
-
 /// One frame of the PN532 host interface (UM0701-02 §6.2.1), in either direction.
 ///
 /// Information frames carry a frame identifier (TFI: `D4` host → PN532, `D5` PN532 → host) and the

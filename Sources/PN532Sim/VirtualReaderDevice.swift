@@ -1,5 +1,10 @@
 import Foundation
-import NFCCore
+import enum NFCCore.Modulation
+import enum NFCCore.NFCError
+import protocol NFCCore.ReaderDevice
+import struct NFCCore.ReaderInfo
+import protocol NFCCore.TagTransport
+import struct NFCCore.Target
 import Synchronization
 
 /// An in-process ``ReaderDevice`` over ``VirtualTag``s: a reader with a field that tests fill and
