@@ -59,12 +59,6 @@ public enum PN532Frame: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// For a host command frame: the command code, else nil.
-    public var commandCode: UInt8? {
-        if case let .information(tfi, data) = self, tfi == Self.hostToChip { return data.first }
-        return nil
-    }
-
     /// `ACK`, `NACK`, or TFI and data in hex.
     public var description: String {
         switch self {

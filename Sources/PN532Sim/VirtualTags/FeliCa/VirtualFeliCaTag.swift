@@ -182,11 +182,6 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
         }
     }
 
-    /// The blocks of a plain service on a Standard card.
-    public func serviceBlocks(_ code: UInt16) -> [[UInt8]]? {
-        state.withLock { $0.services[code] }
-    }
-
     /// The NDEF message as the attribute block delimits it; nil when block 0 is no valid attribute block.
     public var ndefMessage: [UInt8]? {
         state.withLock { s in
