@@ -1,4 +1,4 @@
-import NFCCore
+import enum NFCCore.ISO14443
 
 /// UID cascade levels of ISO/IEC 14443-3 §6.5.4: what a tag answers to ANTICOLLISION at each level.
 enum ISO14443ACascade {

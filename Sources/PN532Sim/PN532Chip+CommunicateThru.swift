@@ -1,4 +1,6 @@
-import NFCCore
+import enum NFCCore.ISO14443
+import enum NFCCore.Modulation
+import struct NFCCore.Target
 
 /// InCommunicateThru (UM0701-02 §7.3.9): the frame goes to the air as the CIU registers say —
 /// TxMode/RxMode CRC bits, TxMode framing, BitFraming TxLastBits, ManualRCV parity — and the

@@ -1,4 +1,4 @@
-import NFCCore
+import enum NFCCore.ClassicKeyType
 
 /// InDataExchange (UM0701-02 §7.3.8): the PN532 talks to an activated target with its protocol
 /// handled in firmware — CRC and parity always, MIFARE Classic authentication and two-part

@@ -1,4 +1,5 @@
-import NFCCore
+import enum NFCCore.Modulation
+import struct NFCCore.Target
 
 /// Target discovery and target housekeeping (UM0701-02 §7.3.5 InListPassiveTarget, §7.3.13
 /// InAutoPoll, §7.3.12 InSelect, §7.3.11 InDeselect, §7.3.10 InRelease).

@@ -1,4 +1,4 @@
-import NFCCore
+import struct NFCCore.Target
 
 /// The emulated PN532 firmware (UM0701-02 v1.6): registers, RF settings, the targets it has
 /// activated, and the ISO/IEC 14443-3 state of the tags in the field as the chip's raw commands

@@ -1,5 +1,3 @@
-import NFCCore
-
 /// One frame of the PN532 host interface (UM0701-02 §6.2.1), in either direction.
 ///
 /// Information frames carry a frame identifier (TFI: `D4` host → PN532, `D5` PN532 → host) and the
@@ -59,12 +57,6 @@ public enum PN532Frame: Sendable, Equatable, CustomStringConvertible {
             out.append(0x00)
             return out
         }
-    }
-
-    /// For a host command frame: the command code, else nil.
-    public var commandCode: UInt8? {
-        if case let .information(tfi, data) = self, tfi == Self.hostToChip { return data.first }
-        return nil
     }
 
     /// `ACK`, `NACK`, or TFI and data in hex.

@@ -1,5 +1,4 @@
 import Dispatch
-import NFCCore
 import Synchronization
 
 /// Something that happened on the emulated host interface.

@@ -1,5 +1,10 @@
 import Foundation
-import NFCCore
+import enum NFCCore.Modulation
+import enum NFCCore.NFCError
+import protocol NFCCore.ReaderDevice
+import struct NFCCore.ReaderInfo
+import protocol NFCCore.TagTransport
+import struct NFCCore.Target
 import Synchronization
 
 /// An in-process ``ReaderDevice`` over ``VirtualTag``s: a reader with a field that tests fill and
@@ -17,14 +22,11 @@ public final class VirtualReaderDevice: ReaderDevice {
         var isOpen = false
         var openCount = 0
         var pollCount = 0
-        var presenceChecks = 0
         /// Bumped by every change a waiting poll must see (place, unplug, abort).
         var generation = 0
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         /// Bumped by ``abort()``: a poll that sees it change returns empty-handed.
         var aborts = 0
-        /// Presence checks that answer "absent" although the tag is there (a marginal read).
-        var flakyChecks: [ObjectIdentifier: Int] = [:]
         var failOpens = 0
     }
 
@@ -56,12 +58,6 @@ public final class VirtualReaderDevice: ReaderDevice {
         tag.powerOff()
     }
 
-    /// Makes the next `count` presence checks of `tag` answer "absent" while it stays in the field
-    /// (a marginal read on the edge of the field).
-    public func failPresenceChecks(of tag: any VirtualTag, count: Int) {
-        state.withLock { $0.flakyChecks[ObjectIdentifier(tag)] = count }
-    }
-
     /// Makes the next `count` opens fail although the reader is plugged (e.g. busy).
     public func failOpens(count: Int) {
         state.withLock { $0.failOpens = count }
@@ -86,10 +82,6 @@ public final class VirtualReaderDevice: ReaderDevice {
     public var openCount: Int { state.withLock { $0.openCount } }
     /// How many polls ran.
     public var pollCount: Int { state.withLock { $0.pollCount } }
-    /// How many presence checks ran.
-    public var presenceCheckCount: Int { state.withLock { $0.presenceChecks } }
-    /// The tags in the field.
-    public var tagsInField: [any VirtualTag] { state.withLock { $0.field } }
 
     // MARK: - ReaderDevice
 
@@ -147,16 +139,8 @@ public final class VirtualReaderDevice: ReaderDevice {
     public func isPresent(_ transport: any TagTransport) async throws -> Bool {
         try state.withLock { s throws(NFCError) -> Bool in
             guard s.plugged, s.isOpen else { throw .readerUnavailable("virtual reader unplugged") }
-            s.presenceChecks += 1
-            guard let virtual = transport as? VirtualTagTransport,
-                s.field.contains(where: { $0 === virtual.tag })
-            else { return false }
-            let key = ObjectIdentifier(virtual.tag)
-            if let left = s.flakyChecks[key], left > 0 {
-                s.flakyChecks[key] = left - 1
-                return false
-            }
-            return true
+            guard let virtual = transport as? VirtualTagTransport else { return false }
+            return s.field.contains { $0 === virtual.tag }
         }
     }
 

@@ -1,4 +1,5 @@
-import NFCCore
+import enum NFCCore.ClassicKeyType
+import struct NFCCore.Target
 
 /// What a virtual tag answers to one ISO/IEC 14443-3 frame (Flipper listener style: an explicit
 /// outcome, never an exception).

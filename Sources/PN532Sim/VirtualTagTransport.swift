@@ -1,4 +1,10 @@
-import NFCCore
+import protocol NFCCore.APDUTransport
+import protocol NFCCore.ClassicAuthenticating
+import enum NFCCore.ClassicKeyType
+import enum NFCCore.Framing
+import enum NFCCore.NFCError
+import protocol NFCCore.TagTransport
+import struct NFCCore.Target
 import Synchronization
 
 /// An in-process ``TagTransport`` straight onto a ``VirtualTag`` — no pty, no libnfc — so NFCCore

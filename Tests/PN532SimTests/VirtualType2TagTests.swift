@@ -105,6 +105,9 @@ import Testing
     @Test func blockLockBitsFreezeLockBits() {
         #expect(Type2LockMap.mergeStaticLockBytes(current: [0x02, 0x00], requested: [0xF0, 0xFF]) == [0x02, 0xFC])
         #expect(Type2LockMap.mergeStaticLockBytes(current: [0x05, 0x00], requested: [0xF8, 0xFF]) == [0xF5, 0x03])
+        // The simulator's own rule (MF0ICU2 §7.5.2) gives the same.
+        #expect(VirtualType2StaticLock.merge(current: [0x02, 0x00], requested: [0xF0, 0xFF]) == [0x02, 0xFC])
+        #expect(VirtualType2StaticLock.merge(current: [0x05, 0x00], requested: [0xF8, 0xFF]) == [0xF5, 0x03])
     }
 
     @Test func dynamicLockBitsMakePagesReadOnly() {
@@ -133,6 +136,10 @@ import Testing
         #expect(Type2LockMap.dynamicBits(for: .ntag216).count == 14)
         #expect(Type2LockMap.dynamicBits(for: .mifareUltralightEV1_MF0UL21).count == 10)
         #expect(Type2LockMap.dynamicBits(for: .mifareUltralight).isEmpty)
+        #expect(VirtualType2Product.ntag215.dynamicLockBits.count == 8)
+        #expect(VirtualType2Product.ntag216.dynamicLockBits.count == 14)
+        #expect(VirtualType2Product.ultralightEV1_MF0UL21.dynamicLockBits.count == 10)
+        #expect(VirtualType2Product.ultralight.dynamicLockBits.isEmpty)
     }
 
     @Test func compatibilityWriteIsTwoFramesWithPendingState() {
@@ -167,7 +174,7 @@ import Testing
         for model in models {
             let answer = try #require(model.version)
             let match = try #require(GetVersionTable.lookup(answer))
-            #expect(match.isExact && match.product == model.product)
+            #expect(match.isExact && match.product.name == model.product.name)
         }
     }
 

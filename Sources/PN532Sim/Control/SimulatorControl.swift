@@ -1,5 +1,4 @@
 import Foundation
-import NFCCore
 
 /// The control channel's requests (docs/simulator.md, "Control channel"): one JSON object per line
 /// in, one JSON object per line out — `{"ok":true,…}` or `{"ok":false,"error":{"code":…,"message":…}}`.

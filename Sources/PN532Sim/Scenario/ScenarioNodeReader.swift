@@ -1,5 +1,3 @@
-import NFCCore
-
 /// Typed access to a ``ScenarioNode`` tree with errors that name the file and line.
 struct ScenarioNodeReader {
     /// Source name for messages ("demo.yaml", "control request").

@@ -1,5 +1,3 @@
-import NFCCore
-
 /// The memory of a virtual tag as the control channel's `dump` returns it: everything the model
 /// stores, in hex, so end-to-end tests can check what an agent wrote.
 public struct TagMemoryDump: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import NFCCore
+import struct NFCCore.NDEFMessage
+import struct NFCCore.NDEFRecord
 
 /// A tag definition from a scenario file or an inline control request (docs/simulator.md, "Tags").
 public struct TagSpec: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import NFCCore
+import enum NFCCore.NFCError
 
 /// Builds the virtual tag a ``TagSpec`` describes, from the models in VirtualTags/.
 enum VirtualTagFactory {

@@ -1,4 +1,7 @@
-import NFCCore
+import enum NFCCore.ClassicKeyType
+import enum NFCCore.ISO14443
+import enum NFCCore.NFCError
+import struct NFCCore.Target
 import Synchronization
 
 /// A MIFARE Classic Mini / 1K / 4K in the emulated field.
@@ -6,7 +9,7 @@ import Synchronization
 /// Crypto1 is not modelled (the PN532 runs it in firmware): ``authenticate(block:keyType:key:uid:)``
 /// compares the key with the sector trailer, as the card's own check would end. Afterwards READ (30h)
 /// and WRITE (A0h) work inside the authenticated sector, as far as the access conditions allow
-/// (MF1S50yyX §8.7, tables in ``ClassicAccessTables``). WRITE is accepted both as libnfc's one-frame
+/// (MF1S50yyX §8.7, the simulator's own tables in ``VirtualClassicAccess``). WRITE is accepted both as libnfc's one-frame
 /// `A0 blk` + 16 bytes (what `nfc_initiator_mifare_cmd(MC_WRITE)` hands to InDataExchange) and as the
 /// card's own two frames (`A0 blk` → ACK, 16 bytes → ACK). Any refusal answers NAK 4h and halts the
 /// card (MF1S50yyX §9.3), as does a failed authentication: it stays silent until ``activate()``.
@@ -17,8 +20,8 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     public enum Model: String, Sendable, CaseIterable {
         case mini, classic1K, classic4K
 
-        /// Sector layout (NFCCore's table).
-        public var layout: ClassicLayout {
+        /// Sector layout (the simulator's own table, ``VirtualClassicLayout``).
+        public var layout: VirtualClassicLayout {
             switch self {
             case .mini: .mini
             case .classic1K: .classic1K
@@ -48,7 +51,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     public static let factoryAccessBits: [UInt8] = [0xFF, 0x07, 0x80, 0x69]
 
     public let model: Model
-    public let layout: ClassicLayout
+    public let layout: VirtualClassicLayout
     public let target: Target
     private let state: Mutex<State>
 
@@ -56,7 +59,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
         var memory: [[UInt8]]
         var active = false
         /// Sector and key of the last successful authentication.
-        var authenticated: (sector: Int, keyType: ClassicKeyType)?
+        var authenticated: (sector: Int, keyType: VirtualClassicAccess.KeyType)?
         /// Block of a WRITE whose data frame is still to come.
         var pendingWrite: Int?
 
@@ -85,7 +88,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
 
     /// Block 0 as NXP programs it (MF1S50yyX §8.6.1), with the ATQA stored in wire order (LSB first)
     /// and made-up manufacturer bytes.
-    static func factoryMemory(layout: ClassicLayout, uid: [UInt8], atqa: [UInt8], sak: UInt8) -> [[UInt8]] {
+    static func factoryMemory(layout: VirtualClassicLayout, uid: [UInt8], atqa: [UInt8], sak: UInt8) -> [[UInt8]] {
         var memory = [[UInt8]](repeating: [UInt8](repeating: 0, count: 16), count: layout.totalBlocks)
         let manufacturer: [UInt8] = [0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69]
         var block0 = uid
@@ -156,7 +159,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
             // Crypto1 is seeded with UID3…UID6 for 7-byte UIDs (AN10927), i.e. the last four bytes.
             guard let sector = layout.sector(ofBlock: block), let trailer = layout.trailerBlock(ofSector: sector),
                 uid == Array(target.uid.suffix(4)), key.count == 6,
-                (try? AccessBits.decode(Array(s.memory[trailer][6..<9]))) != nil
+                VirtualClassicAccess.conditions(s.memory[trailer][6..<9]) != nil
             else {
                 Self.halt(&s)
                 return false
@@ -166,7 +169,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
                 Self.halt(&s)
                 return false
             }
-            s.authenticated = (sector, keyType)
+            s.authenticated = (sector, keyType == .a ? .a : .b)
             return true
         }
     }
@@ -212,12 +215,12 @@ public final class VirtualClassicTag: ClassicVirtualTag {
 
     /// What the current authentication allows on `block`; nil when the block is outside the
     /// authenticated sector or the trailer is corrupt.
-    private func permissions(block: Int, state s: State) -> ClassicBlockPermissions? {
+    private func permissions(block: Int, state s: State) -> VirtualClassicAccess.Rights? {
         guard let auth = s.authenticated, layout.sector(ofBlock: block) == auth.sector,
             let trailer = layout.trailerBlock(ofSector: auth.sector), let group = layout.accessGroup(ofBlock: block),
-            let bits = try? AccessBits.decode(Array(s.memory[trailer][6..<9]))
+            let conditions = VirtualClassicAccess.conditions(s.memory[trailer][6..<9])
         else { return nil }
-        return bits.permissions(group: group, keyType: auth.keyType)
+        return VirtualClassicAccess.rights(conditions: conditions, group: group, key: auth.keyType)
     }
 
     private func read(block: Int, state s: inout State) -> VirtualTagReply {

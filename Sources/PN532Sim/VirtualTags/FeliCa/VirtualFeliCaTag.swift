@@ -1,4 +1,5 @@
-import NFCCore
+import enum NFCCore.NFCError
+import struct NFCCore.Target
 import Synchronization
 
 /// A FeliCa card in the emulated field: FeliCa Lite (RC-S965), Lite-S (RC-S966) or a Standard card
@@ -124,27 +125,47 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
     }
 
     /// How a Lite-family block may be written.
-    private enum LiteWrite { case never, always, userBit(Int), system }
+    enum LiteWrite: Equatable { case never, always, userBit(Int), system }
 
-    /// How the system blocks may be written (FeliCa Lite-S user's manual §2.3); S_PAD0–13 and REG
-    /// (00h–0Eh) follow their MC write-permission bit. Blocks missing here are read-only.
-    private static let liteSystemWrites: [Int: LiteWrite] = [
-        0x80: .always,  // RC: write-only challenge
-        0x82: .system,  // ID
-        0x86: .system,  // CKV
-        0x87: .system,  // CK: write-only key
-        0x88: .always,  // MC
-        0x92: .always,  // STATE (Lite-S)
+    /// One block of the Lite / Lite-S memory: its name, whether it can be read on its own, how it may be
+    /// written, and whether only Lite-S has it.
+    struct LiteBlock: Equatable {
+        var number: Int
+        var name: String
+        var readable: Bool
+        var write: LiteWrite
+        var liteSOnly = false
+    }
+
+    /// The Lite (RC-S965) and Lite-S (RC-S966) memory, all behind service 000Bh/0009h: FeliCa Lite-S
+    /// user's manual §2.3 Table 2-1 and the FeliCa Lite user's manual §2.3 (the simulator's own table, not
+    /// NFCCore's). S_PAD0–13 and REG (00h–0Eh) follow their MC write-permission bit (MC bytes 0–1, §2.3.10);
+    /// RC and CK are write-only, MAC and MAC_A only come back behind other blocks in a MAC-checked read
+    /// (not modelled, so never readable here); ID, CKV and CK are system blocks, writable while MC byte 2
+    /// is FFh; D_ID, SER_C, SYS_C and WCNT are read-only; MC and STATE are writable.
+    static let liteMemory: [LiteBlock] = (0x00...0x0D).map {
+        LiteBlock(number: $0, name: "S_PAD\($0)", readable: true, write: .userBit($0))
+    } + [
+        LiteBlock(number: 0x0E, name: "REG", readable: true, write: .userBit(0x0E)),
+        LiteBlock(number: 0x80, name: "RC", readable: false, write: .always),
+        LiteBlock(number: 0x81, name: "MAC", readable: false, write: .never),
+        LiteBlock(number: 0x82, name: "ID", readable: true, write: .system),
+        LiteBlock(number: 0x83, name: "D_ID", readable: true, write: .never),
+        LiteBlock(number: 0x84, name: "SER_C", readable: true, write: .never),
+        LiteBlock(number: 0x85, name: "SYS_C", readable: true, write: .never),
+        LiteBlock(number: 0x86, name: "CKV", readable: true, write: .system),
+        LiteBlock(number: 0x87, name: "CK", readable: false, write: .system),
+        LiteBlock(number: 0x88, name: "MC", readable: true, write: .always),
+        LiteBlock(number: 0x90, name: "WCNT", readable: true, write: .never, liteSOnly: true),
+        LiteBlock(number: 0x91, name: "MAC_A", readable: false, write: .never, liteSOnly: true),
+        LiteBlock(number: 0x92, name: "STATE", readable: true, write: .always, liteSOnly: true),
     ]
 
-    /// The Lite / Lite-S memory map: NFCCore's ``FeliCaLiteMemoryMap`` (which blocks exist and which
-    /// can be read alone) with the write rule of each block.
-    private static func liteBlocks(_ model: Model) -> [Int: (readable: Bool, write: LiteWrite)] {
-        let entries = model == .liteS ? FeliCaLiteMemoryMap.liteS : FeliCaLiteMemoryMap.lite
-        return Dictionary(uniqueKeysWithValues: entries.map { entry in
-            let write = entry.number <= 0x0E ? .userBit(entry.number) : liteSystemWrites[entry.number] ?? .never
-            return (entry.number, (entry.readable, write))
-        })
+    /// The blocks `model` has, by number (empty for a Standard card).
+    private static func liteBlocks(_ model: Model) -> [Int: LiteBlock] {
+        guard model != .standard else { return [:] }
+        let blocks = liteMemory.filter { model == .liteS || !$0.liteSOnly }
+        return Dictionary(uniqueKeysWithValues: blocks.map { ($0.number, $0) })
     }
 
     /// A block behind the NDEF services (for Lite/Lite-S any memory block), or nil.
@@ -159,11 +180,6 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
         state.withLock { s in
             if model == .standard || s.blocks[number] != nil { s.blocks[number] = block }
         }
-    }
-
-    /// The blocks of a plain service on a Standard card.
-    public func serviceBlocks(_ code: UInt16) -> [[UInt8]]? {
-        state.withLock { $0.services[code] }
     }
 
     /// The NDEF message as the attribute block delimits it; nil when block 0 is no valid attribute block.

@@ -1,11 +1,13 @@
-import NFCCore
+import struct NFCCore.Target
+import enum NFCCore.TripleDES
 
-/// The state and command handlers behind ``VirtualType2Tag`` (guarded by its lock).
+/// The state and command handlers behind ``VirtualType2Tag`` (guarded by its lock). Every rule comes
+/// from the model's ``VirtualType2Product`` row and ``VirtualType2StaticLock``.
 struct VirtualType2Machine {
     let model: VirtualType2Model
-    let product: Type2Product
+    let product: VirtualType2Product
     /// Configuration, protection and dynamic locks; nil for a custom model without a matching map.
-    let map: Type2MemoryMap?
+    let map: VirtualType2Layout?
     let target: Target
     var memory: [UInt8]
     var signature: [UInt8]
@@ -99,14 +101,16 @@ struct VirtualType2Machine {
         return .nak(code)
     }
 
-    /// A command the product lacks: the original Ultralight stays silent (nfcpy's transcripts time out
-    /// on it), later products NAK; both go IDLE.
+    /// A command the product lacks: the row's ``VirtualType2Product/unsupportedAnswer`` (the original
+    /// Ultralight stays silent, later products NAK); either way the tag goes IDLE.
     private mutating func unsupported() -> VirtualTagReply {
-        if product == .ultralight {
+        switch product.unsupportedAnswer {
+        case .silent:
             resetSession(active: false)
             return .silent
+        case .nak:
+            return nak(0x0)
         }
-        return nak(0x0)
     }
 
     // MARK: Access rules
@@ -118,7 +122,7 @@ struct VirtualType2Machine {
     private var auth0: Int? {
         guard let map, let offset = map.auth0Offset, memory.indices.contains(offset) else { return nil }
         let value = Int(memory[offset])
-        if map.keyPages != nil { return value >= 0x30 ? nil : value }
+        if case .tripleDES = map.protection { return value >= 0x30 ? nil : value }
         return value < map.totalPages ? value : nil
     }
 
@@ -131,7 +135,8 @@ struct VirtualType2Machine {
     /// on Ultralight C.
     private var readProtected: Bool {
         guard auth0 != nil, let map else { return false }
-        return map.keyPages != nil ? accessByte & 0x01 == 0 : accessByte & 0x80 != 0
+        if case .tripleDES = map.protection { return accessByte & 0x01 == 0 }
+        return accessByte & 0x80 != 0
     }
 
     /// Where READ rolls over: the end of accessible memory, or AUTH0 while reads are protected and the
@@ -183,16 +188,12 @@ struct VirtualType2Machine {
         // Pages 0-1 hold the serial number; page 2 bytes 0-1 are read-only but its lock bytes are writable.
         guard page >= 2, page < model.totalPages else { return 0x0 }
         if let auth0, page >= auth0, !authenticated { return 0x0 }
-        if let map, let configPage = map.configPage, map.keyPages == nil, accessByte & 0x40 != 0,
+        if case let .password(configPage, _, _) = map?.protection, accessByte & 0x40 != 0,
             page == configPage || page == configPage + 1
         {
             return 0x0  // CFGLCK: configuration locked for good.
         }
-        if page >= 3, Type2LockMap.isLocked(page: page, type: map == nil ? .mifareUltralight : product.cardType,
-                                             memory: memory)
-        {
-            return 0x0
-        }
+        if isLocked(page: page) { return 0x0 }
         if let failFrom = failWritesFromPage, page >= failFrom { return 0x5 }
         return nil
     }
@@ -206,7 +207,7 @@ struct VirtualType2Machine {
         }
         let offset = page * 4
         if page == 2 {
-            let merged = Type2LockMap.mergeStaticLockBytes(current: Array(memory[10..<12]), requested: Array(data[2..<4]))
+            let merged = VirtualType2StaticLock.merge(current: Array(memory[10..<12]), requested: Array(data[2..<4]))
             store(merged, at: 10)
         } else if page == 3 {
             // The CC page is OTP: bits can only be set (MF0ICU1 §8.5.3).
@@ -286,11 +287,11 @@ struct VirtualType2Machine {
         pendingAuthentication = nil
         let token = Array(frame[1...])
         guard let plain = try? TripleDES.cbc(encrypt: false, key: key, iv: pending.challenge, data: token),
-            Array(plain[8...]) == UltralightCAuthentication.rotatedLeft(pending.rndB)
+            Array(plain[8...]) == Self.rotatedLeft(pending.rndB)
         else { return nak(0x0) }
         let rndA = Array(plain[..<8])
         guard let proof = try? TripleDES.cbc(encrypt: true, key: key, iv: Array(token.suffix(8)),
-                                             data: UltralightCAuthentication.rotatedLeft(rndA))
+                                             data: Self.rotatedLeft(rndA))
         else { return nak(0x0) }
         authenticated = true
         return .data([0x00] + proof)
@@ -298,12 +299,38 @@ struct VirtualType2Machine {
 
     private static let zeroBlock = [UInt8](repeating: 0, count: 8)
 
+    /// RndX': the 8 bytes rotated left by one byte (MF0ICU2 §7.5.5).
+    private static func rotatedLeft(_ bytes: [UInt8]) -> [UInt8] {
+        guard let first = bytes.first else { return bytes }
+        return Array(bytes.dropFirst()) + [first]
+    }
+
+    /// Key pages ↔ cipher key (Key1 ‖ Key2): each 8-byte half is stored reversed, so key bytes
+    /// 00 01 … 07 sit in pages 2Ch–2Dh as 07 06 05 04 | 03 02 01 00 (MF0ICU2 §7.5.7 Table 11). The same
+    /// swap works both ways.
+    static func swapKeyHalves(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count == 16 else { return nil }
+        return Array(bytes[0..<8].reversed()) + Array(bytes[8..<16].reversed())
+    }
+
     /// The 3DES key held in pages 2Ch–2Fh, in cipher order; nil without key pages.
     private var cipherKey: [UInt8]? {
         guard let keyPages = map?.keyPages, memory.count >= (keyPages.lowerBound + 4) * 4 else { return nil }
         let start = keyPages.lowerBound * 4
-        return try? UltralightCAuthentication.cipherKey(fromKeyPages: Array(memory[start..<start + 16]))
+        return Self.swapKeyHalves(Array(memory[start..<start + 16]))
     }
+
+    /// True when a static lock bit (pages 3–15) or one of the row's dynamic lock bits makes `page`
+    /// read-only. Pages 0–2 are not covered: their writable bytes are the lock bytes themselves.
+    private func isLocked(page: Int) -> Bool {
+        if let (byte, bit) = VirtualType2StaticLock.bit(ofPage: page) { return memoryByte(2 * 4 + byte) & (1 << bit) != 0 }
+        guard let map, let lockPage = map.dynamicLockPage else { return false }
+        return product.dynamicLockBits.contains { entry in
+            entry.pages.contains(page) && memoryByte(lockPage * 4 + entry.byte) & (1 << entry.bit) != 0
+        }
+    }
+
+    private func memoryByte(_ index: Int) -> UInt8 { memory.indices.contains(index) ? memory[index] : 0 }
 
     /// HALT (50 00): silent, and HALT state until the next WUPA (ISO/IEC 14443-3 §6.3).
     private mutating func halt() -> VirtualTagReply {

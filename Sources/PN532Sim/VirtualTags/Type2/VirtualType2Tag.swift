@@ -1,4 +1,6 @@
-import NFCCore
+import enum NFCCore.NFCError
+import struct NFCCore.Target
+import struct NFCCore.TagDump
 import Synchronization
 
 /// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
@@ -123,7 +125,7 @@ public final class VirtualType2Tag: VirtualTag {
         state.withLock { machine in
             guard let map = machine.map, let accessPage = map.accessPage else { return }
             let offset = accessPage * 4
-            if map.keyPages != nil {
+            if case .tripleDES = map.protection {
                 machine.memory[offset] = on ? machine.memory[offset] & ~0x01 : machine.memory[offset] | 0x01
             } else {
                 machine.memory[offset] = on ? machine.memory[offset] | 0x80 : machine.memory[offset] & ~0x80
@@ -135,9 +137,7 @@ public final class VirtualType2Tag: VirtualTag {
     /// 2Ch–2Fh with each half reversed (MF0ICU2 §7.5.7). No effect on other products or other lengths.
     public func setUltralightCKey(_ key: [UInt8]) {
         state.withLock { machine in
-            guard let keyPages = machine.map?.keyPages,
-                let pages = try? UltralightCAuthentication.keyPages(forCipherKey: key)
-            else { return }
+            guard let keyPages = machine.map?.keyPages, let pages = VirtualType2Machine.swapKeyHalves(key) else { return }
             machine.store(pages, at: keyPages.lowerBound * 4)
         }
     }
@@ -151,7 +151,8 @@ public final class VirtualType2Tag: VirtualTag {
     /// Sets NFC_CNT_EN (ACCESS bit 4) so an NTAG21x answers READ_CNT 02.
     public func setNFCCounterEnabled(_ on: Bool) {
         state.withLock { machine in
-            guard let map = machine.map, map.keyPages == nil, let accessPage = map.accessPage else { return }
+            guard case let .password(configPage, _, _) = machine.map?.protection else { return }
+            let accessPage = configPage + 1
             let offset = accessPage * 4
             machine.memory[offset] = on ? machine.memory[offset] | 0x10 : machine.memory[offset] & ~0x10
         }
@@ -168,15 +169,24 @@ public final class VirtualType2Tag: VirtualTag {
         state.withLock { $0.failWritesFromPage = page }
     }
 
-    /// Fixture helper: puts `message` as an NDEF TLV (`03 L [FF hi lo] message FE`, zero padded) into the
-    /// user area, bypassing lock bits and protection. Throws ``NFCError/capacityExceeded(needed:available:)``
-    /// when it does not fit.
+    /// Fixture helper: puts `message` as an NDEF TLV (`03 L [FF hi lo] message FE`, zero padded; the
+    /// terminator is left out when the TLV fills the area exactly — NFC Forum T2T §2.3) into the user
+    /// area, bypassing lock bits and protection. Throws ``NFCError/capacityExceeded(needed:available:)``
+    /// when it does not fit, ``NFCError/invalidArgument(_:)`` for a message longer than FFFEh bytes.
     public func writeNDEF(_ message: [UInt8]) throws {
-        try state.withLock { machine in
+        guard message.count <= 0xFFFE else {
+            throw NFCError.invalidArgument("An NDEF message of \(message.count) bytes is too long for a TLV")
+        }
+        try state.withLock { machine throws(NFCError) in
             let userStart = machine.map?.userStart ?? 4
             let userEnd = machine.map?.userEnd ?? (machine.model.totalPages - 1)
             let capacity = (userEnd - userStart + 1) * 4
-            let area = try Type2TLV.makeArea(message: message, capacity: capacity, padded: true)
+            let header: [UInt8] = message.count < 0xFF
+                ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+            var area = header + message
+            guard area.count <= capacity else { throw .capacityExceeded(needed: area.count + 1, available: capacity) }
+            if area.count < capacity { area.append(0xFE) }
+            area += [UInt8](repeating: 0, count: capacity - area.count)
             machine.store(area, at: userStart * 4)
         }
     }

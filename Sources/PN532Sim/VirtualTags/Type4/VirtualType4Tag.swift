@@ -1,4 +1,5 @@
-import NFCCore
+import enum NFCCore.NFCError
+import struct NFCCore.Target
 import Synchronization
 
 /// An NFC Forum Type 4 Tag (T4T v2.0, mapping version 2.0) in the emulated field.
