@@ -43,7 +43,8 @@ public final class Agent: Sendable {
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
-        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil
+        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil,
+        eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
         self.configuration = configuration
         self.topics = TopicMap(configuration)
@@ -63,7 +64,8 @@ public final class Agent: Sendable {
             directory: configuration.stateDirectory,
             floor: spool.messages.compactMap { $0.payload["seq"]?.intValue }.max() ?? 0)
         pipeline = EventPipeline(
-            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger)
+            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger,
+            eventIDs: eventIDs)
         let policy = CommandPolicy(configuration)
         let pipeline = self.pipeline
         commands = CommandRouter(

@@ -27,15 +27,18 @@ public final class EventPipeline: Sendable {
     private let sequence: SequenceStore
     private let clock: any AgentClock
     private let logger: AgentLogger
+    private let makeEventID: @Sendable (Date) -> String
     private let queue = SerialQueue()
     private let counters = Mutex(Counters())
     private let watchers = Mutex<[(predicate: @Sendable (Counters) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
 
-    /// Creates the pipeline.
+    /// Creates the pipeline. `eventIDs` makes the `event_id` of an event created at a date
+    /// (default: a fresh ULID; tests pin it).
     public init(
         topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
-        clock: any AgentClock, logger: AgentLogger
+        clock: any AgentClock, logger: AgentLogger, eventIDs: (@Sendable (Date) -> String)? = nil
     ) {
+        self.makeEventID = eventIDs ?? { EventID.make(at: $0) }
         self.topics = topics
         self.publisher = publisher
         self.spool = spool
@@ -92,7 +95,7 @@ public final class EventPipeline: Sendable {
             seq = sequence.current + 1
         }
         var payload = fields
-        payload["event_id"] = .string(EventID.make(at: date))
+        payload["event_id"] = .string(makeEventID(date))
         payload["seq"] = .int(seq)
         payload["ts"] = .string(Timestamp.string(date))
         payload["reader"] = .string(topics.id)
