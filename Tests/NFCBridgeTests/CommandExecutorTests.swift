@@ -100,8 +100,9 @@ struct RemovingExecutor: CommandExecuting {
         tag.setAuth0(4)
         await h.send("write", #"{"id":"p1","ndef_hex":"D00000","password":"DEADBEEF"}"#)
         #expect(await h.response("write").errorCode == "auth_failed")
+        // No password for protected pages is `auth_required` (as scan says), not a wrong password.
         await h.send("write", #"{"id":"p2","ndef_hex":"D00000"}"#)
-        #expect(await h.response("write", count: 2).errorCode == "auth_failed")
+        #expect(await h.response("write", count: 2).errorCode == "auth_required")
         await h.send("write", #"{"id":"p3","ndef_hex":"D00000","password":"11223344"}"#)
         #expect(await h.response("write", count: 3)["status"] == "ok")
         await h.stop()

@@ -133,7 +133,7 @@ import YAMLDocument
             #expect(problem.line == line, "\(yaml)")
             #expect(problem.key == key, "\(yaml)")
             #expect(problem.detail == detail, "\(yaml)")
-            #expect(problem.code == "invalid_config")
+            #expect(problem.code.rawValue == "invalid_config")
         }
     }
 
@@ -155,6 +155,15 @@ import YAMLDocument
         #expect(!config.publicJSON.jsonString.contains("s3cr3t"))
         #expect(!"\(config)".contains("s3cr3t"))
         #expect("\(config.mqtt.password!)" == "<redacted>")
+    }
+
+    @Test func aPasswordWithoutAUserNameIsInvalidConfig() throws {
+        let dir = try TempDir()
+        let secret = try dir.file("password", "s3cr3t\n")
+        let problem = try #require(error("mqtt:\n  password_file: \(secret)\n"))
+        #expect(problem.code == .invalidConfig)
+        #expect(problem.code.rawValue == "invalid_config")
+        #expect(problem.message == "config.yaml:2: mqtt.password_file: a password needs a user name: set mqtt.username as well")
     }
 
     @Test func missingFilesAreNamed() throws {
@@ -216,7 +225,7 @@ import YAMLDocument
         do {
             _ = try ConfigurationLoader.load(path: "/nonexistent/nfcbridge.yaml")
         } catch {
-            #expect(error.code == "config_not_found")
+            #expect(error.code.rawValue == "config_not_found")
         }
     }
 

@@ -1,5 +1,7 @@
 // The MQTT wire as recorded by WireGoldenTests (see there): topic, QoS, retain flag, correlation data
 // and the payload, byte for byte. Recorded from the agent before its payloads became Codable models.
+// Changed since, by the fixes issue 8 names:
+// - "response write without the password": code auth_failed -> auth_required (no password is not a wrong one).
 
 enum WireGolden {
     static let messages: [(label: String, text: String)] = [
@@ -259,7 +261,7 @@ nfc/test/event/removed qos=1 retain=false
             "response write without the password",
             #"""
 nfc/test/response/write qos=1 retain=false
-{"data":{"pages_written":[]},"error":{"code":"auth_failed","message":"The tag is password protected: a password is needed"},"id":"p0","status":"error"}
+{"data":{"pages_written":[]},"error":{"code":"auth_required","message":"The tag is password protected: a password is needed"},"id":"p0","status":"error"}
 """#
         ),
         (
