@@ -42,6 +42,19 @@ import Testing
         #expect(topics.will == OutboundMessage(topic: "nfc/hall/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true))
     }
 
+    @Test func requestAndResponseTopicsAreBuiltAndParsedByTheMap() {
+        let topics = TopicMap(base: "site/nfc", id: "hall")
+        #expect(topics.request("write") == "site/nfc/hall/request/write")
+        #expect(topics.requestFilter == "site/nfc/hall/request/+")
+        #expect(topics.response("dump") == "site/nfc/hall/response/dump")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/lock") == "lock")
+        #expect(topics.command(inRequestTopic: topics.request("cancel")) == "cancel")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/") == "")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/a/b") == nil)
+        #expect(topics.command(inRequestTopic: "site/nfc/door/request/write") == nil)
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/response/write") == nil)
+    }
+
     @Test func prefixesAreValidated() {
         #expect(TopicMap.problem(inPrefix: "site/nfc") == nil)
         #expect(TopicMap.problem(inPrefix: "nfc/+") != nil)

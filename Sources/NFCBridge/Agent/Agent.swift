@@ -161,15 +161,15 @@ public final class Agent: Sendable {
                     }
                 }
                 do {
-                    try await publisher.subscribe(to: commands.requestFilter, qos: .atLeastOnce)
+                    try await publisher.subscribe(to: topics.requestFilter, qos: .atLeastOnce)
                 } catch {
-                    logger.warning("cannot subscribe to \(commands.requestFilter): \(error)")
+                    logger.warning("cannot subscribe to \(topics.requestFilter): \(error)")
                 }
                 await publishEverything()
                 await pipeline.drain()
             case .disconnected:
                 logger.warning("lost the broker connection; events go to the spool until it is back")
-            case let .message(message) where message.topic.hasPrefix(topics.root + "/request/"):
+            case let .message(message) where topics.command(inRequestTopic: message.topic) != nil:
                 await commands.receive(message)
             case let .message(message):
                 // Home Assistant's birth message: it (re)started and wants discovery and state again.

@@ -38,9 +38,6 @@ public struct CommandResponse: Sendable, Equatable {
         CommandResponse(id: id, transaction: transaction, status: .waiting, data: data, error: nil)
     }
 
-    /// True for `ok` and `error`.
-    public var isFinal: Bool { status != .waiting }
-
     /// The payload.
     public var json: JSONValue {
         var members: [String: JSONValue] = [

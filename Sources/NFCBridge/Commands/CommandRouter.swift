@@ -106,15 +106,6 @@ public actor CommandRouter {
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// The filter to subscribe to: `<base>/<id>/request/+`.
-    public nonisolated var requestFilter: String { "\(topics.root)/request/+" }
-
-    /// `<base>/<id>/request/<command>`.
-    public nonisolated func requestTopic(_ command: String) -> String { "\(topics.root)/request/\(command)" }
-
-    /// `<base>/<id>/response/<command>`.
-    public nonisolated func responseTopic(_ command: String) -> String { "\(topics.root)/response/\(command)" }
-
     /// Requests waiting behind the running one (tests, health).
     public var queueDepth: Int { queue.count }
 
@@ -124,9 +115,7 @@ public actor CommandRouter {
     /// answers at once when it is refused or a cancel, otherwise queues it. Returns without waiting
     /// for the command to run.
     public func receive(_ message: InboundMessage) async {
-        let prefix = topics.root + "/request/"
-        guard message.topic.hasPrefix(prefix) else { return }
-        let name = String(message.topic.dropFirst(prefix.count))
+        guard let name = topics.command(inRequestTopic: message.topic) else { return }
         if message.retained {
             // A retained request is stale by definition: whoever sent it is not waiting for this run.
             logger.warning("ignoring the retained request on \(message.topic): commands are never taken from retained messages")
@@ -182,7 +171,7 @@ public actor CommandRouter {
         {
             return Route(topic: topic, correlationData: message.correlationData)
         }
-        return Route(topic: responseTopic(command), correlationData: message.correlationData)
+        return Route(topic: topics.response(command), correlationData: message.correlationData)
     }
 
     private func isPending(_ key: String) -> Bool {
@@ -238,11 +227,6 @@ public actor CommandRouter {
         for pending in left {
             await finish(pending, .failure(id: pending.request.id, transaction: pending.request.transaction, Self.stopping))
         }
-    }
-
-    /// Stops the worker's intake (tests): ``run()`` returns once the running request is done.
-    public func finishIntake() {
-        ring.finish()
     }
 
     private func execute(_ pending: Pending) async {

@@ -124,10 +124,3 @@ public protocol MessagePublisher: Sendable {
     /// The connection changes and incoming messages. Called once, by the agent.
     func events() -> AsyncStream<PublisherEvent>
 }
-
-extension TopicMap {
-    /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
-    public var will: OutboundMessage {
-        OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-    }
-}
