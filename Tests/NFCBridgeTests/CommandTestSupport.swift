@@ -169,7 +169,7 @@ final class CommandHarness: Sendable {
         let audits = self.auditLog
         router = CommandRouter(
             topics: TopicMap(base: "nfc", id: "test"), policy: policy,
-            access: DeviceTagAccess(device: device, interval: .milliseconds(20)), executor: executor,
+            access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)), executor: executor,
             publisher: publisher, clock: clock, cache: cache,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
             audit: { audit in audits.append(audit) })

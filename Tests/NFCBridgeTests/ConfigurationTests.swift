@@ -157,6 +157,27 @@ import YAMLDocument
         #expect("\(config.mqtt.password!)" == "<redacted>")
     }
 
+    @Test func everySettingComesFromTheConfiguration() {
+        var config = AgentConfiguration(id: "a")
+        // The reader loop polls what the configuration says (it once polled only ISO 14443-A by default).
+        #expect(ReaderLoop.Settings(config).modulations == [.iso14443a, .felica212])
+        #expect(ReaderLoop.Settings(config).interval == .milliseconds(250))
+        #expect(ReaderLoop.Settings(config).retryInitial == .seconds(1))
+        #expect(ReaderLoop.Settings(config).retryMaximum == .seconds(30))
+        config.reader.modulations = [.felica424]
+        config.reader.intervalMilliseconds = 40
+        config.dump.onScan = true
+        let settings = ReaderLoop.Settings(config)
+        #expect(settings.modulations == [.felica424])
+        #expect(settings.interval == .milliseconds(40))
+        #expect(settings.dumpOnScan)
+        #expect(CommandPolicy(config) == CommandPolicy())
+        #expect(CommandPolicy().defaultWaitForTagSeconds == 30)
+        config.commands.lockEnabled = true
+        config.commands.queueCapacity = 2
+        #expect(CommandPolicy(config) == CommandPolicy(lockEnabled: true, queueCapacity: 2))
+    }
+
     @Test func aPasswordWithoutAUserNameIsInvalidConfig() throws {
         let dir = try TempDir()
         let secret = try dir.file("password", "s3cr3t\n")
