@@ -74,7 +74,7 @@ public final class Agent: Sendable {
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),
             logger: self.logger,
-            audit: { audit in await pipeline.emit(.lock, audit.fields) })
+            audit: { audit in await pipeline.emit(.lock, audit) })
         state = Mutex(
             AgentState(
                 startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
@@ -277,12 +277,11 @@ public final class Agent: Sendable {
             state.withLock { s in s.tags.tags.removeAll { $0.uid == uid } }
             if report {
                 logger.info("tag \(uid.hexString) removed after \(presentMilliseconds) ms")
-                await pipeline.emit(.removed, ["uid": .string(uid.hexString), "present_ms": .int(presentMilliseconds)])
+                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: presentMilliseconds))
             }
             await publishTag()
         case let .dumped(scan, export):
-            await pipeline.emit(
-                .dump, ["uid": .string(scan.uid.hexString), "cardType": .string(scan.cardType), "dump": export])
+            await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: export))
         case let .failed(operation, uid, error):
             logger.warning("\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)")
             await emitError(error, operation: operation, uid: uid)
@@ -299,54 +298,29 @@ public final class Agent: Sendable {
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
-        var fields = scan.report.objectValue ?? [:]
-        fields["uid"] = .string(scan.uid.hexString)
-        fields["cardType"] = .string(scan.cardType)
-        fields["random_uid"] = .bool(scan.hasRandomUID)
-        fields["tag_id"] = .string(scan.homeAssistantTagID)
-        await pipeline.emit(.scanned, fields, at: date)
+        await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
     }
 
     private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {
-        var fields: [String: JSONValue] = [
-            "error": ["code": .string(error.code), "message": .string(error.message)],
-            "op": .string(operation),
-        ]
-        if let uid { fields["uid"] = .string(uid.hexString) }
-        await pipeline.emit(.error, fields)
+        await pipeline.emit(.error, ErrorEvent(error: error, operation: operation, uid: uid))
     }
 
     // MARK: - Retained state
 
     private func publishReader() async {
-        await pipeline.publishState(topics.topic(.reader), state.withLock { $0.reader.json })
+        await pipeline.publishState(topics.topic(.reader), json: state.withLock { $0.reader })
     }
 
     private func publishTag() async {
-        await pipeline.publishState(topics.topic(.tag), state.withLock { $0.tags.json })
+        await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
     }
 
     private func publishInfo() async {
         let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
-        let reader: JSONValue =
-            readerInfo.map {
-                ["connstring": .string($0.connstring), "name": .string($0.name), "firmware": .string($0.firmware)]
-            } ?? .null
-        let info: JSONValue = [
-            "agent": [
-                "id": .string(topics.id), "version": .string(NFCBridgeAgent.version),
-                "started_at": .string(Timestamp.string(startedAt)),
-            ],
-            "reader": reader,
-            "mqtt": [
-                "protocol": .string(configuration.mqtt.protocolVersion.rawValue),
-                "url": .string(configuration.mqtt.url),
-                "tls": .bool(configuration.mqtt.usesTLS),
-            ],
-            "commands": .array(configuration.enabledCommands.map(JSONValue.string)),
-            "config": configuration.publicJSON,
-        ]
-        await pipeline.publishState(topics.topic(.info), info)
+        let info = AgentInfo(
+            id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicJSON)
+        await pipeline.publishState(topics.topic(.info), json: info)
     }
 
     /// The current health report.
@@ -364,7 +338,7 @@ public final class Agent: Sendable {
     }
 
     private func publishHealth() async {
-        await pipeline.publishState(topics.topic(.health), health.json)
+        await pipeline.publishState(topics.topic(.health), json: health)
     }
 
     private func publishHealthPeriodically() async {

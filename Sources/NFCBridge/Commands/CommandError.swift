@@ -17,6 +17,12 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         self.data = data
     }
 
+    /// `data` of a failure that wrote (or could have written) pages.
+    struct PagesWritten: Encodable {
+        var pagesWritten: [Int]
+        enum CodingKeys: String, CodingKey { case pagesWritten = "pages_written" }
+    }
+
     /// A malformed request, naming the field (`field: problem`).
     public static func invalid(_ field: String, _ problem: String) -> CommandError {
         CommandError(.invalidRequest, "\(field): \(problem)")
@@ -55,8 +61,6 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
     /// the caller then knows the tag was not changed.
     public init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
         let code = Self.code(for: error, reading: reading)
-        var data: [String: JSONValue] = [:]
-        if let pagesWritten { data["pages_written"] = .array(pagesWritten.map { .int(Int64($0)) }) }
-        self.init(code, error.message, data: data)
+        self.init(code, error.message, data: pagesWritten.map { JSONValueEncoder.members(of: PagesWritten(pagesWritten: $0)) } ?? [:])
     }
 }

@@ -79,12 +79,12 @@ public final class EventPipeline: Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Builds the envelope for an event of `kind` with `fields`, then publishes or spools it.
+    /// Wraps `body` in the envelope of an event of `kind`, then publishes or spools it.
     /// `date` is the event's `ts` (default: now) — pass the time the retained state that goes with
     /// it carries, so `tag.since` and the `scanned` event's `ts` agree. Returns the payload as
     /// built (with `buffered: false`).
     @discardableResult
-    public func emit(_ kind: EventKind, _ fields: [String: JSONValue], at date: Date? = nil) async -> JSONValue {
+    public func emit(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date? = nil) async -> JSONValue {
         let date = date ?? clock.now
         let seq: Int64
         do {
@@ -94,16 +94,20 @@ public final class EventPipeline: Sendable {
             logger.error("cannot persist the event sequence: \(error.message)")
             seq = sequence.current + 1
         }
-        var payload = fields
-        payload["event_id"] = .string(makeEventID(date))
-        payload["seq"] = .int(seq)
-        payload["ts"] = .string(Timestamp.string(date))
-        payload["reader"] = .string(topics.id)
-        payload["type"] = .string(kind.rawValue)
-        payload["buffered"] = .bool(false)
-        let live = JSONValue.object(payload)
-        payload["buffered"] = .bool(true)
-        let buffered = JSONValue.object(payload)
+        var envelope = EventEnvelope(
+            body: body, eventID: makeEventID(date), seq: seq, date: date, reader: topics.id, type: kind, buffered: false)
+        let encoder = JSONValueEncoder()
+        let live: JSONValue
+        let buffered: JSONValue
+        do {
+            live = try encoder.encode(envelope)
+            envelope.buffered = true
+            buffered = try encoder.encode(envelope)
+        } catch {
+            // The payload models encode strings, numbers and JSON values only: not expected.
+            logger.error("event \(kind.rawValue) could not be encoded: \(error)")
+            return .null
+        }
         let topic = topics.topic(kind)
         let queuedAt = Timestamp.milliseconds(date)
         await queue.run { [self] in
@@ -135,9 +139,13 @@ public final class EventPipeline: Sendable {
         }
     }
 
-    /// Publishes a retained JSON state message.
-    public func publishState(_ topic: String, _ payload: JSONValue) async {
-        await publishState(topic, payload.jsonBytes)
+    /// Publishes a retained JSON state message (a payload model).
+    public func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
+        do {
+            await publishState(topic, try JSONValueEncoder().encode(payload).jsonBytes)
+        } catch {
+            logger.error("state \(topic) could not be encoded: \(error)")
+        }
     }
 
     /// Replays the spool, oldest first, while the broker takes it. Call after (re)connecting.
