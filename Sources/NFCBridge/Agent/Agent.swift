@@ -319,7 +319,7 @@ public final class Agent: Sendable {
         let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
         let info = AgentInfo(
             id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
-            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicJSON)
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
         await pipeline.publishState(topics.topic(.info), json: info)
     }
 

@@ -16,8 +16,8 @@ public struct AgentInfo: Sendable, Encodable {
     public var mqtt: AgentConfiguration.MQTTSettings
     /// The commands the agent answers.
     public var commands: [String]
-    /// The configuration without secrets (``AgentConfiguration/publicJSON``).
-    public var config: JSONValue
+    /// The configuration without secrets.
+    public var config: PublicConfiguration
 
     enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config }
     enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
