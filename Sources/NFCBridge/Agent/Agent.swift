@@ -407,29 +407,9 @@ public struct AgentState: Sendable {
 /// A one-shot signal: ``wait()`` returns once ``fire()`` was called (before or after), or when the
 /// waiting task is cancelled.
 final class StopSignal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let fired = Watched(false)
 
-    func fire() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.fired = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func fire() { fired.update { $0 = true } }
 
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { s -> Bool in
-                    if s.fired || Task.isCancelled { return true }
-                    s.waiters.append(continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            fire()
-        }
-    }
+    func wait() async { await fired.wait { $0 } }
 }

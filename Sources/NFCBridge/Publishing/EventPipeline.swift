@@ -29,8 +29,7 @@ public final class EventPipeline: Sendable {
     private let logger: AgentLogger
     private let makeEventID: @Sendable (Date) -> String
     private let queue = SerialQueue()
-    private let counters = Mutex(Counters())
-    private let watchers = Mutex<[(predicate: @Sendable (Counters) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
+    private let counters = Watched(Counters())
 
     /// Creates the pipeline. `eventIDs` makes the `event_id` of an event created at a date
     /// (default: a fresh ULID; tests pin it).
@@ -48,35 +47,15 @@ public final class EventPipeline: Sendable {
     }
 
     /// The counters so far.
-    public var statistics: Counters { counters.withLock { $0 } }
+    public var statistics: Counters { counters.value }
 
     /// Returns once the counters satisfy `predicate` (e.g. "two events spooled").
     public func waitUntil(_ predicate: @escaping @Sendable (Counters) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = watchers.withLock { list -> Bool in
-                if predicate(statistics) { return true }
-                list.append((predicate, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await counters.wait(until: predicate)
     }
 
     private func count(_ change: (inout Counters) -> Void) {
-        let ready = watchers.withLock { list -> [CheckedContinuation<Void, Never>] in
-            let current = counters.withLock { c -> Counters in
-                change(&c)
-                return c
-            }
-            var ready: [CheckedContinuation<Void, Never>] = []
-            list.removeAll { watcher in
-                guard watcher.predicate(current) else { return false }
-                ready.append(watcher.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
+        counters.update(change)
     }
 
     /// Wraps `body` in the envelope of an event of `kind`, then publishes or spools it.
