@@ -208,92 +208,24 @@ public final class Agent: Sendable {
 
     // MARK: - Reader loop events
 
+    /// Runs the event through ``AgentReducer`` and carries out its effects, in order.
     func handle(_ event: ReaderLoopEvent) async {
-        switch event {
-        case let .opened(info, reopened):
-            let now = clock.now
-            state.withLock { s in
-                s.readerInfo = info
-                s.reader = ReaderStatus(state: .ok, device: info.connstring, since: now)
-                if reopened { s.readerReopens += 1 }
+        let now = clock.now
+        let monotonic = clock.monotonicMilliseconds
+        let effects = state.withLock { AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic) }
+        for effect in effects {
+            switch effect {
+            case let .log(level, message): logger.log(level, message)
+            case .publishReader: await publishReader()
+            case .publishInfo: await publishInfo()
+            case .publishTag: await publishTag()
+            case let .emitScanned(scan, date): await emitScanned(scan, at: date)
+            case let .emitRemoved(uid, present):
+                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present))
+            case let .emitDump(scan, export):
+                await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: export))
+            case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)
             }
-            logger.notice("reader \(reopened ? "reopened" : "opened"): \(info.name) (\(info.firmware)) at \(info.connstring)")
-            await publishReader()
-            await publishInfo()
-        case let .unavailable(error, operation, firstFailure):
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                guard s.reader.state != .absent || s.reader.detail != error.message else { return false }
-                s.reader = ReaderStatus(state: .absent, device: s.reader.device, since: now, detail: error.message)
-                return true
-            }
-            if changed { await publishReader() }
-            if firstFailure {
-                logger.warning("reader unavailable (\(operation)): \(error.message); retrying")
-                await emitError(error, operation: operation, uid: nil)
-            } else {
-                logger.debug("reader still unavailable: \(error.message)")
-            }
-        case let .pollFailed(error, consecutive):
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                s.pollErrors += 1
-                guard consecutive >= 3, s.reader.state == .ok else { return false }
-                s.reader = ReaderStatus(state: .error, device: s.reader.device, since: now, detail: error.message)
-                return true
-            }
-            if consecutive == 1 {
-                logger.warning("poll failed: \(error.message)")
-                await emitError(error, operation: "poll", uid: nil)
-            }
-            if changed { await publishReader() }
-        case .pollRecovered:
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                guard s.reader.state == .error else { return false }
-                s.reader = ReaderStatus(state: .ok, device: s.reader.device, since: now)
-                return true
-            }
-            if changed { await publishReader() }
-        case let .arrived(scan, report):
-            let now = clock.now
-            state.withLock { s in
-                s.tags.tags.removeAll { $0.uid == scan.uid }
-                s.tags.tags.append(TagPresence.Tag(uid: scan.uid, cardType: scan.cardType, since: now))
-                if report { s.scansTotal += 1 }
-            }
-            if report {
-                logger.info("tag \(scan.uid.hexString) (\(scan.cardType)) scanned")
-                await emitScanned(scan, at: now)
-            } else {
-                logger.info("tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported")
-            }
-            await publishTag()
-        case let .repeated(scan):
-            state.withLock { $0.scansTotal += 1 }
-            logger.debug("tag \(scan.uid.hexString) still present: scanned again")
-            await emitScanned(scan)
-        case let .removed(uid, presentMilliseconds, report):
-            state.withLock { s in s.tags.tags.removeAll { $0.uid == uid } }
-            if report {
-                logger.info("tag \(uid.hexString) removed after \(presentMilliseconds) ms")
-                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: presentMilliseconds))
-            }
-            await publishTag()
-        case let .dumped(scan, export):
-            await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: export))
-        case let .failed(operation, uid, error):
-            logger.warning("\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)")
-            await emitError(error, operation: operation, uid: uid)
-        case .progress:
-            let now = clock.monotonicMilliseconds
-            state.withLock {
-                $0.lastProgress = now
-                $0.busySince = nil
-            }
-        case .busy:
-            let now = clock.monotonicMilliseconds
-            state.withLock { $0.busySince = now }
         }
     }
 
