@@ -127,7 +127,7 @@ struct RemovingExecutor: CommandExecuting {
         let locked = await h.response("lock")
         #expect(locked["status"] == "ok", "\(locked)")
         #expect(locked["data"]?["capability_container"]?.stringValue?.hasSuffix("0F") == true)
-        #expect(h.audits.count == 1)
+        #expect(await h.audits(atLeast: 1).count == 1)
         await h.send("write", #"{"id":"after","ndef_hex":"D00000"}"#)
         #expect(await h.response("write").errorCode == "tag_locked")
         await h.stop()

@@ -148,7 +148,10 @@ final class CommandHarness: Sendable {
     }
 
     /// The lock audits so far.
-    var audits: [CommandRouter.LockAudit] { auditLog.entries.withLock { $0 } }
+    var audits: [CommandRouter.LockAudit] { auditLog.entries.value }
+
+    /// The lock audits, once there are at least `count` (the audit follows the response).
+    func audits(atLeast count: Int) async -> [CommandRouter.LockAudit] { await auditLog.waitFor(count) }
 
     /// Stops the worker and waits for it.
     func stop() async {
@@ -226,10 +229,13 @@ final class HookedPublisher: MessagePublisher {
     func events() -> AsyncStream<PublisherEvent> { inner.events() }
 }
 
-/// The lock audits a router reported.
+/// The lock audits a router reported. The router audits after it published the response, so
+/// tests that saw the response wait for the audit with ``waitFor(_:)``.
 final class AuditLog: Sendable {
-    let entries = Mutex<[CommandRouter.LockAudit]>([])
-    func append(_ audit: CommandRouter.LockAudit) { entries.withLock { $0.append(audit) } }
+    let entries = Watched<[CommandRouter.LockAudit]>([])
+    func append(_ audit: CommandRouter.LockAudit) { entries.update { $0.append(audit) } }
+    /// The audits once there are at least `count`.
+    func waitFor(_ count: Int) async -> [CommandRouter.LockAudit] { await entries.wait { $0.count >= count } }
 }
 
 extension JSONValue {
