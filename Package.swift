@@ -30,7 +30,7 @@ let package = Package(
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "LibNFCReader", "MQTTClient", "YAMLDocument", "CSystemd"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd"]),
 
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),

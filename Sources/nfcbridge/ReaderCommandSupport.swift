@@ -81,7 +81,9 @@ struct ReaderOptions {
     /// The first tag `device` finds (any modulation ``ScanCommand/modulations`` lists) before
     /// `--timeout` runs out; no tag in time exits 3.
     func firstTag(on device: LibNFCDevice) async throws -> PresentTag {
-        let access = DeviceTagAccess(device: device, modulations: ScanCommand.modulations)
+        var reader = AgentConfiguration.ReaderSettings()
+        reader.modulations = ScanCommand.modulations
+        let access = DeviceTagAccess(device: device, reader: reader)
         guard let tag = try await access.firstTag(within: timeoutDuration) else {
             throw CLIError.noTag(after: timeout ?? 0, device: deviceLabel)
         }

@@ -41,7 +41,7 @@ enum RunCommand {
                 overrides: ConfigurationOverrides(
                     device: device, broker: broker, environment: ProcessInfo.processInfo.environment))
         } catch {
-            throw CLIError(code: error.code, message: error.message, exitCode: 2)
+            throw CLIError(code: error.code.rawValue, message: error.message, exitCode: 2)
         }
         let logger = AgentLogger(level: configuration.log.level)
 
@@ -60,7 +60,7 @@ enum RunCommand {
                 configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
                 logger: logger, notifier: SystemdNotifier())
         } catch {
-            throw CLIError(code: error.code, message: "state_dir: \(error.message)", exitCode: 2)
+            throw CLIError(code: error.code.rawValue, message: "state_dir: \(error.message)", exitCode: 2)
         }
 
         let signals = StopSignals { signalNumber in

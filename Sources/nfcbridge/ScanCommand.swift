@@ -1,5 +1,6 @@
 import Foundation
 import LibNFCReader
+import NFCBridge
 import NFCCore
 
 /// `nfcbridge scan`: identifies every tag that enters the reader's field, reads its NDEF message and
@@ -17,7 +18,7 @@ enum ScanCommand {
         """
 
     /// Every modulation the PN53x readers libnfc drives can poll.
-    static let modulations: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
+    static let modulations = AgentConfiguration.ReaderSettings.everyPN53xModulation
     /// Pause between two presence checks while waiting for a tag to leave.
     static let presenceInterval: Duration = .milliseconds(100)
     /// One poll call's longest wait when no `--timeout` bounds it (the loop polls again).

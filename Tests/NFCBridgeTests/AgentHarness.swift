@@ -14,6 +14,11 @@ struct StubScanner: TagScanning {
     func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue { try dumpResult(scan) }
 }
 
+/// How a harness makes event ids (a struct, so the `configure` trailing closure stays unambiguous).
+struct EventIDMaker: Sendable {
+    let make: @Sendable (Date) -> String
+}
+
 /// One agent on a virtual reader, an in-memory broker and a hand-driven clock, running until `stop()`.
 final class AgentHarness: Sendable {
     let directory: StateDirectory
@@ -31,6 +36,8 @@ final class AgentHarness: Sendable {
         directory: StateDirectory = StateDirectory(), connected: Bool = true, publisher realPublisher: (any MessagePublisher)? = nil,
         device: VirtualReaderDevice = VirtualReaderDevice(),
         scanner: any TagScanning = StubScanner(), interval: Duration = .milliseconds(5),
+        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil,
+        eventIDs: EventIDMaker? = nil,
         configure: (inout AgentConfiguration) -> Void = { _ in }
     ) throws {
         self.directory = directory
@@ -48,7 +55,8 @@ final class AgentHarness: Sendable {
         agent = try Agent(
             configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
-            readerLoopSettings: settings)
+            readerLoopSettings: settings, commandExecutor: commandExecutor, commandClock: commandClock,
+            eventIDs: eventIDs?.make)
         let agent = self.agent
         running = Task { await agent.run() }
     }

@@ -186,7 +186,7 @@ import Testing
         await h.waitFor(.reader, where: { $0["state"] == "ok" })
         await h.waitFor(.health)
         await h.agent.pipeline.flush()
-        h.publisher.failNextPublish(with: .failed(code: "no_conn", message: "lost"))
+        h.publisher.failNextPublish(with: .refused(.connectionLost("lost")))
         h.device.place(makeTag())
         await h.agent.pipeline.waitUntil { $0.spooled == 1 }
         // Still connected, so the spool is replayed right away, flagged as buffered.

@@ -172,6 +172,7 @@ import Testing
             (.capacityExceeded(needed: 600, available: 496), .capacityExceeded),
             (.tagLocked, .tagLocked),
             (.authenticationFailed, .authFailed),
+            (.authenticationRequired, .authRequired),
             (.writeFailed(page: 5), .writeFailed),
             (.verifyFailed(page: 5), .verifyFailed),
             (.unsupportedOperation("no"), .unsupported),

@@ -417,7 +417,7 @@ import Testing
         await h.send("lock", lock)
         #expect(await h.response("lock").errorCode == "tag_mismatch")
         #expect(h.scripted.actions.isEmpty)
-        #expect(h.audits.map(\.response.error?.code) == [.tagMismatch])
+        #expect(await h.audits(atLeast: 1).map(\.response.error?.code) == [.tagMismatch])
         await h.stop()
     }
 
@@ -428,7 +428,7 @@ import Testing
         await h.send("lock", lock)
         #expect(await h.response("lock")["status"] == "ok")
         #expect(h.scripted.actions == [.lock(uid: CommandHarness.tagUID, password: nil)])
-        let audits = h.audits
+        let audits = await h.audits(atLeast: 1)
         #expect(audits.count == 1)
         #expect(audits.first?.fields["uid"] == "04A1B2C3D4E5F6")
         #expect(audits.first?.fields["status"] == "ok")

@@ -65,12 +65,13 @@ final class ScriptedExecutor: CommandExecuting {
     private struct State {
         var calls: [(action: CommandAction, uid: [UInt8])] = []
         var results: [Result<[String: JSONValue], CommandError>] = []
-        var holding = false
-        var held: [CheckedContinuation<Void, Never>] = []
-        var startWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
+    /// Calls started so far.
+    private let started = Watched(0)
+    /// True while calls must wait in the acting phase.
+    private let holding = Watched(false)
 
     /// Results for the next calls, in order; when none is left a call returns `["done": true]`.
     func script(_ results: Result<[String: JSONValue], CommandError>...) {
@@ -78,17 +79,10 @@ final class ScriptedExecutor: CommandExecuting {
     }
 
     /// Makes every call wait in the acting phase until ``release()``.
-    func hold() { state.withLock { $0.holding = true } }
+    func hold() { holding.update { $0 = true } }
 
     /// Lets held calls (and later ones) finish.
-    func release() {
-        let held = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.holding = false
-            defer { s.held = [] }
-            return s.held
-        }
-        for continuation in held { continuation.resume() }
-    }
+    func release() { holding.update { $0 = false } }
 
     /// The actions run so far, in order.
     var actions: [CommandAction] { state.withLock { $0.calls.map(\.action) } }
@@ -97,38 +91,13 @@ final class ScriptedExecutor: CommandExecuting {
 
     /// Returns once `count` calls have started.
     func waitUntilStarted(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.calls.count >= count { return true }
-                s.startWaiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await started.wait { $0 >= count }
     }
 
     func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
-        let (ready, holding) = state.withLock { s -> ([CheckedContinuation<Void, Never>], Bool) in
-            s.calls.append((action, transport.target.uid))
-            var ready: [CheckedContinuation<Void, Never>] = []
-            s.startWaiters.removeAll { waiter in
-                guard s.calls.count >= waiter.count else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return (ready, s.holding)
-        }
-        for continuation in ready { continuation.resume() }
-        if holding {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let stillHolding = state.withLock { s -> Bool in
-                    guard s.holding else { return false }
-                    s.held.append(continuation)
-                    return true
-                }
-                if !stillHolding { continuation.resume() }
-            }
-        }
+        state.withLock { $0.calls.append((action, transport.target.uid)) }
+        started.update { $0 += 1 }
+        await holding.wait { !$0 }
         let result = state.withLock { s -> Result<[String: JSONValue], CommandError> in
             s.results.isEmpty ? .success(["done": true]) : s.results.removeFirst()
         }
@@ -169,7 +138,7 @@ final class CommandHarness: Sendable {
         let audits = self.auditLog
         router = CommandRouter(
             topics: TopicMap(base: "nfc", id: "test"), policy: policy,
-            access: DeviceTagAccess(device: device, interval: .milliseconds(20)), executor: executor,
+            access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)), executor: executor,
             publisher: publisher, clock: clock, cache: cache,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
             audit: { audit in audits.append(audit) })
@@ -179,7 +148,10 @@ final class CommandHarness: Sendable {
     }
 
     /// The lock audits so far.
-    var audits: [CommandRouter.LockAudit] { auditLog.entries.withLock { $0 } }
+    var audits: [CommandRouter.LockAudit] { auditLog.entries.value }
+
+    /// The lock audits, once there are at least `count` (the audit follows the response).
+    func audits(atLeast count: Int) async -> [CommandRouter.LockAudit] { await auditLog.waitFor(count) }
 
     /// Stops the worker and waits for it.
     func stop() async {
@@ -257,10 +229,13 @@ final class HookedPublisher: MessagePublisher {
     func events() -> AsyncStream<PublisherEvent> { inner.events() }
 }
 
-/// The lock audits a router reported.
+/// The lock audits a router reported. The router audits after it published the response, so
+/// tests that saw the response wait for the audit with ``waitFor(_:)``.
 final class AuditLog: Sendable {
-    let entries = Mutex<[CommandRouter.LockAudit]>([])
-    func append(_ audit: CommandRouter.LockAudit) { entries.withLock { $0.append(audit) } }
+    let entries = Watched<[CommandRouter.LockAudit]>([])
+    func append(_ audit: CommandRouter.LockAudit) { entries.update { $0.append(audit) } }
+    /// The audits once there are at least `count`.
+    func waitFor(_ count: Int) async -> [CommandRouter.LockAudit] { await entries.wait { $0.count >= count } }
 }
 
 extension JSONValue {

@@ -133,7 +133,7 @@ import YAMLDocument
             #expect(problem.line == line, "\(yaml)")
             #expect(problem.key == key, "\(yaml)")
             #expect(problem.detail == detail, "\(yaml)")
-            #expect(problem.code == "invalid_config")
+            #expect(problem.code.rawValue == "invalid_config")
         }
     }
 
@@ -155,6 +155,36 @@ import YAMLDocument
         #expect(!config.publicJSON.jsonString.contains("s3cr3t"))
         #expect(!"\(config)".contains("s3cr3t"))
         #expect("\(config.mqtt.password!)" == "<redacted>")
+    }
+
+    @Test func everySettingComesFromTheConfiguration() {
+        var config = AgentConfiguration(id: "a")
+        // The reader loop polls what the configuration says (it once polled only ISO 14443-A by default).
+        #expect(ReaderLoop.Settings(config).modulations == [.iso14443a, .felica212])
+        #expect(ReaderLoop.Settings(config).interval == .milliseconds(250))
+        #expect(ReaderLoop.Settings(config).retryInitial == .seconds(1))
+        #expect(ReaderLoop.Settings(config).retryMaximum == .seconds(30))
+        config.reader.modulations = [.felica424]
+        config.reader.intervalMilliseconds = 40
+        config.dump.onScan = true
+        let settings = ReaderLoop.Settings(config)
+        #expect(settings.modulations == [.felica424])
+        #expect(settings.interval == .milliseconds(40))
+        #expect(settings.dumpOnScan)
+        #expect(CommandPolicy(config) == CommandPolicy())
+        #expect(CommandPolicy().defaultWaitForTagSeconds == 30)
+        config.commands.lockEnabled = true
+        config.commands.queueCapacity = 2
+        #expect(CommandPolicy(config) == CommandPolicy(lockEnabled: true, queueCapacity: 2))
+    }
+
+    @Test func aPasswordWithoutAUserNameIsInvalidConfig() throws {
+        let dir = try TempDir()
+        let secret = try dir.file("password", "s3cr3t\n")
+        let problem = try #require(error("mqtt:\n  password_file: \(secret)\n"))
+        #expect(problem.code == .invalidConfig)
+        #expect(problem.code.rawValue == "invalid_config")
+        #expect(problem.message == "config.yaml:2: mqtt.password_file: a password needs a user name: set mqtt.username as well")
     }
 
     @Test func missingFilesAreNamed() throws {
@@ -216,7 +246,7 @@ import YAMLDocument
         do {
             _ = try ConfigurationLoader.load(path: "/nonexistent/nfcbridge.yaml")
         } catch {
-            #expect(error.code == "config_not_found")
+            #expect(error.code.rawValue == "config_not_found")
         }
     }
 

@@ -30,6 +30,37 @@ import Testing
     }
 }
 
+@Suite struct JSONValueEncoderTests {
+    struct Sample: Encodable {
+        var name = "a/b"
+        var count: Int = 3
+        var ratio = 2.5
+        var whole = 30.0
+        var missing: String? = nil
+        var nothing = OrNull<String>(nil)
+        var list: [UInt32?] = [1, nil]
+        var nested = ["x": true]
+    }
+
+    @Test func encodesWhatJSONEncoderWouldWrite() throws {
+        let value = try JSONValueEncoder().encode(Sample())
+        #expect(value == ["name": "a/b", "count": 3, "ratio": .double(2.5), "whole": .double(30), "nothing": nil,
+                          "list": [1, nil], "nested": ["x": true]])
+        #expect(value.jsonString == #"{"count":3,"list":[1,null],"name":"a/b","nested":{"x":true},"nothing":null,"ratio":2.5,"whole":30}"#)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(value.jsonString == String(decoding: try encoder.encode(Sample()), as: UTF8.self))
+    }
+
+    @Test func anEnvelopeAddsItsKeysToTheBodyAndWins() throws {
+        let body: JSONValue = ["uid": "04", "type": "mine"]
+        let envelope = EventEnvelope(
+            body: body, eventID: "E", seq: 9, date: Date(timeIntervalSince1970: 0), reader: "r", type: .removed, buffered: false)
+        let value = try JSONValueEncoder().encode(envelope)
+        #expect(value.jsonString == #"{"buffered":false,"event_id":"E","reader":"r","seq":9,"ts":"1970-01-01T00:00:00.000Z","type":"removed","uid":"04"}"#)
+    }
+}
+
 @Suite struct TopicTests {
     @Test func topicsFollowTheLayout() {
         let topics = TopicMap(base: "nfc", id: "hall")
@@ -40,6 +71,19 @@ import Testing
         #expect(topics.allEvents == "nfc/hall/event/+")
         #expect(topics.homeAssistantStatus == "homeassistant/status")
         #expect(topics.will == OutboundMessage(topic: "nfc/hall/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true))
+    }
+
+    @Test func requestAndResponseTopicsAreBuiltAndParsedByTheMap() {
+        let topics = TopicMap(base: "site/nfc", id: "hall")
+        #expect(topics.request("write") == "site/nfc/hall/request/write")
+        #expect(topics.requestFilter == "site/nfc/hall/request/+")
+        #expect(topics.response("dump") == "site/nfc/hall/response/dump")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/lock") == "lock")
+        #expect(topics.command(inRequestTopic: topics.request("cancel")) == "cancel")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/") == "")
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/request/a/b") == nil)
+        #expect(topics.command(inRequestTopic: "site/nfc/door/request/write") == nil)
+        #expect(topics.command(inRequestTopic: "site/nfc/hall/response/write") == nil)
     }
 
     @Test func prefixesAreValidated() {

@@ -77,10 +77,13 @@ import Testing
         let directory = StateDirectory()
         var config = AgentConfiguration(id: "test")
         config.stateDirectory = directory.path
+        var settings = ReaderLoop.Settings(config)
+        settings.modulations = [.iso14443a]
+        settings.interval = .milliseconds(5)
         let agent = try Agent(
             configuration: config, publisher: InMemoryPublisher(), device: VirtualReaderDevice(), scanner: StubScanner(),
             logger: AgentLogger(level: .error, journald: false, sink: { _ in }), notifier: notifier,
-            readerLoopSettings: ReaderLoop.Settings(modulations: [.iso14443a], interval: .milliseconds(5)))
+            readerLoopSettings: settings)
         let running = Task { await agent.run() }
         var received: [String] = []
         while !received.contains("WATCHDOG=1") { received.append(await socket.receive()) }

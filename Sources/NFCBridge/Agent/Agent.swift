@@ -43,7 +43,8 @@ public final class Agent: Sendable {
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
-        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil
+        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil,
+        eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
         self.configuration = configuration
         self.topics = TopicMap(configuration)
@@ -63,7 +64,8 @@ public final class Agent: Sendable {
             directory: configuration.stateDirectory,
             floor: spool.messages.compactMap { $0.payload["seq"]?.intValue }.max() ?? 0)
         pipeline = EventPipeline(
-            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger)
+            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger,
+            eventIDs: eventIDs)
         let policy = CommandPolicy(configuration)
         let pipeline = self.pipeline
         commands = CommandRouter(
@@ -72,7 +74,7 @@ public final class Agent: Sendable {
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),
             logger: self.logger,
-            audit: { audit in await pipeline.emit(.lock, audit.fields) })
+            audit: { audit in await pipeline.emit(.lock, audit) })
         state = Mutex(
             AgentState(
                 startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
@@ -159,15 +161,15 @@ public final class Agent: Sendable {
                     }
                 }
                 do {
-                    try await publisher.subscribe(to: commands.requestFilter, qos: .atLeastOnce)
+                    try await publisher.subscribe(to: topics.requestFilter, qos: .atLeastOnce)
                 } catch {
-                    logger.warning("cannot subscribe to \(commands.requestFilter): \(error)")
+                    logger.warning("cannot subscribe to \(topics.requestFilter): \(error)")
                 }
                 await publishEverything()
                 await pipeline.drain()
             case .disconnected:
                 logger.warning("lost the broker connection; events go to the spool until it is back")
-            case let .message(message) where message.topic.hasPrefix(topics.root + "/request/"):
+            case let .message(message) where topics.command(inRequestTopic: message.topic) != nil:
                 await commands.receive(message)
             case let .message(message):
                 // Home Assistant's birth message: it (re)started and wants discovery and state again.
@@ -206,145 +208,51 @@ public final class Agent: Sendable {
 
     // MARK: - Reader loop events
 
+    /// Runs the event through ``AgentReducer`` and carries out its effects, in order.
     func handle(_ event: ReaderLoopEvent) async {
-        switch event {
-        case let .opened(info, reopened):
-            let now = clock.now
-            state.withLock { s in
-                s.readerInfo = info
-                s.reader = ReaderStatus(state: .ok, device: info.connstring, since: now)
-                if reopened { s.readerReopens += 1 }
+        let now = clock.now
+        let monotonic = clock.monotonicMilliseconds
+        let effects = state.withLock { AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic) }
+        for effect in effects {
+            switch effect {
+            case let .log(level, message): logger.log(level, message)
+            case .publishReader: await publishReader()
+            case .publishInfo: await publishInfo()
+            case .publishTag: await publishTag()
+            case let .emitScanned(scan, date): await emitScanned(scan, at: date)
+            case let .emitRemoved(uid, present):
+                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present))
+            case let .emitDump(scan, export):
+                await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: export))
+            case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)
             }
-            logger.notice("reader \(reopened ? "reopened" : "opened"): \(info.name) (\(info.firmware)) at \(info.connstring)")
-            await publishReader()
-            await publishInfo()
-        case let .unavailable(error, operation, firstFailure):
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                guard s.reader.state != .absent || s.reader.detail != error.message else { return false }
-                s.reader = ReaderStatus(state: .absent, device: s.reader.device, since: now, detail: error.message)
-                return true
-            }
-            if changed { await publishReader() }
-            if firstFailure {
-                logger.warning("reader unavailable (\(operation)): \(error.message); retrying")
-                await emitError(error, operation: operation, uid: nil)
-            } else {
-                logger.debug("reader still unavailable: \(error.message)")
-            }
-        case let .pollFailed(error, consecutive):
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                s.pollErrors += 1
-                guard consecutive >= 3, s.reader.state == .ok else { return false }
-                s.reader = ReaderStatus(state: .error, device: s.reader.device, since: now, detail: error.message)
-                return true
-            }
-            if consecutive == 1 {
-                logger.warning("poll failed: \(error.message)")
-                await emitError(error, operation: "poll", uid: nil)
-            }
-            if changed { await publishReader() }
-        case .pollRecovered:
-            let now = clock.now
-            let changed = state.withLock { s -> Bool in
-                guard s.reader.state == .error else { return false }
-                s.reader = ReaderStatus(state: .ok, device: s.reader.device, since: now)
-                return true
-            }
-            if changed { await publishReader() }
-        case let .arrived(scan, report):
-            let now = clock.now
-            state.withLock { s in
-                s.tags.tags.removeAll { $0.uid == scan.uid }
-                s.tags.tags.append(TagPresence.Tag(uid: scan.uid, cardType: scan.cardType, since: now))
-                if report { s.scansTotal += 1 }
-            }
-            if report {
-                logger.info("tag \(scan.uid.hexString) (\(scan.cardType)) scanned")
-                await emitScanned(scan, at: now)
-            } else {
-                logger.info("tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported")
-            }
-            await publishTag()
-        case let .repeated(scan):
-            state.withLock { $0.scansTotal += 1 }
-            logger.debug("tag \(scan.uid.hexString) still present: scanned again")
-            await emitScanned(scan)
-        case let .removed(uid, presentMilliseconds, report):
-            state.withLock { s in s.tags.tags.removeAll { $0.uid == uid } }
-            if report {
-                logger.info("tag \(uid.hexString) removed after \(presentMilliseconds) ms")
-                await pipeline.emit(.removed, ["uid": .string(uid.hexString), "present_ms": .int(presentMilliseconds)])
-            }
-            await publishTag()
-        case let .dumped(scan, export):
-            await pipeline.emit(
-                .dump, ["uid": .string(scan.uid.hexString), "cardType": .string(scan.cardType), "dump": export])
-        case let .failed(operation, uid, error):
-            logger.warning("\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)")
-            await emitError(error, operation: operation, uid: uid)
-        case .progress:
-            let now = clock.monotonicMilliseconds
-            state.withLock {
-                $0.lastProgress = now
-                $0.busySince = nil
-            }
-        case .busy:
-            let now = clock.monotonicMilliseconds
-            state.withLock { $0.busySince = now }
         }
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
-        var fields = scan.report.objectValue ?? [:]
-        fields["uid"] = .string(scan.uid.hexString)
-        fields["cardType"] = .string(scan.cardType)
-        fields["random_uid"] = .bool(scan.hasRandomUID)
-        fields["tag_id"] = .string(scan.homeAssistantTagID)
-        await pipeline.emit(.scanned, fields, at: date)
+        await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
     }
 
     private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {
-        var fields: [String: JSONValue] = [
-            "error": ["code": .string(error.code), "message": .string(error.message)],
-            "op": .string(operation),
-        ]
-        if let uid { fields["uid"] = .string(uid.hexString) }
-        await pipeline.emit(.error, fields)
+        await pipeline.emit(.error, ErrorEvent(error: error, operation: operation, uid: uid))
     }
 
     // MARK: - Retained state
 
     private func publishReader() async {
-        await pipeline.publishState(topics.topic(.reader), state.withLock { $0.reader.json })
+        await pipeline.publishState(topics.topic(.reader), json: state.withLock { $0.reader })
     }
 
     private func publishTag() async {
-        await pipeline.publishState(topics.topic(.tag), state.withLock { $0.tags.json })
+        await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
     }
 
     private func publishInfo() async {
         let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
-        let reader: JSONValue =
-            readerInfo.map {
-                ["connstring": .string($0.connstring), "name": .string($0.name), "firmware": .string($0.firmware)]
-            } ?? .null
-        let info: JSONValue = [
-            "agent": [
-                "id": .string(topics.id), "version": .string(NFCBridgeAgent.version),
-                "started_at": .string(Timestamp.string(startedAt)),
-            ],
-            "reader": reader,
-            "mqtt": [
-                "protocol": .string(configuration.mqtt.protocolVersion.rawValue),
-                "url": .string(configuration.mqtt.url),
-                "tls": .bool(configuration.mqtt.usesTLS),
-            ],
-            "commands": .array(configuration.enabledCommands.map(JSONValue.string)),
-            "config": configuration.publicJSON,
-        ]
-        await pipeline.publishState(topics.topic(.info), info)
+        let info = AgentInfo(
+            id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
+        await pipeline.publishState(topics.topic(.info), json: info)
     }
 
     /// The current health report.
@@ -362,7 +270,7 @@ public final class Agent: Sendable {
     }
 
     private func publishHealth() async {
-        await pipeline.publishState(topics.topic(.health), health.json)
+        await pipeline.publishState(topics.topic(.health), json: health)
     }
 
     private func publishHealthPeriodically() async {
@@ -431,29 +339,9 @@ public struct AgentState: Sendable {
 /// A one-shot signal: ``wait()`` returns once ``fire()`` was called (before or after), or when the
 /// waiting task is cancelled.
 final class StopSignal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let fired = Watched(false)
 
-    func fire() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.fired = true
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func fire() { fired.update { $0 = true } }
 
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { s -> Bool in
-                    if s.fired || Task.isCancelled { return true }
-                    s.waiters.append(continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            fire()
-        }
-    }
+    func wait() async { await fired.wait { $0 } }
 }

@@ -17,6 +17,12 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         self.data = data
     }
 
+    /// `data` of a failure that wrote (or could have written) pages.
+    struct PagesWritten: Encodable {
+        var pagesWritten: [Int]
+        enum CodingKeys: String, CodingKey { case pagesWritten = "pages_written" }
+    }
+
     /// A malformed request, naming the field (`field: problem`).
     public static func invalid(_ field: String, _ problem: String) -> CommandError {
         CommandError(.invalidRequest, "\(field): \(problem)")
@@ -24,28 +30,37 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    /// Maps an NFC error met while acting on a tag. `reading` selects the fallback code for link
-    /// errors (`read_failed` for a dump, `write_failed` for write / format / lock). `pagesWritten`
-    /// (operations that write) goes into `data.pages_written`, even when empty: the caller then
-    /// knows the tag was not changed.
+    /// THE table from NFCCore's errors to command error codes (docs/mqtt.md, "Error codes", lists it).
+    /// Exhaustive and without `default`: a new ``NFCError`` case does not compile until it is mapped
+    /// here. `reading` picks the code of errors of the link or of the tag's answers: `read_failed`
+    /// while reading (dump), `write_failed` while changing the tag (write, format, lock).
+    public static func code(for error: NFCError, reading: Bool) -> CommandErrorCode {
+        switch error {
+        case .tagRemoved: .tagRemoved
+        case .capacityExceeded: .capacityExceeded
+        case .tagLocked: .tagLocked
+        // No password given for protected pages is not a wrong password (scan says the same).
+        case .authenticationRequired: .authRequired
+        case .authenticationFailed: .authFailed
+        case .tagMismatch: .tagMismatch
+        case .writeFailed: .writeFailed
+        case .verifyFailed: .verifyFailed
+        case .unsupportedOperation, .tagNotSupported: .unsupported
+        case .invalidArgument, .invalidNDEF: .invalidRequest
+        case .readerUnavailable: .readerUnavailable
+        case .userCanceled: .canceled
+        case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
+            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure:
+            reading ? .readFailed : .writeFailed
+        }
+    }
+
+    /// Maps an NFC error met while acting on a tag through ``code(for:reading:)``. `reading`
+    /// selects the code of link errors (`read_failed` for a dump, `write_failed` for write / format /
+    /// lock). `pagesWritten` (operations that write) goes into `data.pages_written`, even when empty:
+    /// the caller then knows the tag was not changed.
     public init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
-        let code: CommandErrorCode =
-            switch error {
-            case .tagRemoved: .tagRemoved
-            case .capacityExceeded: .capacityExceeded
-            case .tagLocked: .tagLocked
-            case .authenticationFailed, .authenticationRequired: .authFailed
-            case .tagMismatch: .tagMismatch
-            case .writeFailed: .writeFailed
-            case .verifyFailed: .verifyFailed
-            case .unsupportedOperation, .tagNotSupported: .unsupported
-            case .invalidArgument, .invalidNDEF: .invalidRequest
-            case .readerUnavailable: .readerUnavailable
-            case .userCanceled: .canceled
-            default: reading ? .readFailed : .writeFailed
-            }
-        var data: [String: JSONValue] = [:]
-        if let pagesWritten { data["pages_written"] = .array(pagesWritten.map { .int(Int64($0)) }) }
-        self.init(code, error.message, data: data)
+        let code = Self.code(for: error, reading: reading)
+        self.init(code, error.message, data: pagesWritten.map { JSONValueEncoder.members(of: PagesWritten(pagesWritten: $0)) } ?? [:])
     }
 }

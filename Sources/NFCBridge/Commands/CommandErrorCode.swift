@@ -27,8 +27,10 @@ public enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case tagLocked = "tag_locked"
     /// The command is disabled in the configuration (`lock` unless `commands.lock.enabled`).
     case notPermitted = "not_permitted"
-    /// The password was wrong, or the tag needs one and none was given.
+    /// The password was wrong (the tag refused PWD_AUTH, or a key did not authenticate).
     case authFailed = "auth_failed"
+    /// The pages to change are password protected and the request gave no `password`.
+    case authRequired = "auth_required"
     /// The tag did not acknowledge a write.
     case writeFailed = "write_failed"
     /// The tag acknowledged the writes but reading back found other bytes.

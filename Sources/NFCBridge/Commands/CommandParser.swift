@@ -95,7 +95,9 @@ public enum CommandParser {
         guard let rawID = object["id"] else { throw .invalid("id", "required") }
         guard let id = try validID(rawID) else { throw .invalid("id", "must not be null") }
         let transaction = try object["transaction"].flatMap { value throws(CommandError) in try validTransaction(value) }
-        var request = CommandRequest(command: command, id: id, transaction: transaction, action: .cancel)
+        var request = CommandRequest(
+            command: command, id: id, transaction: transaction,
+            waitForTagMilliseconds: milliseconds(policy.defaultWaitForTagSeconds), action: .cancel)
         if command == .cancel { return request }
 
         request.uid = try object["uid"].map { value throws(CommandError) in try uid(value, field: "uid") }

@@ -13,10 +13,13 @@ public struct CommandPolicy: Sendable, Equatable {
     /// Final results remembered for repeated ids (least recently used dropped first).
     public var resultCacheCapacity: Int
 
-    /// Creates a policy.
+    /// Creates a policy; what is not given is the configuration's default
+    /// (``AgentConfiguration/CommandSettings``).
     public init(
-        lockEnabled: Bool = false, defaultWaitForTagSeconds: Double = 30, maximumWaitForTagSeconds: Double = 3600,
-        maximumPayloadBytes: Int = 256 * 1024, queueCapacity: Int = 8, resultCacheCapacity: Int = 256
+        lockEnabled: Bool = AgentConfiguration.CommandSettings.defaults.lockEnabled, defaultWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.defaultWaitForTagSeconds,
+        maximumWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.maximumWaitForTagSeconds,
+        maximumPayloadBytes: Int = AgentConfiguration.CommandSettings.defaults.maximumPayloadBytes, queueCapacity: Int = AgentConfiguration.CommandSettings.defaults.queueCapacity,
+        resultCacheCapacity: Int = AgentConfiguration.CommandSettings.defaults.resultCacheCapacity
     ) {
         self.lockEnabled = lockEnabled
         self.defaultWaitForTagSeconds = defaultWaitForTagSeconds
@@ -26,8 +29,12 @@ public struct CommandPolicy: Sendable, Equatable {
         self.resultCacheCapacity = resultCacheCapacity
     }
 
-    /// The policy of a configuration (`commands.lock.enabled`; the rest are the defaults).
+    /// The policy of a configuration.
     public init(_ configuration: AgentConfiguration) {
-        self.init(lockEnabled: configuration.commands.lockEnabled)
+        let commands = configuration.commands
+        self.init(
+            lockEnabled: commands.lockEnabled, defaultWaitForTagSeconds: commands.defaultWaitForTagSeconds,
+            maximumWaitForTagSeconds: commands.maximumWaitForTagSeconds, maximumPayloadBytes: commands.maximumPayloadBytes,
+            queueCapacity: commands.queueCapacity, resultCacheCapacity: commands.resultCacheCapacity)
     }
 }

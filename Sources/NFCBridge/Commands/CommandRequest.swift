@@ -21,7 +21,7 @@ public struct CommandRequest: Sendable, Equatable {
     /// Creates a request.
     public init(
         command: CommandName, id: JSONValue, transaction: JSONValue? = nil, uid: [UInt8]? = nil,
-        waitForTagMilliseconds: Int64 = 30_000, expiresAtMonotonic: Int64? = nil, action: CommandAction
+        waitForTagMilliseconds: Int64, expiresAtMonotonic: Int64? = nil, action: CommandAction
     ) {
         self.command = command
         self.id = id

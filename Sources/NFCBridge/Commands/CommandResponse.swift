@@ -1,7 +1,7 @@
 /// One response payload: `{"id":…,"status":"ok"|"error"|"waiting","data":{…},"error":{…}}`, with
 /// `transaction` echoed when the request sent one (Zigbee2MQTT clients match on it). `data` is
 /// always an object; `error` is present only with status `error`.
-public struct CommandResponse: Sendable, Equatable {
+public struct CommandResponse: Sendable, Equatable, Encodable {
     /// Where a request stands.
     public enum Status: String, Sendable, Codable {
         /// Done: `data` holds the result. Final.
@@ -38,22 +38,21 @@ public struct CommandResponse: Sendable, Equatable {
         CommandResponse(id: id, transaction: transaction, status: .waiting, data: data, error: nil)
     }
 
-    /// True for `ok` and `error`.
-    public var isFinal: Bool { status != .waiting }
+    enum CodingKeys: String, CodingKey { case id, status, data, transaction, error }
 
-    /// The payload.
-    public var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "id": id ?? .null,
-            "status": .string(status.rawValue),
-            "data": .object(data),
-        ]
-        if let transaction { members["transaction"] = transaction }
-        if let error {
-            members["error"] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
-        }
-        return .object(members)
+    /// The payload: `id` (`null` when the request had none), `status`, `data`, and `transaction`
+    /// and `error` when there are.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id ?? .null, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(data, forKey: .data)
+        try container.encodeIfPresent(transaction, forKey: .transaction)
+        try container.encodeIfPresent(error.map { ErrorPayload(code: $0.code.rawValue, message: $0.message) }, forKey: .error)
     }
+
+    /// The payload as a JSON value (the persisted result cache, tests).
+    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
 
     /// Reads a payload back (the persisted result cache, tests).
     public init?(json: JSONValue) {

@@ -11,7 +11,8 @@ public final class CommandResultCache: Sendable {
     /// The file name in the state directory.
     public static let fileName = "command-results.json"
 
-    private struct Entry: Sendable {
+    /// One remembered result; the file is the list of them, `[{"key":…,"response":{…}}]`.
+    private struct Entry: Sendable, Encodable {
         var key: String
         var response: JSONValue
     }
@@ -79,9 +80,10 @@ public final class CommandResultCache: Sendable {
 
     private func persist(_ snapshot: [Entry]) {
         guard let path else { return }
-        let json = JSONValue.array(snapshot.map { ["key": .string($0.key), "response": $0.response] })
+        // Keys and JSON values only: encoding cannot fail.
+        let bytes = ((try? JSONValueEncoder().encode(snapshot)) ?? .array([])).jsonBytes
         do {
-            try AtomicFile.write(json.jsonBytes, to: path)
+            try AtomicFile.write(bytes, to: path)
         } catch {
             logger?.error("cannot persist command results: \(error.message)")
         }

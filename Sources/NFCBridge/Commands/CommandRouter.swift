@@ -23,8 +23,9 @@ public actor CommandRouter {
     /// Called with the outcome of every `lock` that was accepted (the agent publishes an event).
     public typealias LockAuditHandler = @Sendable (LockAudit) async -> Void
 
-    /// What happened to a lock request, for the audit trail.
-    public struct LockAudit: Sendable, Equatable {
+    /// What happened to a lock request, for the audit trail: the body of `event/lock` — the final
+    /// response's fields (without `transaction`) plus `uid` and `command`.
+    public struct LockAudit: Sendable, Equatable, Encodable {
         /// The request's id.
         public var id: JSONValue
         /// The UID the request named.
@@ -32,14 +33,33 @@ public actor CommandRouter {
         /// The final response.
         public var response: CommandResponse
 
-        /// The audit record as event fields: `id`, `uid`, `status`, `data`, `error`.
-        public var fields: [String: JSONValue] {
-            var fields = response.json.objectValue ?? [:]
-            fields["uid"] = .string(uid.hexString)
-            fields["command"] = .string(CommandName.lock.rawValue)
-            fields.removeValue(forKey: "transaction")
-            return fields
+        enum CodingKeys: String, CodingKey { case uid, command }
+
+        public func encode(to encoder: any Encoder) throws {
+            var response = self.response
+            response.transaction = nil
+            try response.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(uid.hexString, forKey: .uid)
+            try container.encode(CommandName.lock, forKey: .command)
         }
+
+        /// The audit record as event fields: `id`, `uid`, `status`, `data`, `error`, `command`.
+        public var fields: [String: JSONValue] { (try? JSONValueEncoder().encode(self))?.objectValue ?? [:] }
+    }
+
+    /// `data` of a `cancel` that worked.
+    struct CancelResult: Encodable {
+        /// Where the canceled request was.
+        enum State: String, Encodable { case queued, waiting }
+        var canceled = true
+        var state: State
+    }
+
+    /// `data` of a `waiting` response.
+    struct WaitingData: Encodable {
+        var waitForTagSeconds: Double
+        enum CodingKeys: String, CodingKey { case waitForTagSeconds = "wait_for_tag_s" }
     }
 
     /// Where and how a request is answered.
@@ -106,15 +126,6 @@ public actor CommandRouter {
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// The filter to subscribe to: `<base>/<id>/request/+`.
-    public nonisolated var requestFilter: String { "\(topics.root)/request/+" }
-
-    /// `<base>/<id>/request/<command>`.
-    public nonisolated func requestTopic(_ command: String) -> String { "\(topics.root)/request/\(command)" }
-
-    /// `<base>/<id>/response/<command>`.
-    public nonisolated func responseTopic(_ command: String) -> String { "\(topics.root)/response/\(command)" }
-
     /// Requests waiting behind the running one (tests, health).
     public var queueDepth: Int { queue.count }
 
@@ -124,9 +135,7 @@ public actor CommandRouter {
     /// answers at once when it is refused or a cancel, otherwise queues it. Returns without waiting
     /// for the command to run.
     public func receive(_ message: InboundMessage) async {
-        let prefix = topics.root + "/request/"
-        guard message.topic.hasPrefix(prefix) else { return }
-        let name = String(message.topic.dropFirst(prefix.count))
+        guard let name = topics.command(inRequestTopic: message.topic) else { return }
         if message.retained {
             // A retained request is stale by definition: whoever sent it is not waiting for this run.
             logger.warning("ignoring the retained request on \(message.topic): commands are never taken from retained messages")
@@ -182,7 +191,7 @@ public actor CommandRouter {
         {
             return Route(topic: topic, correlationData: message.correlationData)
         }
-        return Route(topic: responseTopic(command), correlationData: message.correlationData)
+        return Route(topic: topics.response(command), correlationData: message.correlationData)
     }
 
     private func isPending(_ key: String) -> Bool {
@@ -198,7 +207,7 @@ public actor CommandRouter {
             let pending = queue.remove(at: index)
             logger.info("request \(target) canceled while queued")
             await finish(pending, .failure(id: pending.request.id, transaction: pending.request.transaction, Self.canceled))
-            await send(.ok(id: request.id, transaction: request.transaction, data: ["canceled": true, "state": "queued"]), to: route)
+            await send(.ok(id: request.id, transaction: request.transaction, data: JSONValueEncoder.members(of: CancelResult(state: .queued))), to: route)
             return
         }
         if var current = running, current.pending.request.key == key {
@@ -211,7 +220,7 @@ public actor CommandRouter {
             current.waitTask?.cancel()
             running = current
             logger.info("request \(target) canceled while waiting for a tag")
-            await send(.ok(id: request.id, transaction: request.transaction, data: ["canceled": true, "state": "waiting"]), to: route)
+            await send(.ok(id: request.id, transaction: request.transaction, data: JSONValueEncoder.members(of: CancelResult(state: .waiting))), to: route)
             return
         }
         let detail = cache.response(for: key).map { "it already finished with status \($0.status.rawValue)" } ?? "no such request"
@@ -238,11 +247,6 @@ public actor CommandRouter {
         for pending in left {
             await finish(pending, .failure(id: pending.request.id, transaction: pending.request.transaction, Self.stopping))
         }
-    }
-
-    /// Stops the worker's intake (tests): ``run()`` returns once the running request is done.
-    public func finishIntake() {
-        ring.finish()
     }
 
     private func execute(_ pending: Pending) async {
@@ -322,7 +326,7 @@ public actor CommandRouter {
         await send(
             .waiting(
                 id: request.id, transaction: request.transaction,
-                data: ["wait_for_tag_s": .double(Double(request.waitForTagMilliseconds) / 1000)]), to: route)
+                data: JSONValueEncoder.members(of: WaitingData(waitForTagSeconds: Double(request.waitForTagMilliseconds) / 1000))), to: route)
         if running?.canceled == true { return .canceled }
         let access = self.access
         let clock = self.clock

@@ -11,9 +11,6 @@ import Synchronization
 /// Command side: the ``TagAccess`` methods.
 public final class ReaderTagAccess: TagAccess {
     private struct State {
-        /// Tags in the field, in arrival order.
-        var present: [PresentTag] = []
-        var arrivalWaiters: [UInt64: CheckedContinuation<PresentTag, any Error>] = [:]
         var borrowers: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
         /// The loop, waiting while a command holds the reader.
         var lender: CheckedContinuation<Void, Never>?
@@ -21,6 +18,8 @@ public final class ReaderTagAccess: TagAccess {
     }
 
     private let state = Mutex(State())
+    /// Tags in the field, in arrival order (commands wait on it for the next tag).
+    private let present = Watched<[PresentTag]>([])
 
     /// Creates the access point (no tag present).
     public init() {}
@@ -30,35 +29,32 @@ public final class ReaderTagAccess: TagAccess {
     /// A tag arrived (after its scan): it is the tag present now, and waiting commands get it.
     public func tagArrived(_ transport: any TagTransport) {
         let tag = PresentTag(transport: transport)
-        let waiters = state.withLock { s -> [CheckedContinuation<PresentTag, any Error>] in
-            s.present.removeAll { $0.uid == tag.uid }
-            s.present.append(tag)
-            defer { s.arrivalWaiters = [:] }
-            return Array(s.arrivalWaiters.values)
+        present.update { present in
+            present.removeAll { $0.uid == tag.uid }
+            present.append(tag)
         }
-        for waiter in waiters { waiter.resume(returning: tag) }
     }
 
     /// A present tag was selected again (a new poll): commands use the new transport. Tags not
     /// present yet are left to ``tagArrived(_:)``, which comes after their scan.
     public func tagReselected(_ transport: any TagTransport) {
         let uid = transport.target.uid
-        state.withLock { s in
-            guard let index = s.present.firstIndex(where: { $0.uid == uid }) else { return }
-            s.present[index] = PresentTag(transport: transport)
+        present.update { present in
+            guard let index = present.firstIndex(where: { $0.uid == uid }) else { return }
+            present[index] = PresentTag(transport: transport)
         }
     }
 
     /// A tag left the field.
     public func tagRemoved(uid: [UInt8]) {
-        state.withLock { $0.present.removeAll { $0.uid == uid } }
+        present.update { $0.removeAll { $0.uid == uid } }
     }
 
     /// The reader went away: no tag is present any more, and the commands waiting to borrow the
     /// reader fail with ``NFCError/readerUnavailable(_:)`` instead of waiting for it to come back.
     public func readerLost() {
+        present.update { $0 = [] }
         let borrowers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            s.present = []
             defer { s.borrowers = [] }
             return s.borrowers.map(\.continuation)
         }
@@ -85,27 +81,14 @@ public final class ReaderTagAccess: TagAccess {
     // MARK: - TagAccess
 
     public func presentTag() async throws -> PresentTag? {
-        state.withLock { $0.present.first }
+        present.value.first
     }
 
     public func nextTag() async throws -> PresentTag {
-        let id = state.withLock { s -> UInt64 in
-            s.nextID += 1
-            return s.nextID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PresentTag, any Error>) in
-                let now: Result<PresentTag, any Error>? = state.withLock { s in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if let tag = s.present.first { return .success(tag) }
-                    s.arrivalWaiters[id] = continuation
-                    return nil
-                }
-                if let now { continuation.resume(with: now) }
-            }
-        } onCancel: {
-            state.withLock { $0.arrivalWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
-        }
+        let tags = await present.wait { !$0.isEmpty }
+        try Task.checkCancellation()
+        guard let tag = tags.first else { throw CancellationError() }
+        return tag
     }
 
     public func withExclusiveAccess<Result: Sendable>(

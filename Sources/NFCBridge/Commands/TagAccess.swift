@@ -43,10 +43,15 @@ public struct DeviceTagAccess: TagAccess {
     let interval: Duration
 
     /// Polls `device` for `modulations`, each poll lasting at most `interval`.
-    public init(device: any ReaderDevice, modulations: [Modulation] = [.iso14443a], interval: Duration = .milliseconds(250)) {
+    public init(device: any ReaderDevice, modulations: [Modulation], interval: Duration) {
         self.device = device
         self.modulations = modulations
         self.interval = interval
+    }
+
+    /// Polls `device` as the configuration's `reader` settings say (modulations, interval).
+    public init(device: any ReaderDevice, reader: AgentConfiguration.ReaderSettings) {
+        self.init(device: device, modulations: reader.modulations, interval: .milliseconds(reader.intervalMilliseconds))
     }
 
     public func presentTag() async throws -> PresentTag? {

@@ -68,28 +68,26 @@ public struct TagCommandExecutor: CommandExecuting {
         } catch {
             throw Self.failure(error, changesTag: false)
         }
-        var data: [String: JSONValue] = [
-            "uid": .string(info.uid.hexString), "cardType": .string(info.type.description),
-            "format": .string(format.rawValue),
-        ]
-        let bytes: [UInt8]
-        do {
-            bytes = try format.export(dump)
-        } catch {
-            let reason = (error as? NFCError)?.message ?? "\(error)"
-            throw CommandError(.unsupported, "a \(info.type) dump cannot be exported as \(format.rawValue): \(reason)")
-        }
+        var data = DumpResult(uid: info.uid, cardType: info.type.description, format: format)
         if format == .json {
-            guard let json = try? JSONValue(parsing: Data(bytes)) else {
-                throw CommandError(.readFailed, "the JSON export of the dump could not be read back")
+            do {
+                data.dump = try JSONValueEncoder().encode(dump.jsonExportDocument)
+            } catch {
+                throw CommandError(.readFailed, "the JSON export of the dump could not be built: \(error)")
             }
-            data["dump"] = json
         } else {
-            data["file"] = .string(Data(bytes).base64EncodedString())
-            data["file_name"] = .string(dump.exportBaseName + format.file.suffix)
-            data["content_type"] = .string(format.file.contentType)
+            let bytes: [UInt8]
+            do {
+                bytes = try format.export(dump)
+            } catch {
+                let reason = (error as? NFCError)?.message ?? "\(error)"
+                throw CommandError(.unsupported, "a \(info.type) dump cannot be exported as \(format.rawValue): \(reason)")
+            }
+            data.file = Data(bytes).base64EncodedString()
+            data.fileName = dump.exportBaseName + format.file.suffix
+            data.contentType = format.file.contentType
         }
-        return data
+        return JSONValueEncoder.members(of: data)
     }
 
     /// An error before the operation proper (identification, dump): nothing was written.
@@ -103,21 +101,82 @@ public struct TagCommandExecutor: CommandExecuting {
     }
 
     static func data(_ report: WriteReport) -> [String: JSONValue] {
-        [
-            "uid": .string(report.uid.hexString), "cardType": .string(report.cardType.description),
-            "bytes_written": .int(Int64(report.bytesWritten)),
-            "pages_written": .array(report.pagesWritten.map { .int(Int64($0)) }),
-            "message_length": .int(Int64(report.messageLength)),
-            "capability_container": .string(report.capabilityContainer.hexString),
-        ]
+        JSONValueEncoder.members(of: WriteResult(report))
     }
 
     static func data(_ report: LockReport) -> [String: JSONValue] {
-        [
-            "uid": .string(report.uid.hexString), "cardType": .string(report.cardType.description),
-            "pages_written": .array(report.pagesWritten.map { .int(Int64($0)) }),
-            "capability_container": .string(report.capabilityContainer.hexString),
-            "lock_bytes": .string(report.lockBytes.hexString),
-        ]
+        JSONValueEncoder.members(of: LockResult(report))
+    }
+
+    /// `data` of a write or format.
+    struct WriteResult: Encodable {
+        var uid: String
+        var cardType: String
+        var bytesWritten: Int
+        var pagesWritten: [Int]
+        var messageLength: Int
+        var capabilityContainer: String
+
+        enum CodingKeys: String, CodingKey {
+            case uid, cardType, bytesWritten = "bytes_written", pagesWritten = "pages_written",
+                messageLength = "message_length", capabilityContainer = "capability_container"
+        }
+
+        init(_ report: WriteReport) {
+            uid = report.uid.hexString
+            cardType = report.cardType.description
+            bytesWritten = report.bytesWritten
+            pagesWritten = report.pagesWritten
+            messageLength = report.messageLength
+            capabilityContainer = report.capabilityContainer.hexString
+        }
+    }
+
+    /// `data` of a lock.
+    struct LockResult: Encodable {
+        var uid: String
+        var cardType: String
+        var pagesWritten: [Int]
+        var capabilityContainer: String
+        var lockBytes: String
+
+        enum CodingKeys: String, CodingKey {
+            case uid, cardType, pagesWritten = "pages_written", capabilityContainer = "capability_container",
+                lockBytes = "lock_bytes"
+        }
+
+        init(_ report: LockReport) {
+            uid = report.uid.hexString
+            cardType = report.cardType.description
+            pagesWritten = report.pagesWritten
+            capabilityContainer = report.capabilityContainer.hexString
+            lockBytes = report.lockBytes.hexString
+        }
+    }
+
+    /// `data` of a dump: the JSON export as an object, or a file in base64.
+    struct DumpResult: Encodable {
+        var uid: [UInt8]
+        var cardType: String
+        var format: DumpFileFormat
+        var dump: JSONValue?
+        var file: String?
+        var fileName: String?
+        var contentType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case uid, cardType, format, dump, file, fileName = "file_name", contentType = "content_type"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(uid.hexString, forKey: .uid)
+            try container.encode(cardType, forKey: .cardType)
+            try container.encode(format.rawValue, forKey: .format)
+            try container.encodeIfPresent(dump, forKey: .dump)
+            try container.encodeIfPresent(file, forKey: .file)
+            try container.encodeIfPresent(fileName, forKey: .fileName)
+            try container.encodeIfPresent(contentType, forKey: .contentType)
+        }
     }
 }

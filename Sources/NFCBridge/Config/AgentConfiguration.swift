@@ -41,7 +41,16 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var modulations: [Modulation] = [.iso14443a, .felica212]
         /// Poll timeout and the pause between two presence checks, in milliseconds.
         public var intervalMilliseconds = 250
+        /// First retry delay after the reader could not be opened, in milliseconds; doubles up to
+        /// ``retryMaximumMilliseconds`` (not a configuration key).
+        public var retryInitialMilliseconds = 1000
+        /// Longest retry delay, in milliseconds (not a configuration key).
+        public var retryMaximumMilliseconds = 30_000
         public init() {}
+
+        /// Every modulation the PN53x readers libnfc drives can poll: what the CLI's one-shot
+        /// commands (`scan`, `write`, `dump`, …) look for, as docs/cli.md says.
+        public static let everyPN53xModulation: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
     }
 
     /// The MQTT protocol version spoken to the broker.
@@ -134,11 +143,25 @@ public struct AgentConfiguration: Sendable, Equatable {
         public init() {}
     }
 
-    /// Remote commands.
+    /// Remote commands. Only ``lockEnabled`` is a configuration key; the limits are fixed (and
+    /// documented in docs/mqtt.md, "Commands") but live here so they have one source.
     public struct CommandSettings: Sendable, Equatable {
         /// Allow the irreversible `lock` command (off by default).
         public var lockEnabled = false
+        /// `wait_for_tag_s` when a request does not say.
+        public var defaultWaitForTagSeconds: Double = 30
+        /// The largest `wait_for_tag_s` accepted.
+        public var maximumWaitForTagSeconds: Double = 3600
+        /// Requests larger than this are refused (`invalid_request`).
+        public var maximumPayloadBytes = 256 * 1024
+        /// Requests that may wait behind the running one.
+        public var queueCapacity = 8
+        /// Final results remembered for repeated ids.
+        public var resultCacheCapacity = 256
         public init() {}
+
+        /// Every default (``CommandPolicy``'s arguments start from these).
+        public static let defaults = CommandSettings()
     }
 }
 

@@ -18,11 +18,6 @@ public enum AgentIdentifier {
         return id.isEmpty ? "nfcbridge" : id
     }
 
-    /// The default id of this machine.
-    public static var defaultID: String {
-        sanitize(hostName: ProcessInfo.processInfo.hostName)
-    }
-
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),

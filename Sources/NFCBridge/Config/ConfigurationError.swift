@@ -1,9 +1,17 @@
 /// A configuration problem: ONE clear message naming the file, the line and the key. The agent
 /// refuses to start on it (the CLI exits 2) before anything connects.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Stable code: `invalid_config` (a bad value, unknown key, syntax error or missing file) or
-    /// `config_not_found` (the configuration file itself is missing).
-    public var code: String
+    /// The stable codes (never rename one; docs/cli.md, "run", shows them).
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// A bad value, an unknown key, a syntax error, an unreadable file, settings that do not go
+        /// together (TLS files without TLS, a password without a user name).
+        case invalidConfig = "invalid_config"
+        /// The configuration file itself is missing.
+        case configNotFound = "config_not_found"
+    }
+
+    /// The stable code.
+    public var code: Code
     /// The configuration file (or the flag / variable) the problem is in.
     public var source: String
     /// Line (1-based) in ``source``, when the problem is in a file.
@@ -14,7 +22,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var detail: String
 
     /// Creates an error.
-    public init(code: String = "invalid_config", source: String, line: Int? = nil, key: String? = nil, detail: String) {
+    public init(code: Code = .invalidConfig, source: String, line: Int? = nil, key: String? = nil, detail: String) {
         self.code = code
         self.source = source
         self.line = line

@@ -47,7 +47,7 @@ public enum ConfigurationLoader {
             }
             text = decoded
         } else if path != nil {
-            throw ConfigurationError(code: "config_not_found", source: filePath, detail: "the configuration file does not exist")
+            throw ConfigurationError(code: .configNotFound, source: filePath, detail: "the configuration file does not exist")
         }
         var config = try parse(yaml: text, source: filePath, hostName: hostName)
         try apply(overrides, to: &config)
@@ -71,6 +71,7 @@ public enum ConfigurationLoader {
         }
         if config.id.isEmpty { config.id = AgentIdentifier.sanitize(hostName: hostName) }
         try checkTLS(config, lines: lines, source: source)
+        try checkCredentials(config, line: lines["mqtt.password_file"], key: "mqtt.password_file", source: source)
         return config
     }
 
@@ -97,6 +98,18 @@ public enum ConfigurationLoader {
             }
             config.mqtt.password = Secret(password)
         }
+    }
+
+    /// A password needs a user name (MQTT 3.1.1 §3.1.2.9): found here, as `invalid_config` naming
+    /// the key, rather than by the MQTT client when it is created.
+    /// Only `mqtt.password_file` is checked here; `NFCBRIDGE_MQTT_PASSWORD` alone is left to the MQTT
+    /// client, which refuses it with its own `invalid_configuration`.
+    private static func checkCredentials(_ config: AgentConfiguration, line: Int?, key: String?, source: String)
+        throws(ConfigurationError)
+    {
+        guard config.mqtt.username == nil, config.mqtt.passwordFile != nil else { return }
+        throw ConfigurationError(
+            source: source, line: line, key: key, detail: "a password needs a user name: set mqtt.username as well")
     }
 
     /// Why a broker URL was refused, without echoing the URL (it may hold credentials).

@@ -31,96 +31,117 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Topic and document of every component, in a fixed order.
     public var documents: [(topic: String, document: JSONValue)] {
         let id = topics.id
+        let encoder = JSONValueEncoder()
+        func value(_ component: some Encodable) -> JSONValue { (try? encoder.encode(component)) ?? .null }
         return [
-            (topics.discovery(component: "tag", objectID: id), tagScanner),
-            (topics.discovery(component: "event", objectID: "\(id)_nfc"), eventEntity),
-            (topics.discovery(component: "binary_sensor", objectID: "\(id)_tag_present"), tagPresentSensor),
-            (topics.discovery(component: "sensor", objectID: "\(id)_last_uid"), lastUIDSensor),
+            (topics.discovery(component: "tag", objectID: id), value(tagScanner)),
+            (topics.discovery(component: "event", objectID: "\(id)_nfc"), value(eventEntity)),
+            (topics.discovery(component: "binary_sensor", objectID: "\(id)_tag_present"), value(tagPresentSensor)),
+            (topics.discovery(component: "sensor", objectID: "\(id)_last_uid"), value(lastUIDSensor)),
         ]
     }
 
     /// The device every component belongs to: one per agent, with a stable identifier so
     /// per-reader automations ("same tag, other door") work.
-    var device: JSONValue {
-        [
-            "identifiers": [.string("nfcbridge_\(topics.id)")],
-            "name": .string("NFC reader \(topics.id)"),
-            "manufacturer": "NFCBridge",
-            "model": "NFCBridge agent",
-            "sw_version": .string(version),
-        ]
+    struct Device: Encodable {
+        var identifiers: [String]
+        var name: String
+        var manufacturer = "NFCBridge"
+        var model = "NFCBridge agent"
+        var swVersion: String
+        enum CodingKeys: String, CodingKey { case identifiers, name, manufacturer, model, swVersion = "sw_version" }
     }
 
-    var origin: JSONValue { ["name": "NFCBridge", "sw": .string(version)] }
+    struct Origin: Encodable {
+        var name = "NFCBridge"
+        var sw: String
+    }
+
+    struct Availability: Encodable {
+        var topic: String
+        var valueTemplate: String?
+        enum CodingKeys: String, CodingKey { case topic, valueTemplate = "value_template" }
+    }
+
+    /// The `tag` component (device trigger of HA's tag integration).
+    struct TagScanner: Encodable {
+        var topic: String
+        var valueTemplate: String
+        var device: Device
+        var qos = 1
+        enum CodingKeys: String, CodingKey { case topic, valueTemplate = "value_template", device, qos }
+    }
+
+    /// An entity component (`event`, `binary_sensor`, `sensor`): the fields they share, and those
+    /// only some have (left out when nil).
+    struct Entity: Encodable {
+        var name: String
+        var uniqueID: String
+        var stateTopic: String
+        var eventTypes: [String]?
+        var valueTemplate: String
+        var jsonAttributesTopic: String?
+        var jsonAttributesTemplate: String?
+        var entityCategory: String?
+        var icon: String
+        var device: Device
+        var origin: Origin
+        var qos = 1
+        var availability: [Availability]
+        var availabilityMode = "all"
+
+        enum CodingKeys: String, CodingKey {
+            case name, uniqueID = "unique_id", stateTopic = "state_topic", eventTypes = "event_types",
+                valueTemplate = "value_template", jsonAttributesTopic = "json_attributes_topic",
+                jsonAttributesTemplate = "json_attributes_template", entityCategory = "entity_category", icon, device,
+                origin, qos, availability, availabilityMode = "availability_mode"
+        }
+    }
+
+    var device: Device {
+        Device(identifiers: ["nfcbridge_\(topics.id)"], name: "NFC reader \(topics.id)", swVersion: version)
+    }
+
+    var origin: Origin { Origin(sw: version) }
 
     /// `status` (plain online/offline) and `reader` (JSON state) must both be up.
-    var availability: [String: JSONValue] {
+    var availability: [Availability] {
         [
-            "availability": [
-                ["topic": .string(topics.topic(.status))],
-                [
-                    "topic": .string(topics.topic(.reader)),
-                    "value_template": "{{ 'online' if value_json.state == 'ok' else 'offline' }}",
-                ],
-            ],
-            "availability_mode": "all",
+            Availability(topic: topics.topic(.status)),
+            Availability(
+                topic: topics.topic(.reader), valueTemplate: "{{ 'online' if value_json.state == 'ok' else 'offline' }}"),
         ]
     }
 
-    var tagScanner: JSONValue {
-        [
-            "topic": .string(topics.topic(.scanned)),
-            "value_template": "{{ '' if value_json.buffered else value_json.tag_id }}",
-            "device": device,
-            "qos": 1,
-        ]
+    var tagScanner: TagScanner {
+        TagScanner(
+            topic: topics.topic(.scanned), valueTemplate: "{{ '' if value_json.buffered else value_json.tag_id }}",
+            device: device)
     }
 
-    var eventEntity: JSONValue {
-        JSONValue.object([
-            "name": "NFC",
-            "unique_id": .string("\(topics.id)_nfc"),
-            "state_topic": .string(topics.allEvents),
-            "event_types": ["scanned", "removed"],
-            "value_template": .string(
-                "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}"
-                    + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id} | tojson }}"
-                    + "{% endif %}"),
-            "icon": "mdi:nfc-variant",
-            "device": device,
-            "origin": origin,
-            "qos": 1,
-        ]).merging(availability)
+    var eventEntity: Entity {
+        Entity(
+            name: "NFC", uniqueID: "\(topics.id)_nfc", stateTopic: topics.allEvents, eventTypes: ["scanned", "removed"],
+            valueTemplate: "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}"
+                + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id} | tojson }}"
+                + "{% endif %}",
+            icon: "mdi:nfc-variant", device: device, origin: origin, availability: availability)
     }
 
-    var tagPresentSensor: JSONValue {
-        JSONValue.object([
-            "name": "Tag present",
-            "unique_id": .string("\(topics.id)_tag_present"),
-            "state_topic": .string(topics.topic(.tag)),
-            "value_template": "{{ 'ON' if value_json.present else 'OFF' }}",
-            "json_attributes_topic": .string(topics.topic(.tag)),
-            "icon": "mdi:nfc-tap",
-            "device": device,
-            "origin": origin,
-            "qos": 1,
-        ]).merging(availability)
+    var tagPresentSensor: Entity {
+        Entity(
+            name: "Tag present", uniqueID: "\(topics.id)_tag_present", stateTopic: topics.topic(.tag),
+            valueTemplate: "{{ 'ON' if value_json.present else 'OFF' }}", jsonAttributesTopic: topics.topic(.tag),
+            icon: "mdi:nfc-tap", device: device, origin: origin, availability: availability)
     }
 
-    var lastUIDSensor: JSONValue {
-        JSONValue.object([
-            "name": "Last UID",
-            "unique_id": .string("\(topics.id)_last_uid"),
-            "state_topic": .string(topics.topic(.scanned)),
-            "value_template": "{{ value_json.uid }}",
-            "json_attributes_topic": .string(topics.topic(.scanned)),
-            "json_attributes_template":
+    var lastUIDSensor: Entity {
+        Entity(
+            name: "Last UID", uniqueID: "\(topics.id)_last_uid", stateTopic: topics.topic(.scanned),
+            valueTemplate: "{{ value_json.uid }}", jsonAttributesTopic: topics.topic(.scanned),
+            jsonAttributesTemplate:
                 "{{ {'cardType': value_json.cardType, 'ts': value_json.ts, 'random_uid': value_json.random_uid, 'buffered': value_json.buffered} | tojson }}",
-            "entity_category": "diagnostic",
-            "icon": "mdi:identifier",
-            "device": device,
-            "origin": origin,
-            "qos": 1,
-        ]).merging(availability)
+            entityCategory: "diagnostic", icon: "mdi:identifier", device: device, origin: origin,
+            availability: availability)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A JSON value: how the agent builds MQTT payloads (envelopes merged with scan reports, dumps,
-/// discovery documents) without a `Codable` type per payload.
+/// A JSON value: what the payload models encode into (``JSONValueEncoder``), what the spool and
+/// the result cache store, and what free-form parts of a payload hold (the scan report, the dump
+/// export, a request's `id`).
 ///
 /// Objects serialise with sorted keys, so payloads are byte-for-byte reproducible (tests compare
 /// them, and retained messages do not change when nothing changed).
@@ -51,13 +52,6 @@ public enum JSONValue: Sendable, Hashable {
     public var arrayValue: [JSONValue]? {
         if case let .array(elements) = self { return elements }
         return nil
-    }
-
-    /// This object with `other`'s members added (other wins on a clash). Non-objects stay as they are.
-    public func merging(_ other: [String: JSONValue]) -> JSONValue {
-        guard case var .object(members) = self else { return self }
-        members.merge(other) { _, new in new }
-        return .object(members)
     }
 
     /// Every string anywhere inside this value, depth first (used to find NDEF URIs without
@@ -137,13 +131,6 @@ extension JSONValue {
     /// Parses JSON text. Throws for anything that is not JSON.
     public init(parsing data: Data) throws {
         self = try JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
-    /// Encodes any `Encodable` value (a scan report, a dump export) into a ``JSONValue``.
-    public init(encoding value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        self = try JSONValue(parsing: encoder.encode(value))
     }
 
     private var replacingNonFiniteNumbers: JSONValue {

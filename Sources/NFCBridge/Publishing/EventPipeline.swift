@@ -27,15 +27,17 @@ public final class EventPipeline: Sendable {
     private let sequence: SequenceStore
     private let clock: any AgentClock
     private let logger: AgentLogger
+    private let makeEventID: @Sendable (Date) -> String
     private let queue = SerialQueue()
-    private let counters = Mutex(Counters())
-    private let watchers = Mutex<[(predicate: @Sendable (Counters) -> Bool, continuation: CheckedContinuation<Void, Never>)]>([])
+    private let counters = Watched(Counters())
 
-    /// Creates the pipeline.
+    /// Creates the pipeline. `eventIDs` makes the `event_id` of an event created at a date
+    /// (default: a fresh ULID; tests pin it).
     public init(
         topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
-        clock: any AgentClock, logger: AgentLogger
+        clock: any AgentClock, logger: AgentLogger, eventIDs: (@Sendable (Date) -> String)? = nil
     ) {
+        self.makeEventID = eventIDs ?? { EventID.make(at: $0) }
         self.topics = topics
         self.publisher = publisher
         self.spool = spool
@@ -45,43 +47,23 @@ public final class EventPipeline: Sendable {
     }
 
     /// The counters so far.
-    public var statistics: Counters { counters.withLock { $0 } }
+    public var statistics: Counters { counters.value }
 
     /// Returns once the counters satisfy `predicate` (e.g. "two events spooled").
     public func waitUntil(_ predicate: @escaping @Sendable (Counters) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = watchers.withLock { list -> Bool in
-                if predicate(statistics) { return true }
-                list.append((predicate, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await counters.wait(until: predicate)
     }
 
     private func count(_ change: (inout Counters) -> Void) {
-        let ready = watchers.withLock { list -> [CheckedContinuation<Void, Never>] in
-            let current = counters.withLock { c -> Counters in
-                change(&c)
-                return c
-            }
-            var ready: [CheckedContinuation<Void, Never>] = []
-            list.removeAll { watcher in
-                guard watcher.predicate(current) else { return false }
-                ready.append(watcher.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
+        counters.update(change)
     }
 
-    /// Builds the envelope for an event of `kind` with `fields`, then publishes or spools it.
+    /// Wraps `body` in the envelope of an event of `kind`, then publishes or spools it.
     /// `date` is the event's `ts` (default: now) — pass the time the retained state that goes with
     /// it carries, so `tag.since` and the `scanned` event's `ts` agree. Returns the payload as
     /// built (with `buffered: false`).
     @discardableResult
-    public func emit(_ kind: EventKind, _ fields: [String: JSONValue], at date: Date? = nil) async -> JSONValue {
+    public func emit(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date? = nil) async -> JSONValue {
         let date = date ?? clock.now
         let seq: Int64
         do {
@@ -91,16 +73,20 @@ public final class EventPipeline: Sendable {
             logger.error("cannot persist the event sequence: \(error.message)")
             seq = sequence.current + 1
         }
-        var payload = fields
-        payload["event_id"] = .string(EventID.make(at: date))
-        payload["seq"] = .int(seq)
-        payload["ts"] = .string(Timestamp.string(date))
-        payload["reader"] = .string(topics.id)
-        payload["type"] = .string(kind.rawValue)
-        payload["buffered"] = .bool(false)
-        let live = JSONValue.object(payload)
-        payload["buffered"] = .bool(true)
-        let buffered = JSONValue.object(payload)
+        var envelope = EventEnvelope(
+            body: body, eventID: makeEventID(date), seq: seq, date: date, reader: topics.id, type: kind, buffered: false)
+        let encoder = JSONValueEncoder()
+        let live: JSONValue
+        let buffered: JSONValue
+        do {
+            live = try encoder.encode(envelope)
+            envelope.buffered = true
+            buffered = try encoder.encode(envelope)
+        } catch {
+            // The payload models encode strings, numbers and JSON values only: not expected.
+            logger.error("event \(kind.rawValue) could not be encoded: \(error)")
+            return .null
+        }
         let topic = topics.topic(kind)
         let queuedAt = Timestamp.milliseconds(date)
         await queue.run { [self] in
@@ -132,9 +118,13 @@ public final class EventPipeline: Sendable {
         }
     }
 
-    /// Publishes a retained JSON state message.
-    public func publishState(_ topic: String, _ payload: JSONValue) async {
-        await publishState(topic, payload.jsonBytes)
+    /// Publishes a retained JSON state message (a payload model).
+    public func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
+        do {
+            await publishState(topic, try JSONValueEncoder().encode(payload).jsonBytes)
+        } catch {
+            logger.error("state \(topic) could not be encoded: \(error)")
+        }
     }
 
     /// Replays the spool, oldest first, while the broker takes it. Call after (re)connecting.

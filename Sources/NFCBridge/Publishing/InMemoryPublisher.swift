@@ -4,22 +4,17 @@ import Synchronization
 /// (as NIOEmbedded is for swift-nio). Tests flip the connection, inject incoming messages and await
 /// published ones.
 public final class InMemoryPublisher: MessagePublisher {
-    private struct Waiter {
-        var predicate: @Sendable (OutboundMessage) -> Bool
-        var continuation: CheckedContinuation<OutboundMessage, Never>
-    }
-
     private struct State {
         var connected: Bool
-        var published: [OutboundMessage] = []
         var subscriptions: [String] = []
         var continuation: AsyncStream<PublisherEvent>.Continuation?
         var stream: AsyncStream<PublisherEvent>?
-        var waiters: [Waiter] = []
         var failures: [PublisherError] = []
     }
 
     private let state: Mutex<State>
+    /// Everything published, in order: tests wait on it.
+    private let log = Watched<[OutboundMessage]>([])
 
     /// Creates a publisher, connected or not. When connected, the first event is `.connected`.
     public init(connected: Bool = true) {
@@ -31,7 +26,7 @@ public final class InMemoryPublisher: MessagePublisher {
     public var isConnected: Bool { state.withLock { $0.connected } }
 
     /// Everything published so far, in order.
-    public var published: [OutboundMessage] { state.withLock { $0.published } }
+    public var published: [OutboundMessage] { log.value }
 
     /// The filters subscribed to.
     public var subscriptions: [String] { state.withLock { $0.subscriptions } }
@@ -40,22 +35,14 @@ public final class InMemoryPublisher: MessagePublisher {
     public func published(to topic: String) -> [OutboundMessage] { published.filter { $0.topic == topic } }
 
     public func publish(_ message: OutboundMessage) async throws {
-        let result: Result<[CheckedContinuation<OutboundMessage, Never>], PublisherError> = state.withLock { s in
-            guard s.connected else { return .failure(.notConnected) }
-            if !s.failures.isEmpty { return .failure(s.failures.removeFirst()) }
-            s.published.append(message)
-            var ready: [CheckedContinuation<OutboundMessage, Never>] = []
-            s.waiters.removeAll { waiter in
-                guard waiter.predicate(message) else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return .success(ready)
+        // Checked and logged under one lock: a message published before a disconnect is in the log.
+        let failure: PublisherError? = state.withLock { s in
+            guard s.connected else { return .notConnected }
+            if !s.failures.isEmpty { return s.failures.removeFirst() }
+            log.update { $0.append(message) }
+            return nil
         }
-        switch result {
-        case let .success(ready): for continuation in ready { continuation.resume(returning: message) }
-        case let .failure(error): throw error
-        }
+        if let failure { throw failure }
     }
 
     public func subscribe(to filter: String, qos: MessageQoS) async throws {
@@ -102,27 +89,12 @@ public final class InMemoryPublisher: MessagePublisher {
     public func waitForMessage(
         after index: Int = -1, where predicate: @escaping @Sendable (OutboundMessage) -> Bool
     ) async -> (index: Int, message: OutboundMessage) {
-        while true {
-            let (found, seen): ((Int, OutboundMessage)?, Int) = state.withLock { s in
-                let start = max(0, index + 1)
-                if start < s.published.count,
-                    let position = s.published[start...].firstIndex(where: predicate)
-                {
-                    return ((position, s.published[position]), s.published.count)
-                }
-                return (nil, s.published.count)
-            }
-            if let found { return found }
-            // Sleep until something new is published, then look again.
-            _ = await withCheckedContinuation { (continuation: CheckedContinuation<OutboundMessage, Never>) in
-                let ready: OutboundMessage? = state.withLock { s in
-                    if s.published.count > seen { return s.published[seen] }
-                    s.waiters.append(Waiter(predicate: { _ in true }, continuation: continuation))
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
+        let start = max(0, index + 1)
+        let list = await log.wait { list in start < list.count && list[start...].contains(where: predicate) }
+        // Found (the wait returns early only when the test's task is cancelled: then the last message).
+        let position = start < list.count ? list[start...].firstIndex(where: predicate) : nil
+        guard let position else { return (max(0, list.count - 1), list.last ?? OutboundMessage(topic: "", payload: [])) }
+        return (position, list[position])
     }
 
     /// Waits for a message on `topic` after position `index` whose JSON payload satisfies `predicate`.

@@ -80,12 +80,12 @@ public final class MQTTClientPublisher: MessagePublisher {
                 case .acknowledged: return
                 case .linkLost: throw PublisherError.notConnected
                 case .timedOut, nil:
-                    throw PublisherError.failed(code: "timeout", message: "no acknowledgement from the broker within \(timeout)")
+                    throw PublisherError.timedOut(timeout)
                 }
             }
         } catch let error as MQTTClientError {
             if case .notConnected = error { throw PublisherError.notConnected }
-            throw PublisherError.failed(code: error.code, message: error.message)
+            throw PublisherError.refused(error)
         }
     }
 

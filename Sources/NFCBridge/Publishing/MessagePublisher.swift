@@ -1,3 +1,5 @@
+import MQTTClient
+
 /// MQTT quality of service.
 public enum MessageQoS: Int, Sendable, Equatable, Codable {
     case atMostOnce = 0
@@ -72,11 +74,33 @@ public enum PublisherEvent: Sendable, Equatable {
 }
 
 /// Why a publish did not reach the broker.
-public enum PublisherError: Error, Sendable, Equatable {
-    /// Not connected: the event goes to the spool.
+public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not connected (`not_connected`): the event goes to the spool.
     case notConnected
-    /// The broker or the client refused it (code and message from the MQTT layer).
-    case failed(code: String, message: String)
+    /// The broker did not acknowledge the publish in time (`timeout`).
+    case timedOut(Duration)
+    /// The broker or the MQTT client refused it: the client's error, with its stable code.
+    case refused(MQTTClientError)
+
+    /// The stable code: `not_connected`, `timeout`, or the MQTT client's code (`publish_refused`, …).
+    public var code: String {
+        switch self {
+        case .notConnected: "not_connected"
+        case .timedOut: "timeout"
+        case let .refused(error): error.code
+        }
+    }
+
+    /// What happened, for people.
+    public var message: String {
+        switch self {
+        case .notConnected: "not connected to the broker"
+        case let .timedOut(limit): "no acknowledgement from the broker within \(limit)"
+        case let .refused(error): error.message
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
 }
 
 /// The agent's one seam to MQTT: publish, subscribe, and hear about the connection. The MQTT
@@ -99,11 +123,4 @@ public protocol MessagePublisher: Sendable {
 
     /// The connection changes and incoming messages. Called once, by the agent.
     func events() -> AsyncStream<PublisherEvent>
-}
-
-extension TopicMap {
-    /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
-    public var will: OutboundMessage {
-        OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-    }
 }

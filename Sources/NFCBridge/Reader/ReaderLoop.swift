@@ -28,25 +28,14 @@ public struct ReaderLoop: Sendable {
         /// Presence rules.
         public var presence: PresenceTracker.Settings
 
-        /// Creates settings.
-        public init(
-            modulations: [Modulation] = [.iso14443a], interval: Duration = .milliseconds(250),
-            retryInitial: Duration = .seconds(1), retryMaximum: Duration = .seconds(30), dumpOnScan: Bool = false,
-            presence: PresenceTracker.Settings = PresenceTracker.Settings()
-        ) {
-            self.modulations = modulations
-            self.interval = interval
-            self.retryInitial = retryInitial
-            self.retryMaximum = retryMaximum
-            self.dumpOnScan = dumpOnScan
-            self.presence = presence
-        }
-
-        /// The settings of a configuration.
+        /// The settings of a configuration: the one source of every default.
         public init(_ config: AgentConfiguration) {
-            self.init(
-                modulations: config.reader.modulations, interval: .milliseconds(config.reader.intervalMilliseconds),
-                dumpOnScan: config.dump.onScan, presence: PresenceTracker.Settings(config.presence))
+            modulations = config.reader.modulations
+            interval = .milliseconds(config.reader.intervalMilliseconds)
+            retryInitial = .milliseconds(config.reader.retryInitialMilliseconds)
+            retryMaximum = .milliseconds(config.reader.retryMaximumMilliseconds)
+            dumpOnScan = config.dump.onScan
+            presence = PresenceTracker.Settings(config.presence)
         }
     }
 

@@ -32,7 +32,7 @@ public struct NFCCoreScanner: TagScanning {
         }
         let report = ScanReport(cardInfo: info, ndef: ndef)
         return TagScan(
-            uid: info.uid, cardType: info.type.description, report: try JSONValue(encoding: report), problems: problems,
+            uid: info.uid, cardType: info.type.description, report: try JSONValueEncoder().encode(report), problems: problems,
             cardInfo: info)
     }
 
@@ -45,6 +45,6 @@ public struct NFCCoreScanner: TagScanning {
         } else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }
-        return try JSONValue(parsing: Data(try dump.exportJSON(prettyPrinted: false).utf8))
+        return try JSONValueEncoder().encode(dump.jsonExportDocument)
     }
 }

@@ -39,7 +39,7 @@ public struct TagScan: Sendable, Equatable {
             type: .unknown(atqa: target.atqa, sak: target.sak ?? 0), uid: target.uid, atqa: target.atqa,
             sak: target.sak, ats: target.ats.isEmpty ? nil : target.ats)
         // NFCCore's scan report, as for an identified tag (encoding its strings cannot fail).
-        let report = (try? JSONValue(encoding: ScanReport(cardInfo: info))) ?? .null
+        let report = (try? JSONValueEncoder().encode(ScanReport(cardInfo: info))) ?? .null
         self.init(uid: target.uid, cardType: info.type.description, report: report)
     }
 

@@ -12,18 +12,3 @@ public protocol TagScanning: Sendable {
     /// Dumps the tag (after `scan`) and returns the JSON export of the dump.
     func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue
 }
-
-/// A scanner that only reports what anticollision gave (UID, ATQA, SAK, ATS) and cannot dump:
-/// the fallback while no identification is available.
-public struct AnticollisionScanner: TagScanning {
-    /// Creates the scanner.
-    public init() {}
-
-    public func scan(_ transport: any TagTransport) async throws -> TagScan {
-        TagScan(target: transport.target)
-    }
-
-    public func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue {
-        throw NFCError.unsupportedOperation("Dumps are not available in this build")
-    }
-}

@@ -77,15 +77,15 @@ public final class EventSpool: Sendable {
         let line = Array(JSONValue.spoolLine(message).utf8) + [UInt8(ascii: "\n")]
         return try state.withLock { (s: inout State) throws(StorageError) -> Int in
             let fd = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw StorageError(code: "spool_write_failed", "cannot open \(logPath)", errno: errno) }
+            guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot open \(logPath)", errno: errno) }
             defer { close(fd) }
             if s.end == 0 { AtomicFile.syncDirectory(of: logPath) }
             do throws(StorageError) {
                 try AtomicFile.writeAll(fd, line, path: logPath)
             } catch {
-                throw StorageError(code: "spool_write_failed", error.message)
+                throw StorageError(code: .spoolWriteFailed, error.message)
             }
-            guard fsync(fd) == 0 else { throw StorageError(code: "spool_write_failed", "fsync \(logPath)", errno: errno) }
+            guard fsync(fd) == 0 else { throw StorageError(code: .spoolWriteFailed, "fsync \(logPath)", errno: errno) }
             s.entries.append(Entry(message: message, length: line.count))
             s.end += line.count
             var dropped = 0
@@ -161,7 +161,7 @@ public final class EventSpool: Sendable {
     private func truncate(_ s: inout State) throws(StorageError) {
         // Log first: a crash in between leaves a head beyond the (empty) log, which load ignores.
         let fd = open(logPath, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: "spool_write_failed", "cannot truncate \(logPath)", errno: errno) }
+        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno) }
         fsync(fd)
         close(fd)
         unlink(headPath)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The retained `<base>/<id>/health` payload, published every `health_interval_s`.
-public struct HealthReport: Sendable, Equatable {
+public struct HealthReport: Sendable, Equatable, Encodable {
     public var date: Date
     public var uptimeSeconds: Int64
     public var residentBytes: Int?
@@ -16,25 +16,36 @@ public struct HealthReport: Sendable, Equatable {
     public var spoolDropped: Int
     public var spoolOldestAgeSeconds: Int64?
 
-    /// The JSON payload.
-    public var json: JSONValue {
-        [
-            "ts": .string(Timestamp.string(date)),
-            "uptime_s": .int(uptimeSeconds),
-            "rss_bytes": residentBytes.map { .int(Int64($0)) } ?? .null,
-            "reader": [
-                "state": .string(readerState.rawValue),
-                "reopens": .int(Int64(readerReopens)),
-                "poll_errors": .int(Int64(pollErrors)),
-            ],
-            "scans": ["total": .int(Int64(scansTotal))],
-            "mqtt": ["connected": .bool(mqttConnected), "reconnects": .int(Int64(mqttReconnects))],
-            "spool": [
-                "depth": .int(Int64(spoolDepth)),
-                "bytes": .int(Int64(spoolBytes)),
-                "dropped": .int(Int64(spoolDropped)),
-                "oldest_age_s": spoolOldestAgeSeconds.map { .int($0) } ?? .null,
-            ],
-        ]
+    enum CodingKeys: String, CodingKey {
+        case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
     }
+    enum ReaderKeys: String, CodingKey { case state, reopens, pollErrors = "poll_errors" }
+    enum ScanKeys: String, CodingKey { case total }
+    enum MQTTKeys: String, CodingKey { case connected, reconnects }
+    enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s" }
+
+    /// The payload (docs/mqtt.md, "health"); `rss_bytes` and `spool.oldest_age_s` are `null` when unknown.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Timestamp.string(date), forKey: .ts)
+        try container.encode(uptimeSeconds, forKey: .uptime)
+        try container.encode(residentBytes, forKey: .rss)
+        var reader = container.nestedContainer(keyedBy: ReaderKeys.self, forKey: .reader)
+        try reader.encode(readerState, forKey: .state)
+        try reader.encode(readerReopens, forKey: .reopens)
+        try reader.encode(pollErrors, forKey: .pollErrors)
+        var scans = container.nestedContainer(keyedBy: ScanKeys.self, forKey: .scans)
+        try scans.encode(scansTotal, forKey: .total)
+        var mqtt = container.nestedContainer(keyedBy: MQTTKeys.self, forKey: .mqtt)
+        try mqtt.encode(mqttConnected, forKey: .connected)
+        try mqtt.encode(mqttReconnects, forKey: .reconnects)
+        var spool = container.nestedContainer(keyedBy: SpoolKeys.self, forKey: .spool)
+        try spool.encode(spoolDepth, forKey: .depth)
+        try spool.encode(spoolBytes, forKey: .bytes)
+        try spool.encode(spoolDropped, forKey: .dropped)
+        try spool.encode(spoolOldestAgeSeconds, forKey: .oldestAge)
+    }
+
+    /// The payload as a JSON value (tests).
+    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// The retained `<base>/<id>/reader` state: the reader's availability, the second availability
 /// dimension next to `status` (agent up × reader up).
-public struct ReaderStatus: Sendable, Equatable {
+public struct ReaderStatus: Sendable, Equatable, Encodable {
     /// What state the reader is in.
-    public enum State: String, Sendable, Equatable {
+    public enum State: String, Sendable, Equatable, Codable {
         /// Open and polling.
         case ok
         /// Cannot be opened (unplugged, busy, not configured): retried with back-off.
@@ -30,14 +30,15 @@ public struct ReaderStatus: Sendable, Equatable {
         self.detail = detail
     }
 
-    /// `{"state":"ok","device":"pn532_uart:/dev/ttyS0","since":"…"}` (+ `detail`).
-    public var json: JSONValue {
-        var object: [String: JSONValue] = [
-            "state": .string(state.rawValue),
-            "device": device.map(JSONValue.string) ?? .null,
-            "since": .string(Timestamp.string(since)),
-        ]
-        if let detail { object["detail"] = .string(detail) }
-        return .object(object)
+    enum CodingKeys: String, CodingKey { case state, device, since, detail }
+
+    /// `{"state":"ok","device":"pn532_uart:/dev/ttyS0","since":"…"}` (+ `detail`); `device` is
+    /// `null` when neither configured nor open.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(device, forKey: .device)
+        try container.encode(Timestamp.string(since), forKey: .since)
+        try container.encodeIfPresent(detail, forKey: .detail)
     }
 }

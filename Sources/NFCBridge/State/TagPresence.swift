@@ -2,7 +2,7 @@ import Foundation
 import NFCCore
 
 /// The retained `<base>/<id>/tag` state: is a tag on the reader right now.
-public struct TagPresence: Sendable, Equatable {
+public struct TagPresence: Sendable, Equatable, Encodable {
     /// One tag in the field.
     public struct Tag: Sendable, Equatable {
         public var uid: [UInt8]
@@ -23,17 +23,23 @@ public struct TagPresence: Sendable, Equatable {
     /// Creates an empty field.
     public init() {}
 
+    enum CodingKeys: String, CodingKey { case present, uid, cardType, since, count }
+
     /// `{"present":false}`, or the most recent arrival: `{"present":true,"uid":…,"cardType":…,"since":…}`
     /// (+ `"count"` when several tags are in the field).
-    public var json: JSONValue {
-        guard let latest = tags.last else { return ["present": false] }
-        var object: [String: JSONValue] = [
-            "present": true,
-            "uid": .string(latest.uid.hexString),
-            "cardType": .string(latest.cardType),
-            "since": .string(Timestamp.string(latest.since)),
-        ]
-        if tags.count > 1 { object["count"] = .int(Int64(tags.count)) }
-        return .object(object)
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        guard let latest = tags.last else {
+            try container.encode(false, forKey: .present)
+            return
+        }
+        try container.encode(true, forKey: .present)
+        try container.encode(latest.uid.hexString, forKey: .uid)
+        try container.encode(latest.cardType, forKey: .cardType)
+        try container.encode(Timestamp.string(latest.since), forKey: .since)
+        if tags.count > 1 { try container.encode(tags.count, forKey: .count) }
     }
+
+    /// The payload as a JSON value (tests).
+    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
 }

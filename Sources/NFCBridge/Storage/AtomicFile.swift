@@ -9,10 +9,10 @@ enum AtomicFile {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StorageError(code: "state_dir_unusable", "cannot create the state directory \(path): \(error.localizedDescription)")
+            throw StorageError(code: .stateDirUnusable, "cannot create the state directory \(path): \(error.localizedDescription)")
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw StorageError(code: "state_dir_unusable", "cannot write to the state directory \(path)", errno: errno)
+            throw StorageError(code: .stateDirUnusable, "cannot write to the state directory \(path)", errno: errno)
         }
     }
 
@@ -21,10 +21,10 @@ enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String) throws(StorageError) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: "state_write_failed", "cannot create \(temporary)", errno: errno) }
+        guard fd >= 0 else { throw StorageError(code: .stateWriteFailed, "cannot create \(temporary)", errno: errno) }
         do throws(StorageError) {
             try writeAll(fd, bytes, path: temporary)
-            guard fsync(fd) == 0 else { throw StorageError(code: "state_write_failed", "fsync \(temporary)", errno: errno) }
+            guard fsync(fd) == 0 else { throw StorageError(code: .stateWriteFailed, "fsync \(temporary)", errno: errno) }
         } catch {
             close(fd)
             unlink(temporary)
@@ -34,7 +34,7 @@ enum AtomicFile {
         guard rename(temporary, path) == 0 else {
             let number = errno
             unlink(temporary)
-            throw StorageError(code: "state_write_failed", "cannot rename \(temporary) to \(path)", errno: number)
+            throw StorageError(code: .stateWriteFailed, "cannot rename \(temporary) to \(path)", errno: number)
         }
         syncDirectory(of: path)
     }
@@ -43,7 +43,7 @@ enum AtomicFile {
     static func read(_ path: String) throws(StorageError) -> [UInt8]? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw StorageError(code: "state_dir_unusable", "cannot read \(path)")
+            throw StorageError(code: .stateDirUnusable, "cannot read \(path)")
         }
         return [UInt8](data)
     }
@@ -57,7 +57,7 @@ enum AtomicFile {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw StorageError(code: "state_write_failed", "cannot write \(path)", errno: errno)
+                throw StorageError(code: .stateWriteFailed, "cannot write \(path)", errno: errno)
             }
             offset += written
         }

@@ -2,16 +2,26 @@ import Foundation
 
 /// A state-directory file operation that failed (spool, sequence number).
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Stable code: `state_dir_unusable`, `spool_write_failed` or `state_write_failed`.
-    public var code: String
+    /// The stable codes (never rename one).
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// The state directory cannot be created, written or read.
+        case stateDirUnusable = "state_dir_unusable"
+        /// The spool log could not be written or truncated.
+        case spoolWriteFailed = "spool_write_failed"
+        /// A state file (sequence, command results) could not be written.
+        case stateWriteFailed = "state_write_failed"
+    }
+
+    /// The stable code.
+    public var code: Code
     /// What failed, with the path and the system's reason.
     public var message: String
 
     /// Creates an error; `errno` adds the system's reason.
-    public init(code: String, _ message: String, errno number: Int32? = nil) {
+    public init(code: Code, _ message: String, errno number: Int32? = nil) {
         self.code = code
         self.message = number.map { "\(message): \(String(cString: strerror($0)))" } ?? message
     }
 
-    public var description: String { "\(code): \(message)" }
+    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -60,6 +60,32 @@ public struct TopicMap: Sendable, Equatable {
     /// `<base>/<id>/event/+`: every event topic (Home Assistant's event entity listens here).
     public var allEvents: String { "\(root)/event/+" }
 
+    /// `<base>/<id>/request/<command>`: where clients send a command.
+    public func request(_ command: String) -> String { "\(root)/request/\(command)" }
+
+    /// `<base>/<id>/request/+`: the filter the agent subscribes to for commands.
+    public var requestFilter: String { request("+") }
+
+    /// `<base>/<id>/response/<command>`: where a command is answered (unless the request gave an
+    /// MQTT 5 Response Topic).
+    public func response(_ command: String) -> String { "\(root)/response/\(command)" }
+
+    /// The `<command>` of a request topic `<base>/<id>/request/<command>` (one topic level, which
+    /// `+` lets be empty: the router answers it `unknown_command`), or nil when `topic` is not a
+    /// request topic of this agent.
+    public func command(inRequestTopic topic: String) -> String? {
+        let prefix = request("")
+        guard topic.hasPrefix(prefix) else { return nil }
+        let name = topic.dropFirst(prefix.count)
+        guard !name.contains("/") else { return nil }
+        return String(name)
+    }
+
+    /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
+    public var will: OutboundMessage {
+        OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+    }
+
     /// Home Assistant's birth / will topic: `<prefix>/status`.
     public var homeAssistantStatus: String { "\(homeAssistantPrefix)/status" }
 

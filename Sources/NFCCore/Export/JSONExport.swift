@@ -15,8 +15,24 @@ extension TagDump {
     /// where unknown) and `pagesTotal`.
     /// - Throws: ``NFCError/invalidArgument(_:)`` if Foundation cannot encode (not expected).
     public func exportJSON(prettyPrinted: Bool = true) throws -> String {
+        let document = jsonDocument
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
+        do {
+            return String(decoding: try encoder.encode(document), as: UTF8.self)
+        } catch {
+            throw NFCError.invalidArgument("JSON encoding failed: \(error)")
+        }
+    }
+
+    /// The document ``exportJSON(prettyPrinted:)`` writes, as a value: for a caller that embeds the
+    /// export in a JSON document of its own (the agent's `event/dump` and `dump` responses) without
+    /// going through JSON text.
+    public var jsonExportDocument: any Encodable { jsonDocument }
+
+    private var jsonDocument: DumpJSONDocument {
         let summary = summary
-        let document = DumpJSONDocument(
+        return DumpJSONDocument(
             blocks: blocks.map { .init(data: $0.data.hexString, locked: $0.locked, number: $0.number) },
             capabilities: summary.capabilities.map(\.rawValue),
             cardFamily: cardInfo.type.family.description,
@@ -43,13 +59,6 @@ extension TagDump {
             tearing: type2?.tearing.map { $0?.hexString },
             version: cardInfo.version?.hexString
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
-        do {
-            return String(decoding: try encoder.encode(document), as: UTF8.self)
-        } catch {
-            throw NFCError.invalidArgument("JSON encoding failed: \(error)")
-        }
     }
 }
 

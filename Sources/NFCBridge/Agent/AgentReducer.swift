@@ -1,0 +1,106 @@
+import Foundation
+import NFCCore
+
+/// What the agent does about a reader-loop event, besides changing its state: publish retained
+/// state, emit an event, write a log line. The ``Agent`` carries them out in order.
+public enum AgentEffect: Sendable, Equatable {
+    /// Write a log line.
+    case log(LogLevel, String)
+    /// Publish the retained `reader` state.
+    case publishReader
+    /// Publish the retained `info`.
+    case publishInfo
+    /// Publish the retained `tag` state.
+    case publishTag
+    /// Emit `event/scanned` (`at`: its `ts`, nil for now).
+    case emitScanned(TagScan, at: Date?)
+    /// Emit `event/removed`.
+    case emitRemoved(uid: [UInt8], presentMilliseconds: Int64)
+    /// Emit `event/dump`.
+    case emitDump(TagScan, JSONValue)
+    /// Emit `event/error`.
+    case emitError(NFCError, operation: String, uid: [UInt8]?)
+}
+
+/// The agent's event handling as a pure function: state + reader-loop event (+ the time) → new
+/// state + effects. No I/O, no clock, no locks: tested like ``PresenceTracker``.
+public enum AgentReducer {
+    /// Applies `event` to `state` at wall-clock `now` and monotonic `monotonic` milliseconds, and
+    /// returns what to do about it, in order.
+    public static func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, now: Date, monotonic: Int64)
+        -> [AgentEffect]
+    {
+        switch event {
+        case let .opened(info, reopened):
+            state.readerInfo = info
+            state.reader = ReaderStatus(state: .ok, device: info.connstring, since: now)
+            if reopened { state.readerReopens += 1 }
+            return [
+                .log(.notice, "reader \(reopened ? "reopened" : "opened"): \(info.name) (\(info.firmware)) at \(info.connstring)"),
+                .publishReader, .publishInfo,
+            ]
+        case let .unavailable(error, operation, firstFailure):
+            var effects: [AgentEffect] = []
+            if state.reader.state != .absent || state.reader.detail != error.message {
+                state.reader = ReaderStatus(state: .absent, device: state.reader.device, since: now, detail: error.message)
+                effects.append(.publishReader)
+            }
+            if firstFailure {
+                effects += [
+                    .log(.warning, "reader unavailable (\(operation)): \(error.message); retrying"),
+                    .emitError(error, operation: operation, uid: nil),
+                ]
+            } else {
+                effects.append(.log(.debug, "reader still unavailable: \(error.message)"))
+            }
+            return effects
+        case let .pollFailed(error, consecutive):
+            state.pollErrors += 1
+            var effects: [AgentEffect] = []
+            if consecutive == 1 {
+                effects += [.log(.warning, "poll failed: \(error.message)"), .emitError(error, operation: "poll", uid: nil)]
+            }
+            if consecutive >= 3, state.reader.state == .ok {
+                state.reader = ReaderStatus(state: .error, device: state.reader.device, since: now, detail: error.message)
+                effects.append(.publishReader)
+            }
+            return effects
+        case .pollRecovered:
+            guard state.reader.state == .error else { return [] }
+            state.reader = ReaderStatus(state: .ok, device: state.reader.device, since: now)
+            return [.publishReader]
+        case let .arrived(scan, report):
+            state.tags.tags.removeAll { $0.uid == scan.uid }
+            state.tags.tags.append(TagPresence.Tag(uid: scan.uid, cardType: scan.cardType, since: now))
+            guard report else {
+                return [.log(.info, "tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported"), .publishTag]
+            }
+            state.scansTotal += 1
+            return [.log(.info, "tag \(scan.uid.hexString) (\(scan.cardType)) scanned"), .emitScanned(scan, at: now), .publishTag]
+        case let .repeated(scan):
+            state.scansTotal += 1
+            return [.log(.debug, "tag \(scan.uid.hexString) still present: scanned again"), .emitScanned(scan, at: nil)]
+        case let .removed(uid, presentMilliseconds, report):
+            state.tags.tags.removeAll { $0.uid == uid }
+            guard report else { return [.publishTag] }
+            return [
+                .log(.info, "tag \(uid.hexString) removed after \(presentMilliseconds) ms"),
+                .emitRemoved(uid: uid, presentMilliseconds: presentMilliseconds), .publishTag,
+            ]
+        case let .dumped(scan, export):
+            return [.emitDump(scan, export)]
+        case let .failed(operation, uid, error):
+            return [
+                .log(.warning, "\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)"),
+                .emitError(error, operation: operation, uid: uid),
+            ]
+        case .progress:
+            state.lastProgress = monotonic
+            state.busySince = nil
+            return []
+        case .busy:
+            state.busySince = monotonic
+            return []
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import NFCCore
+
+/// An event as published on `<base>/<id>/event/<kind>`: its body's fields plus the envelope
+/// (docs/mqtt.md, "Events"): `event_id`, `seq`, `ts`, `reader`, `type`, `buffered`. The envelope's
+/// keys win over a body field of the same name.
+public struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
+    /// The event's own fields.
+    public var body: Body
+    /// The ULID (``EventID``).
+    public var eventID: String
+    /// The per-agent sequence number.
+    public var seq: Int64
+    /// When the event happened.
+    public var date: Date
+    /// The agent id.
+    public var reader: String
+    /// The kind (also the last topic level).
+    public var type: EventKind
+    /// True when replayed from the spool.
+    public var buffered: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case eventID = "event_id", seq, ts, reader, type, buffered
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try body.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(eventID, forKey: .eventID)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(Timestamp.string(date), forKey: .ts)
+        try container.encode(reader, forKey: .reader)
+        try container.encode(type, forKey: .type)
+        try container.encode(buffered, forKey: .buffered)
+    }
+}
+
+/// `{"code":…,"message":…}`: an error as payloads carry it.
+public struct ErrorPayload: Codable, Sendable, Equatable {
+    /// The stable code.
+    public var code: String
+    /// For people.
+    public var message: String
+
+    /// Creates the payload.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The body of `event/error`: `error`, `op`, and `uid` when a tag was concerned.
+public struct ErrorEvent: Encodable, Sendable {
+    /// What failed.
+    public var error: NFCError
+    /// The operation: `open`, `poll`, `scan`, `dump`.
+    public var operation: String
+    /// The tag, when one was concerned.
+    public var uid: [UInt8]?
+
+    enum CodingKeys: String, CodingKey { case error, operation = "op", uid }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ErrorPayload(code: error.code, message: error.message), forKey: .error)
+        try container.encode(operation, forKey: .operation)
+        try container.encodeIfPresent(uid?.hexString, forKey: .uid)
+    }
+}
+
+/// The body of `event/removed`: `uid`, `present_ms`.
+public struct RemovedEvent: Encodable, Sendable {
+    /// The tag that left.
+    public var uid: [UInt8]
+    /// How long it was in the field.
+    public var presentMilliseconds: Int64
+
+    enum CodingKeys: String, CodingKey { case uid, presentMilliseconds = "present_ms" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uid.hexString, forKey: .uid)
+        try container.encode(presentMilliseconds, forKey: .presentMilliseconds)
+    }
+}
+
+/// The body of `event/scanned`: the scan object (NFCCore's scan report) plus `uid`, `cardType`,
+/// `random_uid` and `tag_id`.
+public struct ScannedEvent: Encodable, Sendable {
+    /// The scan.
+    public var scan: TagScan
+
+    enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id" }
+
+    public func encode(to encoder: any Encoder) throws {
+        try scan.report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scan.uid.hexString, forKey: .uid)
+        try container.encode(scan.cardType, forKey: .cardType)
+        try container.encode(scan.hasRandomUID, forKey: .randomUID)
+        try container.encode(scan.homeAssistantTagID, forKey: .tagID)
+    }
+}
+
+/// The body of `event/dump`: `uid`, `cardType`, and `dump` (the JSON export).
+public struct DumpEvent: Encodable, Sendable {
+    /// The tag.
+    public var uid: [UInt8]
+    /// Its card type.
+    public var cardType: String
+    /// The JSON export of the dump.
+    public var dump: JSONValue
+
+    enum CodingKeys: String, CodingKey { case uid, cardType, dump }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uid.hexString, forKey: .uid)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(dump, forKey: .dump)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import NFCCore
+
+/// The retained `<base>/<id>/info` payload (docs/mqtt.md, "info"): who the agent is, its reader,
+/// its broker connection, the commands it takes and its configuration without secrets.
+public struct AgentInfo: Sendable, Encodable {
+    /// The agent id.
+    public var id: String
+    /// The agent version.
+    public var version: String
+    /// When the agent started.
+    public var startedAt: Date
+    /// The reader, once opened (`null` before).
+    public var reader: ReaderInfo?
+    /// The broker connection.
+    public var mqtt: AgentConfiguration.MQTTSettings
+    /// The commands the agent answers.
+    public var commands: [String]
+    /// The configuration without secrets.
+    public var config: PublicConfiguration
+
+    enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config }
+    enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
+    enum ReaderKeys: String, CodingKey { case connstring, name, firmware }
+    enum MQTTKeys: String, CodingKey { case `protocol`, url, tls }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var agent = container.nestedContainer(keyedBy: AgentKeys.self, forKey: .agent)
+        try agent.encode(id, forKey: .id)
+        try agent.encode(version, forKey: .version)
+        try agent.encode(Timestamp.string(startedAt), forKey: .startedAt)
+        if let reader {
+            var fields = container.nestedContainer(keyedBy: ReaderKeys.self, forKey: .reader)
+            try fields.encode(reader.connstring, forKey: .connstring)
+            try fields.encode(reader.name, forKey: .name)
+            try fields.encode(reader.firmware, forKey: .firmware)
+        } else {
+            try container.encodeNil(forKey: .reader)
+        }
+        var broker = container.nestedContainer(keyedBy: MQTTKeys.self, forKey: .mqtt)
+        try broker.encode(mqtt.protocolVersion.rawValue, forKey: .protocol)
+        try broker.encode(mqtt.url, forKey: .url)
+        try broker.encode(mqtt.usesTLS, forKey: .tls)
+        try container.encode(commands, forKey: .commands)
+        try container.encode(config, forKey: .config)
+    }
+}

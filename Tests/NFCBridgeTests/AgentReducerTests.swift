@@ -1,0 +1,86 @@
+import Foundation
+import NFCCore
+import Testing
+
+@testable import NFCBridge
+
+/// The agent's event handling as a pure function, tested without an agent, a reader or a clock.
+@Suite struct AgentReducerTests {
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+    let info = ReaderInfo(connstring: "virtual:0", name: "Virtual PN532", firmware: "PN532 v1.6")
+    let scan = TagScan(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], cardType: "NTAG215", report: [:])
+
+    func fresh() -> AgentState {
+        AgentState(startedAt: start, startedMonotonic: 0, reader: ReaderStatus(state: .absent, device: nil, since: start))
+    }
+
+    func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, at seconds: Double = 1) -> [AgentEffect] {
+        AgentReducer.reduce(&state, event, now: start.addingTimeInterval(seconds), monotonic: Int64(seconds * 1000))
+    }
+
+    @Test func openingPublishesReaderThenInfoAndCountsReopens() {
+        var state = fresh()
+        let effects = reduce(&state, .opened(info, reopened: false))
+        #expect(state.reader == ReaderStatus(state: .ok, device: "virtual:0", since: start.addingTimeInterval(1)))
+        #expect(state.readerInfo == info)
+        #expect(state.readerReopens == 0)
+        #expect(effects.dropFirst() == [.publishReader, .publishInfo])
+        _ = reduce(&state, .opened(info, reopened: true), at: 2)
+        #expect(state.readerReopens == 1)
+    }
+
+    @Test func anOutageIsReportedOnceAndTheStateOnlyWhenItChanges() {
+        var state = fresh()
+        let gone = NFCError.readerUnavailable("unplugged")
+        let first = reduce(&state, .unavailable(gone, operation: "open", firstFailure: true))
+        #expect(first.contains(.publishReader))
+        #expect(first.contains(.emitError(gone, operation: "open", uid: nil)))
+        #expect(state.reader.detail == gone.message)
+        let again = reduce(&state, .unavailable(gone, operation: "open", firstFailure: false), at: 2)
+        #expect(!again.contains(.publishReader))
+        #expect(!again.contains { if case .emitError = $0 { true } else { false } })
+    }
+
+    @Test func threeFailedPollsMakeTheReaderErrorAndARecoveryMakesItOK() {
+        var state = fresh()
+        _ = reduce(&state, .opened(info, reopened: false))
+        let failure = NFCError.rfError("collision")
+        #expect(reduce(&state, .pollFailed(failure, consecutive: 1)).contains(.emitError(failure, operation: "poll", uid: nil)))
+        #expect(reduce(&state, .pollFailed(failure, consecutive: 2)) == [])
+        #expect(reduce(&state, .pollFailed(failure, consecutive: 3)) == [.publishReader])
+        #expect(state.reader.state == .error)
+        #expect(state.pollErrors == 3)
+        #expect(reduce(&state, .pollRecovered) == [.publishReader])
+        #expect(state.reader.state == .ok)
+        #expect(reduce(&state, .pollRecovered) == [])
+    }
+
+    @Test func arrivalsAndRemovalsKeepTheFieldAndTheCounts() {
+        var state = fresh()
+        let arrived = reduce(&state, .arrived(scan, report: true), at: 5)
+        #expect(arrived.dropFirst() == [.emitScanned(scan, at: start.addingTimeInterval(5)), .publishTag])
+        #expect(state.tags.tags.map(\.uid) == [scan.uid])
+        #expect(state.scansTotal == 1)
+        // A re-tap within min_interval_ms: the field changes, nothing is reported or counted.
+        #expect(reduce(&state, .arrived(scan, report: false), at: 6).dropFirst() == [.publishTag])
+        #expect(state.scansTotal == 1)
+        #expect(reduce(&state, .repeated(scan)).dropFirst() == [.emitScanned(scan, at: nil)])
+        #expect(state.scansTotal == 2)
+        let removed = reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 900, report: true))
+        #expect(removed.dropFirst() == [.emitRemoved(uid: scan.uid, presentMilliseconds: 900), .publishTag])
+        #expect(state.tags.tags.isEmpty)
+        #expect(reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 1, report: false)) == [.publishTag])
+    }
+
+    @Test func progressAndBusyOnlyMoveTheWatchdogMarks() {
+        var state = fresh()
+        #expect(reduce(&state, .busy(operation: "dump"), at: 3) == [])
+        #expect(state.busySince == 3000)
+        #expect(reduce(&state, .progress, at: 4) == [])
+        #expect(state.busySince == nil)
+        #expect(state.lastProgress == 4000)
+        let failure = NFCError.tagRemoved
+        #expect(reduce(&state, .failed(operation: "dump", uid: scan.uid, failure)).last == .emitError(failure, operation: "dump", uid: scan.uid))
+        #expect(reduce(&state, .dumped(scan, ["pages": 7])) == [.emitDump(scan, ["pages": 7])])
+    }
+}
