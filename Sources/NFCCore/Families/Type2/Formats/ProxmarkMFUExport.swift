@@ -18,7 +18,7 @@ extension TagDump {
     /// pages missing from the dump are zeros.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
     ///   ``NFCError/malformedDump(_:)`` when a page is not 4 bytes or there are more than 256 pages.
-    public func exportProxmark3MFU() throws -> [UInt8] {
+    func exportType2Proxmark3MFU() throws -> [UInt8] {
         let image = try Type2PageImage(
             self, unsupportedMessage: "Proxmark3 MFU export is currently available only for page-based Type 2 style dumps.")
         let count = Type2PageImage.binaryPageCount(for: cardInfo.type, maxPage: image.maxPage)

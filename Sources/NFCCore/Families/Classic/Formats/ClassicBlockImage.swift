@@ -3,7 +3,7 @@
 /// with what is known of every byte.
 ///
 /// A byte is known when its block is in the dump and, in a sector trailer, its part (key A, access
-/// bits, key B) is not listed in the dump's ``ClassicTrailerGaps``.
+/// bits, key B) is not listed in the dump's ``TagDump/classicTrailerGaps`` (typed data, never parsed from facts).
 struct ClassicBlockImage {
     let fileType: ClassicFileType
     /// Block data by block number.
@@ -32,7 +32,7 @@ struct ClassicBlockImage {
         }
         self.fileType = fileType
         self.blocks = blocks
-        self.gaps = try ClassicTrailerGaps(facts: dump.facts)
+        self.gaps = dump.classicTrailerGaps
     }
 
     /// The 16 bytes of block `number`, nil for each byte not known.

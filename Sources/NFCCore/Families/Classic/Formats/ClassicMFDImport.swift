@@ -65,6 +65,7 @@ extension TagDump {
             blocks: blocks.sorted { $0.number < $1.number },
             facts: [Fact(key: "Imported From", value: source), Fact(key: "Blocks Read", value: "\(blocks.count) of \(total)")]
                 + gaps.facts,
-            capabilities: capabilities)
+            capabilities: capabilities,
+            family: gaps.isEmpty ? .none : .classic(gaps))
     }
 }

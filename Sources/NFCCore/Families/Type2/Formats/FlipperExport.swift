@@ -6,14 +6,11 @@
 /// always written, with zeros where the dump does not know the value. See docs/formats.md.
 extension TagDump {
     /// The dump as a Flipper Zero `.nfc` file (lines ending in `\n`, as Flipper writes them).
-    /// MIFARE Classic dumps give ``exportFlipperClassicNFC()``.
     ///
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
     ///   ``NFCError/malformedDump(_:)`` when a page is not exactly 4 bytes, or when the memory has
     ///   more pages than a Flipper can hold.
-    public func exportFlipperNFC() throws -> String {
-        // MIFARE Classic dumps are written as Flipper's Classic files.
-        if ClassicFileType.forType(cardInfo.type) != nil { return try exportFlipperClassicNFC() }
+    func exportType2FlipperNFC() throws -> String {
         let image = try Type2PageImage(
             self, unsupportedMessage: "Flipper Zero export is currently available only for page-based Type 2 style dumps.")
         let total = max(type2?.totalPages ?? Type2MemoryMap.forType(cardInfo.type)?.totalPages ?? 0, image.maxPage + 1)
@@ -50,33 +47,6 @@ extension TagDump {
         }
         lines.append("Failed authentication attempts: 0")
         return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-/// Constants of the Flipper `.nfc` envelope (flipperzero-firmware `lib/nfc/nfc_device.c`).
-enum FlipperNFCFormat {
-    static let filetype = "Flipper NFC device"
-    /// File format version written (4 = "unified": Device type is a protocol name).
-    static let version = 4
-    /// The protocol name of Ultralight/NTAG in version 4 files.
-    static let deviceType = "NTAG/Ultralight"
-    /// `mf_ultralight_data_format_version`: 2 adds the "NTAG/Ultralight type" and "Pages read" keys.
-    static let dataFormatVersion = 2
-    /// `MF_ULTRALIGHT_MAX_PAGE_NUM`.
-    static let maxPages = 510
-
-    /// The file header and the ISO 14443-3A keys every NFC-A file opens with (`nfc_device_save`,
-    /// `iso14443_3a_save`); the export-side twin of ``FlipperKeyValues/iso14443A(fileVersion:)``.
-    /// Version 3 and later store ATQA most significant byte first, as CardInfo holds it.
-    static func header(deviceType: String, uid: [UInt8], atqa: [UInt8], sak: UInt8) -> [String] {
-        [
-            "Filetype: \(filetype)",
-            "Version: \(version)",
-            "Device type: \(deviceType)",
-            "UID: \(uid.spacedHexString)",
-            "ATQA: \(atqa.spacedHexString)",
-            "SAK: \(sak.hexString)",
-        ]
     }
 }
 

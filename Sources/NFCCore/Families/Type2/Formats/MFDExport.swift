@@ -6,13 +6,10 @@ extension TagDump {
     /// (libnfc `utils/nfc-mfultralight.c` reads and writes exactly the size of its tag struct):
     /// Ultralight 64, Ultralight EV1 MF0UL11 and NTAG210 80, MF0UL21 and NTAG212 164, NTAG203 168,
     /// Ultralight C 176 (44 readable pages; 192 when the dump holds the key pages), NTAG213 180,
-    /// NTAG215 540, NTAG216 924 bytes. Other dumps: up to their highest page. MIFARE Classic dumps
-    /// give ``exportClassicMFD()``.
+    /// NTAG215 540, NTAG216 924 bytes. Other dumps: up to their highest page.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
     ///   ``NFCError/malformedDump(_:)`` when a page is not exactly 4 bytes.
-    public func exportLibNFCMFD() throws -> [UInt8] {
-        // MIFARE Classic dumps have their own MFD: the raw block image of nfc-mfclassic.
-        if ClassicFileType.forType(cardInfo.type) != nil { return try exportClassicMFD() }
+    func exportType2MFD() throws -> [UInt8] {
         let image = try Type2PageImage(
             self, unsupportedMessage: "libnfc MFD export is currently available only for page-based Type 2 style dumps.")
         return image.bytes(pageCount: Type2PageImage.binaryPageCount(for: cardInfo.type, maxPage: image.maxPage))

@@ -79,8 +79,23 @@ public struct Type2Extras: Sendable, Hashable {
     }
 }
 
+/// The typed data of one family that a dump carries beside its generic memory (pages, blocks, files).
+/// Facts shown to people are derived from it when the dump is made; exports read it, never the facts.
+public enum FamilyDumpData: Sendable, Hashable {
+    /// Nothing family-specific.
+    case none
+    /// Type 2 chip data: originality signature, counters, tearing flags, total pages.
+    case type2(Type2Extras)
+    /// MIFARE Classic: the sector-trailer parts whose value no key revealed.
+    case classic(ClassicTrailerGaps)
+    /// Type 4: what the CC says about writing the NDEF file.
+    case type4(ndefWritable: Bool)
+    /// FeliCa (Type 3): what the attribute block says about writing NDEF.
+    case felica(ndefWritable: Bool)
+}
+
 /// A dump of one tag: the data model every export reads and every import produces
-/// (CoreExtendedNFC's `MemoryDump`, plus Type 2 chip data).
+/// (CoreExtendedNFC's `MemoryDump`, plus the typed family data of ``family``).
 public struct TagDump: Sendable, Hashable {
     public var cardInfo: CardInfo
     /// Type 2 pages, in read order.
@@ -91,17 +106,17 @@ public struct TagDump: Sendable, Hashable {
     public var files: [FileData]
     /// The raw NDEF message (no TLV), when the tag has one.
     public var ndefMessage: [UInt8]?
-    /// Ordered facts.
+    /// Ordered facts, for people (derived from the data when the dump is made; never read back).
     public var facts: [Fact]
     /// Capabilities; may be empty, then exports infer them (see the summary rules).
     public var capabilities: [CardCapability]
-    /// Type 2 chip data (signature, counters, tearing); nil for other families.
-    public var type2: Type2Extras?
+    /// The family's typed data.
+    public var family: FamilyDumpData
 
     public init(
         cardInfo: CardInfo, pages: [Page] = [], blocks: [Block] = [], files: [FileData] = [],
         ndefMessage: [UInt8]? = nil, facts: [Fact] = [], capabilities: [CardCapability] = [],
-        type2: Type2Extras? = nil
+        type2: Type2Extras? = nil, family: FamilyDumpData = .none
     ) {
         self.cardInfo = cardInfo
         self.pages = pages
@@ -110,7 +125,22 @@ public struct TagDump: Sendable, Hashable {
         self.ndefMessage = ndefMessage
         self.facts = facts
         self.capabilities = capabilities
-        self.type2 = type2
+        self.family = type2.map(FamilyDumpData.type2) ?? family
+    }
+
+    /// Type 2 chip data (signature, counters, tearing); nil for other families. A view of ``family``.
+    public var type2: Type2Extras? {
+        get {
+            if case let .type2(extras) = family { return extras }
+            return nil
+        }
+        set { family = newValue.map(FamilyDumpData.type2) ?? .none }
+    }
+
+    /// The MIFARE Classic trailer gaps (empty for other families). A view of ``family``.
+    public var classicTrailerGaps: ClassicTrailerGaps {
+        if case let .classic(gaps) = family { return gaps }
+        return ClassicTrailerGaps()
     }
 
     /// The value of the first fact with this key.
