@@ -141,8 +141,7 @@ final class Type2PageSession {
         guard !isAuthenticated, let offset = map.auth0Offset, let highest = pages.max() else { return }
         let configuration = try await page(offset / 4)
         let auth0 = Int(configuration[offset % 4])
-        let isProtectionOn = map.keyPages != nil ? auth0 < 0x30 : auth0 < map.totalPages
-        if isProtectionOn, highest >= auth0 { throw NFCError.authenticationRequired }
+        if map.isProtectionOn(auth0: auth0), highest >= auth0 { throw NFCError.authenticationRequired }
     }
 
     /// Throws ``NFCError/tagLocked`` when a static or dynamic lock bit makes one of `pages` read-only.

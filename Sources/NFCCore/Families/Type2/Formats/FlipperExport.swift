@@ -51,57 +51,35 @@ extension TagDump {
 }
 
 /// Flipper's names for the Ultralight/NTAG products ("NTAG/Ultralight type" in data format 2,
-/// "Device type" in data format 1) — `mf_ultralight_features[].device_name` in mf_ultralight.c.
+/// "Device type" in data format 1): each product row's ``Type2Product/flipperName``.
 enum FlipperUltralightType {
-    /// One name and what it means for us.
+    /// What a name read from a file means for us.
     struct Row {
         var name: String
         var type: CardType
-        /// Finer product name (``CardInfo/product``) for products we keep as generic Ultralight.
+        /// Finer product name (``CardInfo/product``) for products we keep as generic Ultralight (NTAG I2C).
         var product: String?
     }
 
-    /// Every name a Flipper writes. NTAG I2C stays generic Ultralight in our model (the spec) with the
-    /// product name kept. "Mifare Ultralight C" exists in current firmware only.
-    static let rows: [Row] = [
-        Row(name: "Mifare Ultralight", type: .mifareUltralight),
-        Row(name: "Mifare Ultralight C", type: .mifareUltralightC),
-        Row(name: "Mifare Ultralight 11", type: .mifareUltralightEV1_MF0UL11),
-        Row(name: "Mifare Ultralight 21", type: .mifareUltralightEV1_MF0UL21),
-        Row(name: "NTAG203", type: .ntag203),
-        Row(name: "NTAG213", type: .ntag213),
-        Row(name: "NTAG215", type: .ntag215),
-        Row(name: "NTAG216", type: .ntag216),
-        Row(name: "NTAG I2C 1K", type: .mifareUltralight, product: Type2Product.ntagI2C1K.name),
-        Row(name: "NTAG I2C 2K", type: .mifareUltralight, product: Type2Product.ntagI2C2K.name),
-        Row(name: "NTAG I2C Plus 1K", type: .mifareUltralight, product: Type2Product.ntagI2CPlus1K.name),
-        Row(name: "NTAG I2C Plus 2K", type: .mifareUltralight, product: Type2Product.ntagI2CPlus2K.name),
-    ]
-
-    /// Flipper has no NTAG210/212 type: it types tags by the GET_VERSION storage byte alone
-    /// (`mf_ultralight_get_type_by_version`), so it saves an NTAG210 (0Bh) as "Mifare Ultralight 11" and
-    /// an NTAG212 (0Eh) as "Mifare Ultralight 21" — the same page count, config page and commands
-    /// (NTAG210/212 §8.5 vs MF0ULX1 §8.5). We write the same, and the real GET_VERSION beside it lets
-    /// our importer tell them apart again.
-    static let aliases: [CardType: String] = [
-        .ntag210: "Mifare Ultralight 11",
-        .ntag212: "Mifare Ultralight 21",
-    ]
-
-    /// The name to write for `type` (and `product`, for the NTAG I2C family).
+    /// The name to write for `type` (and `product`, the exact row when identification found one).
     static func name(for type: CardType, product: String?) -> String {
-        if let alias = aliases[type] { return alias }
-        if type == .mifareUltralight, let product = product.map(normalized),
-            let row = rows.first(where: { $0.product.map(normalized) == product })
+        if let product = product.map(normalized),
+            let row = Type2Product.productRows.first(where: { $0.cardType == type && normalized($0.name) == product })
         {
-            return row.name
+            return row.flipperName
         }
-        return rows.first { $0.type == type && $0.product == nil }?.name ?? "Mifare Ultralight"
+        return Type2Product.forType(type)?.flipperName ?? Type2Product.ultralight.flipperName
     }
 
-    /// The row for a name read from a file.
+    /// The row for a name read from a file: a base row first (so "Mifare Ultralight 11" is an MF0UL11,
+    /// as Flipper means it), else a product row whose exact name is kept.
     static func row(named name: String) -> Row? {
-        rows.first { $0.name == name }
+        if let base = Type2Product.baseRows.first(where: { $0.flipperName == name }) {
+            return Row(name: name, type: base.cardType)
+        }
+        return Type2Product.productRows.first { $0.flipperName == name }.map {
+            Row(name: name, type: $0.cardType, product: $0.name)
+        }
     }
 
     private static func normalized(_ text: String) -> String {

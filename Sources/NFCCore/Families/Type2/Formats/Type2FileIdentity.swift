@@ -30,10 +30,11 @@ enum Type2FileIdentity {
 
     /// Flipper names NTAG210/212 "Mifare Ultralight 11/21" (it types by storage size only); the
     /// GET_VERSION product type (04h = NTAG) turns them back (the inverse of
-    /// ``FlipperUltralightType/aliases``).
+    /// ``Type2Product/flipperName``).
     static func refineAlias(_ type: CardType, version: [UInt8]?) -> CardType {
-        guard let version, version.count == 8, version[2] == 0x04 else { return type }
-        return FlipperUltralightType.aliases.first { FlipperUltralightType.row(named: $0.value)?.type == type }?.key ?? type
+        guard let version, version.count == 8, version[2] == 0x04, let name = Type2Product.forType(type)?.flipperName
+        else { return type }
+        return Type2Product.baseRows.first { $0.flipperName == name && $0.cardType.family == .ntag }?.cardType ?? type
     }
 
     /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
