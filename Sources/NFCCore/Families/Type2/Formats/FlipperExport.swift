@@ -50,6 +50,16 @@ extension TagDump {
     }
 }
 
+/// The NTAG/Ultralight part of the Flipper `.nfc` format (flipperzero-firmware mf_ultralight.c).
+extension FlipperNFCFormat {
+    /// The protocol name of Ultralight/NTAG in version 4 files.
+    static let deviceType = "NTAG/Ultralight"
+    /// `mf_ultralight_data_format_version`: 2 adds the "NTAG/Ultralight type" and "Pages read" keys.
+    static let dataFormatVersion = 2
+    /// `MF_ULTRALIGHT_MAX_PAGE_NUM`.
+    static let maxPages = 510
+}
+
 /// Flipper's names for the Ultralight/NTAG products ("NTAG/Ultralight type" in data format 2,
 /// "Device type" in data format 1): each product row's ``Type2Product/flipperName``.
 enum FlipperUltralightType {

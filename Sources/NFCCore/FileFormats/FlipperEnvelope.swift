@@ -9,12 +9,6 @@ enum FlipperNFCFormat {
     static let filetype = "Flipper NFC device"
     /// File format version written (4 = "unified": Device type is a protocol name).
     static let version = 4
-    /// The protocol name of Ultralight/NTAG in version 4 files.
-    static let deviceType = "NTAG/Ultralight"
-    /// `mf_ultralight_data_format_version`: 2 adds the "NTAG/Ultralight type" and "Pages read" keys.
-    static let dataFormatVersion = 2
-    /// `MF_ULTRALIGHT_MAX_PAGE_NUM`.
-    static let maxPages = 510
 
     /// The file header and the ISO 14443-3A keys every NFC-A file opens with (`nfc_device_save`,
     /// `iso14443_3a_save`); the export-side twin of ``FlipperKeyValues/iso14443A(fileVersion:)``.
