@@ -68,7 +68,9 @@ enum DumpCommand {
         let reporter = ProgressLine(total: Type2MemoryMap.forType(info.type)?.readablePages, progress: progress)
         defer { reporter.finish() }
         do {
-            return try await TagDumper.dump(info: info, transport: transport, type2Progress: progress)
+            var options = DumpOptions()
+            options.type2Progress = progress
+            return try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch let error as NFCError {
             let pages = progress.pages
             guard !pages.isEmpty else { throw error }

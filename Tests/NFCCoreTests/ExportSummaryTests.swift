@@ -41,7 +41,11 @@ import Testing
 
     @Test func inferredCapabilities() {
         func caps(_ type: CardType, files: [FileData] = [], facts: [Fact] = []) -> [CardCapability] {
-            TagDump(cardInfo: CardInfo(type: type, uid: Self.uid), files: files, facts: facts).summary.capabilities
+            // The facts stand for a dump file's record of the write access: the family rebuilds its typed data
+            // from them as an import does (``TagFamily/familyData(fromImported:)``).
+            var dump = TagDump(cardInfo: CardInfo(type: type, uid: Self.uid), files: files, facts: facts)
+            if let data = try? TagFamilies.family(for: type)?.familyData(fromImported: dump) { dump.family = data }
+            return dump.summary.capabilities
         }
         #expect(caps(.mifareClassic1K) == [.identificationOnly])
         #expect(caps(.mifarePlusSL3_4K) == [.identificationOnly])

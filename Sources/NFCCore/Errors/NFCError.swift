@@ -59,39 +59,72 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The cryptography library (OpenSSL libcrypto) failed or lacks an algorithm; carries its detail.
     case cryptoFailure(String)
 
-    /// Stable machine-readable code.
-    public var code: String {
+    /// The stable codes, one per case (several cases never share one). Never rename a raw value: they are
+    /// published (MQTT error events and responses, CLI error lines, scan reports).
+    public enum Code: String, Sendable, CaseIterable {
+        case commandRefused = "command_refused"
+        case timeout = "timeout"
+        case tagRemoved = "tag_removed"
+        case readerUnavailable = "reader_unavailable"
+        case rfError = "rf_error"
+        case invalidResponse = "invalid_response"
+        case unexpectedStatusWord = "unexpected_status_word"
+        case crcMismatch = "crc_mismatch"
+        case authFailed = "auth_failed"
+        case authRequired = "auth_required"
+        case desfireError = "desfire_error"
+        case felicaReadFailed = "felica_read_failed"
+        case felicaWriteFailed = "felica_write_failed"
+        case writeFailed = "write_failed"
+        case verifyFailed = "verify_failed"
+        case tagLocked = "tag_locked"
+        case capacityExceeded = "capacity_exceeded"
+        case unsupported = "unsupported"
+        case tagNotSupported = "tag_not_supported"
+        case malformedDump = "malformed_dump"
+        case invalidNdef = "invalid_ndef"
+        case invalidArgument = "invalid_argument"
+        case tagMismatch = "tag_mismatch"
+        case canceled = "canceled"
+        case scanInProgress = "scan_in_progress"
+        case cryptoFailure = "crypto_failure"
+    }
+
+    /// The case's stable code.
+    public var errorCode: Code {
         switch self {
-        case .commandRefused: "command_refused"
-        case .timeout: "timeout"
-        case .tagRemoved: "tag_removed"
-        case .readerUnavailable: "reader_unavailable"
-        case .rfError: "rf_error"
-        case .invalidResponse: "invalid_response"
-        case .unexpectedStatusWord: "unexpected_status_word"
-        case .crcMismatch: "crc_mismatch"
-        case .authenticationFailed: "auth_failed"
-        case .authenticationRequired: "auth_required"
-        case .desfireError: "desfire_error"
-        case .felicaBlockReadFailed: "felica_read_failed"
-        case .felicaBlockWriteFailed: "felica_write_failed"
-        case .writeFailed: "write_failed"
-        case .verifyFailed: "verify_failed"
-        case .tagLocked: "tag_locked"
-        case .capacityExceeded: "capacity_exceeded"
-        case .unsupportedOperation: "unsupported"
-        case .tagNotSupported: "tag_not_supported"
-        case .malformedDump: "malformed_dump"
-        case .invalidNDEF: "invalid_ndef"
-        case .invalidArgument: "invalid_argument"
-        case .tagMismatch: "tag_mismatch"
-        case .userCanceled: "canceled"
-        case .scanInProgress: "scan_in_progress"
-        case .cryptoFailure: "crypto_failure"
+        case .commandRefused: .commandRefused
+        case .timeout: .timeout
+        case .tagRemoved: .tagRemoved
+        case .readerUnavailable: .readerUnavailable
+        case .rfError: .rfError
+        case .invalidResponse: .invalidResponse
+        case .unexpectedStatusWord: .unexpectedStatusWord
+        case .crcMismatch: .crcMismatch
+        case .authenticationFailed: .authFailed
+        case .authenticationRequired: .authRequired
+        case .desfireError: .desfireError
+        case .felicaBlockReadFailed: .felicaReadFailed
+        case .felicaBlockWriteFailed: .felicaWriteFailed
+        case .writeFailed: .writeFailed
+        case .verifyFailed: .verifyFailed
+        case .tagLocked: .tagLocked
+        case .capacityExceeded: .capacityExceeded
+        case .unsupportedOperation: .unsupported
+        case .tagNotSupported: .tagNotSupported
+        case .malformedDump: .malformedDump
+        case .invalidNDEF: .invalidNdef
+        case .invalidArgument: .invalidArgument
+        case .tagMismatch: .tagMismatch
+        case .userCanceled: .canceled
+        case .scanInProgress: .scanInProgress
+        case .cryptoFailure: .cryptoFailure
         }
     }
 
-    /// Human-readable message.
+    /// Stable machine-readable code (``errorCode``'s raw value).
+    public var code: String { errorCode.rawValue }
+
     public var message: String {
         switch self {
         case let .commandRefused(command, nak):

@@ -22,16 +22,9 @@ extension TagDump {
     /// The summary of this dump (reference notes §3.1).
     public var summary: DumpSummary {
         let storage = storageSummary
-        let userSummary: String =
-            switch cardInfo.type.family {
-            case .ntag, .mifareUltralight: "Read a Type 2 style memory map with \(storage)."
-            case .type4: "Read an NFC Forum Type 4 file layout with \(storage)."
-            case .felica: "Read FeliCa Type 3 blocks with \(storage)."
-            case .iso15693: "Read ISO 15693 vicinity memory with \(storage)."
-            case .mifareDesfire: "Enumerated DESFire applications and captured \(storage)."
-            case .passport: "Passport chips use the dedicated eMRTD workflow instead of generic dump reads."
-            default: "Captured \(storage) from \(cardInfo.type.description)."
-            }
+        let family = TagFamilies.family(for: cardInfo.type)
+        let userSummary = family?.userSummary(for: self, storage: storage)
+            ?? "Captured \(storage) from \(cardInfo.type.description)."
         var technical = [storage, "export \(exportBinary().count) bytes"]
         if let records = parsedNDEFRecords { technical.append("\(records.count) NDEF records") }
         return DumpSummary(
@@ -42,23 +35,13 @@ extension TagDump {
         )
     }
 
-    /// The capabilities a dump that stores none is taken to have, from its family and facts
+    /// The capabilities a dump that stores none is taken to have, from its family's row and typed data
     /// (upstream's rules, kept so exports match).
     public var inferredCapabilities: [CardCapability] {
-        switch cardInfo.type.family {
-        case .mifareClassic, .mifarePlus, .jewelTopaz:
-            return [.identificationOnly]
-        case .mifareDesfire:
-            return files.isEmpty ? [.authenticationRequired, .partiallyReadable] : [.partiallyReadable]
-        case .type4:
-            return fact("Write Access") == "Writable" ? [.readable, .writable] : [.readable]
-        case .felica:
-            return fact("Read / Write") == "Read-write" ? [.readable, .writable] : [.readable]
-        default:
-            // Upstream's "operable" test: every remaining type but an unrecognised ATQA/SAK.
-            if case .unknown = cardInfo.type { return [.identificationOnly] }
-            return [.readable]
-        }
+        if let capabilities = TagFamilies.family(for: cardInfo.type)?.inferredCapabilities(of: self) { return capabilities }
+        // Upstream's "operable" test: every remaining type but an unrecognised ATQA/SAK.
+        if case .unknown = cardInfo.type { return [.identificationOnly] }
+        return [.readable]
     }
 
     /// "45 pages", "3 blocks", "2 files", "9 NDEF bytes" or "identification only" (no singular forms,

@@ -42,7 +42,7 @@ extension TagDump {
             guard byte.count == 1 else { throw NFCError.malformedDump("sak '\(text)' is not one byte") }
             return byte[0]
         }
-        return TagDump(
+        var dump = TagDump(
             cardInfo: CardInfo(
                 type: type, uid: try hex(document.uid, "uid"),
                 atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
@@ -64,6 +64,12 @@ extension TagDump {
             capabilities: document.capabilitiesInferred == true ? [] : stored,
             type2: type2
         )
+        // The family's typed data, where the JSON file records it only in facts (Classic trailer gaps,
+        // Type 4 / FeliCa write access).
+        if dump.family == .none, let data = try TagFamilies.family(for: type)?.familyData(fromImported: dump) {
+            dump.family = data
+        }
+        return dump
     }
 
     private static func hex(_ text: String, _ field: String) throws -> [UInt8] {

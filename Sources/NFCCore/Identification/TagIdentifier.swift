@@ -24,22 +24,8 @@ public enum TagIdentifier {
             break
         }
 
-        switch info.type.family {
-        case .mifareUltralight, .ntag, .mifareClassic:
-            return try await Type2Refinement.refine(info, transport: transport)
-        case .mifareDesfire, .unknown:
-            // ISO-DEP cards (SAK 20/28/38, `.smartMX`): eMRTD SELECT, Type 4 CC, DESFire GET_VERSION;
-            // plain `.mifareDesfire`: GET_VERSION for EV1/EV2/EV3 (Families/Type4/ISODEPRefinement).
-            let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)
-            if let stop { throw stop }
-            return refined
-        case .felica:
-            // System code 88B4 → Lite or Lite-S by block 90h (Families/FeliCa/FeliCaRefinement).
-            let (refined, stop) = await FeliCaRefinement.run(info, transport: transport)
-            if let stop { throw stop }
-            return refined
-        default:
-            return info
-        }
+        // The family's probes (Type 2 GET_VERSION / READ 2B, Classic-looking 7-byte UIDs, ISO-DEP, FeliCa Lite).
+        guard let family = TagFamilies.family(for: info.type) else { return info }
+        return try await family.refine(info, transport: transport)
     }
 }

@@ -38,17 +38,59 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
     /// Unrecognised ATQA/SAK. ATQA MSB first.
     case unknown(atqa: [UInt8], sak: UInt8)
 
-    /// Every case without associated values, for look-ups by description.
-    public static let knownCases: [CardType] = [
-        .mifareUltralight, .mifareUltralightC, .mifareUltralightEV1_MF0UL11, .mifareUltralightEV1_MF0UL21,
-        .ntag203, .ntag210, .ntag212, .ntag213, .ntag215, .ntag216,
-        .mifareClassic1K, .mifareClassic4K, .mifareMini,
-        .mifarePlusSL1_2K, .mifarePlusSL1_4K, .mifarePlusSL2_2K, .mifarePlusSL2_4K, .mifarePlusSL3_2K, .mifarePlusSL3_4K,
-        .mifareDesfire, .mifareDesfireEV1, .mifareDesfireEV2, .mifareDesfireEV3,
-        .type4NDEF, .felicaLite, .felicaLiteS, .felicaStandard,
-        .iso15693_ICODE_SLIX, .iso15693_ST25TV, .iso15693_generic,
-        .ePassport, .myNumberCard, .jewelTopaz, .iso14443B_generic, .smartMX,
+    /// One row per case without associated values: the type, its ``description`` (CoreExtendedNFC's
+    /// strings, kept byte-identical) and its ``family`` — the one table those three come from.
+    private struct Row: Sendable {
+        var type: CardType
+        var description: String
+        var family: CardFamily
+        init(_ type: CardType, _ description: String, _ family: CardFamily) {
+            self.type = type
+            self.description = description
+            self.family = family
+        }
+    }
+
+    private static let rows: [Row] = [
+        Row(.mifareUltralight, "MIFARE Ultralight", .mifareUltralight),
+        Row(.mifareUltralightC, "MIFARE Ultralight C", .mifareUltralight),
+        Row(.mifareUltralightEV1_MF0UL11, "MIFARE Ultralight EV1 (MF0UL11)", .mifareUltralight),
+        Row(.mifareUltralightEV1_MF0UL21, "MIFARE Ultralight EV1 (MF0UL21)", .mifareUltralight),
+        Row(.ntag203, "NTAG203", .ntag),
+        Row(.ntag210, "NTAG210", .ntag),
+        Row(.ntag212, "NTAG212", .ntag),
+        Row(.ntag213, "NTAG213", .ntag),
+        Row(.ntag215, "NTAG215", .ntag),
+        Row(.ntag216, "NTAG216", .ntag),
+        Row(.mifareClassic1K, "MIFARE Classic 1K", .mifareClassic),
+        Row(.mifareClassic4K, "MIFARE Classic 4K", .mifareClassic),
+        Row(.mifareMini, "MIFARE Mini 0.3K", .mifareClassic),
+        Row(.mifarePlusSL1_2K, "MIFARE Plus 2K (SL1)", .mifarePlus),
+        Row(.mifarePlusSL1_4K, "MIFARE Plus 4K (SL1)", .mifarePlus),
+        Row(.mifarePlusSL2_2K, "MIFARE Plus 2K (SL2)", .mifarePlus),
+        Row(.mifarePlusSL2_4K, "MIFARE Plus 4K (SL2)", .mifarePlus),
+        Row(.mifarePlusSL3_2K, "MIFARE Plus 2K (SL3)", .mifarePlus),
+        Row(.mifarePlusSL3_4K, "MIFARE Plus 4K (SL3)", .mifarePlus),
+        Row(.mifareDesfire, "MIFARE DESFire", .mifareDesfire),
+        Row(.mifareDesfireEV1, "MIFARE DESFire EV1", .mifareDesfire),
+        Row(.mifareDesfireEV2, "MIFARE DESFire EV2", .mifareDesfire),
+        Row(.mifareDesfireEV3, "MIFARE DESFire EV3", .mifareDesfire),
+        Row(.type4NDEF, "NFC Forum Type 4 Tag", .type4),
+        Row(.felicaLite, "FeliCa Lite", .felica),
+        Row(.felicaLiteS, "FeliCa Lite-S", .felica),
+        Row(.felicaStandard, "FeliCa Standard", .felica),
+        Row(.iso15693_ICODE_SLIX, "ICODE SLIX (ISO 15693)", .iso15693),
+        Row(.iso15693_ST25TV, "ST25TV (ISO 15693)", .iso15693),
+        Row(.iso15693_generic, "ISO 15693", .iso15693),
+        Row(.ePassport, "ePassport (eMRTD)", .passport),
+        Row(.myNumberCard, "Japanese My Number Card", .iso14443B),
+        Row(.jewelTopaz, "Jewel/Topaz (Type 1)", .jewelTopaz),
+        Row(.iso14443B_generic, "ISO 14443-B", .iso14443B),
+        Row(.smartMX, "SmartMX / Generic ISO 7816", .unknown),
     ]
+
+    /// Every case without associated values, for look-ups by description.
+    public static let knownCases: [CardType] = rows.map(\.type)
 
     /// Looks a type up by its ``description`` (used by importers). Also parses
     /// `Unknown (ATQA: 0044, SAK: 00)`.
@@ -69,65 +111,13 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch self {
-        case .mifareUltralight: "MIFARE Ultralight"
-        case .mifareUltralightC: "MIFARE Ultralight C"
-        case .mifareUltralightEV1_MF0UL11: "MIFARE Ultralight EV1 (MF0UL11)"
-        case .mifareUltralightEV1_MF0UL21: "MIFARE Ultralight EV1 (MF0UL21)"
-        case .ntag203: "NTAG203"
-        case .ntag210: "NTAG210"
-        case .ntag212: "NTAG212"
-        case .ntag213: "NTAG213"
-        case .ntag215: "NTAG215"
-        case .ntag216: "NTAG216"
-        case .mifareClassic1K: "MIFARE Classic 1K"
-        case .mifareClassic4K: "MIFARE Classic 4K"
-        case .mifareMini: "MIFARE Mini 0.3K"
-        case .mifarePlusSL1_2K: "MIFARE Plus 2K (SL1)"
-        case .mifarePlusSL1_4K: "MIFARE Plus 4K (SL1)"
-        case .mifarePlusSL2_2K: "MIFARE Plus 2K (SL2)"
-        case .mifarePlusSL2_4K: "MIFARE Plus 4K (SL2)"
-        case .mifarePlusSL3_2K: "MIFARE Plus 2K (SL3)"
-        case .mifarePlusSL3_4K: "MIFARE Plus 4K (SL3)"
-        case .mifareDesfire: "MIFARE DESFire"
-        case .mifareDesfireEV1: "MIFARE DESFire EV1"
-        case .mifareDesfireEV2: "MIFARE DESFire EV2"
-        case .mifareDesfireEV3: "MIFARE DESFire EV3"
-        case .type4NDEF: "NFC Forum Type 4 Tag"
-        case .felicaLite: "FeliCa Lite"
-        case .felicaLiteS: "FeliCa Lite-S"
-        case .felicaStandard: "FeliCa Standard"
-        case .iso15693_ICODE_SLIX: "ICODE SLIX (ISO 15693)"
-        case .iso15693_ST25TV: "ST25TV (ISO 15693)"
-        case .iso15693_generic: "ISO 15693"
-        case .ePassport: "ePassport (eMRTD)"
-        case .myNumberCard: "Japanese My Number Card"
-        case .jewelTopaz: "Jewel/Topaz (Type 1)"
-        case .iso14443B_generic: "ISO 14443-B"
-        case .smartMX: "SmartMX / Generic ISO 7816"
-        case let .unknown(atqa, sak): "Unknown (ATQA: \(atqa.hexString), SAK: \(sak.hexString))"
-        }
+        if case let .unknown(atqa, sak) = self { return "Unknown (ATQA: \(atqa.hexString), SAK: \(sak.hexString))" }
+        return Self.rows.first { $0.type == self }?.description ?? ""
     }
 
     /// The family this type belongs to.
     public var family: CardFamily {
-        switch self {
-        case .mifareUltralight, .mifareUltralightC, .mifareUltralightEV1_MF0UL11, .mifareUltralightEV1_MF0UL21:
-            .mifareUltralight
-        case .ntag203, .ntag210, .ntag212, .ntag213, .ntag215, .ntag216: .ntag
-        case .mifareClassic1K, .mifareClassic4K, .mifareMini: .mifareClassic
-        case .mifarePlusSL1_2K, .mifarePlusSL1_4K, .mifarePlusSL2_2K, .mifarePlusSL2_4K, .mifarePlusSL3_2K,
-            .mifarePlusSL3_4K:
-            .mifarePlus
-        case .mifareDesfire, .mifareDesfireEV1, .mifareDesfireEV2, .mifareDesfireEV3: .mifareDesfire
-        case .type4NDEF: .type4
-        case .felicaLite, .felicaLiteS, .felicaStandard: .felica
-        case .iso15693_ICODE_SLIX, .iso15693_ST25TV, .iso15693_generic: .iso15693
-        case .ePassport: .passport
-        case .myNumberCard, .iso14443B_generic: .iso14443B
-        case .jewelTopaz: .jewelTopaz
-        case .smartMX, .unknown: .unknown
-        }
+        Self.rows.first { $0.type == self }?.family ?? .unknown
     }
 
     /// True for the Type 2 (page-based) families: Ultralight and NTAG.

@@ -2,7 +2,7 @@
 /// layer (MQTT, CLI) calls once a tag is identified.
 ///
 /// Each operation takes the transport of the selected tag and the ``CardInfo`` identification produced,
-/// dispatches on ``NDEFMapping/forType(_:)``, and either returns a report made after reading the tag
+/// looks the family up in ``TagFamilies``, and either returns a report made after reading the tag
 /// back, or throws a ``TagOperationError``: the ``NFCError`` (``NFCError/code`` is the stable code to
 /// publish) plus the pages the tag acknowledged before the failure.
 ///
@@ -27,16 +27,9 @@ public enum TagOperations {
     /// Writes raw NDEF message bytes (empty: an empty message) and reads them back.
     public static func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo,
                              password: [UInt8]? = nil) async throws(TagOperationError) -> WriteReport {
-        let mapping = try mapping(of: info)
-        if mapping != .type2, password != nil { throw passwordRefused(info) }
-        switch mapping {
-        case .type2:
-            return try await Type2NDEFWriter.write(bytes, to: transport, info: info, password: password)
-        case .type3:
-            return try await Type3NDEFOperations.write(bytes, to: transport, info: info)
-        case .type4:
-            return try await Type4NDEFOperations.write(bytes, to: transport, info: info)
-        }
+        let family = try family(of: info)
+        if !family.acceptsPassword, password != nil { throw passwordRefused(info) }
+        return try await family.write(ndef: bytes, to: transport, info: info, password: password)
     }
 
     /// Formats the tag for NDEF with an empty message (Type 2 only: Type 3 and Type 4 tags are formatted
@@ -44,13 +37,7 @@ public enum TagOperations {
     public static func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]? = nil)
         async throws(TagOperationError) -> WriteReport
     {
-        switch try mapping(of: info) {
-        case .type2:
-            return try await Type2Format.format(transport, info: info, password: password)
-        case .type3, .type4:
-            throw TagOperationError(.unsupportedOperation(
-                "\(info.type) tags are NDEF-formatted by their firmware or issuer; format is only for Type 2 tags"))
-        }
+        return try await family(of: info).format(transport, info: info, password: password)
     }
 
     /// Makes the tag's NDEF data read-only. **IRREVERSIBLE** on Type 2: lock bits and the CC can never be
@@ -63,29 +50,23 @@ public enum TagOperations {
     /// field has `expectedUID` (IDm for FeliCa) — the UID of the tag the user chose to lock.
     public static func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8],
                             password: [UInt8]? = nil) async throws(TagOperationError) -> LockReport {
-        let mapping = try mapping(of: info)
+        let family = try family(of: info)
         guard transport.target.uid == expectedUID, info.uid == expectedUID else {
             throw TagOperationError(.tagMismatch(expected: expectedUID, actual: transport.target.uid))
         }
-        if mapping != .type2, password != nil { throw passwordRefused(info) }
-        switch mapping {
-        case .type2:
-            return try await Type2Lock.lock(transport, info: info, expectedUID: expectedUID, password: password)
-        case .type3:
-            return try await Type3NDEFOperations.lock(transport, info: info)
-        case .type4:
-            return try await Type4NDEFOperations.lock(transport, info: info)
-        }
+        if !family.acceptsPassword, password != nil { throw passwordRefused(info) }
+        return try await family.lock(transport, info: info, expectedUID: expectedUID, password: password)
     }
 
     private static func passwordRefused(_ info: CardInfo) -> TagOperationError {
         TagOperationError(.unsupportedOperation("Passwords are only supported for Type 2 tags, not \(info.type)"))
     }
 
-    private static func mapping(of info: CardInfo) throws(TagOperationError) -> NDEFMapping {
-        guard let mapping = NDEFMapping.forType(info.type) else {
-            throw TagOperationError(.unsupportedOperation("NDEF operations are not supported for \(info.type)"))
+    /// The family of `info`, when it has NDEF operations for the type (the registry's one refusal otherwise).
+    private static func family(of info: CardInfo) throws(TagOperationError) -> any TagFamily {
+        guard let family = TagFamilies.family(for: info.type), family.ndefMapping(for: info.type) != nil else {
+            throw TagOperationError(TagVerb.write.unsupported(for: info.type))
         }
-        return mapping
+        return family
     }
 }

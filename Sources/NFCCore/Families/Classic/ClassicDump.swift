@@ -53,7 +53,8 @@ public enum ClassicDump {
                 Fact(key: "Blocks Read", value: "\(blocks.count) of \(layout.totalBlocks)"),
                 Fact(key: "Keys Found", value: "A \(keysA)/\(sectors), B \(keysB)/\(sectors)"),
             ] + gaps.facts,
-            capabilities: capabilities)
+            capabilities: capabilities,
+            family: gaps.isEmpty ? .none : .classic(gaps))
     }
 
     /// One sector's outcome.

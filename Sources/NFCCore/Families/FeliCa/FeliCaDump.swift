@@ -94,7 +94,8 @@ public enum FeliCaDump {
         if message != nil, attribute?.isWritable == true { capabilities.append(.writable) }
 
         return TagDump(cardInfo: info, blocks: blocks, files: files, ndefMessage: message?.isEmpty == false ? message : nil,
-                       facts: facts, capabilities: capabilities)
+                       facts: facts, capabilities: capabilities,
+                       family: attribute.flatMap { attribute in message.map { _ in .felica(ndefWritable: attribute.isWritable) } } ?? .none)
     }
 
     /// REQUEST SERVICE over the catalogue, 32 codes per command. A card that does not answer gives an

@@ -30,7 +30,4 @@ public struct ResponseAPDU: Sendable, Hashable {
         guard isSuccess else { throw .unexpectedStatusWord(sw1, sw2) }
         return data
     }
-
-    /// "9000" style.
-    public var statusHex: String { [sw1, sw2].hexString }
 }

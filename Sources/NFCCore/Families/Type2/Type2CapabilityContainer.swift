@@ -38,8 +38,6 @@ public struct Type2CapabilityContainer: Sendable, Hashable, CustomStringConverti
     public var writeAccess: UInt8 { bytes[3] & 0x0F }
     /// True when the CC grants write access (nibble 0h).
     public var isWritable: Bool { writeAccess == 0 }
-    /// True when no bit is set yet (a tag that left the factory unformatted).
-    public var isBlank: Bool { bytes.allSatisfy { $0 == 0 } }
 
     /// True for an NDEF CC of mapping version 1.x with free read and write access and a data area of
     /// `1…maxDataAreaSize` bytes — one a format can keep.

@@ -12,19 +12,10 @@
 /// - a read-only NDEF CC (write access ≠ 0h) gives ``NFCError/tagLocked``; any other CC cannot be turned
 ///   into the wanted one by setting bits: ``NFCError/unsupportedOperation(_:)``, nothing written.
 public enum Type2Format {
-    /// Data area sizes the factory CC announces where they differ from the user memory (user bytes / 8
-    /// otherwise). NTAG213/215/216 §8.5.6 (memory content at delivery): NTAG215 `E1 10 3E 00` (496 of 504
-    /// bytes), NTAG216 `E1 10 6D 00` (872 of 888 bytes).
-    static let factoryDataAreaSize: [CardType: Int] = [
-        .ntag215: 0x3E * 8,
-        .ntag216: 0x6D * 8,
-    ]
-
-    /// The CC a format writes on a blank tag of `type`: `E1 10 <data area / 8> 00`, the data area being the
-    /// factory CC's (NTAG215/216) or the whole user memory. Nil for types without a Type 2 memory map.
+    /// The CC a format writes on a blank tag of `type`: its base product row's factory CC
+    /// (``Type2Product/factoryCapabilityContainer``). Nil for types that are not Type 2.
     public static func capabilityContainer(for type: CardType) -> Type2CapabilityContainer? {
-        guard let map = Type2MemoryMap.forType(type) else { return nil }
-        return Type2CapabilityContainer(dataAreaSize: factoryDataAreaSize[type] ?? map.userBytes)
+        Type2Product.forType(type)?.factoryCapabilityContainer
     }
 
     /// Formats the tag `info` describes. Returns the report of the empty-message write; its

@@ -8,7 +8,7 @@
 /// notes §5.4), in this order because the static lock bits also lock the CC page:
 /// 1. CC byte 3 write access := Fh (page 3, only when the CC is an NDEF CC — an unformatted tag keeps its
 ///    blank CC);
-/// 2. the product's dynamic lock bits and their block-locking bits (``dynamicLockLayouts``), RFUI bits 0;
+/// 2. the product's dynamic lock bits and their block-locking bits (``Type2Product/locking``), RFUI bits 0;
 /// 3. static lock bytes, page 2 bytes 2–3 := `FF FF` (L-CC, L4…L15 and the three block-locking bits).
 /// Bits already set are not written again. Afterwards page 2, page 3 and the dynamic lock page are read
 /// back: every user page and the CC must now be locked (checked with ``Type2LockMap``), the CC must read
@@ -27,44 +27,59 @@ public enum Type2Lock {
         /// The block-locking bits that freeze those lock bits.
         public var blockLockingBits: [UInt8]
 
+        /// The datasheet section the layout is taken from.
+        public var source: String
+
         /// The three bytes to write (lock bits and block-locking bits together).
         public var bytes: [UInt8] { zip(lockBits, blockLockingBits).map { $0 | $1 } }
+
+        // The layouts, from the NXP datasheets (figures "dynamic lock bytes 0, 1 and 2"); the block-locking
+        // bits each freeze two neighbouring lock bits.
+
+        /// NTAG213/215/216 §8.5.3, page 28h: 2 pages a bit. Byte 0 bits 0–7 lock 16-17 … 30-31, byte 1 bits
+        /// 0–3 lock 32-33 … 38-39 (bits 4–7 RFUI); byte 2 bits 0–5 BL 16-19 … BL 36-39 (bits 6–7 RFUI).
+        public static let ntag213 = DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x0F, 0x00],
+                                                      blockLockingBits: [0x00, 0x00, 0x3F], source: "NTAG213/215/216 §8.5.3")
+        /// NTAG213/215/216 §8.5.3, page 82h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 112-127, 128-129;
+        /// byte 1 RFUI; byte 2 bits 0–3 BL 16-47, 48-79, 80-111, 112-129.
+        public static let ntag215 = DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x00, 0x00],
+                                                      blockLockingBits: [0x00, 0x00, 0x0F], source: "NTAG213/215/216 §8.5.3")
+        /// NTAG213/215/216 §8.5.3, page E2h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 128-143, byte 1
+        /// bits 0–5 lock 144-159 … 208-223, 224-225; byte 2 bits 0–6 BL 16-47 … BL 208-225 (bit 7 RFUI).
+        public static let ntag216 = DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x3F, 0x00],
+                                                      blockLockingBits: [0x00, 0x00, 0x7F], source: "NTAG213/215/216 §8.5.3")
+        /// NTAG210/212 §8.5.3, page 24h: 2 pages a bit. Byte 0 locks 16-17 … 30-31, byte 1 bits 0–1 lock
+        /// 32-33, 34-35; byte 2 bits 0–4 BL 16-19 … BL 32-35.
+        public static let ntag212 = DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00],
+                                                      blockLockingBits: [0x00, 0x00, 0x1F], source: "NTAG210/212 §8.5.3")
+        /// MF0ULX1 §8.5 (MF0UL21 dynamic lock bytes), page 24h: the NTAG212 layout. The block-locking bits of
+        /// MF0UL21/NTAG212 follow the NTAG213 pattern (one BL bit per two lock bits, as Flipper's Ultralight
+        /// listener models it) — to be confirmed on a real tag.
+        public static let ultralightEV1_21 = DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00],
+                                                               blockLockingBits: [0x00, 0x00, 0x1F], source: "MF0ULX1 §8.5")
+        /// MF0ICU2 §7.5.3, page 28h: 4 pages a bit. Byte 0 bits 1–3 lock 16-19, 20-23, 24-27, bits 5–7 lock
+        /// 28-31, 32-35, 36-39; bit 0 BL 16-27, bit 4 BL 28-39. Byte 1 (counter, AUTH0/1, key pages) not set.
+        public static let ultralightC = DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
+                                                          blockLockingBits: [0x11, 0x00, 0x00], source: "MF0ICU2 §7.5.3")
+        /// NTAG203 §7.5.3, page 28h: the Ultralight C layout for byte 0; byte 1 (counter page 41) not set.
+        public static let ntag203 = DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
+                                                      blockLockingBits: [0x11, 0x00, 0x00], source: "NTAG203 §7.5.3")
     }
 
     /// Static lock bytes (page 2 bytes 2–3) that lock pages 3–15 and freeze those bits: byte 2 bits 3–7
     /// L-CC, L4–L7, bits 0–2 BL-CC, BL 9-4, BL 15-10; byte 3 L8–L15 (MF0ICU1 §8.5.2, NTAG213/215/216 §8.5.2).
     public static let staticLockBytes: [UInt8] = [0xFF, 0xFF]
 
-    /// Dynamic lock layouts per product, from the NXP datasheets (figures "dynamic lock bytes 0, 1 and 2").
-    /// Products without a row (Ultralight, Ultralight EV1 MF0UL11, NTAG210) have no dynamic lock bytes:
-    /// their user memory ends at page 15. ``Type2LockMap/dynamicBits(for:)`` decodes the lock bits of this
-    /// table (one table for reading and locking); the block-locking bits each freeze two neighbouring lock bits.
-    public static let dynamicLockLayouts: [CardType: DynamicLockLayout] = [
-        // NTAG213/215/216 §8.5.3, page 28h: 2 pages a bit. Byte 0 bits 0–7 lock 16-17 … 30-31, byte 1 bits
-        // 0–3 lock 32-33 … 38-39 (bits 4–7 RFUI); byte 2 bits 0–5 BL 16-19 … BL 36-39 (bits 6–7 RFUI).
-        .ntag213: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x0F, 0x00], blockLockingBits: [0x00, 0x00, 0x3F]),
-        // NTAG213/215/216 §8.5.3, page 82h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 112-127, 128-129;
-        // byte 1 RFUI; byte 2 bits 0–3 BL 16-47, 48-79, 80-111, 112-129.
-        .ntag215: DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x00, 0x00], blockLockingBits: [0x00, 0x00, 0x0F]),
-        // NTAG213/215/216 §8.5.3, page E2h: 16 pages a bit. Byte 0 bits 0–7 lock 16-31 … 128-143, byte 1
-        // bits 0–5 lock 144-159 … 208-223, 224-225; byte 2 bits 0–6 BL 16-47 … BL 208-225 (bit 7 RFUI).
-        .ntag216: DynamicLockLayout(pagesPerBit: 16, lockBits: [0xFF, 0x3F, 0x00], blockLockingBits: [0x00, 0x00, 0x7F]),
-        // NTAG210/212 §8.5.3, page 24h: 2 pages a bit. Byte 0 locks 16-17 … 30-31, byte 1 bits 0–1 lock
-        // 32-33, 34-35; byte 2 bits 0–4 BL 16-19 … BL 32-35.
-        .ntag212: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00], blockLockingBits: [0x00, 0x00, 0x1F]),
-        // MF0ULX1 §8.5 (MF0UL21 dynamic lock bytes), page 24h: the NTAG212 layout. The block-locking bits of
-        // MF0UL21/NTAG212 follow the NTAG213 pattern (one BL bit per two lock bits, as Flipper's Ultralight
-        // listener models it) — to be confirmed on a real tag.
-        .mifareUltralightEV1_MF0UL21: DynamicLockLayout(pagesPerBit: 2, lockBits: [0xFF, 0x03, 0x00],
-                                                        blockLockingBits: [0x00, 0x00, 0x1F]),
-        // MF0ICU2 §7.5.3, page 28h: 4 pages a bit. Byte 0 bits 1–3 lock 16-19, 20-23, 24-27, bits 5–7 lock
-        // 28-31, 32-35, 36-39; bit 0 BL 16-27, bit 4 BL 28-39. Byte 1 (counter, AUTH0/1, key pages) not set.
-        .mifareUltralightC: DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
-                                              blockLockingBits: [0x11, 0x00, 0x00]),
-        // NTAG203 §7.5.3, page 28h: the Ultralight C layout for byte 0; byte 1 (counter page 41) not set.
-        .ntag203: DynamicLockLayout(pagesPerBit: 4, lockBits: [0xEE, 0x00, 0x00],
-                                    blockLockingBits: [0x11, 0x00, 0x00]),
-    ]
+    /// Dynamic lock layouts by card type, as the base product rows hold them (``Type2Product/locking``).
+    /// Products without one (Ultralight, Ultralight EV1 MF0UL11, NTAG210) have no dynamic lock bytes:
+    /// their user memory ends at page 15. ``Type2LockMap/dynamicBits(for:)`` decodes the same rows.
+    public static var dynamicLockLayouts: [CardType: DynamicLockLayout] {
+        var layouts: [CardType: DynamicLockLayout] = [:]
+        for row in Type2Product.baseRows {
+            if let layout = row.locking.dynamicLayout { layouts[row.cardType] = layout }
+        }
+        return layouts
+    }
 
     /// Locks the tag `info` describes, after checking that the tag in the field is `expectedUID` (its
     /// selected UID and the serial number in pages 0–1): ``NFCError/tagMismatch(expected:actual:)``
@@ -80,7 +95,7 @@ public enum Type2Lock {
                 throw NFCError.tagMismatch(expected: expectedUID, actual: transport.target.uid)
             }
             let product = session.product
-            guard product.cardType != .mifareUltralight || product == .ultralight else {
+            guard product.locking != .unknown else {
                 throw NFCError.unsupportedOperation("The lock bits of \(product.name) are not known: not locked")
             }
             let header = try await session.open(password: password)
@@ -96,7 +111,7 @@ public enum Type2Lock {
 
     private static func lock(session: Type2Memory, info: CardInfo) async throws -> LockReport {
         let map = session.map
-        let layout = dynamicLockLayouts[session.product.cardType]
+        let layout = session.product.locking.dynamicLayout
         let dynamicPage = layout == nil ? nil : map.dynamicLockPage
         let lockPages = [3] + (dynamicPage.map { [$0] } ?? []) + [2]
         try await session.requireWriteAccess(to: lockPages)

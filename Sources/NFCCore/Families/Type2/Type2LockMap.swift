@@ -28,13 +28,14 @@ public enum Type2LockMap {
     }()
 
     /// The dynamic lock bits of a product (empty when it has none), decoded from its row of
-    /// ``Type2Lock/dynamicLockLayouts`` (datasheet sections there): each set lock bit, in order byte 0 bit 0
+    /// ``Type2Product/locking`` (datasheet sections in ``Type2Lock/DynamicLockLayout``): each set lock bit, in order byte 0 bit 0
     /// upward, locks the next group of `pagesPerBit` pages from page 16, the last group ending at the user
     /// memory's end. Bits left out of the row (Ultralight C / NTAG203 block-locking bits 0 and 4) lock no pages.
     public static func dynamicBits(for type: CardType) -> [DynamicBit] {
-        guard let map = Type2MemoryMap.forType(type), map.dynamicLockPage != nil,
-            let layout = Type2Lock.dynamicLockLayouts[type]
+        guard let product = Type2Product.forType(type), product.map.dynamicLockPage != nil,
+            let layout = product.locking.dynamicLayout
         else { return [] }
+        let map = product.map
         let setBits: [(byte: Int, bit: Int)] = layout.lockBits.indices.flatMap { byte in
             (0..<8).filter { layout.lockBits[byte] & (1 << $0) != 0 }.map { bit in (byte: byte, bit: bit) }
         }

@@ -61,60 +61,26 @@ final class Type2Memory {
         self.init(transport: transport, product: product, map: map, uid: info.uid)
     }
 
-    // MARK: Protection (adapter)
+    // MARK: Protection
 
-    /// How the product guards pages, read from today's ``Type2MemoryMap`` — the one place this file looks
-    /// at the map's password fields (a product row's protection enum replaces it).
+    /// How the product guards pages: the product row's ``Type2Protection`` and where its AUTH0 byte sits.
     struct Protection {
-        enum Kind {
-            /// No password protection (Ultralight, NTAG203).
-            case none
-            /// PWD_AUTH (EV1, NTAG21x): AUTH0 is byte 3 of CFG0, protection is off when AUTH0 is past the
-            /// last page; PROT is bit 7 of ACCESS (CFG1 byte 0) (NTAG213/215/216 §8.5.7, §8.8; MF0ULX1 §8.5.7).
-            case pwdAuth(auth0Offset: Int, accessOffset: Int, totalPages: Int)
-            /// 3DES (Ultralight C): AUTH0 is byte 0 of page 2Ah, off from 30h; AUTH1 byte 0 bit 0 = 0 protects
-            /// reads too (MF0ICU2 §7.5.8).
-            case tripleDES(auth0Offset: Int, auth1Offset: Int)
-        }
+        let map: Type2MemoryMap
 
-        let kind: Kind
-
-        init(map: Type2MemoryMap) {
-            guard let auth0 = map.auth0Offset, let access = map.accessPage else {
-                kind = .none
-                return
-            }
-            kind = map.keyPages != nil
-                ? .tripleDES(auth0Offset: auth0, auth1Offset: access * 4)
-                : .pwdAuth(auth0Offset: auth0, accessOffset: access * 4, totalPages: map.totalPages)
-        }
+        init(map: Type2MemoryMap) { self.map = map }
 
         /// True when pages can be guarded by a password.
-        var canProtect: Bool {
-            if case .none = kind { return false }
-            return true
-        }
+        var canProtect: Bool { map.protection != .none }
 
         /// The page holding AUTH0, nil without protection.
-        var auth0Page: Int? {
-            switch kind {
-            case .none: nil
-            case let .pwdAuth(offset, _, _), let .tripleDES(offset, _): offset / 4
-            }
-        }
+        var auth0Page: Int? { map.auth0Offset.map { $0 / 4 } }
 
-        /// The first page a WRITE needs the password for, from the AUTH0 page's content; nil when off.
+        /// The first page a WRITE needs the password for, from the AUTH0 page's content; nil when off
+        /// (PWD_AUTH: AUTH0 past the last page, NTAG213/215/216 §8.8.1; 3DES: AUTH0 ≥ 30h, MF0ICU2 §7.5.8).
         func firstWriteProtectedPage(auth0PageContent content: [UInt8]) -> Int? {
-            switch kind {
-            case .none:
-                return nil
-            case let .pwdAuth(offset, _, totalPages):
-                let auth0 = Int(content[offset % 4])
-                return auth0 < totalPages ? auth0 : nil
-            case let .tripleDES(offset, _):
-                let auth0 = Int(content[offset % 4])
-                return auth0 < 0x30 ? auth0 : nil
-            }
+            guard let offset = map.auth0Offset, offset % 4 < content.count else { return nil }
+            let auth0 = Int(content[offset % 4])
+            return map.isProtectionOn(auth0: auth0) ? auth0 : nil
         }
     }
 

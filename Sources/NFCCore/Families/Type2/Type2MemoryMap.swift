@@ -1,4 +1,20 @@
-/// Where things are in a Type 2 tag's memory. Page numbers are decimal.
+/// How a Type 2 product protects its memory (one case per scheme, so no behaviour is inferred from
+/// which pages a map happens to have).
+public enum Type2Protection: Sendable, Hashable {
+    /// No password protection (Ultralight, NTAG203).
+    case none
+    /// PWD_AUTH (1Bh) with a 32-bit password: AUTH0 in byte 3 of CFG0 (`configPage`), ACCESS (PROT,
+    /// CFGLCK, NFC counter bits, AUTHLIM) in byte 0 of CFG1 (`configPage + 1`), then PWD and PACK, which
+    /// read back as zeros. AUTH0 at or beyond the last page turns protection off (MF0ULX1 §8.5.7,
+    /// NTAG210/212 §8.5.7, NTAG213/215/216 §8.5.7).
+    case passwordAuth(configPage: Int, passwordPage: Int, packPage: Int)
+    /// 3DES AUTHENTICATE (1Ah): AUTH0 in byte 0 of `auth0Page`, AUTH1 in byte 0 of `auth1Page`, and the
+    /// write-only key pages. AUTH0 of 30h or more turns protection off (MF0ICU2 §7.5.8).
+    case tripleDES(auth0Page: Int, auth1Page: Int, keyPages: ClosedRange<Int>)
+}
+
+/// Where things are in a Type 2 tag's memory. Page numbers are decimal. Each ``Type2Product`` row holds
+/// its map; ``forType(_:)`` is the map of a card type's base row.
 ///
 /// Sources: MF0ICU1 §7.5 (Ultralight), MF0ICU2 §7.5 (Ultralight C), MF0ULX1 §8.5 (Ultralight EV1),
 /// NTAG203 §7.5, NTAG210/212 §8.5, NTAG213/215/216 §8.5 (memory organisation tables). Corrected
@@ -13,67 +29,114 @@ public struct Type2MemoryMap: Sendable, Hashable {
     public var userEnd: Int
     /// Page holding the dynamic lock bytes, if the product has them.
     public var dynamicLockPage: Int?
-    /// CFG0 (AUTH0 in byte 3) on EV1/NTAG21x; on Ultralight C the AUTH0 page (byte 0).
-    public var configPage: Int?
-    /// PWD page (EV1/NTAG21x); reads back as zeros.
-    public var passwordPage: Int?
-    /// PACK page (EV1/NTAG21x); reads back as zeros.
-    public var packPage: Int?
-    /// Ultralight C 3DES key pages (44-47): write-only, never read.
-    public var keyPages: ClosedRange<Int>?
+    /// The protection scheme and its pages.
+    public var protection: Type2Protection
+
+    /// CFG0 (AUTH0 in byte 3) on PWD_AUTH products; the AUTH0 page (byte 0) on 3DES products.
+    public var configPage: Int? {
+        switch protection {
+        case .none: nil
+        case let .passwordAuth(configPage, _, _): configPage
+        case let .tripleDES(auth0Page, _, _): auth0Page
+        }
+    }
+
+    /// PWD page (PWD_AUTH products); reads back as zeros.
+    public var passwordPage: Int? {
+        if case let .passwordAuth(_, passwordPage, _) = protection { return passwordPage }
+        return nil
+    }
+
+    /// PACK page (PWD_AUTH products); reads back as zeros.
+    public var packPage: Int? {
+        if case let .passwordAuth(_, _, packPage) = protection { return packPage }
+        return nil
+    }
+
+    /// 3DES key pages: write-only, never read.
+    public var keyPages: ClosedRange<Int>? {
+        if case let .tripleDES(_, _, keyPages) = protection { return keyPages }
+        return nil
+    }
 
     /// User bytes available for the NDEF TLV area.
     public var userBytes: Int { (userEnd - userStart + 1) * 4 }
 
-    /// The pages a reader can ever get back: everything except the UL-C key pages.
+    /// The pages a reader can ever get back: everything except the 3DES key pages.
     public var readablePages: Int { keyPages.map { $0.lowerBound } ?? totalPages }
 
-    /// The page after ``configPage``: CFG1 on EV1/NTAG21x (ACCESS in byte 0: bit 7 PROT, bit 6 CFGLCK,
-    /// bit 4 NFC_CNT_EN, bit 3 NFC_CNT_PWD_PROT, bits 2–0 AUTHLIM), AUTH1 on Ultralight C (byte 0).
-    public var accessPage: Int? { configPage.map { $0 + 1 } }
-
-    /// Where AUTH0 sits: byte 3 of CFG0 on EV1/NTAG21x, byte 0 of page 42 on Ultralight C (nil when the
-    /// product has no password protection).
-    public var auth0Offset: Int? {
-        guard let configPage else { return nil }
-        return keyPages == nil ? configPage * 4 + 3 : configPage * 4
+    /// CFG1 on PWD_AUTH products (ACCESS in byte 0: bit 7 PROT, bit 6 CFGLCK, bit 4 NFC_CNT_EN, bit 3
+    /// NFC_CNT_PWD_PROT, bits 2–0 AUTHLIM), AUTH1 on 3DES products (byte 0).
+    public var accessPage: Int? {
+        switch protection {
+        case .none: nil
+        case let .passwordAuth(configPage, _, _): configPage + 1
+        case let .tripleDES(_, auth1Page, _): auth1Page
+        }
     }
 
-    public init(totalPages: Int, userStart: Int = 4, userEnd: Int, dynamicLockPage: Int? = nil, configPage: Int? = nil,
-                passwordPage: Int? = nil, packPage: Int? = nil, keyPages: ClosedRange<Int>? = nil) {
+    /// Where AUTH0 sits, as a byte offset in the memory: byte 3 of CFG0 (PWD_AUTH), byte 0 of the AUTH0
+    /// page (3DES); nil without password protection.
+    public var auth0Offset: Int? {
+        switch protection {
+        case .none: nil
+        case let .passwordAuth(configPage, _, _): configPage * 4 + 3
+        case let .tripleDES(auth0Page, _, _): auth0Page * 4
+        }
+    }
+
+    /// True when an AUTH0 value of `auth0` switches protection on (from page `auth0` upward): below the
+    /// last page on PWD_AUTH products, below 30h on 3DES products; never without protection.
+    public func isProtectionOn(auth0: Int) -> Bool {
+        switch protection {
+        case .none: false
+        case .passwordAuth: auth0 < totalPages
+        case .tripleDES: auth0 < 0x30
+        }
+    }
+
+    public init(totalPages: Int, userStart: Int = 4, userEnd: Int, dynamicLockPage: Int? = nil,
+                protection: Type2Protection = .none) {
         self.totalPages = totalPages
         self.userStart = userStart
         self.userEnd = userEnd
         self.dynamicLockPage = dynamicLockPage
-        self.configPage = configPage
-        self.passwordPage = passwordPage
-        self.packPage = packPage
-        self.keyPages = keyPages
+        self.protection = protection
     }
 
-    /// The map for `type`, or nil when `type` is not a Type 2 product.
+    /// The map of `type`'s base product row, or nil when `type` is not a Type 2 product.
     public static func forType(_ type: CardType) -> Type2MemoryMap? {
-        table[type]
+        Type2Product.forType(type)?.memoryMap
     }
 
-    /// One row per product (reference notes §2.6, "Complete reference map").
-    static let table: [CardType: Type2MemoryMap] = [
-        .mifareUltralight: Type2MemoryMap(totalPages: 16, userEnd: 15),
-        .mifareUltralightC: Type2MemoryMap(totalPages: 48, userEnd: 39, dynamicLockPage: 40, configPage: 42,
-                                           keyPages: 44...47),
-        .mifareUltralightEV1_MF0UL11: Type2MemoryMap(totalPages: 20, userEnd: 15, configPage: 16, passwordPage: 18,
-                                                     packPage: 19),
-        .mifareUltralightEV1_MF0UL21: Type2MemoryMap(totalPages: 41, userEnd: 35, dynamicLockPage: 36, configPage: 37,
-                                                     passwordPage: 39, packPage: 40),
-        .ntag203: Type2MemoryMap(totalPages: 42, userEnd: 39, dynamicLockPage: 40),
-        .ntag210: Type2MemoryMap(totalPages: 20, userEnd: 15, configPage: 16, passwordPage: 18, packPage: 19),
-        .ntag212: Type2MemoryMap(totalPages: 41, userEnd: 35, dynamicLockPage: 36, configPage: 37, passwordPage: 39,
-                                 packPage: 40),
-        .ntag213: Type2MemoryMap(totalPages: 45, userEnd: 39, dynamicLockPage: 40, configPage: 41, passwordPage: 43,
-                                 packPage: 44),
-        .ntag215: Type2MemoryMap(totalPages: 135, userEnd: 129, dynamicLockPage: 130, configPage: 131,
-                                 passwordPage: 133, packPage: 134),
-        .ntag216: Type2MemoryMap(totalPages: 231, userEnd: 225, dynamicLockPage: 226, configPage: 227,
-                                 passwordPage: 229, packPage: 230),
-    ]
+    // MARK: - Maps (reference notes §2.6, "Complete reference map"), used by the product rows
+
+    /// MF0ICU1 §7.5: 16 pages.
+    static let ultralight = Type2MemoryMap(totalPages: 16, userEnd: 15)
+    /// MF0ICU2 §7.5: 48 pages; lock bytes 28h, AUTH0 2Ah, AUTH1 2Bh, key 2Ch–2Fh.
+    static let ultralightC = Type2MemoryMap(totalPages: 48, userEnd: 39, dynamicLockPage: 40,
+                                            protection: .tripleDES(auth0Page: 42, auth1Page: 43, keyPages: 44...47))
+    /// MF0ULX1 §8.5: MF0UL11, 20 pages.
+    static let ultralightEV1_11 = Type2MemoryMap(totalPages: 20, userEnd: 15,
+                                                 protection: .passwordAuth(configPage: 16, passwordPage: 18, packPage: 19))
+    /// MF0ULX1 §8.5: MF0UL21, 41 pages.
+    static let ultralightEV1_21 = Type2MemoryMap(totalPages: 41, userEnd: 35, dynamicLockPage: 36,
+                                                 protection: .passwordAuth(configPage: 37, passwordPage: 39, packPage: 40))
+    /// NTAG203 §7.5: 42 pages.
+    static let ntag203 = Type2MemoryMap(totalPages: 42, userEnd: 39, dynamicLockPage: 40)
+    /// NTAG210/212 §8.5: NTAG210, 20 pages.
+    static let ntag210 = Type2MemoryMap(totalPages: 20, userEnd: 15,
+                                        protection: .passwordAuth(configPage: 16, passwordPage: 18, packPage: 19))
+    /// NTAG210/212 §8.5: NTAG212, 41 pages.
+    static let ntag212 = Type2MemoryMap(totalPages: 41, userEnd: 35, dynamicLockPage: 36,
+                                        protection: .passwordAuth(configPage: 37, passwordPage: 39, packPage: 40))
+    /// NTAG213/215/216 §8.5: NTAG213, 45 pages.
+    static let ntag213 = Type2MemoryMap(totalPages: 45, userEnd: 39, dynamicLockPage: 40,
+                                        protection: .passwordAuth(configPage: 41, passwordPage: 43, packPage: 44))
+    /// NTAG213/215/216 §8.5: NTAG215, 135 pages.
+    static let ntag215 = Type2MemoryMap(totalPages: 135, userEnd: 129, dynamicLockPage: 130,
+                                        protection: .passwordAuth(configPage: 131, passwordPage: 133, packPage: 134))
+    /// NTAG213/215/216 §8.5: NTAG216, 231 pages.
+    static let ntag216 = Type2MemoryMap(totalPages: 231, userEnd: 225, dynamicLockPage: 226,
+                                        protection: .passwordAuth(configPage: 227, passwordPage: 229, packPage: 230))
 }

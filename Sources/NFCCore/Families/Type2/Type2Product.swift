@@ -1,6 +1,8 @@
-/// One Type 2 product: its name, the card type (which selects the memory map) and the commands the
-/// chip supports beyond READ and WRITE. Feature bits steer the dump: signature, counters and tearing
-/// flags are only asked of products whose row says they exist.
+/// One Type 2 product — the one row that holds every fact about it: name, card type, the commands the
+/// chip supports beyond READ and WRITE, its memory map with the protection scheme (``Type2Protection``),
+/// its lock bytes (``Type2Locking``, datasheet section in the layout), the factory CC's data area and
+/// Flipper's type name. Feature bits steer the dump: signature, counters and tearing flags are only
+/// asked of products whose row says they exist. ``GetVersionTable`` maps GET_VERSION answers to rows.
 ///
 /// Sources (command sets): MF0ICU1 §9 (Ultralight), MF0ICU2 §9 (Ultralight C), MF0ULX1 §10 (Ultralight
 /// EV1), NTAG203 §9, NTAG210/212 §10, NTAG213/215/216 §10, NTAG213F/216F §10, NT2H1001/NT2L1001 (NTAG210µ).
@@ -47,19 +49,45 @@ public struct Type2Product: Sendable, Hashable {
     /// PWD_AUTH when NFC_CNT_PWD_PROT (bit 3) is set (NTAG213/215/216 §8.5.7, §10.6).
     public var counterNeedsEnable: Bool
 
+    /// Where things are in the memory, and how it is protected.
+    public var map: Type2MemoryMap
+    /// The lock bytes.
+    public var locking: Type2Locking
+    /// The data area size the factory CC announces (`E1 10 <size / 8> 00`) where it differs from the
+    /// user memory (NTAG213/215/216 §8.5.6: NTAG215 `E1 10 3E 00`, NTAG216 `E1 10 6D 00`); nil: the
+    /// whole user memory.
+    public var factoryDataAreaSize: Int?
+    /// The "NTAG/Ultralight type" a Flipper Zero writes (`mf_ultralight_features[].device_name` in
+    /// flipperzero-firmware mf_ultralight.c). Flipper types by storage size alone, so NTAG210/212 are
+    /// "Mifare Ultralight 11/21", as their MF0UL11/21 twins (same page count, config page and commands).
+    public var flipperName: String
+
     /// Creates a product row.
     public init(name: String, cardType: CardType, features: Features, counters: [UInt8] = [],
-                tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false) {
+                tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false, map: Type2MemoryMap,
+                locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String) {
         self.name = name
         self.cardType = cardType
         self.features = features
         self.counters = counters
         self.tearingCounters = tearingCounters
         self.counterNeedsEnable = counterNeedsEnable
+        self.map = map
+        self.locking = locking
+        self.factoryDataAreaSize = factoryDataAreaSize
+        self.flipperName = flipperName
     }
 
-    /// The memory map of ``cardType``.
-    public var memoryMap: Type2MemoryMap? { Type2MemoryMap.forType(cardType) }
+    /// The memory map (optional for the callers written when maps were a table of card types).
+    public var memoryMap: Type2MemoryMap? { map }
+
+    /// The protection scheme.
+    public var protection: Type2Protection { map.protection }
+
+    /// The CC a format writes on a blank tag: `E1 10 <data area / 8> 00`.
+    public var factoryCapabilityContainer: Type2CapabilityContainer {
+        Type2CapabilityContainer(dataAreaSize: factoryDataAreaSize ?? map.userBytes)
+    }
 
     /// The product for a dump or a command: the exact GET_VERSION row when the version is known,
     /// else the base row of the card type. Nil when the type is not Type 2.
@@ -90,48 +118,68 @@ public struct Type2Product: Sendable, Hashable {
 
     /// MIFARE Ultralight (MF0ICU1): READ, WRITE, COMPATIBILITY_WRITE.
     public static let ultralight = Type2Product(name: "MIFARE Ultralight", cardType: .mifareUltralight,
-                                                features: [.compatibilityWrite])
+                                                features: [.compatibilityWrite], map: .ultralight,
+                                                locking: .staticOnly, flipperName: "Mifare Ultralight")
     /// MIFARE Ultralight C (MF0ICU2): adds 3DES AUTHENTICATE; no GET_VERSION.
     public static let ultralightC = Type2Product(name: "MIFARE Ultralight C", cardType: .mifareUltralightC,
-                                                 features: [.compatibilityWrite, .tripleDESAuthentication])
+                                                 features: [.compatibilityWrite, .tripleDESAuthentication],
+                                                 map: .ultralightC, locking: .dynamic(.ultralightC),
+                                                 flipperName: "Mifare Ultralight C")
     /// Ultralight EV1, 48 bytes user memory, 17 pF.
-    public static let ultralightEV1_MF0UL11 = ev1("Ultralight EV1 MF0UL11", .mifareUltralightEV1_MF0UL11)
+    public static let ultralightEV1_MF0UL11 = ev1("Ultralight EV1 MF0UL11", .mifareUltralightEV1_MF0UL11,
+        map: .ultralightEV1_11, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
     /// Ultralight EV1, 48 bytes user memory, 50 pF.
-    public static let ultralightEV1_MF0ULH11 = ev1("Ultralight EV1 MF0ULH11", .mifareUltralightEV1_MF0UL11)
+    public static let ultralightEV1_MF0ULH11 = ev1("Ultralight EV1 MF0ULH11", .mifareUltralightEV1_MF0UL11,
+        map: .ultralightEV1_11, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
     /// Ultralight EV1, 128 bytes user memory, 17 pF.
-    public static let ultralightEV1_MF0UL21 = ev1("Ultralight EV1 MF0UL21", .mifareUltralightEV1_MF0UL21)
+    public static let ultralightEV1_MF0UL21 = ev1("Ultralight EV1 MF0UL21", .mifareUltralightEV1_MF0UL21,
+        map: .ultralightEV1_21, locking: .dynamic(.ultralightEV1_21), flipperName: "Mifare Ultralight 21")
     /// Ultralight EV1, 128 bytes user memory, 50 pF.
-    public static let ultralightEV1_MF0ULH21 = ev1("Ultralight EV1 MF0ULH21", .mifareUltralightEV1_MF0UL21)
+    public static let ultralightEV1_MF0ULH21 = ev1("Ultralight EV1 MF0ULH21", .mifareUltralightEV1_MF0UL21,
+        map: .ultralightEV1_21, locking: .dynamic(.ultralightEV1_21), flipperName: "Mifare Ultralight 21")
     /// NTAG203: READ, WRITE, COMPATIBILITY_WRITE; no GET_VERSION.
-    public static let ntag203 = Type2Product(name: "NTAG203", cardType: .ntag203, features: [.compatibilityWrite])
+    public static let ntag203 = Type2Product(name: "NTAG203", cardType: .ntag203, features: [.compatibilityWrite],
+                                             map: .ntag203, locking: .dynamic(.ntag203), flipperName: "NTAG203")
     /// NTAG210.
-    public static let ntag210 = Type2Product(name: "NTAG210", cardType: .ntag210, features: ntag210Features)
+    public static let ntag210 = Type2Product(name: "NTAG210", cardType: .ntag210, features: ntag210Features,
+                                             map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
     /// NTAG210µ (NT2L1001/NT2H1001): NTAG210 memory map, but no PWD_AUTH and no FAST_READ.
     public static let ntag210u = Type2Product(name: "NTAG210u", cardType: .ntag210,
-                                              features: [.getVersion, .readSignature, .compatibilityWrite])
+                                              features: [.getVersion, .readSignature, .compatibilityWrite],
+                                              map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
     /// NTAG212.
-    public static let ntag212 = Type2Product(name: "NTAG212", cardType: .ntag212, features: ntag210Features)
+    public static let ntag212 = Type2Product(name: "NTAG212", cardType: .ntag212, features: ntag210Features,
+                                             map: .ntag212, locking: .dynamic(.ntag212), flipperName: "Mifare Ultralight 21")
     /// NTAG213.
-    public static let ntag213 = ntag21x("NTAG213", .ntag213)
+    public static let ntag213 = ntag21x("NTAG213", .ntag213,
+        map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
     /// NTAG213C (NT2H1311C1DTL).
-    public static let ntag213C = ntag21x("NTAG213C", .ntag213)
+    public static let ntag213C = ntag21x("NTAG213C", .ntag213,
+        map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
     /// NTAG213F (field detection pin).
-    public static let ntag213F = ntag21x("NTAG213F", .ntag213)
+    public static let ntag213F = ntag21x("NTAG213F", .ntag213,
+        map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
     /// NTAG213 TT (tamper tag); READ_TT_STATUS is not used.
-    public static let ntag213TT = ntag21x("NTAG213 TT", .ntag213)
+    public static let ntag213TT = ntag21x("NTAG213 TT", .ntag213,
+        map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
     /// NTAG215.
-    public static let ntag215 = ntag21x("NTAG215", .ntag215)
+    public static let ntag215 = ntag21x("NTAG215", .ntag215,
+        map: .ntag215, locking: .dynamic(.ntag215), factoryDataAreaSize: 0x3E * 8, flipperName: "NTAG215")
     /// NTAG216.
-    public static let ntag216 = ntag21x("NTAG216", .ntag216)
+    public static let ntag216 = ntag21x("NTAG216", .ntag216,
+        map: .ntag216, locking: .dynamic(.ntag216), factoryDataAreaSize: 0x6D * 8, flipperName: "NTAG216")
     /// NTAG216F (field detection pin).
-    public static let ntag216F = ntag21x("NTAG216F", .ntag216)
+    public static let ntag216F = ntag21x("NTAG216F", .ntag216,
+        map: .ntag216, locking: .dynamic(.ntag216), factoryDataAreaSize: 0x6D * 8, flipperName: "NTAG216")
     /// NTAG213 clone by Shanghai Feiju (vendor byte 53h), seen in Xiaomi purifier filters.
-    public static let ntag213FeijuClone = ntag21x("NTAG213 (Shanghai Feiju clone)", .ntag213)
+    public static let ntag213FeijuClone = ntag21x("NTAG213 (Shanghai Feiju clone)", .ntag213,
+        map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
     /// NTAG215 clone by Shanghai Feiju (vendor 05h, product type 34h).
-    public static let ntag215FeijuClone = ntag21x("NTAG215 (Shanghai Feiju clone)", .ntag215)
+    public static let ntag215FeijuClone = ntag21x("NTAG215 (Shanghai Feiju clone)", .ntag215,
+        map: .ntag215, locking: .dynamic(.ntag215), factoryDataAreaSize: 0x3E * 8, flipperName: "NTAG215")
     /// Ultralight EV1 128-byte clone by Mikron JSC (vendor 34h, product type 21h).
-    public static let ultralightEV1_MF0UL21MikronClone = ev1("Ultralight EV1 MF0UL21 (Mikron clone)",
-                                                              .mifareUltralightEV1_MF0UL21)
+    public static let ultralightEV1_MF0UL21MikronClone = ev1("Ultralight EV1 MF0UL21 (Mikron clone)", .mifareUltralightEV1_MF0UL21,
+        map: .ultralightEV1_21, locking: .dynamic(.ultralightEV1_21), flipperName: "Mifare Ultralight 21")
     /// MIFARE Ultralight Nano (MF0UNx00): kept generic Ultralight by the spec.
     public static let ultralightNano = generic("Ultralight Nano")
     /// MIFARE Ultralight AES (MF0AES20): not in the spec's type list, generic Ultralight.
@@ -145,13 +193,21 @@ public struct Type2Product: Sendable, Hashable {
     /// NTAG 224 DNA StatusDetect.
     public static let ntag224DNAStatusDetect = generic("NTAG 224 DNA StatusDetect")
     /// NTAG I2C 1K (NT3H1101): sector-based memory, generic Ultralight (it is not an NTAG216).
-    public static let ntagI2C1K = generic("NTAG I2C 1K")
+    public static let ntagI2C1K = generic("NTAG I2C 1K", flipperName: "NTAG I2C 1K")
     /// NTAG I2C 2K (NT3H1201).
-    public static let ntagI2C2K = generic("NTAG I2C 2K")
+    public static let ntagI2C2K = generic("NTAG I2C 2K", flipperName: "NTAG I2C 2K")
     /// NTAG I2C plus 1K (NT3H2111).
-    public static let ntagI2CPlus1K = generic("NTAG I2C plus 1K")
+    public static let ntagI2CPlus1K = generic("NTAG I2C plus 1K", flipperName: "NTAG I2C Plus 1K")
     /// NTAG I2C plus 2K (NT3H2211).
-    public static let ntagI2CPlus2K = generic("NTAG I2C plus 2K")
+    public static let ntagI2CPlus2K = generic("NTAG I2C plus 2K", flipperName: "NTAG I2C Plus 2K")
+
+    /// Every row but the base rows, for look-ups by name (Flipper type names).
+    static let productRows: [Type2Product] = [
+        .ultralightEV1_MF0ULH11, .ultralightEV1_MF0ULH21, .ntag210u, .ntag213C, .ntag213F, .ntag213TT, .ntag216F,
+        .ntag213FeijuClone, .ntag215FeijuClone, .ultralightEV1_MF0UL21MikronClone, .ultralightNano, .ultralightAES,
+        .ntag223DNA, .ntag223DNAStatusDetect, .ntag224DNA, .ntag224DNAStatusDetect, .ntagI2C1K, .ntagI2C2K,
+        .ntagI2CPlus1K, .ntagI2CPlus2K,
+    ]
 
     /// The row each card type falls back to when no exact product is known.
     static let baseRows: [Type2Product] = [
@@ -159,17 +215,40 @@ public struct Type2Product: Sendable, Hashable {
         .ntag213, .ntag215, .ntag216,
     ]
 
-    private static func ev1(_ name: String, _ type: CardType) -> Type2Product {
+    private static func ev1(_ name: String, _ type: CardType, map: Type2MemoryMap, locking: Type2Locking,
+                            flipperName: String) -> Type2Product {
         // MF0ULX1 §10.6/§10.8: three 24-bit one-way counters, each with a tearing flag.
-        Type2Product(name: name, cardType: type, features: ev1Features, counters: [0, 1, 2], tearingCounters: [0, 1, 2])
+        Type2Product(name: name, cardType: type, features: ev1Features, counters: [0, 1, 2], tearingCounters: [0, 1, 2],
+                     map: map, locking: locking, flipperName: flipperName)
     }
 
-    private static func ntag21x(_ name: String, _ type: CardType) -> Type2Product {
-        Type2Product(name: name, cardType: type, features: ntag21xFeatures, counters: [2], counterNeedsEnable: true)
+    private static func ntag21x(_ name: String, _ type: CardType, map: Type2MemoryMap, locking: Type2Locking,
+                                factoryDataAreaSize: Int? = nil, flipperName: String) -> Type2Product {
+        Type2Product(name: name, cardType: type, features: ntag21xFeatures, counters: [2], counterNeedsEnable: true,
+                     map: map, locking: locking, factoryDataAreaSize: factoryDataAreaSize, flipperName: flipperName)
     }
 
-    private static func generic(_ name: String) -> Type2Product {
-        // Dumped with the 16-page Ultralight map by plain READ; GET_VERSION is all we rely on.
-        Type2Product(name: name, cardType: .mifareUltralight, features: [.getVersion, .compatibilityWrite])
+    private static func generic(_ name: String, flipperName: String = "Mifare Ultralight") -> Type2Product {
+        // Dumped with the 16-page Ultralight map by plain READ; GET_VERSION is all we rely on. Their lock
+        // bytes are not modelled (a lock is refused).
+        Type2Product(name: name, cardType: .mifareUltralight, features: [.getVersion, .compatibilityWrite],
+                     map: .ultralight, locking: .unknown, flipperName: flipperName)
+    }
+}
+
+/// The lock bytes of a Type 2 product (what ``Type2Lock`` sets and ``Type2LockMap`` reads).
+public enum Type2Locking: Sendable, Hashable {
+    /// Static lock bytes only (page 2 bytes 2–3); the user memory ends at page 15.
+    case staticOnly
+    /// Static lock bytes and the dynamic lock bytes of the map's ``Type2MemoryMap/dynamicLockPage``.
+    case dynamic(Type2Lock.DynamicLockLayout)
+    /// Not modelled (NTAG I2C, Ultralight Nano/AES, NTAG 223/224 DNA, kept as generic Ultralight): the tag is
+    /// never locked.
+    case unknown
+
+    /// The dynamic lock layout, when the product has one.
+    public var dynamicLayout: Type2Lock.DynamicLockLayout? {
+        if case let .dynamic(layout) = self { return layout }
+        return nil
     }
 }

@@ -24,6 +24,7 @@ public enum Type4Dump {
                 Fact(key: "NDEF Bytes", value: "\(message.count)"),
                 Fact(key: "Write Access", value: cc.isWritable ? "Writable" : "Read-only"),
             ],
-            capabilities: cc.isWritable ? [.readable, .writable] : [.readable])
+            capabilities: cc.isWritable ? [.readable, .writable] : [.readable],
+            family: .type4(ndefWritable: cc.isWritable))
     }
 }

@@ -1,0 +1,32 @@
+/// The family file formats (Flipper `.nfc`, libnfc MFD, Proxmark3 MFU) as lookups into ``TagFamilies``:
+/// the first row that writes the format for the dump writes it (MIFARE Classic for its products, then the
+/// Type 2 page image, which takes any dump and refuses one without pages).
+extension TagDump {
+    /// The dump as a Flipper Zero `.nfc` file (lines ending in `\n`, as Flipper writes them): an
+    /// NTAG/Ultralight file (Families/Type2/Formats/FlipperExport.swift) or a MIFARE Classic file
+    /// (Families/Classic/Formats/FlipperClassicExport.swift).
+    /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages or blocks the format holds;
+    ///   ``NFCError/malformedDump(_:)`` for pages or blocks the format cannot hold.
+    public func exportFlipperNFC() throws -> String {
+        String(decoding: try exportFamilyFile(.flipper), as: UTF8.self)
+    }
+
+    /// The dump as a libnfc MFD file: the Type 2 page image `nfc-mfultralight` reads, or the MIFARE
+    /// Classic block image of `nfc-mfclassic`.
+    public func exportLibNFCMFD() throws -> [UInt8] {
+        try exportFamilyFile(.mfd)
+    }
+
+    /// The dump as a Proxmark3 MFU file (Type 2 page dumps only).
+    public func exportProxmark3MFU() throws -> [UInt8] {
+        try exportFamilyFile(.proxmark3)
+    }
+
+    /// `format` from the first family row that writes it for this dump.
+    func exportFamilyFile(_ format: FamilyFileFormat) throws -> [UInt8] {
+        for family in TagFamilies.all {
+            if let bytes = try family.exportFile(self, as: format) { return bytes }
+        }
+        throw NFCError.unsupportedOperation("No tag family writes \(format.rawValue) files for \(cardInfo.type)")
+    }
+}

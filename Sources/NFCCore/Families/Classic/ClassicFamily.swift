@@ -1,0 +1,87 @@
+/// The MIFARE Classic row of ``TagFamilies``: Mini, 1K, 4K, and MIFARE Plus (only SL1 has the Classic
+/// sector layout ``ClassicLayout`` describes; SL2/SL3 are AES only and refuse every verb).
+public struct ClassicFamily: TagFamily {
+    public init() {}
+
+    public var name: String { "MIFARE Classic" }
+
+    public func claims(_ type: CardType) -> Bool { type.family == .mifareClassic || type.family == .mifarePlus }
+
+    /// A Classic-looking tag with a 7-byte UID may be a Type 2 tag answering SAK 08/09/18: READ 30 00 and
+    /// the BCC check tell (``Type2Refinement``). Plus is not probed.
+    public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
+        guard info.type.family == .mifareClassic else { return info }
+        return try await Type2Refinement.refine(info, transport: transport)
+    }
+
+    public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
+        guard ClassicLayout.forType(info.type) != nil else { return .notRead(TagVerb.readNDEF.unsupported(for: info.type)) }
+        guard let classic = transport as? any ClassicAuthenticating else {
+            return .notRead(.unsupportedOperation("This reader cannot authenticate MIFARE Classic sectors"))
+        }
+        return try await ClassicNDEFReader.read(info: info, transport: classic)
+    }
+
+    public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
+        // Plus SL2/SL3 have no Classic layout (AES only).
+        guard ClassicLayout.forType(info.type) != nil else { throw TagVerb.dump.unsupported(for: info.type) }
+        guard let classic = transport as? any ClassicAuthenticating else {
+            throw NFCError.unsupportedOperation("This reader cannot authenticate MIFARE Classic sectors")
+        }
+        return try await ClassicDump.dump(info: info, transport: classic, keys: options.classicKeys)
+    }
+
+    /// Flipper `.nfc` and libnfc MFD of the Classic products (``ClassicFileType``); no Proxmark3 MFU.
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+        guard ClassicFileType.forType(dump.cardInfo.type) != nil else { return nil }
+        switch format {
+        case .flipper: return Array(try dump.exportFlipperClassicNFC().utf8)
+        case .mfd: return try dump.exportClassicMFD()
+        case .proxmark3: return nil
+        }
+    }
+
+    /// Flipper files whose device type is MIFARE Classic; MFD and Proxmark3 `hf mf` images of a Classic size.
+    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
+        switch format {
+        case .json: return nil
+        case .flipper:
+            guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
+            guard FlipperKeyValues(text)["Device type"] == FlipperClassicFormat.deviceType else { return nil }
+            return try TagDump.importFlipperClassicNFC(text)
+        case .proxmark3:
+            // Proxmark3 saves `hf mf` dumps as the raw block image, the same bytes as an MFD.
+            guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
+            return try TagDump.importClassicBlocks(bytes, source: "Proxmark3 MFC")
+        case .mfd:
+            guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
+            return try TagDump.importClassicMFD(bytes)
+        }
+    }
+
+    /// A MIFARE Classic MFD size (320, 1024, 2048, 4096 bytes: no MFU file has these sizes).
+    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
+        ClassicFileType.mfdSizes.contains(bytes.count) ? .mfd : nil
+    }
+
+    public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { [.identificationOnly] }
+
+    /// The trailer gaps a JSON dump records in its `Sectors Without …` facts.
+    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? {
+        let gaps = try ClassicTrailerGaps(facts: dump.facts)
+        return gaps.isEmpty ? nil : .classic(gaps)
+    }
+}
+
+/// The key dictionary ``ClassicDump`` tries (default ``ClassicKeyDictionary/standard``).
+public enum ClassicKeysOption: DumpOptionKey {
+    public static let defaultValue = ClassicKeyDictionary.standard
+}
+
+extension DumpOptions {
+    /// The keys a MIFARE Classic dump tries.
+    public var classicKeys: ClassicKeyDictionary {
+        get { self[ClassicKeysOption.self] }
+        set { self[ClassicKeysOption.self] = newValue }
+    }
+}

@@ -1,0 +1,62 @@
+/// The block image behind the MIFARE Classic file formats (libnfc MFD, Flipper `.nfc`): the dump's
+/// blocks checked (16 bytes each, inside the product's layout, each once) and laid out by number,
+/// with what is known of every byte.
+///
+/// A byte is known when its block is in the dump and, in a sector trailer, its part (key A, access
+/// bits, key B) is not listed in the dump's ``TagDump/classicTrailerGaps`` (typed data, never parsed from facts).
+struct ClassicBlockImage {
+    let fileType: ClassicFileType
+    /// Block data by block number.
+    let blocks: [Int: [UInt8]]
+    let gaps: ClassicTrailerGaps
+
+    var layout: ClassicLayout { fileType.layout }
+
+    /// Checks `dump`'s blocks. `unsupportedMessage` is the error for dumps of other families.
+    init(_ dump: TagDump, unsupportedMessage: String) throws {
+        guard let fileType = ClassicFileType.forType(dump.cardInfo.type) else {
+            throw NFCError.unsupportedOperation(unsupportedMessage)
+        }
+        let total = fileType.layout.totalBlocks
+        var blocks: [Int: [UInt8]] = [:]
+        for block in dump.blocks {
+            guard block.data.count == 16 else {
+                throw NFCError.malformedDump("block \(block.number) has \(block.data.count) bytes; a MIFARE Classic block has 16")
+            }
+            guard (0..<total).contains(block.number) else {
+                throw NFCError.malformedDump(
+                    "block \(block.number) is outside the \(total) blocks of a \(dump.cardInfo.type.description)")
+            }
+            guard blocks[block.number] == nil else { throw NFCError.malformedDump("block \(block.number) appears twice") }
+            blocks[block.number] = block.data
+        }
+        self.fileType = fileType
+        self.blocks = blocks
+        self.gaps = dump.classicTrailerGaps
+    }
+
+    /// The 16 bytes of block `number`, nil for each byte not known.
+    func knownBytes(_ number: Int) -> [UInt8?] {
+        guard let data = blocks[number] else { return [UInt8?](repeating: nil, count: 16) }
+        var bytes = data.map { Optional($0) }
+        if layout.isTrailer(number), let sector = layout.sector(ofBlock: number) {
+            for part in ClassicTrailerGaps.Part.allCases where gaps.isUnknown(part, sector: sector) {
+                for index in part.bytes { bytes[index] = nil }
+            }
+        }
+        return bytes
+    }
+
+    /// The UID a file should name: the dump's, else the one block 0 holds (a 4-byte UID followed by
+    /// its BCC, else 7 bytes: MF1S50yyX §8.6.1, MF1S50yyX with 7-byte UID §8.6.1).
+    func uid(_ dump: TagDump) -> [UInt8] {
+        if !dump.cardInfo.uid.isEmpty { return dump.cardInfo.uid }
+        return blocks[0].map(Self.uid(inBlock0:)) ?? []
+    }
+
+    /// The UID stored in block 0: 4 bytes when byte 4 is their BCC, else 7 bytes.
+    static func uid(inBlock0 block: [UInt8]) -> [UInt8] {
+        guard block.count >= 7 else { return [] }
+        return ISO14443.bcc(Array(block[0..<4])) == block[4] ? Array(block[0..<4]) : Array(block[0..<7])
+    }
+}

@@ -1,0 +1,49 @@
+/// The FeliCa (NFC Forum Type 3) row of ``TagFamilies``: Lite, Lite-S and Standard.
+public struct FeliCaFamily: TagFamily {
+    public init() {}
+
+    public var name: String { "FeliCa" }
+
+    public func claims(_ type: CardType) -> Bool { type.family == .felica }
+
+    /// System code 88B4 → Lite or Lite-S by block 90h (``FeliCaRefinement``).
+    public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
+        let (refined, stop) = await FeliCaRefinement.run(info, transport: transport)
+        if let stop { throw stop }
+        return refined
+    }
+
+    public func ndefMapping(for type: CardType) -> NDEFMapping? { .type3 }
+
+    public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
+        try await FeliCaNDEFReader.read(transport: transport)
+    }
+
+    public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
+        try await FeliCaDump.dump(info: info, transport: transport)
+    }
+
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await Type3NDEFOperations.write(bytes, to: transport, info: info)
+    }
+
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        try await Type3NDEFOperations.lock(transport, info: info)
+    }
+
+    public func userSummary(for dump: TagDump, storage: String) -> String? { "Read FeliCa Type 3 blocks with \(storage)." }
+
+    public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
+        if case let .felica(writable) = dump.family, writable { return [.readable, .writable] }
+        return [.readable]
+    }
+
+    /// The attribute block's RWFlag as a JSON dump's `Read / Write` fact records it.
+    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? {
+        dump.fact("Read / Write").map { .felica(ndefWritable: $0 == "Read-write") }
+    }
+}

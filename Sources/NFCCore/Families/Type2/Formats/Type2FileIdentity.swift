@@ -1,0 +1,89 @@
+/// Card type and product of a Type 2 dump read from a file that does not name them all (libnfc MFD,
+/// Proxmark3 MFU, Flipper `.nfc`), and the Type 2 image sizes the importers accept.
+enum Type2FileIdentity {
+    /// Every size of a Type 2 MFD file we read: each product's readable and whole memory
+    /// (``Type2MemoryMap``, × 4 bytes), and the amiibo image sizes (``AmiiboImage``).
+    static let mfdSizes: Set<Int> = {
+        var sizes = Set(AmiiboImage.fileSizes)
+        for type in CardType.knownCases {
+            guard let map = Type2MemoryMap.forType(type) else { continue }
+            sizes.insert(map.totalPages * 4)
+            sizes.insert(map.readablePages * 4)
+        }
+        return sizes
+    }()
+
+    /// The Type 2 type of a page image of `pageCount` pages, for formats that do not name it:
+    /// the product whose memory map has that many pages (all, or all readable). Where two products
+    /// share a size (MF0UL11/NTAG210, MF0UL21/NTAG212), the GET_VERSION product type (byte 2: 03h
+    /// Ultralight, 04h NTAG) decides, and Ultralight EV1 without one (as libnfc and upstream do).
+    /// Other sizes give generic Ultralight.
+    static func type2Type(pageCount: Int, version: [UInt8]?) -> CardType {
+        if pageCount == AmiiboImage.pagesWithoutPassword { return .ntag215 }
+        let candidates = CardType.knownCases.filter { type in
+            guard let map = Type2MemoryMap.forType(type) else { return false }
+            return map.totalPages == pageCount || map.readablePages == pageCount
+        }
+        let isNTAG = version.map { $0.count == 8 && $0[2] == 0x04 } ?? false
+        return candidates.first { ($0.family == .ntag) == isNTAG } ?? candidates.first ?? .mifareUltralight
+    }
+
+    /// Flipper names NTAG210/212 "Mifare Ultralight 11/21" (it types by storage size only); the
+    /// GET_VERSION product type (04h = NTAG) turns them back (the inverse of
+    /// ``Type2Product/flipperName``).
+    static func refineAlias(_ type: CardType, version: [UInt8]?) -> CardType {
+        guard let version, version.count == 8, version[2] == 0x04, let name = Type2Product.forType(type)?.flipperName
+        else { return type }
+        return Type2Product.baseRows.first { $0.flipperName == name && $0.cardType.family == .ntag }?.cardType ?? type
+    }
+
+    /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
+    /// a GET_VERSION answer found byte for byte in ``GetVersionTable`` (as identification does); else
+    /// the type the file names (Flipper's type line); else the table's fallback rules for a GET_VERSION
+    /// answer; else the page count (``type2Type(pageCount:version:)``).
+    static func type2Identity(version: [UInt8]?, named row: FlipperUltralightType.Row?, pageCount: Int)
+        -> (type: CardType, product: String?)
+    {
+        let match = version.flatMap(GetVersionTable.lookup)
+        if let match, match.isExact { return (match.product.cardType, match.product.name) }
+        if let row { return (refineAlias(row.type, version: version), row.product) }
+        if let match, match.product.cardType != .mifareUltralight { return (match.product.cardType, nil) }
+        return (type2Type(pageCount: pageCount, version: version), nil)
+    }
+}
+
+/// Amiibo (NTAG215) image files as amiibo tools write them: 540 bytes (all 135 pages, = the MFD),
+/// 532 bytes (pages 0–132, without PWD/PACK) and 572 bytes (540 + the 32-byte originality signature,
+/// as some tools append it).
+enum AmiiboImage {
+    static let fileSizes = [532, 540, 572]
+    /// Pages in a 532-byte image.
+    static let pagesWithoutPassword = 133
+
+    /// Bytes after the pages of a file of this size (the 572-byte images' signature).
+    static func trailingSignatureLength(forFileSize size: Int) -> Int? {
+        size == 572 ? 32 : nil
+    }
+}
+
+extension TagDump {
+    /// A Type 2 dump from a plain page image (Proxmark3 MFU payload, MFD).
+    static func importType2Pages(_ payload: [UInt8], version: [UInt8]?, source: String) throws -> TagDump {
+        guard !payload.isEmpty, payload.count % 4 == 0 else {
+            throw NFCError.malformedDump("\(payload.count) bytes of page data is not a whole number of 4-byte pages")
+        }
+        let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
+        let (type, product) = Type2FileIdentity.type2Identity(version: version, named: nil, pageCount: pages.count)
+        let uid = Type2PageImage.uid(in: pages) ?? []
+        let total = max(Type2MemoryMap.forType(type)?.totalPages ?? 0, pages.count)
+        return TagDump(
+            // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
+            cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
+            pages: pages,
+            ndefMessage: Type2TLV.extractMessage(from: pages),
+            facts: [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(pages.count)")],
+            capabilities: [.readable],
+            type2: Type2Extras(totalPages: total)
+        )
+    }
+}

@@ -1,0 +1,94 @@
+/// The NFC Forum Type 2 row of ``TagFamilies``: MIFARE Ultralight (C, EV1) and NTAG. Every product fact
+/// (memory map, protection, lock layout, factory CC, Flipper name) sits in its ``Type2Product`` row.
+public struct Type2Family: TagFamily {
+    public init() {}
+
+    public var name: String { "NFC Forum Type 2" }
+
+    public func claims(_ type: CardType) -> Bool { type.family == .mifareUltralight || type.family == .ntag }
+
+    public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
+        try await Type2Refinement.refine(info, transport: transport)
+    }
+
+    public func ndefMapping(for type: CardType) -> NDEFMapping? { .type2 }
+
+    public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
+        try await Type2NDEFReader.read(info: info, transport: transport)
+    }
+
+    public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
+        try await Type2Dump.dump(info: info, transport: transport, progress: options.type2Progress)
+    }
+
+    public var acceptsPassword: Bool { true }
+
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await Type2NDEFWriter.write(bytes, to: transport, info: info, password: password)
+    }
+
+    public func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await Type2Format.format(transport, info: info, password: password)
+    }
+
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        try await Type2Lock.lock(transport, info: info, expectedUID: expectedUID, password: password)
+    }
+
+    /// The page-image formats take any dump with pages (an imported page dump of another type too), so
+    /// this row is last among the savers of these formats (``TagFamilies/all``).
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+        switch format {
+        case .flipper: Array(try dump.exportType2FlipperNFC().utf8)
+        case .mfd: try dump.exportType2MFD()
+        case .proxmark3: try dump.exportType2Proxmark3MFU()
+        }
+    }
+
+    /// Reads every Flipper, MFD and Proxmark3 file the rows before it left (the last reader in the table).
+    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
+        switch format {
+        case .json: return nil
+        case .flipper:
+            guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
+            return try TagDump.importFlipperNFC(text)
+        case .proxmark3: return try TagDump.importProxmark3MFU(bytes)
+        case .mfd: return try TagDump.importLibNFCMFD(bytes)
+        }
+    }
+
+    /// Proxmark3 MFU files (56- or 48-byte header, or a plain image with valid UID check bytes) and page
+    /// images of a Type 2 MFD size.
+    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
+        switch ProxmarkMFULayout.detect(bytes) {
+        case .new, .old: return .proxmark3
+        case .plain:
+            if Type2FileIdentity.mfdSizes.contains(bytes.count) { return .mfd }
+            return Type2PageImage.hasValidBCC(bytes, at: 0) ? .proxmark3 : nil
+        case nil: return nil
+        }
+    }
+
+    public func userSummary(for dump: TagDump, storage: String) -> String? {
+        "Read a Type 2 style memory map with \(storage)."
+    }
+}
+
+/// The Type 2 dump's progress sink (``Type2Dump/Progress``): pages read so far, kept when the tag leaves.
+public enum Type2ProgressOption: DumpOptionKey {
+    public static let defaultValue: Type2Dump.Progress? = nil
+}
+
+extension DumpOptions {
+    /// Where ``Type2Dump`` reports each page it reads (nil: nowhere).
+    public var type2Progress: Type2Dump.Progress? {
+        get { self[Type2ProgressOption.self] }
+        set { self[Type2ProgressOption.self] = newValue }
+    }
+}

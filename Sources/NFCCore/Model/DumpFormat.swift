@@ -1,0 +1,11 @@
+/// The dump file formats NFCBridge reads.
+public enum DumpFormat: String, Sendable, CaseIterable {
+    /// NFCBridge / CoreExtendedNFC structured JSON (``TagDump/exportJSON(prettyPrinted:)``).
+    case json
+    /// Flipper Zero `.nfc` (NTAG/Ultralight, MIFARE Classic).
+    case flipper
+    /// Proxmark3 MFU binary (new, old or plain layout); a Classic `hf mf` dump (raw blocks).
+    case proxmark3 = "pm3"
+    /// libnfc MFD (Type 2 page image, MIFARE Classic block image).
+    case mfd
+}

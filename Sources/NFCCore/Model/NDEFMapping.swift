@@ -1,0 +1,9 @@
+/// How a tag family holds NDEF: the NFC Forum tag type whose mapping its write, format and lock follow.
+public enum NDEFMapping: String, Sendable, CaseIterable {
+    /// Type 2: TLVs in pages from page 4, CC in page 3 (Ultralight, NTAG).
+    case type2
+    /// Type 3: attribute block and data blocks behind services 000Bh/0009h (FeliCa).
+    case type3
+    /// Type 4: NDEF Tag Application, CC file and NDEF file over ISO-DEP (DESFire, Type 4 tags, SmartMX).
+    case type4
+}

@@ -1,0 +1,159 @@
+/// One tag family — the unit Flipper's `nfc_devices[]` lists: what it answers to (its card types) and
+/// the verbs it supports. ``TagFamilies/all`` is the one table of families; `TagIdentifier`,
+/// `TagDumper`, `NDEFReader`, `TagOperations`, the dump summary and every file export and import look
+/// the family up there and never switch on the card type themselves.
+///
+/// Every verb has a default that answers "not supported" through ``TagVerb/unsupported(for:)``, so a
+/// family implements only what it has and the refusal is worded in one place. A new family is one
+/// folder under `Families/` with a type conforming to this protocol, and one row in ``TagFamilies/all``
+/// (docs/architecture.md, "Adding a family").
+public protocol TagFamily: Sendable {
+    /// The family's name in docs and messages ("NFC Forum Type 2").
+    var name: String { get }
+
+    /// True when cards of `type` belong to this family (the first row of the table that claims a type
+    /// owns it).
+    func claims(_ type: CardType) -> Bool
+
+    /// Refines a coarse identification (``CardClassifier``) with the family's probes; returns `info`
+    /// unchanged when there is nothing to probe. Probes that the tag refuses re-select it; a tag that
+    /// left the field or a reader that went away is thrown.
+    func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo
+
+    /// The NFC Forum mapping the NDEF write, format and lock of `type` follow; nil when the family has
+    /// no NDEF operations for it.
+    func ndefMapping(for type: CardType) -> NDEFMapping?
+
+    /// Reads only the NDEF message (``NDEFReader``).
+    func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult
+
+    /// Dumps the tag (``TagDumper``), reading what it needs from `options`.
+    func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump
+
+    /// Writes NDEF message bytes (``TagOperations/write(ndef:to:info:password:)``).
+    func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+
+    /// Formats the tag for NDEF (``TagOperations/format(_:info:password:)``).
+    func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+
+    /// Makes the NDEF data read-only (``TagOperations/lock(_:info:expectedUID:password:)``), after the
+    /// registry checked the UID.
+    func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+
+    /// True when the family's operations take a PWD_AUTH-style password.
+    var acceptsPassword: Bool { get }
+
+    /// The family's file formats, save and load side by side: writes `dump` as `format`; nil when the
+    /// family does not write that format for this dump (the next row is asked).
+    func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]?
+
+    /// Reads `bytes` as `format` when they are this family's file; nil when they are not (the next row
+    /// is asked).
+    func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump?
+
+    /// The format of a binary dump file, when the bytes are one of this family's (content sniffing for
+    /// ``DumpImporter/detectFormat(_:)``); nil otherwise.
+    func detectFormat(_ bytes: [UInt8]) -> DumpFormat?
+
+    /// The sentence ``DumpSummary/userSummary`` opens with for a dump holding `storage`.
+    func userSummary(for dump: TagDump, storage: String) -> String?
+
+    /// The capabilities a dump that stores none is taken to have; nil for the generic rule.
+    func inferredCapabilities(of dump: TagDump) -> [CardCapability]?
+
+    /// Rebuilds ``TagDump/family`` of a dump read from a JSON file, whose only record of it is the facts
+    /// (the JSON schema keeps them for people and for upstream compatibility).
+    func familyData(fromImported dump: TagDump) throws -> FamilyDumpData?
+}
+
+/// The family-specific formats a family may save (JSON, hex and raw binary are generic: every dump has them).
+public enum FamilyFileFormat: String, Sendable, CaseIterable {
+    /// Flipper Zero `.nfc`.
+    case flipper
+    /// libnfc MFD.
+    case mfd
+    /// Proxmark3 MFU binary.
+    case proxmark3 = "pm3"
+}
+
+/// A verb of ``TagFamily``, with the one wording of its refusal.
+public enum TagVerb: String, Sendable, CaseIterable {
+    case refine, readNDEF = "read_ndef", dump, write, format, lock
+
+    /// The ``NFCError/unsupportedOperation(_:)`` a family without this verb answers for `type`. These are
+    /// the messages the CLI and MQTT have always printed (a test compares them byte for byte).
+    /// `hasNDEFMapping` tells a format refusal for a family whose NDEF is formatted elsewhere from one
+    /// for a family without NDEF operations.
+    public func unsupported(for type: CardType, hasNDEFMapping: Bool = false) -> NFCError {
+        switch self {
+        case .refine: .unsupportedOperation("\(type) is not refined")
+        case .readNDEF: .unsupportedOperation("NDEF is not read from \(type.description) tags")
+        case .dump: .unsupportedOperation("Dumping \(type) is not supported")
+        case .write, .lock: .unsupportedOperation("NDEF operations are not supported for \(type)")
+        case .format:
+            !hasNDEFMapping
+                ? .unsupportedOperation("NDEF operations are not supported for \(type)")
+                : .unsupportedOperation(
+                    "\(type) tags are NDEF-formatted by their firmware or issuer; format is only for Type 2 tags")
+        }
+    }
+}
+
+/// Options a dump reads, one typed key per family setting (Type 2 progress, Classic keys, …), so
+/// ``TagDumper/dump(info:transport:options:)`` does not grow a parameter per family. A family declares
+/// its keys next to its dump (`DumpOptions.type2Progress`, `DumpOptions.classicKeys`).
+public struct DumpOptions: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    /// No options: every family's defaults.
+    public init() {}
+
+    /// The value of `key`, or its default.
+    public subscript<Key: DumpOptionKey>(key: Key.Type) -> Key.Value {
+        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+}
+
+/// One setting of ``DumpOptions``.
+public protocol DumpOptionKey {
+    associatedtype Value: Sendable
+    static var defaultValue: Value { get }
+}
+
+extension TagFamily {
+    public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo { info }
+    public func ndefMapping(for type: CardType) -> NDEFMapping? { nil }
+    public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
+        .notRead(TagVerb.readNDEF.unsupported(for: info.type))
+    }
+    public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
+        throw TagVerb.dump.unsupported(for: info.type)
+    }
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        throw TagOperationError(TagVerb.write.unsupported(for: info.type))
+    }
+    public func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        throw TagOperationError(
+            TagVerb.format.unsupported(for: info.type, hasNDEFMapping: ndefMapping(for: info.type) != nil))
+    }
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        throw TagOperationError(TagVerb.lock.unsupported(for: info.type))
+    }
+    public var acceptsPassword: Bool { false }
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? { nil }
+    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? { nil }
+    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? { nil }
+    public func userSummary(for dump: TagDump, storage: String) -> String? { nil }
+    public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { nil }
+    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? { nil }
+}

@@ -1,0 +1,55 @@
+/// The one table of tag families (Flipper's `nfc_devices[]`): every verb and every file format is
+/// looked up here, so adding a family is one folder under `Families/` and one row below.
+///
+/// Order matters twice: the first row that ``TagFamily/claims(_:)`` a card type owns it, and file
+/// imports and exports ask the rows in order (MIFARE Classic before Type 2, whose page-image formats
+/// take any dump or file left over).
+public enum TagFamilies {
+    /// Every family, in look-up order.
+    public static let all: [any TagFamily] = [
+        ClassicFamily(),
+        Type2Family(),
+        Type4Family(),
+        FeliCaFamily(),
+        IdentificationOnlyFamily(name: "ISO 15693", families: [.iso15693],
+                                 summary: { "Read ISO 15693 vicinity memory with \($0)." }),
+        IdentificationOnlyFamily(name: "eMRTD", families: [.passport],
+                                 summary: { _ in "Passport chips use the dedicated eMRTD workflow instead of generic dump reads." }),
+        IdentificationOnlyFamily(name: "NFC Forum Type 1", families: [.jewelTopaz], capabilities: [.identificationOnly]),
+        IdentificationOnlyFamily(name: "ISO 14443-B", families: [.iso14443B]),
+    ]
+
+    /// The family that owns `type`; nil for none.
+    public static func family(for type: CardType) -> (any TagFamily)? {
+        all.first { $0.claims(type) }
+    }
+}
+
+/// A family NFCCore identifies but has no verbs for yet (ISO 15693, eMRTD, Type 1, ISO 14443-B): every
+/// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``; only the dump summary's wording is its own.
+struct IdentificationOnlyFamily: TagFamily {
+    let name: String
+    let families: Set<CardFamily>
+    var summary: (@Sendable (String) -> String)?
+    var capabilities: [CardCapability]?
+
+    init(name: String, families: Set<CardFamily>, summary: (@Sendable (String) -> String)? = nil,
+         capabilities: [CardCapability]? = nil) {
+        self.name = name
+        self.families = families
+        self.summary = summary
+        self.capabilities = capabilities
+    }
+
+    func claims(_ type: CardType) -> Bool { families.contains(type.family) }
+    func userSummary(for dump: TagDump, storage: String) -> String? { summary?(storage) }
+    func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { capabilities }
+}
+
+extension NDEFMapping {
+    /// The mapping of `type` (its family's, ``TagFamily/ndefMapping(for:)``), or nil when NDEF operations
+    /// are not supported for it.
+    public static func forType(_ type: CardType) -> NDEFMapping? {
+        TagFamilies.family(for: type)?.ndefMapping(for: type)
+    }
+}
