@@ -113,9 +113,16 @@ import Testing
         #expect(dump.applications[0].files[5].skipReason == "read needs key 1, read&write needs key 1")
         #expect(dump.applications[2].files[0].skipReason == "read needs never, read&write needs never")
 
+        #expect(dump.piccKeySettings?.freeDirectoryList == true)
+        #expect(dump.applications[0].keySettings?.keyType == "AES")
+        #expect(dump.applications[0].keySettings?.keyCount == 2)
+        #expect(dump.applications[1].keySettings?.freeDirectoryList == false)
+
         let facts = Dictionary(dump.facts.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(facts["Applications"] == "3")
         #expect(facts["Files Read"] == "6")
+        #expect(facts["PICC Key Settings"] == "1 DES/2K3DES key, free directory list, free create/delete, master key changeable")
+        #expect(facts["Application 010000"] == "10 files; 2 AES keys, free directory list, master key changeable")
         #expect(facts["Skipped Applications"] == "1")
         #expect(facts["Skipped Files"] == "6")
         #expect(facts["Application 020000"] == "Skipped: AUTHENTICATION_ERROR (91AE)")
@@ -168,6 +175,8 @@ import Testing
         #expect(dump.applications.isEmpty)
         #expect(dump.directorySkipReason == "AUTHENTICATION_ERROR (91AE)")
         #expect(dump.skipped == ["PICC"])
+        #expect(dump.piccKeySettings?.freeDirectoryList == false)
+        #expect(dump.piccKeySettings?.summary.contains("directory list needs a key") == true)
         #expect(dump.partiallyReadable)
         #expect(dump.facts.contains(Fact(key: "Application Directory", value: "Not listed: AUTHENTICATION_ERROR (91AE)")))
     }
@@ -280,6 +289,30 @@ import Testing
         #expect(s.accessRights.bytes == [0xE0, 0xEE])
         #expect(s.details == .data(size: 15))
         #expect(s.accessRights.freeRead)
+    }
+
+    /// A published Proxmark3 `hf mfdes dump --no-auth` transcript shows file 00 "Backup data, MAC,
+    /// 29 bytes, access rights e11f (r: free w: key 1 rw: key 1 change: disabled)" and file 01
+    /// "Linear Record, MAC, 0 of 10 records of 1 byte, e31f": the 16-bit value Read|Write|RW|Change,
+    /// sent LSB first as 1F E1 (EV1 datasheet §9.2.5).
+    @Test func settingsMatchAProxmarkTranscript() throws {
+        let backup = try DESFireFileSettings(bytes: [0x01, 0x01, 0x1F, 0xE1, 0x1D, 0x00, 0x00])
+        #expect(backup.fileType == .backupData && backup.communicationMode == .mac)
+        #expect(backup.details == .data(size: 29))
+        #expect(backup.accessRights.read.isFree && backup.accessRights.freeRead)
+        #expect(backup.accessRights.write.nibble == 1 && backup.accessRights.readWrite.nibble == 1)
+        #expect(backup.accessRights.change.isNever)
+        let record = try DESFireFileSettings(bytes: [0x03, 0x01, 0x1F, 0xE3, 0x01, 0, 0, 0x0A, 0, 0, 0x00, 0, 0])
+        #expect(record.details == .records(recordSize: 1, maxRecords: 10, currentRecords: 0))
+        #expect(record.accessRights.write.nibble == 3 && record.accessRights.freeRead)
+        #expect(record.summary == "Linear Record, MACed, 0 of 10 records of 1 bytes, read free / write key 3 / read&write key 1 / change never")
+    }
+
+    @Test func keySettingsDecode() throws {
+        let keys = try DESFireKeySettings(bytes: [0x0B, 0x82])
+        #expect(keys.masterKeyChangeable && keys.freeDirectoryList && !keys.freeCreateDelete && keys.configurationChangeable)
+        #expect(keys.keyCount == 2 && keys.keyType == "AES" && keys.changeKeyID == 0)
+        #expect(throws: NFCError.invalidResponse([0x0B])) { try DESFireKeySettings(bytes: [0x0B]) }
     }
 
     @Test func valueAndRecordSettingsDecode() throws {

@@ -41,6 +41,8 @@ public struct DESFireDump: Sendable, Hashable {
         public var files: [File]
         /// Why the application's files were not listed, or nil.
         public var skipReason: String?
+        /// GetKeySettings of the application, nil when the card refused it.
+        public var keySettings: DESFireKeySettings?
 
         /// The AID hex in card order ("563412").
         public var aidHex: String { aid.hexString }
@@ -52,6 +54,8 @@ public struct DESFireDump: Sendable, Hashable {
     public var applications: [Application]
     /// Why the application directory itself could not be listed (PICC master key settings), or nil.
     public var directorySkipReason: String?
+    /// GetKeySettings at the PICC level, nil when the card refused it.
+    public var piccKeySettings: DESFireKeySettings?
     public var facts: [Fact]
 
     /// Data of every file read, keyed `AID/fileID` ("563412/01").
@@ -109,10 +113,12 @@ public enum DESFireDumper {
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
         let framing = DESFireFraming.framing(for: version)
         let channel = DESFireChannel(transport: transport, framing: framing)
-        var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil, facts: [])
+        var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
+                                piccKeySettings: nil, facts: [])
 
         // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
         _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
+        dump.piccKeySettings = try await keySettings(channel)
         do {
             let ids = try await channel.command(DESFireInstruction.getApplicationIDs)
             guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
@@ -135,10 +141,11 @@ public enum DESFireDumper {
     }
 
     static func application(_ aid: [UInt8], _ channel: DESFireChannel) async throws -> DESFireDump.Application {
-        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil)
+        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil)
         let ids: [UInt8]
         do {
             _ = try await channel.command(DESFireInstruction.selectApplication, aid)
+            app.keySettings = try await keySettings(channel)
             ids = try await channel.command(DESFireInstruction.getFileIDs)
         } catch let error as NFCError {
             guard let reason = skipReason(error) else { throw error }
@@ -150,6 +157,16 @@ public enum DESFireDumper {
             app.files.append(try await file(id, channel))
         }
         return app
+    }
+
+    /// GetKeySettings of the selected PICC or application; nil when the card refuses it (its
+    /// master key settings may ask for authentication), which is not a skip: nothing is lost.
+    static func keySettings(_ channel: DESFireChannel) async throws -> DESFireKeySettings? {
+        do {
+            return try DESFireKeySettings(bytes: try await channel.command(DESFireInstruction.getKeySettings))
+        } catch let error as NFCError where error.desfireStatus != nil {
+            return nil
+        }
     }
 
     static func file(_ id: UInt8, _ channel: DESFireChannel) async throws -> DESFireDump.File {
@@ -200,6 +217,7 @@ public enum DESFireDumper {
             Fact(key: "Framing", value: dump.framing == .native ? "Native" : "ISO 7816 wrapped"),
             Fact(key: "Applications", value: "\(dump.applications.count)"),
         ]
+        if let keys = dump.piccKeySettings { facts.append(Fact(key: "PICC Key Settings", value: keys.summary)) }
         if let reason = dump.directorySkipReason {
             facts.append(Fact(key: "Application Directory", value: "Not listed: \(reason)"))
         }
@@ -208,7 +226,8 @@ public enum DESFireDumper {
                 facts.append(Fact(key: "Application \(app.aidHex)", value: "Skipped: \(reason)", monospaced: false))
                 continue
             }
-            facts.append(Fact(key: "Application \(app.aidHex)", value: "\(app.files.count) files"))
+            facts.append(Fact(key: "Application \(app.aidHex)",
+                              value: "\(app.files.count) files" + (app.keySettings.map { "; \($0.summary)" } ?? "")))
             for file in app.files {
                 var value = file.settings?.summary ?? "Settings not read"
                 if let reason = file.skipReason { value += "; skipped: \(reason)" }

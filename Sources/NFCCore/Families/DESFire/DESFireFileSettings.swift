@@ -146,3 +146,49 @@ public struct DESFireFileSettings: Sendable, Hashable {
             + " / read&write \(rights.readWrite) / change \(rights.change)"
     }
 }
+
+/// The GetKeySettings (45h) answer of the PICC or an application: the key settings byte and the
+/// max-keys byte (MIFARE DESFire EV1 datasheet §9.2.1 "GetKeySettings", key settings §6.6).
+public struct DESFireKeySettings: Sendable, Hashable {
+    /// Key settings: bit 0 master key changeable, bit 1 free directory list, bit 2 free
+    /// create/delete, bit 3 configuration changeable, bits 7..4 the change key (applications only).
+    public var settings: UInt8
+    /// Bits 3..0 number of keys; bits 7..6 crypto (00 DES/2K3DES, 01 3K3DES, 10 AES).
+    public var maxKeys: UInt8
+
+    /// Decodes the 2-byte answer. Throws ``NFCError/invalidResponse(_:)`` for another length.
+    public init(bytes: [UInt8]) throws(NFCError) {
+        guard bytes.count == 2 else { throw .invalidResponse(bytes) }
+        settings = bytes[0]
+        maxKeys = bytes[1]
+    }
+
+    public var masterKeyChangeable: Bool { settings & 0x01 != 0 }
+    /// GetApplicationIDs / GetFileIDs / GetFileSettings work without authentication.
+    public var freeDirectoryList: Bool { settings & 0x02 != 0 }
+    public var freeCreateDelete: Bool { settings & 0x04 != 0 }
+    public var configurationChangeable: Bool { settings & 0x08 != 0 }
+    /// Key number needed to change keys (Eh: the key itself, Fh: frozen).
+    public var changeKeyID: UInt8 { settings >> 4 }
+    public var keyCount: Int { Int(maxKeys & 0x0F) }
+
+    /// "DES/2K3DES", "3K3DES", "AES".
+    public var keyType: String {
+        switch maxKeys >> 6 {
+        case 0x01: "3K3DES"
+        case 0x02: "AES"
+        case 0x00: "DES/2K3DES"
+        default: "unknown"
+        }
+    }
+
+    /// "2 AES keys, free directory list, master key changeable, change key 0".
+    public var summary: String {
+        var parts = ["\(keyCount) \(keyType) key\(keyCount == 1 ? "" : "s")"]
+        parts.append(freeDirectoryList ? "free directory list" : "directory list needs a key")
+        if freeCreateDelete { parts.append("free create/delete") }
+        if masterKeyChangeable { parts.append("master key changeable") }
+        if !configurationChangeable { parts.append("configuration frozen") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -10,7 +10,7 @@ import Synchronization
 /// NTAG 424 DNA (NT4H2421Gx §10.1) take only wrapped frames: a native frame gets `6E 00`.
 ///
 /// Commands (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
-/// GetFileIDs 6Fh, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
+/// GetFileIDs 6Fh, GetKeySettings 45h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
 /// ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
 /// bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
 /// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
@@ -225,6 +225,14 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard !directoryRequiresAuthentication else { return refuse(Status.authenticationError) }
             // 19 AIDs (57 bytes) a frame (EV1 datasheet §9.2.4 GetApplicationIDs).
             return .success(Self.frames(applications.flatMap(\.aid), of: 57))
+        case 0x45:
+            // GetKeySettings (EV1 datasheet §9.2.1): PICC one DES key, settings 0F (0D without free
+            // directory list); applications two AES keys (maxKeys 82h), settings 0B (09 without it).
+            guard data.isEmpty else { return refuse(Status.lengthError) }
+            guard let app = applications.first(where: { $0.aid == s.selected }) else {
+                return .success([[directoryRequiresAuthentication ? 0x0D : 0x0F, 0x01]])
+            }
+            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x82]])
         case 0x6F:
             guard data.isEmpty else { return refuse(Status.lengthError) }
             guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
