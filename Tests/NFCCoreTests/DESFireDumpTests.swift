@@ -181,6 +181,24 @@ import Testing
         #expect(dump.facts.contains(Fact(key: "Application Directory", value: "Not listed: AUTHENTICATION_ERROR (91AE)")))
     }
 
+    /// A chip that refuses SelectApplication of the PICC level (ILLEGAL_COMMAND_CODE) gives a dump
+    /// with the directory skipped, not an error; the version answer is NTAG 424 DNA's, so every
+    /// frame is wrapped.
+    @Test func aChipWithoutTheDirectoryCommandsIsADirectorySkip() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("9060000000", .bytes("0404023000110591AF")),
+            ("90AF000000", .bytes("0404020102110591AF")),
+            ("90AF000000", .bytes("04526172A3408000112233441021" + "9100")),
+            ("905A00000300000000", .bytes("911C")),
+        ])
+        let dump = try await DESFireDumper.dump(transport: transport)
+        #expect(dump.framing == .wrapped)
+        #expect(dump.version.product?.name == "NTAG 424 DNA")
+        #expect(dump.directorySkipReason == "ILLEGAL_COMMAND_CODE (911C)")
+        #expect(dump.applications.isEmpty && dump.partiallyReadable)
+        transport.verifyAllConsumed()
+    }
+
     @Test func cancellationStopsBetweenApplications() async throws {
         let (_, transport) = try Self.card(.ev1)
         let task = Task {

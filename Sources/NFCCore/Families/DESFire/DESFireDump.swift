@@ -105,9 +105,9 @@ public enum DESFireDumper {
     /// accepts. The framing for the rest comes from ``DESFireFraming/framing(for:)``.
     ///
     /// Throws transport errors (``NFCError/tagRemoved``, ``NFCError/timeout``), `CancellationError`
-    /// (checked before each application and file), and ``NFCError/desfireError(status:)`` for a
-    /// status the walk cannot step past (selecting the PICC level). Authentication and permission
-    /// refusals on the directory, an application or a file are not errors: they are skipped.
+    /// (checked before each application and file), and the errors of answers the walk cannot read
+    /// (``NFCError/unexpectedStatusWord(_:_:)``, ``NFCError/invalidResponse(_:)``). A DESFire status refusing the directory, an application or
+    /// a file (authentication, permission, unknown command) is not an error: it is skipped and named.
     public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil) async throws -> DESFireDump {
         let version: DESFireVersion
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
@@ -117,9 +117,11 @@ public enum DESFireDumper {
                                 piccKeySettings: nil, facts: [])
 
         // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
-        _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
-        dump.piccKeySettings = try await keySettings(channel)
         do {
+            // A chip without the DESFire directory commands (ILLEGAL_COMMAND_CODE on SelectApplication,
+            // as the NTAG 4xx DNA command set may answer) is a directory skip, not a failed dump.
+            _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
+            dump.piccKeySettings = try await keySettings(channel)
             let ids = try await channel.command(DESFireInstruction.getApplicationIDs)
             guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
             for start in stride(from: 0, to: ids.count, by: 3) {
