@@ -117,6 +117,8 @@ import Testing
         #expect(dump.applications[0].keySettings?.keyType == "AES")
         #expect(dump.applications[0].keySettings?.keyCount == 2)
         #expect(dump.applications[1].keySettings?.freeDirectoryList == false)
+        #expect(dump.piccKeyVersions == [0x00])
+        #expect(dump.applications[0].keyVersions == [0x10, 0x11])
 
         let facts = Dictionary(dump.facts.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(facts["Applications"] == "3")
@@ -245,6 +247,7 @@ import Testing
         #expect(await status(0xBB, [0x04, 0, 0, 0, 0, 0, 0]) == .boundaryError) // empty record file
         #expect(await status(0xBD, [0x00, 99, 0, 0, 2, 0, 0]) == .boundaryError)
         #expect(await status(0x6A) == .permissionDenied) // not at PICC level
+        #expect(await status(0x64, [0x05]) == DESFireStatus(0x40)) // NO_SUCH_KEY
         #expect(await status(0x5A, [0x03, 0x00, 0x00]) == .ok)
         #expect(await status(0xBD, [0x01, 0, 0, 0, 0, 0, 0]) == .permissionDenied) // rights "never"
         #expect(await status(0x5A, [0x02, 0x00, 0x00]) == .ok)

@@ -33,6 +33,7 @@ public enum DESFireInstruction {
     public static let getValue: UInt8 = 0x6C
     public static let readRecords: UInt8 = 0xBB
     public static let getKeySettings: UInt8 = 0x45
+    public static let getKeyVersion: UInt8 = 0x64
 }
 
 /// A DESFire command channel over an ``APDUTransport`` with one framing: sends a command, follows

@@ -43,6 +43,8 @@ public struct DESFireDump: Sendable, Hashable {
         public var skipReason: String?
         /// GetKeySettings of the application, nil when the card refused it.
         public var keySettings: DESFireKeySettings?
+        /// GetKeyVersion of each key (0 ..< key count), nil when refused.
+        public var keyVersions: [UInt8]?
 
         /// The AID hex in card order ("563412").
         public var aidHex: String { aid.hexString }
@@ -56,6 +58,8 @@ public struct DESFireDump: Sendable, Hashable {
     public var directorySkipReason: String?
     /// GetKeySettings at the PICC level, nil when the card refused it.
     public var piccKeySettings: DESFireKeySettings?
+    /// GetKeyVersion of each PICC key, nil when refused.
+    public var piccKeyVersions: [UInt8]?
     public var facts: [Fact]
 
     /// Data of every file read, keyed `AID/fileID` ("563412/01").
@@ -114,7 +118,7 @@ public enum DESFireDumper {
         let framing = DESFireFraming.framing(for: version)
         let channel = DESFireChannel(transport: transport, framing: framing)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
-                                piccKeySettings: nil, facts: [])
+                                piccKeySettings: nil, piccKeyVersions: nil, facts: [])
 
         // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
         do {
@@ -122,6 +126,7 @@ public enum DESFireDumper {
             // as the NTAG 4xx DNA command set may answer) is a directory skip, not a failed dump.
             _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
             dump.piccKeySettings = try await keySettings(channel)
+            dump.piccKeyVersions = try await keyVersions(dump.piccKeySettings, channel)
             let ids = try await channel.command(DESFireInstruction.getApplicationIDs)
             guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
             for start in stride(from: 0, to: ids.count, by: 3) {
@@ -143,11 +148,12 @@ public enum DESFireDumper {
     }
 
     static func application(_ aid: [UInt8], _ channel: DESFireChannel) async throws -> DESFireDump.Application {
-        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil)
+        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil, keyVersions: nil)
         let ids: [UInt8]
         do {
             _ = try await channel.command(DESFireInstruction.selectApplication, aid)
             app.keySettings = try await keySettings(channel)
+            app.keyVersions = try await keyVersions(app.keySettings, channel)
             ids = try await channel.command(DESFireInstruction.getFileIDs)
         } catch let error as NFCError {
             guard let reason = skipReason(error) else { throw error }
@@ -169,6 +175,23 @@ public enum DESFireDumper {
         } catch let error as NFCError where error.desfireStatus != nil {
             return nil
         }
+    }
+
+    /// GetKeyVersion (64h, EV1 datasheet §9.2.1) of every key the settings count; nil when there
+    /// are no settings or the card refuses one.
+    static func keyVersions(_ settings: DESFireKeySettings?, _ channel: DESFireChannel) async throws -> [UInt8]? {
+        guard let settings else { return nil }
+        var versions: [UInt8] = []
+        for key in 0..<UInt8(settings.keyCount) {
+            do {
+                let answer = try await channel.command(DESFireInstruction.getKeyVersion, [key])
+                guard answer.count == 1 else { throw NFCError.invalidResponse(answer) }
+                versions.append(answer[0])
+            } catch let error as NFCError where error.desfireStatus != nil {
+                return nil
+            }
+        }
+        return versions
     }
 
     static func file(_ id: UInt8, _ channel: DESFireChannel) async throws -> DESFireDump.File {

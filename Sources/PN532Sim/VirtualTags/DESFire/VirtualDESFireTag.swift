@@ -10,7 +10,7 @@ import Synchronization
 /// NTAG 424 DNA (NT4H2421Gx §10.1) take only wrapped frames: a native frame gets `6E 00`.
 ///
 /// Commands (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
-/// GetFileIDs 6Fh, GetKeySettings 45h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
+/// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
 /// ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
 /// bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
 /// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
@@ -41,6 +41,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     public enum Status {
         public static let ok: UInt8 = 0x00
         public static let illegalCommand: UInt8 = 0x1C
+        public static let noSuchKey: UInt8 = 0x40
         public static let lengthError: UInt8 = 0x7E
         public static let permissionDenied: UInt8 = 0x9D
         public static let parameterError: UInt8 = 0x9E
@@ -233,6 +234,13 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
                 return .success([[directoryRequiresAuthentication ? 0x0D : 0x0F, 0x01]])
             }
             return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x82]])
+        case 0x64:
+            // GetKeyVersion (EV1 datasheet §9.2.1): key versions 00 (PICC) and 10h + key number
+            // (applications); a key past the count answers NO_SUCH_KEY.
+            guard data.count == 1 else { return refuse(Status.lengthError) }
+            let isPICC = s.selected == [0, 0, 0]
+            guard data[0] < (isPICC ? 1 : 2) else { return refuse(Status.noSuchKey) }
+            return .success([[isPICC ? 0x00 : 0x10 + data[0]]])
         case 0x6F:
             guard data.isEmpty else { return refuse(Status.lengthError) }
             guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
