@@ -1,4 +1,5 @@
-import NFCCore
+import enum NFCCore.NFCError
+import struct NFCCore.Target
 import Synchronization
 
 /// A MIFARE DESFire card (EV1, EV2, EV3, Light) or an NTAG 424 DNA in the emulated field, with its
