@@ -139,7 +139,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .crcMismatch: "Checksum mismatch in tag data"
         case .authenticationFailed: "Authentication failed"
         case .authenticationRequired: "The tag is password protected: a password is needed"
-        case let .desfireError(status): "DESFire error status 91\(status.hexString)"
+        case let .desfireError(status): "DESFire error \(DESFireStatus(status))"
         case let .felicaBlockReadFailed(flag): "FeliCa read failed (status flag \(flag.hexString))"
         case let .felicaBlockWriteFailed(flag): "FeliCa write failed (status flag \(flag.hexString))"
         case let .writeFailed(page): "Write of page/block \(page) was not acknowledged"

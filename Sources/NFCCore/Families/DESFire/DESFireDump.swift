@@ -1,0 +1,271 @@
+/// What a DESFire dump read: the applications, each file's settings and the data of every
+/// free-access file, keyed `AID/fileID` (AID as its 3 bytes in card order, LSB first, in hex:
+/// `"563412/01"` for AID 123456h), with the facts to show people. Built by ``DESFireDumper``;
+/// ready to become issue 8's typed DESFire dump payload.
+public struct DESFireDump: Sendable, Hashable {
+    /// What was read from one file.
+    public enum Content: Sendable, Hashable {
+        /// Standard and backup data files: the whole file (ReadData, BDh).
+        case data([UInt8])
+        /// Value files: the value (GetValue, 6Ch).
+        case value(Int32)
+        /// Linear and cyclic record files: the records, oldest first (ReadRecords, BBh). Empty for
+        /// a record file that holds no record yet.
+        case records([[UInt8]])
+
+        /// The bytes as the card sent them (a value as 4 bytes LSB first; records joined).
+        public var bytes: [UInt8] {
+            switch self {
+            case let .data(bytes): bytes
+            case let .value(value): withUnsafeBytes(of: value.littleEndian) { Array($0) }
+            case let .records(records): records.flatMap { $0 }
+            }
+        }
+    }
+
+    /// One file of an application.
+    public struct File: Sendable, Hashable {
+        public var id: UInt8
+        /// Nil when GetFileSettings itself was refused.
+        public var settings: DESFireFileSettings?
+        /// Nil when the file was skipped.
+        public var content: Content?
+        /// Why the file was not read ("read needs key 1", "AUTHENTICATION_ERROR (91AE)"), or nil.
+        public var skipReason: String?
+    }
+
+    /// One application.
+    public struct Application: Sendable, Hashable {
+        /// The AID in card order (LSB first), as GetApplicationIDs lists it.
+        public var aid: [UInt8]
+        public var files: [File]
+        /// Why the application's files were not listed, or nil.
+        public var skipReason: String?
+        /// GetKeySettings of the application, nil when the card refused it.
+        public var keySettings: DESFireKeySettings?
+        /// GetKeyVersion of each key (0 ..< key count), nil when refused.
+        public var keyVersions: [UInt8]?
+
+        /// The AID hex in card order ("563412").
+        public var aidHex: String { aid.hexString }
+    }
+
+    /// The GET_VERSION answer the framing was chosen from.
+    public var version: DESFireVersion
+    public var framing: DESFireFraming
+    public var applications: [Application]
+    /// Why the application directory itself could not be listed (PICC master key settings), or nil.
+    public var directorySkipReason: String?
+    /// GetKeySettings at the PICC level, nil when the card refused it.
+    public var piccKeySettings: DESFireKeySettings?
+    /// GetKeyVersion of each PICC key, nil when refused.
+    public var piccKeyVersions: [UInt8]?
+    public var facts: [Fact]
+
+    /// Data of every file read, keyed `AID/fileID` ("563412/01").
+    public var files: [String: Content] {
+        var out: [String: Content] = [:]
+        for app in applications {
+            for file in app.files { if let content = file.content { out[Self.key(aid: app.aid, file: file.id)] = content } }
+        }
+        return out
+    }
+
+    /// `AID/fileID` keys of the applications skipped (named by AID alone) and the files skipped.
+    public var skipped: [String] {
+        var out: [String] = directorySkipReason == nil ? [] : ["PICC"]
+        for app in applications {
+            if app.skipReason != nil { out.append(app.aidHex) }
+            for file in app.files where file.skipReason != nil { out.append(Self.key(aid: app.aid, file: file.id)) }
+        }
+        return out
+    }
+
+    /// Applications whose files could not be listed.
+    public var skippedApplicationCount: Int { applications.count { $0.skipReason != nil } }
+    /// Files that were listed but not read.
+    public var skippedFileCount: Int { applications.reduce(0) { $0 + $1.files.count { $0.skipReason != nil } } }
+
+    /// True when anything was skipped: the directory, an application or a file.
+    public var partiallyReadable: Bool { !skipped.isEmpty }
+
+    /// `readable`, plus `authenticationRequired` and `partiallyReadable` when something was skipped.
+    public var capabilities: [CardCapability] {
+        partiallyReadable ? [.readable, .authenticationRequired, .partiallyReadable] : [.readable]
+    }
+
+    /// The `AID/fileID` key.
+    public static func key(aid: [UInt8], file: UInt8) -> String { "\(aid.hexString)/\(file.hexString)" }
+}
+
+/// Dumps a MIFARE DESFire (EV1/EV2/EV3/Light) or NTAG 424 DNA by the spec: GetApplicationIDs
+/// (6Ah, AF chaining), then per application SelectApplication (5Ah), GetFileIDs (6Fh) and
+/// GetFileSettings (F5h) for each file; every file whose read or read&write right is free (Eh) is
+/// read whatever its communication mode (EV1 datasheet §6.5: with a free right the data travels
+/// plain). Protected applications and files are skipped, counted and named.
+public enum DESFireDumper {
+    /// Runs the walk. `version` is the GET_VERSION answer when the caller has it (identification
+    /// already read it); otherwise it is read here, always wrapped, which every DESFire-family chip
+    /// accepts. The framing for the rest comes from ``DESFireFraming/framing(for:)``.
+    ///
+    /// Throws transport errors (``NFCError/tagRemoved``, ``NFCError/timeout``), `CancellationError`
+    /// (checked before each application and file), and the errors of answers the walk cannot read
+    /// (``NFCError/unexpectedStatusWord(_:_:)``, ``NFCError/invalidResponse(_:)``). A DESFire status refusing the directory, an application or
+    /// a file (authentication, permission, unknown command) is not an error: it is skipped and named.
+    public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil) async throws -> DESFireDump {
+        let version: DESFireVersion
+        if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
+        let framing = DESFireFraming.framing(for: version)
+        let channel = DESFireChannel(transport: transport, framing: framing)
+        var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
+                                piccKeySettings: nil, piccKeyVersions: nil, facts: [])
+
+        // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
+        do {
+            // A chip without the DESFire directory commands (ILLEGAL_COMMAND_CODE on SelectApplication,
+            // as the NTAG 4xx DNA command set may answer) is a directory skip, not a failed dump.
+            _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
+            dump.piccKeySettings = try await keySettings(channel)
+            dump.piccKeyVersions = try await keyVersions(dump.piccKeySettings, channel)
+            let ids = try await channel.command(DESFireInstruction.getApplicationIDs)
+            guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
+            for start in stride(from: 0, to: ids.count, by: 3) {
+                try Task.checkCancellation()
+                dump.applications.append(try await application(Array(ids[start..<start + 3]), channel))
+            }
+        } catch let error as NFCError {
+            guard let reason = skipReason(error) else { throw error }
+            dump.directorySkipReason = reason
+        }
+        dump.facts = facts(of: dump)
+        return dump
+    }
+
+    /// A refusal the walk steps past, as a short reason; nil for errors that end the dump.
+    static func skipReason(_ error: NFCError) -> String? {
+        guard let status = error.desfireStatus else { return nil }
+        return status.name + " (91\(status.rawValue.hexString))"
+    }
+
+    static func application(_ aid: [UInt8], _ channel: DESFireChannel) async throws -> DESFireDump.Application {
+        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil, keyVersions: nil)
+        let ids: [UInt8]
+        do {
+            _ = try await channel.command(DESFireInstruction.selectApplication, aid)
+            app.keySettings = try await keySettings(channel)
+            app.keyVersions = try await keyVersions(app.keySettings, channel)
+            ids = try await channel.command(DESFireInstruction.getFileIDs)
+        } catch let error as NFCError {
+            guard let reason = skipReason(error) else { throw error }
+            app.skipReason = reason
+            return app
+        }
+        for id in ids {
+            try Task.checkCancellation()
+            app.files.append(try await file(id, channel))
+        }
+        return app
+    }
+
+    /// GetKeySettings of the selected PICC or application; nil when the card refuses it (its
+    /// master key settings may ask for authentication), which is not a skip: nothing is lost.
+    static func keySettings(_ channel: DESFireChannel) async throws -> DESFireKeySettings? {
+        do {
+            return try DESFireKeySettings(bytes: try await channel.command(DESFireInstruction.getKeySettings))
+        } catch let error as NFCError where error.desfireStatus != nil {
+            return nil
+        }
+    }
+
+    /// GetKeyVersion (64h, EV1 datasheet §9.2.1) of every key the settings count; nil when there
+    /// are no settings or the card refuses one.
+    static func keyVersions(_ settings: DESFireKeySettings?, _ channel: DESFireChannel) async throws -> [UInt8]? {
+        guard let settings else { return nil }
+        var versions: [UInt8] = []
+        for key in 0..<UInt8(settings.keyCount) {
+            do {
+                let answer = try await channel.command(DESFireInstruction.getKeyVersion, [key])
+                guard answer.count == 1 else { throw NFCError.invalidResponse(answer) }
+                versions.append(answer[0])
+            } catch let error as NFCError where error.desfireStatus != nil {
+                return nil
+            }
+        }
+        return versions
+    }
+
+    static func file(_ id: UInt8, _ channel: DESFireChannel) async throws -> DESFireDump.File {
+        var file = DESFireDump.File(id: id, settings: nil, content: nil, skipReason: nil)
+        do {
+            let settings = try DESFireFileSettings(bytes: try await channel.command(DESFireInstruction.getFileSettings, [id]))
+            file.settings = settings
+            let rights = settings.accessRights
+            guard rights.freeRead else {
+                file.skipReason = "read needs \(rights.read), read&write needs \(rights.readWrite)"
+                return file
+            }
+            file.content = try await read(id, settings, channel)
+        } catch let error as NFCError {
+            guard let reason = skipReason(error) else { throw error }
+            file.skipReason = reason
+        }
+        return file
+    }
+
+    /// Offset 0, length 0 = "the whole file / all records" (EV1 datasheet §9.2.3 ReadData, §9.2.7 ReadRecords).
+    static let wholeFile: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+
+    static func read(_ id: UInt8, _ settings: DESFireFileSettings, _ channel: DESFireChannel) async throws -> DESFireDump.Content {
+        switch settings.details {
+        case let .data(size):
+            guard size > 0 else { return .data([]) }
+            let bytes = try await channel.command(DESFireInstruction.readData, [id] + wholeFile)
+            guard bytes.count == size else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
+            return .data(bytes)
+        case .value:
+            let bytes = try await channel.command(DESFireInstruction.getValue, [id])
+            guard bytes.count == 4 else { throw NFCError.invalidResponse(bytes) }
+            return .value(Int32(bitPattern: UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24))
+        case let .records(recordSize, _, current):
+            // An empty record file answers ReadRecords with BOUNDARY_ERROR (EV1 datasheet §9.2.7):
+            // it holds no record, which is not an error, so it is not asked at all.
+            guard current > 0 else { return .records([]) }
+            guard recordSize > 0 else { throw NFCError.invalidResponse(settings.raw) }
+            let bytes = try await channel.command(DESFireInstruction.readRecords, [id] + wholeFile)
+            guard bytes.count == recordSize * current else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
+            return .records(stride(from: 0, to: bytes.count, by: recordSize).map { Array(bytes[$0..<$0 + recordSize]) })
+        }
+    }
+
+    static func facts(of dump: DESFireDump) -> [Fact] {
+        var facts = [
+            Fact(key: "Framing", value: dump.framing == .native ? "Native" : "ISO 7816 wrapped"),
+            Fact(key: "Applications", value: "\(dump.applications.count)"),
+        ]
+        if let keys = dump.piccKeySettings { facts.append(Fact(key: "PICC Key Settings", value: keys.summary)) }
+        if let reason = dump.directorySkipReason {
+            facts.append(Fact(key: "Application Directory", value: "Not listed: \(reason)"))
+        }
+        for app in dump.applications {
+            if let reason = app.skipReason {
+                facts.append(Fact(key: "Application \(app.aidHex)", value: "Skipped: \(reason)", monospaced: false))
+                continue
+            }
+            facts.append(Fact(key: "Application \(app.aidHex)",
+                              value: "\(app.files.count) files" + (app.keySettings.map { "; \($0.summary)" } ?? "")))
+            for file in app.files {
+                var value = file.settings?.summary ?? "Settings not read"
+                if let reason = file.skipReason { value += "; skipped: \(reason)" }
+                if case let .value(v) = file.content { value += "; value \(v)" }
+                facts.append(Fact(key: "File \(DESFireDump.key(aid: app.aid, file: file.id))", value: value))
+            }
+        }
+        facts.append(Fact(key: "Files Read", value: "\(dump.files.count)"))
+        if dump.partiallyReadable {
+            facts.append(Fact(key: "Skipped Applications", value: "\(dump.skippedApplicationCount)"))
+            facts.append(Fact(key: "Skipped Files", value: "\(dump.skippedFileCount)"))
+            facts.append(Fact(key: "Skipped", value: dump.skipped.joined(separator: ", "), monospaced: true))
+        }
+        return facts
+    }
+}

@@ -1,0 +1,308 @@
+import enum NFCCore.NFCError
+import struct NFCCore.Target
+import Synchronization
+
+/// A MIFARE DESFire card (EV1, EV2, EV3, Light) or an NTAG 424 DNA in the emulated field, with its
+/// own tables (nothing taken from NFCCore's DESFire code).
+///
+/// The emulated PN532 does RATS and I-block chaining; this class sees whole ISO-DEP frames and
+/// answers both framings (MIFARE DESFire EV1 datasheet MF3ICD(Q)81 §9.1 native, §9.2 ISO 7816
+/// wrapped `90 INS 00 00 [Lc data] 00` → `data 91 status`). DESFire Light (MF2DLHX0 §10.1) and
+/// NTAG 424 DNA (NT4H2421Gx §10.1) take only wrapped frames: a native frame gets `6E 00`.
+///
+/// Commands (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
+/// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
+/// ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
+/// bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
+/// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
+public final class VirtualDESFireTag: ISODEPVirtualTag {
+    /// Which chip the card is: decides the GetVersion answer and the framings taken.
+    public enum Model: Sendable, CaseIterable {
+        case ev1, ev2, ev3, light, ntag424
+
+        /// GetVersion hardware and software parts (vendor 04 NXP, type, subtype, major, minor,
+        /// storage size, protocol 05). EV1 `04 01 01 01 00 18 05` (MF3ICD81 §9.5.1, 4 KB); EV2
+        /// `04 01 01 12 00 1A 05` (8 KB, as Flipper's example dump); EV3 `04 01 01 33 00 1A 05`;
+        /// Light `04 08 01 30 00 13 05` (640 B); NTAG 424 DNA `04 04 02 30 00 11 05` (NT4H2421Gx §10.5.2).
+        var versionParts: (hardware: [UInt8], software: [UInt8]) {
+            switch self {
+            case .ev1: ([0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05], [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05])
+            case .ev2: ([0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05])
+            case .ev3: ([0x04, 0x01, 0x01, 0x33, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x03, 0x00, 0x1A, 0x05])
+            case .light: ([0x04, 0x08, 0x01, 0x30, 0x00, 0x13, 0x05], [0x04, 0x08, 0x01, 0x30, 0x00, 0x13, 0x05])
+            case .ntag424: ([0x04, 0x04, 0x02, 0x30, 0x00, 0x11, 0x05], [0x04, 0x04, 0x02, 0x01, 0x02, 0x11, 0x05])
+            }
+        }
+
+        /// Light and NTAG 424 DNA take ISO frames only.
+        var takesNativeFrames: Bool { self == .ev1 || self == .ev2 || self == .ev3 }
+    }
+
+    /// The status bytes this card sends (EV1 datasheet §9.3).
+    public enum Status {
+        public static let ok: UInt8 = 0x00
+        public static let illegalCommand: UInt8 = 0x1C
+        public static let noSuchKey: UInt8 = 0x40
+        public static let lengthError: UInt8 = 0x7E
+        public static let permissionDenied: UInt8 = 0x9D
+        public static let parameterError: UInt8 = 0x9E
+        public static let applicationNotFound: UInt8 = 0xA0
+        public static let authenticationError: UInt8 = 0xAE
+        public static let additionalFrame: UInt8 = 0xAF
+        public static let boundaryError: UInt8 = 0xBE
+        public static let fileNotFound: UInt8 = 0xF0
+    }
+
+    /// What a file holds.
+    public enum Contents: Sendable {
+        /// A standard data file (type 00h) or a backup data file (01h) of these bytes.
+        case standard([UInt8])
+        case backup([UInt8])
+        /// A value file (02h).
+        case value(Int32, lower: Int32, upper: Int32, limitedCredit: Int32 = 0, limitedCreditEnabled: Bool = false)
+        /// A linear (03h) or cyclic (04h) record file with records of `recordSize` bytes, oldest first.
+        case linear(recordSize: Int, maxRecords: Int, records: [[UInt8]])
+        case cyclic(recordSize: Int, maxRecords: Int, records: [[UInt8]])
+    }
+
+    /// Nibble values of an access right (EV1 datasheet §6.5).
+    public static let free: UInt8 = 0x0E
+    public static let never: UInt8 = 0x0F
+
+    /// One file: number, communication settings (00 plain, 01 MACed, 03 enciphered), the four access
+    /// right nibbles (0–D key, E free, F never) and its contents.
+    public struct File: Sendable {
+        public var id: UInt8
+        public var communication: UInt8
+        public var read: UInt8
+        public var write: UInt8
+        public var readWrite: UInt8
+        public var change: UInt8
+        public var contents: Contents
+
+        public init(id: UInt8, communication: UInt8 = 0x00, read: UInt8, write: UInt8 = 0x00,
+                    readWrite: UInt8 = 0x00, change: UInt8 = 0x00, contents: Contents) {
+            self.id = id
+            self.communication = communication
+            self.read = read
+            self.write = write
+            self.readWrite = readWrite
+            self.change = change
+            self.contents = contents
+        }
+    }
+
+    /// One application: AID in card order (LSB first), whether GetFileIDs needs authentication
+    /// (key settings bit 1 "free directory list" cleared), and its files.
+    public struct Application: Sendable {
+        public var aid: [UInt8]
+        public var listRequiresAuthentication: Bool
+        public var files: [File]
+
+        public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File]) {
+            self.aid = aid
+            self.listRequiresAuthentication = listRequiresAuthentication
+            self.files = files
+        }
+    }
+
+    public let target: Target
+    public let model: Model
+    let applications: [Application]
+    let directoryRequiresAuthentication: Bool
+    private let state = Mutex(State())
+
+    private struct State {
+        var selected: [UInt8] = [0x00, 0x00, 0x00]
+        /// Frames still to send after an AFh answer.
+        var pending: [[UInt8]] = []
+    }
+
+    /// A card of `model` holding `applications`. `directoryRequiresAuthentication` models PICC
+    /// master key settings with "free directory list" cleared: GetApplicationIDs answers 91AE.
+    /// Throws ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an AID that is not 3
+    /// bytes or is 000000, or a record that does not match its file's record size.
+    public init(uid: [UInt8], model: Model, applications: [Application], directoryRequiresAuthentication: Bool = false) throws(NFCError) {
+        guard uid.count == 7 else { throw .invalidArgument("A DESFire UID has 7 bytes, not \(uid.count)") }
+        for app in applications {
+            guard app.aid.count == 3, app.aid != [0, 0, 0] else { throw .invalidArgument("An AID has 3 bytes and is not 000000") }
+            for file in app.files {
+                switch file.contents {
+                case let .linear(size, max, records), let .cyclic(size, max, records):
+                    guard size > 0, records.count <= max, records.allSatisfy({ $0.count == size }) else {
+                        throw .invalidArgument("Records of file \(file.id) do not match record size \(size) / \(max) records")
+                    }
+                default: break
+                }
+            }
+        }
+        self.model = model
+        self.applications = applications
+        self.directoryRequiresAuthentication = directoryRequiresAuthentication
+        // ATQA 0344, SAK 20, ATS 06 75 77 81 02 80 (EV1 datasheet §8.1, without the TL byte).
+        self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: [0x75, 0x77, 0x81, 0x02, 0x80])
+    }
+
+    /// The 28-byte GetVersion answer: hardware, software, UID, batch 00 11 22 33 44, week 0x10, year 0x21.
+    public var versionBytes: [UInt8] {
+        let parts = model.versionParts
+        return parts.hardware + parts.software + target.uid + [0x00, 0x11, 0x22, 0x33, 0x44, 0x10, 0x21]
+    }
+
+    public func activate() -> Bool {
+        state.withLock { $0 = State() }
+        return true
+    }
+
+    public func powerOff() { state.withLock { $0 = State() } }
+
+    /// ISO 14443-3 frames: the emulator handles RATS and blocks itself.
+    public func receive(_ frame: [UInt8]) -> VirtualTagReply { .silent }
+
+    public func process(apdu: [UInt8]) -> [UInt8] {
+        if apdu.first == 0x90 {
+            // 90 INS 00 00 [Lc data] 00 (EV1 datasheet §9.2).
+            guard apdu.count >= 5, apdu[2] == 0, apdu[3] == 0, apdu.last == 0 else { return [0x67, 0x00] }
+            let data: [UInt8]
+            if apdu.count == 5 {
+                data = []
+            } else {
+                guard Int(apdu[4]) == apdu.count - 6, apdu[4] > 0 else { return [0x67, 0x00] }
+                data = Array(apdu[5..<(apdu.count - 1)])
+            }
+            let (status, out) = execute(apdu[1], data)
+            return out + [0x91, status]
+        }
+        guard model.takesNativeFrames else { return [0x6E, 0x00] }
+        guard let instruction = apdu.first else { return [Status.lengthError] }
+        let (status, out) = execute(instruction, Array(apdu.dropFirst()))
+        return [status] + out
+    }
+
+    /// Runs one command; the first frame of a long answer is returned and the rest kept for AFh.
+    func execute(_ instruction: UInt8, _ data: [UInt8]) -> (UInt8, [UInt8]) {
+        state.withLock { s in
+            if instruction == 0xAF {
+                guard !s.pending.isEmpty else { return (Status.illegalCommand, []) }
+                let frame = s.pending.removeFirst()
+                return (s.pending.isEmpty ? Status.ok : Status.additionalFrame, frame)
+            }
+            s.pending = []
+            let result = answer(instruction, data, &s)
+            guard case let .success(frames) = result else {
+                if case let .failure(status) = result { return (status.rawValue, []) }
+                return (Status.illegalCommand, [])
+            }
+            guard let first = frames.first else { return (Status.ok, []) }
+            s.pending = Array(frames.dropFirst())
+            return (s.pending.isEmpty ? Status.ok : Status.additionalFrame, first)
+        }
+    }
+
+    struct Refusal: Error { var rawValue: UInt8 }
+
+    /// Splits `bytes` into frames of `size` (at least one frame, possibly empty).
+    static func frames(_ bytes: [UInt8], of size: Int) -> [[UInt8]] {
+        guard !bytes.isEmpty else { return [[]] }
+        return stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+    }
+
+    private func answer(_ instruction: UInt8, _ data: [UInt8], _ s: inout State) -> Result<[[UInt8]], Refusal> {
+        let refuse = { (status: UInt8) in Result<[[UInt8]], Refusal>.failure(Refusal(rawValue: status)) }
+        switch instruction {
+        case 0x60:
+            guard data.isEmpty else { return refuse(Status.lengthError) }
+            let v = versionBytes
+            return .success([Array(v[0..<7]), Array(v[7..<14]), Array(v[14...])])
+        case 0x5A:
+            guard data.count == 3 else { return refuse(Status.lengthError) }
+            guard data == [0, 0, 0] || applications.contains(where: { $0.aid == data }) else {
+                return refuse(Status.applicationNotFound)
+            }
+            s.selected = data
+            return .success([])
+        case 0x6A:
+            guard data.isEmpty else { return refuse(Status.lengthError) }
+            guard s.selected == [0, 0, 0] else { return refuse(Status.permissionDenied) }
+            guard !directoryRequiresAuthentication else { return refuse(Status.authenticationError) }
+            // 19 AIDs (57 bytes) a frame (EV1 datasheet §9.2.4 GetApplicationIDs).
+            return .success(Self.frames(applications.flatMap(\.aid), of: 57))
+        case 0x45:
+            // GetKeySettings (EV1 datasheet §9.2.1): PICC one DES key, settings 0F (0D without free
+            // directory list); applications two AES keys (maxKeys 82h), settings 0B (09 without it).
+            guard data.isEmpty else { return refuse(Status.lengthError) }
+            guard let app = applications.first(where: { $0.aid == s.selected }) else {
+                return .success([[directoryRequiresAuthentication ? 0x0D : 0x0F, 0x01]])
+            }
+            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x82]])
+        case 0x64:
+            // GetKeyVersion (EV1 datasheet §9.2.1): key versions 00 (PICC) and 10h + key number
+            // (applications); a key past the count answers NO_SUCH_KEY.
+            guard data.count == 1 else { return refuse(Status.lengthError) }
+            let isPICC = s.selected == [0, 0, 0]
+            guard data[0] < (isPICC ? 1 : 2) else { return refuse(Status.noSuchKey) }
+            return .success([[isPICC ? 0x00 : 0x10 + data[0]]])
+        case 0x6F:
+            guard data.isEmpty else { return refuse(Status.lengthError) }
+            guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
+            guard !app.listRequiresAuthentication else { return refuse(Status.authenticationError) }
+            return .success([app.files.map(\.id)])
+        case 0xF5, 0xBD, 0x6C, 0xBB:
+            let expected = instruction == 0xF5 || instruction == 0x6C ? 1 : 7
+            guard data.count == expected else { return refuse(Status.lengthError) }
+            guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
+            guard let file = app.files.first(where: { $0.id == data[0] }) else { return refuse(Status.fileNotFound) }
+            if instruction == 0xF5 { return .success([settings(of: file)]) }
+            if file.read == Self.never && file.readWrite == Self.never { return refuse(Status.permissionDenied) }
+            guard file.read == Self.free || file.readWrite == Self.free else { return refuse(Status.authenticationError) }
+            let offset = data.count == 7 ? Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16 : 0
+            let length = data.count == 7 ? Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16 : 0
+            return read(instruction, file.contents, offset: offset, length: length).mapError { $0 }
+        default:
+            return refuse(Status.illegalCommand)
+        }
+    }
+
+    private func read(_ instruction: UInt8, _ contents: Contents, offset: Int, length: Int) -> Result<[[UInt8]], Refusal> {
+        switch (instruction, contents) {
+        case let (0xBD, .standard(bytes)), let (0xBD, .backup(bytes)):
+            // ReadData (EV1 datasheet §9.2.3): length 0 = from offset to the end; 59 bytes a frame.
+            let count = length == 0 ? bytes.count - offset : length
+            guard offset <= bytes.count, count >= 0, offset + count <= bytes.count else { return .failure(Refusal(rawValue: Status.boundaryError)) }
+            return .success(Self.frames(Array(bytes[offset..<offset + count]), of: 59))
+        case let (0x6C, .value(value, _, _, _, _)):
+            return .success([le(UInt32(bitPattern: value), 4)])
+        case let (0xBB, .linear(_, _, records)), let (0xBB, .cyclic(_, _, records)):
+            // ReadRecords (EV1 datasheet §9.2.7): offset counts back from the newest record; length 0 =
+            // all older ones; answered oldest first. No record at all → BOUNDARY_ERROR.
+            let count = length == 0 ? records.count - offset : length
+            guard !records.isEmpty, offset < records.count, count > 0, offset + count <= records.count else {
+                return .failure(Refusal(rawValue: Status.boundaryError))
+            }
+            let end = records.count - offset
+            return .success(Self.frames(records[(end - count)..<end].flatMap { $0 }, of: 59))
+        default:
+            return .failure(Refusal(rawValue: Status.parameterError))
+        }
+    }
+
+    private func le(_ value: UInt32, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    /// GetFileSettings answer (EV1 datasheet §9.2.5): type, comm settings, access rights
+    /// (RW<<4|Change, Read<<4|Write), then size (3) / limits and limited credit (4+4+4+1) /
+    /// record size, max and current records (3+3+3), all LSB first.
+    private func settings(of file: File) -> [UInt8] {
+        let head = [file.communication, file.readWrite << 4 | file.change, file.read << 4 | file.write]
+        switch file.contents {
+        case let .standard(bytes): return [0x00] + head + le(UInt32(bytes.count), 3)
+        case let .backup(bytes): return [0x01] + head + le(UInt32(bytes.count), 3)
+        case let .value(_, lower, upper, credit, enabled):
+            return [0x02] + head + le(UInt32(bitPattern: lower), 4) + le(UInt32(bitPattern: upper), 4)
+                + le(UInt32(bitPattern: credit), 4) + [enabled ? 0x01 : 0x00]
+        case let .linear(size, max, records):
+            return [0x03] + head + le(UInt32(size), 3) + le(UInt32(max), 3) + le(UInt32(records.count), 3)
+        case let .cyclic(size, max, records):
+            return [0x04] + head + le(UInt32(size), 3) + le(UInt32(max), 3) + le(UInt32(records.count), 3)
+        }
+    }
+}
