@@ -21,6 +21,24 @@ extension BrokerTests {
             for _ in 0..<count { _ = try await events.next { $0.isReconnecting } }
         }
 
+        /// The reason of each kind of failure, as the errors the client maps libmosquitto's results to.
+        @Test(arguments: [
+            (MQTTClientError.brokerUnreachable("Connection refused"), "connection refused"),
+            (.brokerUnreachable("host name lookup failed"), "host name lookup failed"),
+            (.brokerUnreachable("Connection timed out"), "timed out"),
+            (.brokerUnreachable("Network is unreachable"), "unreachable"),
+            (.tlsError("certificate verify failed"), "TLS"),
+            (.authFailed(reasonCode: 0x86, reason: "Bad user name or password"), "not authorised"),
+            (.connectionRefused(reasonCode: 0x8A, reason: "Server unavailable"), "refused by the broker"),
+        ])
+        func everyFailureHasItsReason(error: MQTTClientError, reason: String) {
+            let report = MQTTConnectionFailure(
+                broker: "broker.lan:8883", error: error, attempt: 3, retryIn: .milliseconds(1500), maximumDelay: .seconds(30))
+            #expect(report.reason == reason)
+            #expect(report.description.hasPrefix("cannot connect to the MQTT broker broker.lan:8883 (\(reason)): \(error.code): "), "\(report)")
+            #expect(report.description.contains("retrying in 1.5 s (back-off up to 30 s"), "\(report)")
+        }
+
         @Test func aRefusedPortIsReportedOnceWithTheBackoff() async throws {
             let broker = try MosquittoBroker(start: false)
             let reports = Reports()
