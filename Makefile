@@ -13,10 +13,12 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C libraries (system-library targets), servers and tools the tests drive; socat for
-# docs/simulator.md and make demo; systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the
-# packaging checks.
+# docs/simulator.md and make demo; libstdc++-12-dev for the release build (--static-swift-stdlib links
+# -lstdc++, which swift.org's Debian 12 package list does not bring); systemd (systemd-analyze),
+# dpkg-dev, lintian and man-db (man -l) for the packaging checks.
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
-        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat systemd dpkg-dev lintian man-db
+        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
+        dpkg-dev lintian man-db
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
