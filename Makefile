@@ -1,17 +1,47 @@
-# NFCBridge — set-up, build and tests on Debian 12.
-#   make deps   install the Debian packages that are missing (apt-get, by name)
-#   make build  build everything
-#   make test   deps + build + every test (unit and end-to-end)
-#   make demo   deps + build + loopback mosquitto + emulated PN532 + the agent, shows MQTT traffic
+# NFCBridge — set-up, build, tests and packaging on Debian 12.
+#   make deps     install the Debian packages that are missing (apt-get, by name)
+#   make build    build everything (debug)
+#   make test     deps + build + every test (unit and end-to-end), then the packaging checks
+#                 (make deb, the .deb's contents, lintian, systemd-analyze verify, udev rules, man pages)
+#   make demo     deps + build + loopback mosquitto + emulated PN532 + the agent, shows MQTT traffic
+#   make release  the release build, Swift runtime linked in (--static-swift-stdlib)
+#   make install  the release build and the deployment files under $(DESTDIR)$(PREFIX) (and /etc)
+#   make deb      nfcbridge_<version>_<arch>.deb (dpkg-deb) in .build/deb/
+#   make man      regenerate deploy/man/ from the --help texts
 
 SHELL := /bin/bash
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# C libraries (system-library targets), servers and tools the tests drive.
+# C libraries (system-library targets), servers and tools the tests drive; socat for
+# docs/simulator.md and make demo; libstdc++-12-dev for the release build (--static-swift-stdlib links
+# -lstdc++, which swift.org's Debian 12 package list does not bring); systemd (systemd-analyze),
+# dpkg-dev, lintian and man-db (man -l) for the packaging checks.
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
-        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev
+        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
+        dpkg-dev lintian man-db
 
-.PHONY: deps build test demo bench clean
+VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
+ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+
+# Installation layout. PREFIX for programs, man pages and docs; configuration, udev rules and the
+# modprobe file go where udev, modprobe and the admin look for them.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/nfcbridge
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
+MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
+
+# The release build links the Swift runtime statically, so the binary runs without the toolchain.
+RELEASE_FLAGS := -c release --static-swift-stdlib
+DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md docs/mqtt.md docs/cli.md \
+        docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
+MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
+
+.PHONY: deps build test test-swift test-deploy demo bench release install deb man clean
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -30,13 +60,57 @@ build: deps
 # end-to-end tests wait on child processes (simulator, broker, libnfc tools); run side by side,
 # such waits can hold both threads while another test's in-process work needs one.
 test: deps
+	$(MAKE) test-swift
+	$(MAKE) test-deploy
+
+test-swift:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+
+# The packaging checks (scripts/test-deploy.sh): builds the .deb, reads it back, lints it, installs
+# it into a throw-away root and runs the binary; systemd-analyze verify on the unit; the udev rules;
+# the man pages against --help.
+test-deploy: deb
+	scripts/test-deploy.sh .build/deb/nfcbridge_$(VERSION)_$(ARCH).deb
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
 # traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).
 demo: build
 	./scripts/demo.sh
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+man: build
+	scripts/manpages.sh "$$($(SWIFT) build --show-bin-path)" deploy/man
+
+# The release binaries, the unit (ExecStart pointing at $(BINDIR)), udev rules, the modprobe
+# blacklist, the example configuration as $(SYSCONFDIR)/nfcbridge/config.yaml (never over an existing
+# one), man pages and docs. Run as root without DESTDIR, then create the user: see README.
+install: release
+	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; set -e; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(UDEVDIR)" "$(DESTDIR)$(MODPROBEDIR)" \
+	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/nfcbridge"; \
+	install -m 0755 "$$bin/nfcbridge" "$$bin/nfcbridge-sim" "$(DESTDIR)$(BINDIR)/"; \
+	sed 's|^ExecStart=/usr/bin/nfcbridge |ExecStart=$(BINDIR)/nfcbridge |; s|/usr/share/doc/nfcbridge/|$(DOCDIR)/|' \
+	  deploy/systemd/nfcbridge.service > "$(DESTDIR)$(UNITDIR)/nfcbridge.service"; \
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/nfcbridge.service"; \
+	install -m 0644 deploy/udev/60-nfcbridge.rules "$(DESTDIR)$(UDEVDIR)/"; \
+	install -m 0644 deploy/modprobe.d/nfcbridge-blacklist.conf "$(DESTDIR)$(MODPROBEDIR)/"; \
+	install -m 0644 deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 "$(DESTDIR)$(MANDIR)/man1/"; \
+	install -m 0644 deploy/man/nfcbridge.yaml.5 "$(DESTDIR)$(MANDIR)/man5/"; \
+	install -m 0644 $(DOCS) config/nfcbridge.example.yaml "$(DESTDIR)$(DOCDIR)/"; \
+	install -d "$(DESTDIR)$(DOCDIR)/mosquitto"; \
+	install -m 0644 deploy/mosquitto/* "$(DESTDIR)$(DOCDIR)/mosquitto/"; \
+	if [ -e "$(DESTDIR)$(SYSCONFDIR)/nfcbridge/config.yaml" ]; then \
+	  echo "kept the existing $(DESTDIR)$(SYSCONFDIR)/nfcbridge/config.yaml"; \
+	else install -m 0640 config/nfcbridge.example.yaml "$(DESTDIR)$(SYSCONFDIR)/nfcbridge/config.yaml"; fi; \
+	echo "installed nfcbridge $(VERSION) under $(DESTDIR)$(PREFIX)"
+
+# nfcbridge_<version>_<arch>.deb: the install above under /usr, plus the control files in
+# deploy/debian/ (scripts/build-deb.sh).
+deb: release
+	scripts/build-deb.sh "$(VERSION)" "$(ARCH)" .build/deb
 
 clean:
 	rm -rf .build

@@ -43,9 +43,14 @@ public final class MQTTClient: Sendable {
     /// Creates a client (wraps `mosquitto_new` and the option setters). Nothing is sent yet.
     /// - Throws: `invalid_url`, `invalid_configuration`, `invalid_topic` (will topic), `tls_error`
     ///   (unreadable CA/certificate/key file), `not_supported` (will properties on v3.1.1).
-    public init(configuration: MQTTConfiguration) throws(MQTTClientError) {
+    /// - Parameter onConnectionFailure: told why connecting fails and when the next attempt comes
+    ///   (on the network thread: return quickly), when the client starts failing and again only
+    ///   when the reason changes — one report for a broker that stays down, not one per retry.
+    public init(
+        configuration: MQTTConfiguration, onConnectionFailure: (@Sendable (MQTTConnectionFailure) -> Void)? = nil
+    ) throws(MQTTClientError) {
         self.configuration = configuration
-        self.session = try MosquittoSession(configuration: configuration)
+        self.session = try MosquittoSession(configuration: configuration, onConnectionFailure: onConnectionFailure)
         self.address = session.address
     }
 

@@ -30,6 +30,8 @@ final class MosquittoSession: @unchecked Sendable {
     private let connectProperties: OpaquePointer?
     private let keepAliveSeconds: Int32
     private let backoff: Backoff
+    /// Told why connecting fails, once per change of reason (see `MQTTConnectionFailure`).
+    private let failureHandler: (@Sendable (MQTTConnectionFailure) -> Void)?
     private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
     private let lastError = Mutex<String?>(nil)
@@ -66,7 +68,9 @@ final class MosquittoSession: @unchecked Sendable {
         var cancelled = false
     }
 
-    init(configuration: MQTTConfiguration) throws(MQTTClientError) {
+    init(
+        configuration: MQTTConfiguration, onConnectionFailure: (@Sendable (MQTTConnectionFailure) -> Void)? = nil
+    ) throws(MQTTClientError) {
         MosquittoLibrary.initialise()
         let address = try MQTTBrokerAddress(url: configuration.url)
         let keepAlive = configuration.keepAlive.components.seconds
@@ -102,6 +106,7 @@ final class MosquittoSession: @unchecked Sendable {
         self.connectProperties = connectProperties
         self.keepAliveSeconds = Int32(keepAlive)
         self.backoff = Backoff(policy: configuration.reconnect)
+        self.failureHandler = onConnectionFailure
         (messages, messageContinuation) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.messageBufferSize))
         (events, eventContinuation) = AsyncStream.makeStream(
@@ -414,12 +419,16 @@ final class MosquittoSession: @unchecked Sendable {
 
     private func runLoop() {
         var attempt = 0
+        // The failure last reported to `failureHandler`; nil after a success.
+        var reported: MQTTClientError?
         loop: while true {
             if locked({ stopRequested }) { break }
+            var failure: MQTTClientError?
             switch connectOnce() {
             case .stopped:
                 break loop
             case .failed(let error):
+                failure = error
                 emit(.connectionFailed(error))
                 let giveUp = locked { () -> Bool in
                     guard case .running(failFast: true) = runState else { return false }
@@ -433,10 +442,17 @@ final class MosquittoSession: @unchecked Sendable {
             case .lost(let error):
                 emit(.disconnected(error))
                 attempt = 0
+                reported = nil
             }
             attempt += 1
             let delay = backoff.delay(attempt: attempt)
             if locked({ stopRequested }) { break }
+            if let failure, failure != reported, let failureHandler {
+                reported = failure
+                failureHandler(MQTTConnectionFailure(
+                    broker: "\(address.host):\(address.port)", error: failure, attempt: attempt, retryIn: delay,
+                    maximumDelay: configuration.reconnect.maximumDelay))
+            }
             emit(.reconnecting(attempt: attempt, delay: delay))
             if !sleep(delay) { break }
         }

@@ -28,13 +28,19 @@ public final class MosquittoBroker: @unchecked Sendable {
         /// messages across ``MosquittoBroker/restart()``: Mosquitto saves them on SIGTERM and loads them
         /// at start. A watcher with a persistent session then misses nothing while the broker is down.
         public var persistence: Bool
+        /// More configuration appended after the listener's (e.g. a bridge: `connection …`).
+        public var extraConfiguration: String
 
         /// Creates options; the default is an anonymous plain-TCP listener without ACL or persistence.
-        public init(users: [String: String] = [:], tls: TLSIdentity? = nil, acl: String? = nil, persistence: Bool = false) {
+        public init(
+            users: [String: String] = [:], tls: TLSIdentity? = nil, acl: String? = nil, persistence: Bool = false,
+            extraConfiguration: String = ""
+        ) {
             self.users = users
             self.tls = tls
             self.acl = acl
             self.persistence = persistence
+            self.extraConfiguration = extraConfiguration
         }
     }
 
@@ -206,6 +212,7 @@ public final class MosquittoBroker: @unchecked Sendable {
                 "tls_version tlsv1.2",
             ]
         }
+        if !options.extraConfiguration.isEmpty { lines.append(options.extraConfiguration) }
         try (lines.joined(separator: "\n") + "\n").write(to: configURL, atomically: true, encoding: .utf8)
         try makeReadable(configURL)
     }

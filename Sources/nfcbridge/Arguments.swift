@@ -8,6 +8,9 @@ struct Arguments {
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
     private var consumed: Set<String> = []
+    /// `--name` options given without a value (the last argument, or followed by another `--option`):
+    /// an unknown one is reported as unknown, a known one as needing a value.
+    private var missingValues: Set<String> = []
 
     /// Parses `args`; `flagNames` are the switches that take no value (without dashes).
     init(_ args: [String], flagNames: Set<String>) throws(CLIError) {
@@ -31,9 +34,12 @@ struct Arguments {
                 } else if let value = inlineValue {
                     options[name, default: []].append(value)
                 } else {
-                    guard i + 1 < args.count else { throw CLIError.usage("--\(name) needs a value") }
-                    options[name, default: []].append(args[i + 1])
-                    i += 1
+                    if i + 1 < args.count, !Self.isOption(args[i + 1]) {
+                        options[name, default: []].append(args[i + 1])
+                        i += 1
+                    } else {
+                        missingValues.insert(name)
+                    }
                 }
             } else {
                 positionals.append(arg)
@@ -63,16 +69,26 @@ struct Arguments {
         return flags.contains(name)
     }
 
-    /// Throws for any option nobody asked for (typos must not pass silently).
+    /// Throws for any option nobody asked for (typos must not pass silently: `scan --jsn` is an
+    /// unknown option, not one that needs a value), then for a known option given without a value.
     func rejectUnknown() throws(CLIError) {
-        let unknown = Set(options.keys).union(flags).subtracting(consumed)
+        let unknown = Set(options.keys).union(flags).union(missingValues).subtracting(consumed)
         if let name = unknown.sorted().first { throw CLIError.usage("unknown option --\(name)") }
+        if let name = missingValues.sorted().first { throw CLIError.usage("--\(name) needs a value") }
+    }
+
+    /// Whether `arg` is an option name (`--x…`) rather than a value.
+    private static func isOption(_ arg: String) -> Bool {
+        arg.hasPrefix("--") && arg.count > 2
     }
 
     /// The end of parsing for a `command` that takes options only: ``rejectUnknown()``, then
     /// refuses any positional.
     func finish(optionsOnly command: String) throws(CLIError) {
         try rejectUnknown()
+        if let dashed = positionals.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw CLIError.usage("unknown option \(dashed)")
+        }
         guard positionals.isEmpty else { throw CLIError.usage("\(command) takes no arguments") }
     }
 }

@@ -32,6 +32,19 @@ extension CLIError {
         return error
     }
 
+    /// An error opening `connstring`: for a USB driver libnfc only says nothing answered, so the
+    /// message says where such a reader usually is instead (unplugged, or held by pcscd or the
+    /// kernel's NFC modules).
+    static func reader(_ error: NFCError, opening connstring: String?) -> CLIError {
+        var cliError = reader(error)
+        if case .readerUnavailable = error, let connstring, let parsed = try? Connstring(connstring), parsed.bus == .usb {
+            cliError.message = "The reader is not available: \(connstring): no \(parsed.driver) reader answered on USB "
+                + "(is it plugged in? pcscd or the kernel's pn533_usb module may hold it: stop pcscd, blacklist pn533_usb, "
+                + "see /etc/modprobe.d/nfcbridge-blacklist.conf)"
+        }
+        return cliError
+    }
+
     /// No tag before the timeout: exit 3.
     static func noTag(after seconds: Double, device: String) -> CLIError {
         CLIError(
@@ -52,6 +65,7 @@ struct ReaderOptions {
     init(_ arguments: inout Arguments) throws(CLIError) {
         connstring = arguments.option("device")
         if let connstring, connstring.isEmpty { throw CLIError.usage("--device needs a connstring") }
+        if let connstring { _ = try Connstring(connstring) }
         timeout = try arguments.number("timeout")
     }
 
@@ -66,7 +80,7 @@ struct ReaderOptions {
         do {
             _ = try await device.open()
         } catch let error as NFCError {
-            throw CLIError.reader(error)
+            throw CLIError.reader(error, opening: connstring)
         }
         let result: Result<T, any Error>
         do {

@@ -10,12 +10,15 @@ import Synchronization
 /// health, systemd notifications. See docs/mqtt.md and config/nfcbridge.example.yaml.
 enum RunCommand {
     static let usage = """
-        usage: nfcbridge run [--config FILE] [--device CONNSTRING] [--broker URL]
+        usage: nfcbridge run [--config FILE] [--device CONNSTRING] [--broker URL] [--state-dir DIR]
 
           --config FILE        configuration (default /etc/nfcbridge/config.yaml when it exists)
           --device CONNSTRING  libnfc connstring, replaces reader.device
           --broker URL         mqtt://host[:port] or mqtts://host[:port], replaces mqtt.url
+          --state-dir DIR      spool and sequence number there, replaces state_dir
           NFCBRIDGE_MQTT_PASSWORD in the environment replaces mqtt.password_file.
+          STATE_DIRECTORY (set by systemd's StateDirectory=) is the state directory when neither
+          --state-dir nor state_dir is given; the default is /var/lib/nfcbridge.
 
         """
 
@@ -29,6 +32,7 @@ enum RunCommand {
         let configPath = arguments.option("config")
         let device = arguments.option("device")
         let broker = arguments.option("broker")
+        let stateDirectory = arguments.option("state-dir")
         try arguments.rejectUnknown()
         guard arguments.positionals.isEmpty else {
             throw CLIError.usage("run takes no arguments: '\(arguments.positionals[0])'")
@@ -39,15 +43,26 @@ enum RunCommand {
             configuration = try ConfigurationLoader.load(
                 path: configPath,
                 overrides: ConfigurationOverrides(
-                    device: device, broker: broker, environment: ProcessInfo.processInfo.environment))
+                    device: device, broker: broker, stateDirectory: stateDirectory, environment: ProcessInfo.processInfo.environment))
         } catch {
             throw CLIError(code: error.code.rawValue, message: error.message, exitCode: 2)
+        }
+        if let connstring = configuration.reader.device {
+            do {
+                _ = try Connstring(connstring)
+            } catch {
+                let source = device != nil ? "--device" : "\(configPath ?? ConfigurationLoader.defaultPath): reader.device"
+                throw CLIError(code: ConfigurationError.Code.invalidConfig.rawValue, message: "\(source): \(error.message)", exitCode: 2)
+            }
         }
         let logger = AgentLogger(level: configuration.log.level)
 
         let client: MQTTClient
         do {
-            client = try MQTTClient(configuration: configuration.mqttClientConfiguration)
+            // Why a connection attempt failed and when the next one comes, once per change of reason.
+            client = try MQTTClient(configuration: configuration.mqttClientConfiguration) { failure in
+                logger.warning(failure.description)
+            }
         } catch {
             // Unreadable TLS files and the like: a configuration problem, found before connecting.
             throw CLIError(code: error.code, message: error.message, exitCode: 2)
@@ -60,7 +75,8 @@ enum RunCommand {
                 configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
                 logger: logger, notifier: SystemdNotifier())
         } catch {
-            throw CLIError(code: error.code.rawValue, message: "state_dir: \(error.message)", exitCode: 2)
+            let source = configuration.stateDirectorySource ?? "state_dir (not set: the default; set it or give --state-dir DIR)"
+            throw CLIError(code: error.code.rawValue, message: "\(source): \(error.message)", exitCode: 2)
         }
 
         let signals = StopSignals { signalNumber in

@@ -15,8 +15,10 @@ import Testing
     static let homeAssistantPassword = "ha-pw"
 
     func startBroker() throws -> MosquittoBroker {
+        // The sample ACL plus the agent's own block, as deploy/mosquitto/add-reader.sh appends it.
         let acl = try String(
             contentsOf: Binaries.packageRoot.appendingPathComponent("deploy/mosquitto/nfcbridge.acl"), encoding: .utf8)
+            + "\nuser test\ntopic read homeassistant/status\n"
         return try MosquittoBroker(
             MosquittoBroker.Options(
                 users: ["test": Self.agentPassword, "operator": Self.operatorPassword, "homeassistant": Self.homeAssistantPassword],

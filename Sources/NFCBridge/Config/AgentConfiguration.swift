@@ -23,6 +23,9 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var healthIntervalSeconds = 60
     /// Where the spool and the event sequence number live (systemd `StateDirectory=`).
     public var stateDirectory = "/var/lib/nfcbridge"
+    /// Where ``stateDirectory`` was set, for messages: `config.yaml:12: state_dir`, `--state-dir` or
+    /// `STATE_DIRECTORY` (systemd's `StateDirectory=`); nil for the default.
+    public var stateDirectorySource: String?
     /// Bounds of the offline spool.
     public var spool = SpoolSettings()
     /// Which remote commands are allowed (used by the command router).

@@ -8,13 +8,19 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var device: String?
     /// `--broker URL`: the broker URL.
     public var broker: String?
-    /// The environment (`NFCBRIDGE_MQTT_PASSWORD`).
+    /// `--state-dir DIR`: the state directory, replaces `state_dir`.
+    public var stateDirectory: String?
+    /// The environment (`NFCBRIDGE_MQTT_PASSWORD`; `STATE_DIRECTORY`, which systemd sets for
+    /// `StateDirectory=`, is the state directory when neither `--state-dir` nor `state_dir` is given).
     public var environment: [String: String]
 
     /// Creates overrides.
-    public init(device: String? = nil, broker: String? = nil, environment: [String: String] = [:]) {
+    public init(
+        device: String? = nil, broker: String? = nil, stateDirectory: String? = nil, environment: [String: String] = [:]
+    ) {
         self.device = device
         self.broker = broker
+        self.stateDirectory = stateDirectory
         self.environment = environment
     }
 }
@@ -29,6 +35,9 @@ public enum ConfigurationLoader {
 
     /// The environment variable that overrides `mqtt.password_file`.
     public static let passwordVariable = "NFCBRIDGE_MQTT_PASSWORD"
+
+    /// The variable systemd sets to the `StateDirectory=` path(s).
+    public static let stateDirectoryVariable = "STATE_DIRECTORY"
 
     /// Loads the configuration. `path` nil means ``defaultPath`` if it exists, else every default;
     /// an explicit `path` that does not exist is an error.
@@ -70,6 +79,7 @@ public enum ConfigurationLoader {
             try walk(root, prefix: "", into: &config, lines: &lines, source: source)
         }
         if config.id.isEmpty { config.id = AgentIdentifier.sanitize(hostName: hostName) }
+        if let line = lines["state_dir"] { config.stateDirectorySource = "\(source):\(line): state_dir" }
         try checkTLS(config, lines: lines, source: source)
         try checkCredentials(config, line: lines["mqtt.password_file"], key: "mqtt.password_file", source: source)
         return config
@@ -91,6 +101,17 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(source: "--broker", detail: brokerURLProblem(error))
             }
             try checkTLS(config, lines: [:], source: "--broker")
+        }
+        if let directory = overrides.stateDirectory {
+            guard !directory.isEmpty else { throw ConfigurationError(source: "--state-dir", detail: "must not be empty") }
+            config.stateDirectory = directory
+            config.stateDirectorySource = "--state-dir"
+        } else if config.stateDirectorySource == nil,
+            let directory = overrides.environment[stateDirectoryVariable]?.split(separator: ":").first
+        {
+            // systemd joins several StateDirectory= paths with ':'; the first is ours.
+            config.stateDirectory = String(directory)
+            config.stateDirectorySource = stateDirectoryVariable
         }
         if let password = overrides.environment[passwordVariable] {
             guard !password.isEmpty else {
@@ -132,8 +153,8 @@ public enum ConfigurationLoader {
         for entry in entries {
             let path = prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)"
             if let key = ConfigurationSchema.byPath[path] {
-                lines[path] = entry.line
                 if entry.value.isNull { continue }  // null = keep the default
+                lines[path] = entry.line
                 try key.apply(&config, ConfigurationValue(node: entry.value, key: path, source: source))
             } else if ConfigurationSchema.isSection(path) {
                 if entry.value.isNull { continue }

@@ -5,11 +5,20 @@ import Foundation
 enum AtomicFile {
     /// Creates `path` and its parents (mode 0700: the spool holds tag contents).
     static func makeDirectory(_ path: String) throws(StorageError) {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StorageError(code: .stateDirUnusable, "cannot create the state directory \(path): \(error.localizedDescription)")
+        // mkdir, parents first, with the system's reason (Foundation's createDirectory says "The file
+        // doesn't exist" when a parent cannot be created).
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                let number = errno
+                let which = prefix == path || prefix == "./" + path ? "" : " (creating \(prefix))"
+                throw StorageError(code: .stateDirUnusable, "cannot create the state directory \(path)\(which)", errno: number)
+            }
+        }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw StorageError(code: .stateDirUnusable, "the state directory \(path) is not a directory")
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw StorageError(code: .stateDirUnusable, "cannot write to the state directory \(path)", errno: errno)

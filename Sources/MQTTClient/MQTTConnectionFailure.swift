@@ -1,0 +1,55 @@
+import Foundation
+
+/// A connection attempt that failed, as the reconnect loop reports it to the handler given to
+/// `MQTTClient.init(configuration:onConnectionFailure:)`: once when the client starts failing and
+/// again only when the reason changes (a broker that stays down gives one report, not one per retry).
+public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The broker, `host:port`.
+    public var broker: String
+    /// Why the attempt failed: `broker_unreachable` (refused, DNS, timeout), `tls_error` (with
+    /// OpenSSL's reason), `auth_failed` (not authorised), `connection_refused` (another CONNACK refusal).
+    public var error: MQTTClientError
+    /// Retries since the last successful connection, including this one.
+    public var attempt: Int
+    /// When the next attempt comes.
+    public var retryIn: Duration
+    /// The longest back-off (`MQTTReconnectPolicy.maximumDelay`).
+    public var maximumDelay: Duration
+
+    /// The reason in a few words: `connection refused`, `host name lookup failed`, `TLS`, `not authorised`, `timed out`.
+    public var reason: String {
+        switch error {
+        case .authFailed: return "not authorised"
+        case .tlsError: return "TLS"
+        case .connectionRefused: return "refused by the broker"
+        case .brokerUnreachable(let text):
+            let lower = text.lowercased()
+            if lower.contains("refused") { return "connection refused" }
+            if lower.contains("lookup") || lower.contains("name or service") { return "host name lookup failed" }
+            if lower.contains("timed out") || lower.contains("timeout") { return "timed out" }
+            return "unreachable"
+        default: return error.code
+        }
+    }
+
+    /// `cannot connect to the MQTT broker 127.0.0.1:1 (connection refused): broker_unreachable: …; retrying in 0.5 s (back-off up to 30 s)`.
+    public var description: String {
+        "cannot connect to the MQTT broker \(broker) (\(reason)): \(error); retrying in \(Self.seconds(retryIn)) s "
+            + "(back-off up to \(Self.seconds(maximumDelay)) s; logged again when the reason changes)"
+    }
+
+    /// Creates a report.
+    public init(broker: String, error: MQTTClientError, attempt: Int, retryIn: Duration, maximumDelay: Duration) {
+        self.broker = broker
+        self.error = error
+        self.attempt = attempt
+        self.retryIn = retryIn
+        self.maximumDelay = maximumDelay
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let parts = duration.components
+        let value = Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The command line's front end (issue 12): version, help on every command, unknown options, the
+/// connstring messages, libnfc's own log lines kept off stderr, `run --state-dir` / `STATE_DIRECTORY`
+/// and the state directory errors.
+@Suite(.timeLimit(.minutes(3))) struct CLIFrontEndTests {
+    static let nfcbridge = Binaries.path("nfcbridge")
+    static let commands = ["version", "ndef", "export", "import", "readers", "scan", "dump", "run", "write", "format", "lock", "help"]
+
+    /// The one JSON error line of a failed run: its code and message (nil fields when it is not one).
+    static func error(_ result: ProcessResult) -> (code: String?, message: String?, lines: Int) {
+        let lines = result.err.split(separator: "\n", omittingEmptySubsequences: true)
+        let object = lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: [String: String]]
+        return (object?["error"]?["code"], object?["error"]?["message"], lines.count)
+    }
+
+    @Test func versionPrintsTheVersion() throws {
+        for arguments in [["--version"], ["-V"], ["version"]] {
+            let result = try runProcess(Self.nfcbridge, arguments)
+            #expect(result.status == 0, "\(arguments): \(result.err)")
+            #expect(result.out.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(arguments): \(result.out)")
+        }
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        let top = try runProcess(Self.nfcbridge, ["--help"])
+        #expect(top.status == 0)
+        for command in Self.commands {
+            #expect(top.out.contains("  \(command) "), "top-level help lists \(command)")
+            let help = try runProcess(Self.nfcbridge, ["help", command])
+            #expect(help.status == 0, "help \(command): \(help.err)")
+            #expect(help.out.hasPrefix("usage: nfcbridge \(command)"), "help \(command): \(help.out)")
+            for flag in ["-h", "--help"] {
+                let arguments = command == "ndef" ? [command, "decode", flag] : [command, flag]
+                let result = try runProcess(Self.nfcbridge, arguments)
+                #expect(result.status == 0, "\(arguments): \(result.err)")
+                #expect(result.out == help.out, "\(arguments) prints what help \(command) prints")
+                #expect(result.err.isEmpty)
+            }
+        }
+        let unknown = try runProcess(Self.nfcbridge, ["help", "frobnicate"])
+        #expect(unknown.status == 2)
+        #expect(Self.error(unknown).message == "unknown command 'frobnicate'")
+    }
+
+    @Test func unknownOptionsAreCalledUnknown() throws {
+        for arguments in [["scan", "--jsn"], ["scan", "--jsn", "--once"], ["dump", "--colour", "x"], ["readers", "-x"], ["run", "--stat-dir"]] {
+            let result = try runProcess(Self.nfcbridge, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
+            #expect(result.status == 2, "\(arguments)")
+            let error = Self.error(result)
+            #expect(error.code == "usage", "\(arguments): \(result.err)")
+            #expect(error.message?.hasPrefix("unknown option -") == true, "\(arguments): \(result.err)")
+        }
+        let missing = try runProcess(Self.nfcbridge, ["scan", "--device"])
+        #expect(Self.error(missing).message == "--device needs a value", "\(missing.err)")
+    }
+
+    @Test(arguments: [
+        ("bogus", "unknown libnfc driver 'bogus'"),
+        ("pn532_uart", "the pn532_uart driver needs a port"),
+        ("pn532_i2c", "the pn532_i2c driver needs a port"),
+        ("pn532_uart:", "malformed"),
+        ("pn532_uart:/dev/ttyS0:fast", "malformed: the speed 'fast'"),
+        ("pn532_uart:/dev/tty S0", "malformed: it contains spaces"),
+        ("acr122_usb", "no acr122_usb reader answered on USB"),
+    ])
+    func connstringMistakesHaveTheirOwnMessage(connstring: String, expected: String) throws {
+        let result = try runProcess(
+            Self.nfcbridge, ["scan", "--device", connstring, "--timeout", "1"], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        #expect(result.status == 2, "\(result.err)")
+        let error = Self.error(result)
+        #expect(error.code == "reader_unavailable", "\(result.err)")
+        #expect(error.message?.contains(expected) == true, "\(connstring): \(result.err)")
+        #expect(error.message?.contains(connstring) == true, "names the connstring: \(result.err)")
+        #expect(error.lines == 1, "stderr holds our one JSON line only: \(result.err)")
+    }
+
+    @Test func libnfcLogLinesStayOffStderr() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-port-\(UUID().uuidString)").path
+        // Without a port file libnfc logs "Invalid serial port" at its default level (error).
+        let result = try runProcess(
+            Self.nfcbridge, ["scan", "--device", "pn532_uart:\(path)", "--timeout", "1"], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        #expect(result.status == 2)
+        #expect(Self.error(result).code == "reader_unavailable", "\(result.err)")
+        #expect(Self.error(result).lines == 1, "\(result.err)")
+        #expect(!result.err.contains("libnfc."), "\(result.err)")
+        // An explicit LIBNFC_LOG_LEVEL is the user's: libnfc's lines come back.
+        let verbose = try runProcess(
+            Self.nfcbridge, ["scan", "--device", "pn532_uart:\(path)", "--timeout", "1"],
+            environment: ["LIBNFC_AUTO_SCAN": "false", "LIBNFC_LOG_LEVEL": "1"])
+        #expect(verbose.err.contains("libnfc."), "\(verbose.err)")
+    }
+
+    @Test func anUnusableStateDirectoryNamesWhereItWasSet() throws {
+        let folder = try TemporaryFolder()
+        let blocker = try folder.write("a-file", "not a directory\n")
+        let config = try folder.write("config.yaml", "id: e2e\nmqtt: {url: \"mqtt://127.0.0.1:1\"}\n\nstate_dir: \(blocker)/state\n")
+        let fromFile = try runProcess(Self.nfcbridge, ["run", "--config", config, "--device", "pn532_uart:\(folder.path)/tty"])
+        #expect(fromFile.status == 2)
+        #expect(Self.error(fromFile).code == "state_dir_unusable")
+        #expect(Self.error(fromFile).message == "\(config):4: state_dir: cannot create the state directory \(blocker)/state: Not a directory", "\(fromFile.err)")
+
+        let fromFlag = try runProcess(Self.nfcbridge, ["run", "--config", config, "--state-dir", "\(blocker)/x/y", "--device", "pn532_uart:\(folder.path)/tty"])
+        #expect(Self.error(fromFlag).message == "--state-dir: cannot create the state directory \(blocker)/x/y (creating \(blocker)/x): Not a directory", "\(fromFlag.err)")
+        #expect(fromFlag.err.contains("doesn't exist") == false)
+
+        let bare = try folder.write("bare.yaml", "id: e2e\nmqtt: {url: \"mqtt://127.0.0.1:1\"}\n")
+        let fromSystemd = try runProcess(
+            Self.nfcbridge, ["run", "--config", bare, "--device", "pn532_uart:\(folder.path)/tty"],
+            environment: ["STATE_DIRECTORY": "\(blocker)/systemd:/elsewhere"])
+        #expect(Self.error(fromSystemd).message == "STATE_DIRECTORY: cannot create the state directory \(blocker)/systemd: Not a directory", "\(fromSystemd.err)")
+    }
+
+    @Test func runUsesStateDirFlagThenStateDirectory() async throws {
+        let folder = try TemporaryFolder()
+        let bare = try folder.write("bare.yaml", "id: e2e\nmqtt: {url: \"mqtt://127.0.0.1:1\"}\nlog: {level: info}\n")
+        for (arguments, environment, expected) in [
+            (["--state-dir", folder.path + "/flag"], ["STATE_DIRECTORY": folder.path + "/systemd"], folder.path + "/flag"),
+            ([], ["STATE_DIRECTORY": folder.path + "/systemd"], folder.path + "/systemd"),
+        ] {
+            let agent = try ChildProcess(
+                Self.nfcbridge, ["run", "--config", bare, "--device", "pn532_uart:\(folder.path)/tty"] + arguments,
+                environment: environment.merging(["LIBNFC_AUTO_SCAN": "false"]) { $1 })
+            defer { agent.terminate() }
+            #expect(agent.waitForErrorOutput(#""state_dir":"\#(expected)""#), "\(agent.errorOutput)")
+            var isDirectory: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: expected, isDirectory: &isDirectory) && isDirectory.boolValue)
+            agent.send(SIGTERM)
+            #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        }
+    }
+
+    @Test func aMalformedConfiguredDeviceIsAConfigurationError() throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.write("config.yaml", "id: e2e\nreader: {device: pn532_i2c}\nstate_dir: \(folder.path)/state\n")
+        let result = try runProcess(Self.nfcbridge, ["run", "--config", config])
+        #expect(result.status == 2)
+        #expect(Self.error(result).code == "invalid_config")
+        #expect(Self.error(result).message?.hasPrefix("\(config): reader.device: connstring 'pn532_i2c': the pn532_i2c driver needs a port") == true, "\(result.err)")
+    }
+}

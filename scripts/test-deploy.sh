@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The packaging checks `make test` runs after the Swift tests (make test-deploy):
+#   1. the .deb: dpkg-deb --info / --contents, every expected file, conffiles, Depends covering
+#      every shared library the binary loads, lintian (errors fail);
+#   2. installed into a throw-away root with dpkg -x: the binary runs (--version, --help) without
+#      the Swift toolchain (static Swift runtime; ldd names no libswift*);
+#   3. postinst against stub commands: the user, its groups (only those that exist), the state
+#      directory and the configuration's owner;
+#   4. systemd-analyze verify on the unit as installed (ExecStart points into the throw-away root);
+#   5. the udev rules' syntax; 6. the man pages equal what scripts/manpages.sh makes from --help;
+#   7. the mosquitto ACL loads without warnings; 8. hadolint on deploy/Dockerfile when installed.
+# Usage: scripts/test-deploy.sh PATH.deb
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deb=$(realpath "$1")
+work=$(mktemp -d /tmp/nfcbridge-deploy-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+pass() { echo "ok   $*"; }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+check() { local what=$1; shift; if "$@" > "$work/out" 2>&1; then pass "$what"; else fail "$what"; sed 's/^/     /' "$work/out"; fi; }
+
+echo "== $deb ($(du -h "$deb" | cut -f1))"
+# 1. The package.
+dpkg-deb --info "$deb" > "$work/info"
+dpkg-deb --contents "$deb" > "$work/contents"
+name=$(basename "$deb")
+[[ $name =~ ^nfcbridge_[0-9]+\.[0-9]+\.[0-9]+_[a-z0-9]+\.deb$ ]] && pass "file name $name" || fail "file name $name"
+for field in "Package: nfcbridge" "Depends: .*libnfc6" "Depends: .*libmosquitto1" "Depends: .*libyaml-0-2" \
+    "Depends: .*libssl3" "Depends: .*libsystemd0"; do
+    grep -Eq "^ $field" "$work/info" && pass "control $field" || fail "control $field"
+done
+for file in ./usr/bin/nfcbridge ./usr/bin/nfcbridge-sim ./lib/systemd/system/nfcbridge.service \
+    ./lib/udev/rules.d/60-nfcbridge.rules ./etc/modprobe.d/nfcbridge-blacklist.conf ./etc/nfcbridge/config.yaml \
+    ./usr/share/man/man1/nfcbridge.1.gz ./usr/share/man/man1/nfcbridge-sim.1.gz ./usr/share/man/man5/nfcbridge.yaml.5.gz \
+    ./usr/share/doc/nfcbridge/README.md ./usr/share/doc/nfcbridge/getting-started.md \
+    ./usr/share/doc/nfcbridge/home-assistant.md ./usr/share/doc/nfcbridge/fleet.md ./usr/share/doc/nfcbridge/copyright \
+    ./usr/share/doc/nfcbridge/mosquitto/nfcbridge.acl; do
+    grep -q " $file\$" "$work/contents" && pass "contains $file" || fail "contains $file"
+done
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$work/conffiles"
+grep -qx /etc/nfcbridge/config.yaml "$work/conffiles" && pass "config.yaml is a conffile" || fail "config.yaml is a conffile"
+if command -v lintian > /dev/null; then
+    # Errors fail; warnings are shown (the package's own lintian-overrides say why it differs).
+    if lintian --fail-on error --tag-display-limit 0 "$deb" > "$work/lintian" 2>&1; then
+        pass "lintian (no errors)"
+    else
+        fail "lintian"
+    fi
+    sed 's/^/     /' "$work/lintian"
+else
+    fail "lintian is not installed (make deps installs it)"
+fi
+
+# 2. Installed into a throw-away root.
+root="$work/root"
+dpkg -x "$deb" "$root"
+check "installed nfcbridge --version" "$root/usr/bin/nfcbridge" --version
+grep -qx "$(dpkg-deb --field "$deb" Version)" "$work/out" && pass "--version is the package version" || fail "--version: $(cat "$work/out")"
+check "installed nfcbridge --help" "$root/usr/bin/nfcbridge" --help
+check "installed nfcbridge-sim --help" "$root/usr/bin/nfcbridge-sim" --help
+ldd "$root/usr/bin/nfcbridge" > "$work/ldd"
+if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then fail "static Swift runtime: ldd shows"; sed 's/^/     /' "$work/ldd"; else pass "no Swift runtime in ldd"; fi
+depends=$(dpkg-deb --field "$deb" Depends)
+while read -r library; do
+    # dpkg knows a library by the path its package ships, /lib or /usr/lib (merged /usr).
+    package=$( { dpkg -S "$library" || dpkg -S "$(realpath "$library")" || dpkg -S "/usr$library" || dpkg -S "${library#/usr}"; } 2>/dev/null | head -1 | cut -d: -f1)
+    if [ -z "$package" ]; then fail "no package owns $library"
+    elif [[ ",$depends," == *"$package"* ]]; then pass "Depends has $package ($(basename "$library"))"
+    else fail "Depends lacks $package for $library"; fi
+done < <(
+    # The libraries the binary itself needs (DT_NEEDED), where ldd finds them; what they pull in
+    # comes with their own packages' dependencies.
+    for needed in $(readelf -d "$root/usr/bin/nfcbridge" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        awk -v lib="$needed" '$1 == lib && $3 ~ /^\// { print $3 }' "$work/ldd"
+    done)
+
+# 3. postinst with stub commands that record what they are asked.
+stubs="$work/stubs"; mkdir -p "$stubs"
+for tool in useradd usermod install chown chmod systemctl udevadm; do
+    printf '#!/bin/sh\necho "%s $*" >> "%s/calls"\n' "$tool" "$work" > "$stubs/$tool"
+done
+printf '#!/bin/sh\ncase "$1 $2" in "group dialout"|"group plugdev") exit 0;; esac\nexit 2\n' > "$stubs/getent"
+chmod +x "$stubs"/*
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst > "$work/postinst"
+PATH="$stubs:/usr/bin:/bin" sh "$work/postinst" configure
+grep -q '^useradd --system --user-group .* nfcbridge$' "$work/calls" && pass "postinst creates the system user" || fail "postinst useradd: $(cat "$work/calls")"
+grep -qx 'usermod --append --groups dialout nfcbridge' "$work/calls" && grep -qx 'usermod --append --groups plugdev nfcbridge' "$work/calls" \
+    && pass "postinst adds the user to dialout and plugdev" || fail "postinst groups"
+grep -q 'groups i2c\|groups spi' "$work/calls" && fail "postinst added a group that does not exist" || pass "postinst skips missing groups (i2c, spi)"
+grep -qx 'install -d -m 0700 -o nfcbridge -g nfcbridge /var/lib/nfcbridge' "$work/calls" && pass "postinst makes the state directory" || fail "postinst state dir"
+
+# 4. systemd-analyze verify on the unit as installed, ExecStart pointing at the extracted binary.
+if command -v systemd-analyze > /dev/null; then
+    sed "s|^ExecStart=/usr/bin/|ExecStart=$root/usr/bin/|" "$root/lib/systemd/system/nfcbridge.service" > "$work/nfcbridge.service"
+    # man pages are checked in step 6; the unit's Documentation=man: refers to them.
+    if systemd-analyze verify --man=no "$work/nfcbridge.service" > "$work/verify" 2>&1 && ! grep -q nfcbridge.service "$work/verify"; then
+        pass "systemd-analyze verify nfcbridge.service"
+    else
+        fail "systemd-analyze verify"; sed 's/^/     /' "$work/verify"
+    fi
+    for key in Type=notify WatchdogSec= Restart=on-failure User=nfcbridge StateDirectory=nfcbridge ConfigurationDirectory=nfcbridge \
+        "DeviceAllow=char-ttyS " "DeviceAllow=char-ttyAMA " "DeviceAllow=char-ttyUSB " "DeviceAllow=char-usb_device " \
+        "DeviceAllow=char-i2c " "DeviceAllow=char-spi " ProtectSystem=strict; do
+        grep -q "^$key" "$work/nfcbridge.service" && pass "unit has $key" || fail "unit lacks $key"
+    done
+else
+    fail "systemd-analyze is not installed (make deps installs systemd)"
+fi
+
+# 5. udev rules: every line a comment or KEY(==|!=|=|+=|:=)"value" pairs separated by ", ".
+awk '
+    /^[[:space:]]*(#|$)/ { next }
+    {
+        line = $0; n = split(line, pairs, /", /)
+        for (i = 1; i <= n; i++) {
+            pair = pairs[i] (i < n ? "\"" : "")
+            if (pair !~ /^(ACTION|SUBSYSTEM|KERNEL|DRIVER|ENV\{[A-Z_]+\}|ATTRS?\{[a-zA-Z_]+\}|GROUP|MODE|SYMLINK|OWNER|TAG)(==|!=|=|\+=|:=)"[^"]*"$/) {
+                printf "line %d: bad pair <%s>\n", NR, pair; bad = 1
+            }
+        }
+        if (line !~ /(GROUP|SYMLINK|MODE|TAG)\+?=/) { printf "line %d: matches but assigns nothing\n", NR; bad = 1 }
+    }
+    END { exit bad }' deploy/udev/60-nfcbridge.rules > "$work/udev" 2>&1 && pass "udev rules syntax" || { fail "udev rules syntax"; cat "$work/udev"; }
+for id in 1a86:7523 10c4:ea60 0403:6001 072f:2200 04e6:5591; do
+    grep -q "ATTRS{idVendor}==\"${id%:*}\", ATTRS{idProduct}==\"${id#*:}\"" deploy/udev/60-nfcbridge.rules && pass "udev rule for $id" || fail "udev rule for $id"
+done
+for kernel in ttyAMA0 ttyS0; do grep -q "KERNEL==\"$kernel\"" deploy/udev/60-nfcbridge.rules && pass "udev rule for $kernel" || fail "udev rule for $kernel"; done
+grep -q 'SYMLINK+="nfc-reader"' deploy/udev/60-nfcbridge.rules && pass "udev /dev/nfc-reader symlink" || fail "udev symlink"
+if command -v udevadm > /dev/null && udevadm verify --help > /dev/null 2>&1; then check "udevadm verify" udevadm verify deploy/udev/60-nfcbridge.rules
+else echo "note udevadm verify needs systemd 254's udev (Debian 12 has 252); the awk check above stands in"; fi
+
+# 6. Man pages: regenerated from the installed binaries' --help, they equal the committed ones.
+scripts/manpages.sh "$root/usr/bin" "$work/man" > /dev/null
+for page in nfcbridge.1 nfcbridge-sim.1 nfcbridge.yaml.5; do
+    if diff -u "deploy/man/$page" "$work/man/$page" > "$work/mandiff"; then pass "man page $page matches --help (make man)"
+    else fail "man page $page differs from --help: run make man"; head -20 "$work/mandiff"; fi
+    man --warnings -l "$work/man/$page" > /dev/null 2> "$work/manwarn" && [ ! -s "$work/manwarn" ] && pass "man $page renders without warnings" \
+        || { fail "man $page warnings"; cat "$work/manwarn"; }
+done
+
+# 7. The sample broker ACL plus a reader added by add-reader.sh (as docs/fleet.md shows): mosquitto
+# loads them without the "does not contain '%c' or '%u'" warning.
+cp deploy/mosquitto/nfcbridge.acl "$work/nfcbridge.acl"
+NFCBRIDGE_PASSWD="$work/nfcbridge.passwd" NFCBRIDGE_ACL="$work/nfcbridge.acl" NFCBRIDGE_READER_PASSWORD=secret NFCBRIDGE_NO_RELOAD=1 \
+    deploy/mosquitto/add-reader.sh reader-hall > "$work/add-reader.log" 2>&1 && grep -qx 'user reader-hall' "$work/nfcbridge.acl" \
+    && grep -q '^reader-hall:' "$work/nfcbridge.passwd" && pass "add-reader.sh adds the password and the ACL block" \
+    || { fail "add-reader.sh"; cat "$work/add-reader.log"; }
+port=$(awk 'BEGIN { srand(); print 20000 + int(rand() * 20000) }')
+printf 'listener %s 127.0.0.1\nallow_anonymous false\npassword_file %s\nacl_file %s\nlog_dest stderr\n' \
+    "$port" "$work/nfcbridge.passwd" "$work/nfcbridge.acl" > "$work/mosquitto.conf"
+chmod 644 "$work"/mosquitto.conf "$work"/nfcbridge.acl "$work"/nfcbridge.passwd; chmod 755 "$work"
+timeout -s TERM 2 /usr/sbin/mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 || true
+if grep -qi "warning" "$work/mosquitto.log"; then fail "mosquitto warns about the ACL"; cat "$work/mosquitto.log"; else pass "mosquitto loads nfcbridge.acl without warnings"; fi
+grep -q "listen socket on port $port" "$work/mosquitto.log" && pass "mosquitto started with the ACL" || { fail "mosquitto did not start"; cat "$work/mosquitto.log"; }
+
+# 8. The Dockerfile.
+if command -v hadolint > /dev/null; then check "hadolint deploy/Dockerfile" hadolint deploy/Dockerfile
+else echo "note hadolint is not installed (not packaged in Debian 12): deploy/Dockerfile not linted"; fi
+
+echo
+if [ "$failures" = 0 ]; then echo "deploy checks: all passed"; else echo "deploy checks: $failures failed"; exit 1; fi
