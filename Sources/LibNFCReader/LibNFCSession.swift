@@ -1,5 +1,4 @@
 import CNFC
-import Foundation
 import NFCCore
 
 /// An open libnfc device and everything known about its state. Created, used and closed only on
