@@ -228,7 +228,7 @@ import TestSupport
         }
     }
 
-    @Test func aPollForEveryTagFindsBothAndSelectsEachOnlyWhenItIsUsed() async throws {
+    @Test func aPollForEveryTagLooksForASecondTagWithOneDeselectAndOneSelect() async throws {
         try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
             try simulator.place("sticker")
             let before = try counts(simulator, ["4A", "44", "32"])
