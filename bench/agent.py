@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import queue
+import random
 import shutil
 import signal
 import socket
@@ -161,8 +162,12 @@ def event_of(kind, uid, agent=None):
 
 def latency(rig, taps, on_ms):
     scan, removal, lost = [], [], 0
+    rng = random.Random(13)
     for i in range(taps):
         uid_index = i % len(UIDS)
+        # A random pause first: the previous `removed` came right after a poll, so placing at once
+        # would always hit the same phase of the poll cycle.
+        time.sleep(rng.uniform(0, 0.5))
         t0 = time.time()
         rig.control(0, {"cmd": "place", "id": f"t{uid_index}"})
         got = rig.wait_for(event_of("scanned", UIDS[uid_index]), timeout=10)

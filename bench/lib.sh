@@ -31,7 +31,7 @@ trap bench_cleanup EXIT
 bench_header() {
     echo "# $1"
     echo "machine: $(nproc) cores, $(uname -srm); load: $(uptime | sed 's/.*load average: //')"
-    echo "build: $configuration; line: $baud baud (nfcbridge-sim); runs: $runs paired, alternating"
+    echo "build: ${BIN:-$configuration}; line: $baud baud (nfcbridge-sim); runs: $runs paired, alternating"
 }
 
 # start_sim NAME SCENARIO_FILE [ARGS...]: starts nfcbridge-sim with its link at $work/NAME.tty,
