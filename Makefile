@@ -112,5 +112,10 @@ install: release
 deb: release
 	scripts/build-deb.sh "$(VERSION)" "$(ARCH)" .build/deb
 
+# Every bench/ script against nfcbridge-sim at 115200 baud (bench/all.sh; results: bench/README.md).
+# Nothing asserts a time. CONFIGURATION=release for a release build; counts: see each script.
+bench: deps
+	./bench/all.sh
+
 clean:
 	rm -rf .build

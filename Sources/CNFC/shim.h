@@ -8,3 +8,9 @@
    prctl(2) is variadic and pthread_setname_np is a GNU extension Swift's Glibc module hides. */
 static inline int cnfc_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 static inline int cnfc_get_thread_name(char buffer[16]) { return prctl(PR_GET_NAME, buffer, 0, 0, 0); }
+
+/* libnfc's PN53x register write (exported by libnfc6 1.8.0, declared only in its internal pn53x.h).
+   Registers of the CIU cache area are written back before the next command; with the full mask
+   (0xff) libnfc does not read the register first. Only for PN53x drivers (not `pcsc`). */
+int pn53x_write_register(struct nfc_device *pnd, const uint16_t ui16Reg, const uint8_t ui8SymbolMask,
+                         const uint8_t ui8Value);

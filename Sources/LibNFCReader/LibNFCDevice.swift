@@ -100,10 +100,21 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     /// Polls the given modulations until tags answer or `timeout` passes; selects them and returns
     /// one transport per tag (several when one modulation finds several tags). Returns `[]` on
     /// timeout or after ``abort()``. ISO 15693 is skipped (libnfc has no such modulation).
-    /// Wraps `nfc_initiator_list_passive_targets`.
+    /// Seeing a second tag costs a deselect and a select more (see ``poll(modulations:timeout:limit:)``).
+    /// Wraps `nfc_initiator_select_passive_target` and `nfc_initiator_deselect_target`.
     public func poll(modulations: [Modulation], timeout: Duration) async throws -> [any TagTransport] {
+        try await poll(modulations: modulations, timeout: timeout, limit: nil)
+    }
+
+    /// Like ``poll(modulations:timeout:)``, returning at most `limit` tags: with `limit` 1 a tag
+    /// costs one select (`InListPassiveTarget`) and stays selected for its first exchange.
+    public func poll(modulations: [Modulation], timeout: Duration, limit: Int) async throws -> [any TagTransport] {
+        try await poll(modulations: modulations, timeout: timeout, limit: Optional(limit))
+    }
+
+    private func poll(modulations: [Modulation], timeout: Duration, limit: Int?) async throws -> [any TagTransport] {
         let (targets, generation) = try await perform { session throws(NFCError) in
-            (try session.poll(modulations: modulations, timeout: timeout), session.generation)
+            (try session.poll(modulations: modulations, timeout: timeout, limit: limit), session.generation)
         }
         return targets.map { LibNFCTransport(device: self, target: $0, generation: generation) }
     }
@@ -111,13 +122,19 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     /// One presence check of the tag behind `transport` (see ``LibNFCSession/isPresent(_:)``).
     /// False for a transport of an earlier session. Wraps `nfc_initiator_target_is_present`.
     public func isPresent(_ transport: any TagTransport) async throws -> Bool {
+        try await checkPresence(transport) != .absent
+    }
+
+    /// One presence check that tells a missed check apart (see ``LibNFCSession/checkPresence(_:)``).
+    /// ``PresenceCheck/absent`` for a transport of an earlier session.
+    public func checkPresence(_ transport: any TagTransport) async throws -> PresenceCheck {
         guard let transport = transport as? LibNFCTransport, transport.device === self else {
             throw NFCError.invalidArgument("This transport does not belong to \(label)")
         }
         let target = transport.target, generation = transport.generation
         return try await perform { session throws(NFCError) in
-            guard session.generation == generation else { return false }
-            return try session.isPresent(target)
+            guard session.generation == generation else { return .absent }
+            return try session.checkPresence(target)
         }
     }
 

@@ -1,5 +1,4 @@
 import CNFC
-import Foundation
 import NFCCore
 
 /// An open libnfc device and everything known about its state. Created, used and closed only on
@@ -34,6 +33,8 @@ final class LibNFCSession {
     /// Set when `active` was selected and nothing was sent to it since: a re-select asked for now
     /// (after a refusal this backend already settled with a select) would change nothing.
     private var isFreshlySelected = false
+    /// False for libnfc's `pcsc` driver, the one driver that is not a PN53x.
+    private var hasPN53xRegisters: Bool { !connstring.hasPrefix("pcsc") }
     /// The cancellation token of the job that is running now.
     var token = CancelToken()
 
@@ -121,9 +122,10 @@ final class LibNFCSession {
 
     /// Looks for tags, one modulation after another, until some are found, `timeout` passes, the
     /// poll is aborted (returns `[]`) or the job is cancelled (throws ``NFCError/userCanceled``).
-    /// Wraps `nfc_initiator_list_passive_targets` (one `InListPassiveTarget` per tag, with
-    /// `InDeselect` between them) and `nfc_device_get_last_error`.
-    func poll(modulations: [Modulation], timeout: Duration) throws(NFCError) -> [Target] {
+    /// Returns at most `limit` tags (nil: every tag the reader can tell apart). The last tag found
+    /// stays selected, so the first exchange with it needs no second select.
+    /// Wraps `nfc_initiator_select_passive_target` and `nfc_initiator_deselect_target`.
+    func poll(modulations: [Modulation], timeout: Duration, limit: Int? = nil) throws(NFCError) -> [Target] {
         var wanted: [(Modulation, nfc_modulation)] = []
         for modulation in modulations where !wanted.contains(where: { $0.0 == modulation }) {
             if let libnfc = modulation.libnfcModulation { wanted.append((modulation, libnfc)) }
@@ -136,7 +138,7 @@ final class LibNFCSession {
             for (modulation, libnfc) in wanted {
                 if token.isCancelled { throw .userCanceled }
                 if control.takePollAbort() { return [] }
-                let found = try listTargets(modulation: modulation, libnfc: libnfc)
+                let found = try listTargets(modulation: modulation, libnfc: libnfc, limit: max(1, limit ?? 4))
                 // A tag of one technology ends the round: the later modulations would deselect it.
                 if !found.isEmpty { return found }
             }
@@ -145,41 +147,55 @@ final class LibNFCSession {
         }
     }
 
-    private func listTargets(modulation: Modulation, libnfc: nfc_modulation) throws(NFCError) -> [Target] {
+    /// What `nfc_initiator_list_passive_targets` does, without its costs: select (one
+    /// `InListPassiveTarget`), and while more tags are wanted deselect it (`InDeselect`, which
+    /// halts it) and select again until no new tag answers. libnfc's list also sets the select
+    /// retries again on every call (a second `RFConfiguration 05`, already set at open) and leaves
+    /// even a lone tag deselected, which cost a deselect and a select by UID more. With `limit` 1
+    /// the tag found stays selected: one `InListPassiveTarget` in all. FeliCa and type B tags
+    /// ignore a deselect, so one select is all they get (as in libnfc).
+    private func listTargets(modulation: Modulation, libnfc: nfc_modulation, limit: Int) throws(NFCError) -> [Target] {
         try setMode(.easy)
-        var found = [nfc_target](repeating: nfc_target(), count: 4)
-        let capacity = found.count
-        let count = control.call(.poll(token)) {
-            nfc_initiator_list_passive_targets(device, libnfc, &found, capacity)
-        }
-        // The list call swallows the errors of the selects it makes; the device's last error
-        // tells an empty field from a reader that went away.
-        let code = count < 0 ? count : nfc_device_get_last_error(device)
-        if count <= 0 {
-            let error = LibNFCErrorCode(rawValue: code)
-            // An aborted or timed-out list is an empty field; any other failed list is an error.
-            if error.meansReaderGone || (count < 0 && code != NFC_EOPABORTED && code != NFC_ETIMEOUT) {
-                throw error.nfcError(connstring: connstring, call: "nfc_initiator_list_passive_targets")
+        // What libnfc's list sends with each select (`prepare_initiator_data`).
+        let initData: [UInt8] =
+            switch modulation {
+            case .iso14443a, .iso15693: []
+            case .felica212, .felica424: [0x00, 0xFF, 0xFF, 0x01, 0x00]
+            case .iso14443b: [0x00]
             }
-            return []
-        }
         var targets: [Target] = []
-        for raw in found.prefix(Int(count)) {
-            guard let target = Target(libnfc: raw, modulation: modulation),
-                !targets.contains(where: { $0.uid == target.uid })
-            else { continue }
-            targets.append(target)
-        }
-        // The list leaves its tags in a state that depends on the chip: it deselects each one it
-        // found and selects again until a tag repeats, so the last tag may be active, halted or
-        // half-woken (a Type 2 tag that then ignores raw frames). Deselect them all (ISO-DEP tags
-        // get S(DESELECT), the others HLTA) so every tag is in HALT; the first exchange with a tag
-        // selects it by UID, whose WUPA wakes it from there.
-        let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
         active = nil
-        if deselected < 0 {
-            let error = LibNFCErrorCode(rawValue: deselected)
-            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+        isFreshlySelected = false
+        while targets.count < limit {
+            var selected = nfc_target()
+            let result = control.call(.poll(token)) {
+                initData.withUnsafeBufferPointer { data in
+                    nfc_initiator_select_passive_target(
+                        device, libnfc, data.isEmpty ? nil : data.baseAddress, data.count, &selected)
+                }
+            }
+            if result < 0 {
+                // A reader that went away is an error; any other failed select (timed out, aborted,
+                // a garbled answer) is an empty field, as in libnfc's list.
+                let error = LibNFCErrorCode(rawValue: result)
+                if error.meansReaderGone {
+                    throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
+                }
+                break
+            }
+            guard result > 0, let target = Target(libnfc: selected, modulation: modulation) else { break }
+            active = ActiveTarget(modulation: modulation, uid: target.uid)
+            isFreshlySelected = true
+            if targets.contains(where: { $0.uid == target.uid }) { break }
+            targets.append(target)
+            if targets.count == limit || modulation != .iso14443a { break }
+            let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
+            active = nil
+            isFreshlySelected = false
+            if deselected < 0 {
+                let error = LibNFCErrorCode(rawValue: deselected)
+                if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+            }
         }
         return targets
     }
@@ -207,7 +223,10 @@ final class LibNFCSession {
                 switch try RawFrameCodec.decodeRawAnswer(answer) {
                 case let .data(bytes): return bytes
                 case .ack: return [RawFrameCodec.ack]
-                case let .nak(value): throw .commandRefused(command: command[0], nak: value)
+                case let .nak(value):
+                    // A NAK sends the tag to IDLE (ISO/IEC 14443-3): the next exchange selects it again.
+                    active = nil
+                    throw .commandRefused(command: command[0], nak: value)
                 }
             // In raw mode a NAK is visible, so a failure here is silence (or a broken frame).
             case let .failure(code): throw try settle(code, target: target, ifStillThere: .timeout)
@@ -275,25 +294,44 @@ final class LibNFCSession {
         guard try select(target) else { throw .tagRemoved }
     }
 
-    /// True while `target` answers. ISO 14443 tags get libnfc's own presence check (READ 00 for
+    /// True while `target` answers (``checkPresence(_:)`` is not ``PresenceCheck/absent``).
+    func isPresent(_ target: Target) throws(NFCError) -> Bool {
+        try checkPresence(target) != .absent
+    }
+
+    /// One presence check. ISO 14443 tags get libnfc's own presence check (READ 00 for
     /// Ultralight/NTAG, re-select for Classic, R(NAK) for ISO-DEP); when that fails a re-select
     /// confirms it, because a tag whose page 0 is read-protected, or one left idle by a NAK, fails
     /// the READ ping while still in the field. FeliCa tags are polled again (libnfc's Request
-    /// Response ping does not work on FeliCa Lite). Wraps `nfc_initiator_target_is_present` and
+    /// Response ping does not work on FeliCa Lite).
+    ///
+    /// ``PresenceCheck/returned``: the ping got silence (or, for FeliCa, the first poll got no
+    /// answer) and the re-select then found the same tag — it may have left and come back inside
+    /// this check, which the caller must not take for an unbroken presence. A NAK or a broken
+    /// frame is an answer: the tag was there. Wraps `nfc_initiator_target_is_present` and
     /// `nfc_initiator_select_passive_target`.
-    func isPresent(_ target: Target) throws(NFCError) -> Bool {
-        guard active == ActiveTarget(modulation: target.modulation, uid: target.uid),
-            !target.modulation.isFeliCa
-        else { return try select(target) }
+    func checkPresence(_ target: Target) throws(NFCError) -> PresenceCheck {
+        if target.modulation.isFeliCa {
+            // FeliCa has no HALT: a poll it does not answer means it was not in the field.
+            if try selectOnce(target) { return .present }
+            try cycleField()
+            return try selectOnce(target) ? .returned : .absent
+        }
+        guard active == ActiveTarget(modulation: target.modulation, uid: target.uid) else {
+            return try select(target) ? .present : .absent
+        }
         try setMode(.easy)
         isFreshlySelected = false
         let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
-        if result == 0 { return true }
+        if result == 0 { return .present }
         let code = LibNFCErrorCode(rawValue: result)
         if code.meansReaderGoneOrAborted {
             throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
         }
-        return try select(target)
+        // Silence (READ or R(NAK) timed out) or a failed re-select (Classic) says the tag was away.
+        let missed = result == NFC_ETIMEOUT || result == NFC_ETGRELEASED
+        guard try select(target) else { return .absent }
+        return missed ? .returned : .present
     }
 
     // MARK: Building blocks
@@ -311,9 +349,16 @@ final class LibNFCSession {
     /// Wraps `nfc_initiator_select_passive_target` and `nfc_device_set_property_bool(NP_ACTIVATE_FIELD)`.
     private func select(_ target: Target) throws(NFCError) -> Bool {
         if try selectOnce(target) { return true }
+        try cycleField()
+        return try selectOnce(target)
+    }
+
+    /// Switches the field off and on: every tag in it resets to IDLE.
+    private func cycleField() throws(NFCError) {
+        active = nil
+        isFreshlySelected = false
         try setProperty(NP_ACTIVATE_FIELD, false)
         try setProperty(NP_ACTIVATE_FIELD, true)
-        return try selectOnce(target)
     }
 
     private func selectOnce(_ target: Target) throws(NFCError) -> Bool {
@@ -389,10 +434,26 @@ final class LibNFCSession {
 
     /// Switches between easy framing + chip CRC and raw frames with software CRC, as libnfc's
     /// nfc-mfultralight does around GET_VERSION (CRC first, then framing).
+    ///
+    /// The CRC bits are set by writing TxMode and RxMode whole, with the values they hold at
+    /// 106 kbps ISO/IEC 14443-A (speed 000b, framing 00b, only TxCRCEn/RxCRCEn differ; PN532 user
+    /// manual UM0701-02 §8.6.23, CIU_TxMode 6302h and CIU_RxMode 6303h): libnfc then writes both in
+    /// one `WriteRegister` instead of reading them first (one round trip per switch, not two).
+    /// Raw frames are only ever sent to a selected 106 kbps type A tag, so those are the values
+    /// the chip holds. Not for the `pcsc` driver, which has no PN53x registers.
     private func setMode(_ wanted: LinkMode) throws(NFCError) {
         guard mode != wanted else { return }
         mode = nil
         let on = wanted == .easy
+        if hasPN53xRegisters {
+            let value: UInt8 = on ? 0x80 : 0x00
+            for register: UInt16 in [0x6302, 0x6303] {
+                let result = pn53x_write_register(device, register, 0xFF, value)
+                if result < 0 {
+                    throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "pn53x_write_register")
+                }
+            }
+        }
         try setProperty(NP_HANDLE_CRC, on)
         try setProperty(NP_EASY_FRAMING, on)
         mode = wanted

@@ -27,6 +27,8 @@ public final class VirtualReaderDevice: ReaderDevice {
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         /// Bumped by ``abort()``: a poll that sees it change returns empty-handed.
         var aborts = 0
+        /// Presence checks that answer "absent" although the tag is there (a marginal read).
+        var flakyChecks: [ObjectIdentifier: Int] = [:]
         var failOpens = 0
     }
 
@@ -56,6 +58,12 @@ public final class VirtualReaderDevice: ReaderDevice {
         }
         for transport in transports { transport.remove() }
         tag.powerOff()
+    }
+
+    /// Makes the next `count` presence checks of `tag` answer "absent" while it stays in the field
+    /// (a marginal read on the edge of the field).
+    public func failPresenceChecks(of tag: any VirtualTag, count: Int) {
+        state.withLock { $0.flakyChecks[ObjectIdentifier(tag)] = count }
     }
 
     /// Makes the next `count` opens fail although the reader is plugged (e.g. busy).
@@ -139,8 +147,15 @@ public final class VirtualReaderDevice: ReaderDevice {
     public func isPresent(_ transport: any TagTransport) async throws -> Bool {
         try state.withLock { s throws(NFCError) -> Bool in
             guard s.plugged, s.isOpen else { throw .readerUnavailable("virtual reader unplugged") }
-            guard let virtual = transport as? VirtualTagTransport else { return false }
-            return s.field.contains { $0 === virtual.tag }
+            guard let virtual = transport as? VirtualTagTransport,
+                s.field.contains(where: { $0 === virtual.tag })
+            else { return false }
+            let key = ObjectIdentifier(virtual.tag)
+            if let left = s.flakyChecks[key], left > 0 {
+                s.flakyChecks[key] = left - 1
+                return false
+            }
+            return true
         }
     }
 

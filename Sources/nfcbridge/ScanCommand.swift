@@ -10,7 +10,7 @@ enum ScanCommand {
     static let usage = """
         usage: nfcbridge scan [--device CONNSTRING] [--once] [--timeout SECONDS] [--json]
           --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
-          --once     stop after the first tag(s)
+          --once     stop after the first tag
           --timeout  stop after SECONDS; exit 3 when no tag came
           --json     one JSON object per tag (uid, cardType, cardFamily, product, atqa, sak, ats,
                      version, pmm, systemCode, ndef {hex, records}, ndefStatus, ndefError)
@@ -69,7 +69,12 @@ enum ScanCommand {
             if slice <= .zero { return outcome }
             let transports: [any TagTransport]
             do {
-                transports = try await device.poll(modulations: modulations, timeout: slice)
+                // --once: one select, the tag stays selected for its scan (a second tag in the
+                // field is not looked for, which would cost a deselect and two more selects).
+                transports =
+                    once
+                    ? try await device.poll(modulations: modulations, timeout: slice, limit: 1)
+                    : try await device.poll(modulations: modulations, timeout: slice)
             } catch let error where error.isNFCCancellation {
                 outcome.interrupted = true
                 return outcome

@@ -66,6 +66,28 @@ import TestSupport
         }
     }
 
+    @Test func aTagBackBeforeTheAgentFoundItGoneIsStillRemovedAndScannedAgain() async throws {
+        // removal_grace_ms 0: a presence check the tag misses is an absence, even when the
+        // re-select (or the poll) right after it finds the tag back (docs/mqtt.md "Presence").
+        try await run(presence: "{mode: presence, removal_grace_ms: 0, min_interval_ms: 0}") { simulator, watcher in
+            try simulator.place("card")
+            let (scannedAt, _, _) = await watcher.next("event/scanned")
+            // Resting: only READ pings (InDataExchange), no select.
+            try await simulator.waitForCommand("40", count: try simulator.commandCount("40") + 2)
+            let selects = try simulator.commandCount("4A")
+            try simulator.remove("card")
+            // A select comes only after a READ ping the tag missed; the tag is back before the
+            // agent learnt whether it was gone.
+            try await simulator.waitForCommand("4A", count: selects + 1)
+            try simulator.place("card")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
+            await watcher.next("event/scanned", after: removedAt)
+        } check: { events in
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned"])
+            #expect(events.allSatisfy { $0["uid"] as? String == "04112233445566" })
+        }
+    }
+
     @Test func repeatModeScansAgainEveryRearmWhileTheTagStays() async throws {
         try await run(presence: "{mode: repeat, rearm_ms: 200, removal_grace_ms: 200, min_interval_ms: 0}") { simulator, watcher in
             try simulator.place("card")

@@ -202,6 +202,48 @@ import TestSupport
         }
     }
 
+    // MARK: Frames of the select path
+
+    /// Counts of PN532 commands by hex code, as the simulator saw them so far.
+    func counts(_ simulator: SimulatorProcess, _ codes: [String]) throws -> [String: Int] {
+        try Dictionary(uniqueKeysWithValues: codes.map { ($0, try simulator.commandCount($0)) })
+    }
+
+    @Test func aPollForOneTagSelectsOnceAndTheTagStaysSelected() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("sticker")
+            let codes = ["4A", "44", "32", "06", "08", "40", "42"]
+            let before = try counts(simulator, codes)
+            let tag = try #require(try await device.poll(modulations: Self.allModulations, timeout: .seconds(10), limit: 1).first)
+            // GET_VERSION raw (CRC off, InCommunicateThru, CRC on), then a READ in easy framing.
+            let version = try await tag.transceive([0x60], framing: .raw)
+            #expect(version.prefix(3) == [0x00, 0x04, 0x04])
+            #expect(try await tag.transceive([0x30, 0x00]).prefix(3) == [0x04, 0xA1, 0xB2])
+            let after = try counts(simulator, codes)
+            let sent = Dictionary(uniqueKeysWithValues: codes.map { ($0, after[$0, default: 0] - before[$0, default: 0]) })
+            // One InListPassiveTarget and nothing else to find and select it: no deselect, no select
+            // by UID, no second RFConfiguration; the CRC switches are one WriteRegister each, with
+            // no ReadRegister first.
+            #expect(sent == ["4A": 1, "44": 0, "32": 0, "06": 0, "08": 2, "42": 1, "40": 1])
+        }
+    }
+
+    @Test func aPollForEveryTagLooksForASecondTagWithOneDeselectAndOneSelect() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("sticker")
+            let before = try counts(simulator, ["4A", "44", "32"])
+            let tags = try await pollTags(device)
+            #expect(tags.map(\.target.uid.hexString) == ["04A1B2C3D4E5F6"])
+            _ = try await tags[0].transceive([0x30, 0x00])
+            let after = try counts(simulator, ["4A", "44", "32"])
+            // Select, deselect, a select that finds no other tag, and the select by UID before the
+            // READ (the deselect halted it); no RFConfiguration.
+            #expect(after["4A"]! - before["4A"]! == 3)
+            #expect(after["44"]! - before["44"]! == 1)
+            #expect(after["32"]! - before["32"]! == 0)
+        }
+    }
+
     // MARK: Presence, removal, several tags
 
     @Test func aRemovedTagIsNotPresentAndItsCommandsSayTagRemoved() async throws {

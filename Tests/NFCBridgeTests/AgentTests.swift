@@ -35,6 +35,25 @@ import Testing
         await h.stop()
     }
 
+    @Test func aMissedCheckWithZeroGraceIsARemovalEvenWhenThePollFindsTheTagAtOnce() async throws {
+        // The reader loop tells the tracker of the missed check before the poll that finds the tag
+        // again (docs/mqtt.md "Presence"): with removal_grace_ms 0 that is removed + scanned.
+        let h = try AgentHarness {
+            $0.presence.removalGraceMilliseconds = 0
+            $0.presence.minIntervalMilliseconds = 0
+        }
+        let tag = makeTag()
+        h.device.place(tag)
+        let (scannedAt, _) = await h.waitFor(.scanned)
+        h.device.failPresenceChecks(of: tag, count: 1)
+        let (removedAt, removed) = await h.waitFor(.removed, after: scannedAt)
+        #expect(removed["uid"] == "04A1B2C3D4E5F6")
+        let (_, again) = await h.waitFor(.scanned, after: removedAt)
+        #expect(again["uid"] == "04A1B2C3D4E5F6")
+        #expect(again["seq"] == 3)
+        await h.stop()
+    }
+
     @Test func retainedStateOnConnect() async throws {
         let h = try AgentHarness()
         let (_, reader) = await h.waitFor(.reader, where: { $0["state"] == "ok" })

@@ -42,6 +42,61 @@ import Testing
         #expect(p.observe([], at: 10) == [.removed(uid: a, presentMilliseconds: 0, report: true)])
     }
 
+    // MARK: An absence the reader resolved before an observation fell after the grace
+
+    @Test func aTagSeenAgainAfterTheGraceWasAwayAndArrivesAgain() {
+        var p = tracker(grace: 600, minInterval: 0)
+        _ = p.observe([a], at: 0)
+        #expect(p.observe([a], at: 250) == [])
+        #expect(p.observe([], at: 500) == [])  // missed, inside the grace
+        // The reader found it again 700 ms after it was last seen, with no empty observation after
+        // the grace ran out: still an absence of 700 ms.
+        #expect(
+            p.observe([a], at: 950) == [
+                .removed(uid: a, presentMilliseconds: 250, report: true), .arrived(uid: a, report: true),
+            ])
+        #expect(p.firstSeen(a) == 950)
+        #expect(p.isReported(a))
+    }
+
+    @Test func aTagSeenAgainInsideTheGraceStays() {
+        var p = tracker(grace: 600, minInterval: 0)
+        _ = p.observe([a], at: 0)
+        #expect(p.observe([], at: 250) == [])
+        #expect(p.observe([a], at: 599) == [])
+        #expect(p.firstSeen(a) == 0)
+        // The miss was cleared: the next gap counts from 599.
+        #expect(p.observe([], at: 1000) == [])
+        #expect(p.observe([a], at: 1100) == [])
+        #expect(p.presentUIDs == [a])
+    }
+
+    @Test func sparseObservationsWithoutAMissAreNoAbsence() {
+        // A long dump or command between two checks is no evidence that the tag left.
+        var p = tracker(grace: 600, minInterval: 0)
+        _ = p.observe([a], at: 0)
+        #expect(p.observe([a], at: 5000) == [])
+        #expect(p.firstSeen(a) == 0)
+    }
+
+    @Test func zeroGraceAMissAndAReturnAtTheSameInstantAreTwoEvents() {
+        // What the reader loop feeds when a presence check got silence and its re-select found the tag.
+        var p = tracker(grace: 0, minInterval: 0)
+        _ = p.observe([a], at: 0)
+        #expect(p.observe([], at: 300) == [.removed(uid: a, presentMilliseconds: 0, report: true)])
+        #expect(p.observe([a], at: 300) == [.arrived(uid: a, report: true)])
+    }
+
+    @Test func aReturnAfterTheGraceInsideMinIntervalIsTrackedNotReported() {
+        var p = tracker(grace: 200, minInterval: 1000)
+        _ = p.observe([a], at: 0)
+        _ = p.observe([], at: 100)
+        #expect(
+            p.observe([a], at: 400) == [
+                .removed(uid: a, presentMilliseconds: 0, report: true), .arrived(uid: a, report: false),
+            ])
+    }
+
     @Test func reTapInsideMinIntervalIsNotReported() {
         var p = tracker(grace: 0, minInterval: 1000)
         _ = p.observe([a], at: 0)

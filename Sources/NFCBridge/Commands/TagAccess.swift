@@ -55,7 +55,7 @@ public struct DeviceTagAccess: TagAccess {
     }
 
     public func presentTag() async throws -> PresentTag? {
-        try await device.poll(modulations: modulations, timeout: .zero).first.map(PresentTag.init(transport:))
+        try await device.poll(modulations: modulations, timeout: .zero, limit: 1).first.map(PresentTag.init(transport:))
     }
 
     public func nextTag() async throws -> PresentTag {
@@ -63,7 +63,7 @@ public struct DeviceTagAccess: TagAccess {
         try await withTaskCancellationHandler {
             while true {
                 try Task.checkCancellation()
-                if let transport = try await device.poll(modulations: modulations, timeout: interval).first {
+                if let transport = try await device.poll(modulations: modulations, timeout: interval, limit: 1).first {
                     return PresentTag(transport: transport)
                 }
             }
@@ -85,7 +85,7 @@ public struct DeviceTagAccess: TagAccess {
         while true {
             try Task.checkCancellation()
             let left = deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) } ?? .seconds(60)
-            if let transport = try await device.poll(modulations: modulations, timeout: left).first {
+            if let transport = try await device.poll(modulations: modulations, timeout: left, limit: 1).first {
                 return PresentTag(transport: transport)
             }
             if let deadline, ContinuousClock.now >= deadline { return nil }

@@ -7,6 +7,9 @@
 ///   than `min_interval_ms` ago (a re-tap inside the window is tracked but not reported);
 /// - a UID not seen for `removal_grace_ms` in a row is *removed* (one marginal read does not flap);
 ///   `removed` is reported only for arrivals that were reported;
+/// - a UID that was observed missing and is seen again `removal_grace_ms` or more after it was last
+///   seen was away that long: it is *removed* and *arrives* again, even when no observation fell
+///   after the grace ran out (the reader found it again first);
 /// - in `repeat` mode a UID that stays is reported again every `rearm_ms`;
 /// - several UIDs at once are tracked separately.
 public struct PresenceTracker: Sendable {
@@ -58,6 +61,8 @@ public struct PresenceTracker: Sendable {
         var firstSeen: Int64
         var lastSeen: Int64
         var reported: Bool
+        /// An observation since `lastSeen` did not see it.
+        var missed = false
     }
 
     /// The rules in force.
@@ -90,14 +95,24 @@ public struct PresenceTracker: Sendable {
     public mutating func observe(_ seen: Set<[UInt8]>, at now: Int64) -> [Decision] {
         var removals: [Decision] = []
         var arrivals: [Decision] = []
-        for uid in tracks.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !seen.contains(uid) {
-            guard let track = tracks[uid], now - track.lastSeen >= settings.removalGraceMilliseconds else { continue }
+        for uid in tracks.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard var track = tracks[uid] else { continue }
+            let away = now - track.lastSeen >= settings.removalGraceMilliseconds
+            if seen.contains(uid) {
+                // Back after an absence the grace does not cover: it left, and arrives again below.
+                guard track.missed && away else { continue }
+            } else if !away {
+                track.missed = true
+                tracks[uid] = track
+                continue
+            }
             tracks[uid] = nil
             removals.append(
                 .removed(uid: uid, presentMilliseconds: track.lastSeen - track.firstSeen, report: track.reported))
         }
         for uid in seen.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             if var track = tracks[uid] {
+                track.missed = false
                 track.lastSeen = now
                 if settings.mode == .repeat, now - (lastReported[uid] ?? Int64.min / 2) >= settings.rearmMilliseconds {
                     arrivals.append(track.reported ? .repeated(uid: uid) : .arrived(uid: uid, report: true))

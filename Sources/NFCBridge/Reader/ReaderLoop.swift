@@ -121,6 +121,12 @@ public struct ReaderLoop: Sendable {
 
     /// Polls and checks presence while the reader works. Returns the error that lost the reader,
     /// or nil when cancelled.
+    ///
+    /// Absences: a presence check that fails, or that got silence before its re-select found the
+    /// tag again (``PresenceCheck/returned``), is fed to the tracker as an observation without the
+    /// tag *before* the poll or re-select that may find it again. So a tag away for
+    /// `removal_grace_ms` is removed (and arrives again) whichever path found it back; an absence
+    /// of `removal_grace_ms` + `interval_ms` always spans a check (see docs/mqtt.md, "Presence").
     private func session(_ presence: inout PresenceTracker) async -> NFCError? {
         var transports: [[UInt8]: any TagTransport] = [:]
         var scans: [[UInt8]: TagScan] = [:]
@@ -131,9 +137,16 @@ public struct ReaderLoop: Sendable {
             var pause = false
             if !needsPoll && !transports.isEmpty {
                 var allPresent = true
+                var missed: Set<[UInt8]> = []
                 for (uid, transport) in transports {
                     do {
-                        if try await device.isPresent(transport) { seen.insert(uid) } else { allPresent = false }
+                        switch try await device.checkPresence(transport) {
+                        case .present: seen.insert(uid)
+                        case .returned:
+                            seen.insert(uid)
+                            missed.insert(uid)
+                        case .absent: allPresent = false
+                        }
                     } catch {
                         if Task.isCancelled || error.isNFCCancellation { return nil }
                         if case .readerUnavailable = Self.nfcError(error, unavailable: false) {
@@ -141,6 +154,12 @@ public struct ReaderLoop: Sendable {
                         }
                         allPresent = false
                     }
+                }
+                if !allPresent || !missed.isEmpty {
+                    // The tracker hears of the miss now, before the poll (or the re-select that
+                    // already ran) counts as seeing the tag again.
+                    let decisions = presence.observe(seen.subtracting(missed), at: clock.monotonicMilliseconds)
+                    guard await apply(decisions, seen: seen, transports: &transports, scans: &scans) else { return nil }
                 }
                 // Something is missing: poll now, it re-selects whatever is still (or again) there.
                 if allPresent { pause = true } else { needsPoll = true }
@@ -167,33 +186,45 @@ public struct ReaderLoop: Sendable {
                     continue
                 }
             }
-            for decision in presence.observe(seen, at: clock.monotonicMilliseconds) {
-                switch decision {
-                case let .removed(uid, present, report):
-                    transports[uid] = nil
-                    scans[uid] = nil
-                    tagAccess?.tagRemoved(uid: uid)
-                    await handler(.removed(uid: uid, presentMilliseconds: present, report: report))
-                case let .arrived(uid, report):
-                    guard let transport = transports[uid] else { continue }
-                    guard let scan = await scan(transport) else { return nil }
-                    scans[uid] = scan
-                    await handler(.arrived(scan, report: report))
-                    // After its `scanned`: a command waiting for the next tag gets it now.
-                    tagAccess?.tagArrived(transport)
-                    if report && settings.dumpOnScan {
-                        if await dump(transport, scan: scan) == false { return nil }
-                    }
-                case let .repeated(uid):
-                    if let scan = scans[uid] { await handler(.repeated(scan)) }
-                }
-            }
+            let decisions = presence.observe(seen, at: clock.monotonicMilliseconds)
+            guard await apply(decisions, seen: seen, transports: &transports, scans: &scans) else { return nil }
             // Commands act here, between two presence checks, with the reader to themselves.
             await tagAccess?.lendReader()
             await handler(.progress)
             if pause { try? await Task.sleep(for: settings.interval) }
         }
         return nil
+    }
+
+    /// Acts on the tracker's decisions: removals, then arrivals (scan, `scanned`, dump on scan) and
+    /// repeats. A removed tag that is in `seen` (back in the field) keeps its transport for its new
+    /// arrival. False when cancelled.
+    private func apply(
+        _ decisions: [PresenceTracker.Decision], seen: Set<[UInt8]>, transports: inout [[UInt8]: any TagTransport],
+        scans: inout [[UInt8]: TagScan]
+    ) async -> Bool {
+        for decision in decisions {
+            switch decision {
+            case let .removed(uid, present, report):
+                if !seen.contains(uid) { transports[uid] = nil }
+                scans[uid] = nil
+                tagAccess?.tagRemoved(uid: uid)
+                await handler(.removed(uid: uid, presentMilliseconds: present, report: report))
+            case let .arrived(uid, report):
+                guard let transport = transports[uid] else { continue }
+                guard let scan = await scan(transport) else { return false }
+                scans[uid] = scan
+                await handler(.arrived(scan, report: report))
+                // After its `scanned`: a command waiting for the next tag gets it now.
+                tagAccess?.tagArrived(transport)
+                if report && settings.dumpOnScan {
+                    if await dump(transport, scan: scan) == false { return false }
+                }
+            case let .repeated(uid):
+                if let scan = scans[uid] { await handler(.repeated(scan)) }
+            }
+        }
+        return true
     }
 
     /// Scans a tag; a failed scan still yields what anticollision gave (a tap is never lost) plus

@@ -33,4 +33,33 @@ public protocol ReaderDevice: Sendable {
     func isPresent(_ transport: any TagTransport) async throws -> Bool
     /// Aborts a blocking poll from another thread (e.g. on shutdown or when a command arrives).
     func abort()
+    /// Like ``poll(modulations:timeout:)``, but returns at most `limit` tags, so a reader that must
+    /// select each tag to see the next one stops after `limit` selects (one for `limit` 1).
+    func poll(modulations: [Modulation], timeout: Duration, limit: Int) async throws -> [any TagTransport]
+    /// One presence check that also tells whether the tag missed it: ``PresenceCheck/returned``
+    /// when the check itself got silence and a re-select then found the same tag (it may have
+    /// left the field and come back while the check ran).
+    func checkPresence(_ transport: any TagTransport) async throws -> PresenceCheck
+}
+
+/// The outcome of ``ReaderDevice/checkPresence(_:)``.
+public enum PresenceCheck: Sendable, Equatable {
+    /// The tag answered.
+    case present
+    /// The tag was silent, then answered a re-select: it was (or may have been) away in between.
+    case returned
+    /// The tag is gone.
+    case absent
+}
+
+extension ReaderDevice {
+    /// The first `limit` tags of ``poll(modulations:timeout:)``.
+    public func poll(modulations: [Modulation], timeout: Duration, limit: Int) async throws -> [any TagTransport] {
+        Array(try await poll(modulations: modulations, timeout: timeout).prefix(max(1, limit)))
+    }
+
+    /// ``isPresent(_:)`` as a ``PresenceCheck`` (a reader that cannot tell a missed check).
+    public func checkPresence(_ transport: any TagTransport) async throws -> PresenceCheck {
+        try await isPresent(transport) ? .present : .absent
+    }
 }
