@@ -223,8 +223,10 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         let (info, transport) = try await identified(VirtualType2Tag(model: .ultralightC, uid: Self.uid))
         transport.remove(afterCommands: 5)
         let progress = Type2Dump.Progress()
+        var options = DumpOptions()
+        options.type2Progress = progress
         await #expect(throws: NFCError.tagRemoved) {
-            try await TagDumper.dump(info: info, transport: transport, type2Progress: progress)
+            try await TagDumper.dump(info: info, transport: transport, options: options)
         }
         #expect(progress.pages.map(\.number) == Array(0..<20))
     }

@@ -10,24 +10,4 @@ public enum TagDumper {
         guard let family = TagFamilies.family(for: info.type) else { throw TagVerb.dump.unsupported(for: info.type) }
         return try await family.dump(info: info, transport: transport, options: options)
     }
-
-    /// ``dump(info:transport:options:)`` with the Type 2 progress sink and the Classic keys as options
-    /// (kept for callers written before ``DumpOptions``).
-    public static func dump(info: CardInfo, transport: some TagTransport, type2Progress: Type2Dump.Progress?,
-                            classicKeys: ClassicKeyDictionary = .standard) async throws -> TagDump
-    {
-        var options = DumpOptions()
-        options.type2Progress = type2Progress
-        options.classicKeys = classicKeys
-        return try await dump(info: info, transport: transport, options: options)
-    }
-
-    /// ``dump(info:transport:options:)`` with the Classic keys as an option.
-    public static func dump(info: CardInfo, transport: some TagTransport, classicKeys: ClassicKeyDictionary)
-        async throws -> TagDump
-    {
-        var options = DumpOptions()
-        options.classicKeys = classicKeys
-        return try await dump(info: info, transport: transport, options: options)
-    }
 }
