@@ -222,13 +222,18 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
     @Test func tagRemovedMidDumpThrowsAndProgressKeepsThePages() async throws {
         let (info, transport) = try await identified(VirtualType2Tag(model: .ultralightC, uid: Self.uid))
         transport.remove(afterCommands: 5)
-        let progress = Type2Dump.Progress()
+        let progress = DumpProgress()
         var options = DumpOptions()
-        options.type2Progress = progress
+        options.progress = progress
         await #expect(throws: NFCError.tagRemoved) {
             try await TagDumper.dump(info: info, transport: transport, options: options)
         }
-        #expect(progress.pages.map(\.number) == Array(0..<20))
+        #expect(progress.read == 20)
+        #expect(progress.total == 44)
+        #expect(progress.unit == "pages")
+        let partial = try #require(progress.partialDump(after: .tagRemoved))
+        #expect(partial.pages.map(\.number) == Array(0..<20))
+        #expect(partial.fact("Dump Interrupted") == "tag_removed after 20 pages")
     }
 
     @Test func tagThatCannotBeReselectedAfterARefusalIsRemoved() async throws {

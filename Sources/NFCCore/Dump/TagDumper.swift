@@ -1,7 +1,7 @@
 /// Dumps a tag with its family's reader (the row of ``TagFamilies``).
 public enum TagDumper {
     /// Dumps the tag `info` describes (as ``TagIdentifier/identify(_:)`` left it), with `options` for the
-    /// families that read them (``DumpOptions/type2Progress``, ``DumpOptions/classicKeys``). A family
+    /// families that read them (``DumpOptions/progress``, ``DumpOptions/classicKeys``). A family
     /// without a dump — or a transport that cannot do what the family needs (Crypto1, ISO-DEP) — throws
     /// ``NFCError/unsupportedOperation(_:)``.
     public static func dump(info: CardInfo, transport: some TagTransport, options: DumpOptions = DumpOptions())

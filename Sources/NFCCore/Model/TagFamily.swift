@@ -102,9 +102,9 @@ public enum TagVerb: String, Sendable, CaseIterable {
     }
 }
 
-/// Options a dump reads, one typed key per family setting (Type 2 progress, Classic keys, …), so
+/// Options a dump reads, one typed key per setting (the family-neutral ``progress``, Classic keys, …), so
 /// ``TagDumper/dump(info:transport:options:)`` does not grow a parameter per family. A family declares
-/// its keys next to its dump (`DumpOptions.type2Progress`, `DumpOptions.classicKeys`).
+/// its own keys next to its dump (`DumpOptions.classicKeys`).
 public struct DumpOptions: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
