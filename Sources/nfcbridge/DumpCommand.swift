@@ -43,7 +43,7 @@ enum DumpCommand {
             dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options) }
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
-            if let output, !error.dump.pages.isEmpty {
+            if let output {
                 try? write(format.render(error.dump, compact: compact), to: output)
             }
             throw CLIError.reader(error.cause)
@@ -53,34 +53,26 @@ enum DumpCommand {
         try write(format.render(dump, compact: compact), to: output)
     }
 
-    /// A dump that ended early, with the pages it read.
+    /// A dump that ended early, with what it read (never empty: ``DumpProgress/partialDump(after:)``).
     struct PartialDump: Error {
         var dump: TagDump
         var cause: NFCError
     }
 
-    /// Waits for a tag, identifies it and dumps it. Type 2 pages read before a failure come back
+    /// Waits for a tag, identifies it and dumps it. What the family read before a failure comes back
     /// in ``PartialDump``.
     private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions) async throws -> TagDump {
         let transport = try await options.firstTag(on: device).transport
         let info = try await TagIdentifier.identify(transport)
-        let progress = Type2Dump.Progress()
-        let reporter = ProgressLine(total: Type2MemoryMap.forType(info.type)?.readablePages, progress: progress)
+        let progress = DumpProgress()
+        let reporter = ProgressLine(progress: progress)
         defer { reporter.finish() }
         do {
             var options = DumpOptions()
-            options.type2Progress = progress
+            options.progress = progress
             return try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch let error as NFCError {
-            let pages = progress.pages
-            guard !pages.isEmpty else { throw error }
-            let partial = TagDump(
-                cardInfo: info, pages: pages,
-                facts: [
-                    Fact(key: "Pages", value: "\(pages.count)"),
-                    Fact(key: "Dump Interrupted", value: "\(error.code) after \(pages.count) pages"),
-                ],
-                capabilities: [.partiallyReadable])
+            guard let partial = progress.partialDump(after: error) else { throw error }
             throw PartialDump(dump: partial, cause: error)
         }
     }
@@ -99,18 +91,20 @@ enum DumpCommand {
 final class ProgressLine: Sendable {
     private let task: Task<Void, Never>?
 
-    init(total: Int?, progress: Type2Dump.Progress) {
+    init(progress: DumpProgress) {
         guard isatty(STDERR_FILENO) == 1 else {
             task = nil
             return
         }
         task = Task.detached {
-            var shown = -1
+            var shown = ""
             while !Task.isCancelled {
-                let count = progress.pages.count
-                if count != shown {
-                    shown = count
-                    FileHandle.standardError.write(Data("\r\u{1B}[Kdump: \(count)\(total.map { "/\($0)" } ?? "") pages".utf8))
+                let unit = progress.unit
+                // Nothing to show until the family's dump started and named its unit.
+                let line = unit.isEmpty ? "" : "dump: \(progress.read)\(progress.total.map { "/\($0)" } ?? "") \(unit)"
+                if line != shown {
+                    shown = line
+                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
                 }
                 try? await Task.sleep(for: .milliseconds(100))
             }

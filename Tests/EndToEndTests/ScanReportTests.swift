@@ -6,7 +6,7 @@ import Testing
 @Suite struct ScanReportTests {
     private let ntag215 = CardInfo(
         type: .ntag215, uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], atqa: [0x00, 0x44], sak: 0x00,
-        product: "NTAG215", version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+        product: Product(Type2Product.ntag215), version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
 
     @Test func type2TagWithURIRecordGivesTheDocumentedLine() {
         // D1 01 08 55 01 "abc.com": a URI record with prefix 01 (http://www.).

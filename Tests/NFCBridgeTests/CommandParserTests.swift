@@ -34,6 +34,33 @@ import Testing
         #expect(request.uid == nil)
     }
 
+    /// The records are decoded from the parsed request value, never from JSON text written again: every
+    /// message (and every accepted message's bytes) is that of NFCCore's text decoder for the same JSON.
+    @Test(arguments: [
+        #"[{"uri":"https://example.com"},{"text":"hi","lang":"de"}]"#,
+        #"[{"tnf":1,"type":"U","payloadHex":"0165"}]"#,
+        #"[{"tnf":1.0,"type":"U","payloadHex":"0165"}]"#,
+        #"[{"title":"x","uri":"https://a.b","lang":"en","records":[{"text":"y"}]}]"#,
+        #"[{"uri":5}]"#, #"[{"uri":"x"},{"bogus":1}]"#, #"["nope"]"#, #"[{"tnf":1.5}]"#, #"[{"tnf":true}]"#,
+        #"[{"tnf":9,"type":"U"}]"#, #"[{"text":"hi","encoding":"latin-1"}]"#, #"[{"mimeType":""}]"#,
+        #"[{"uri":"x","records":"no"}]"#, #"[{"uri":"x","records":[{"uri":7}]}]"#, #"[{"uri":null}]"#,
+        #"[{"payloadHex":"zz","tnf":1}]"#,
+    ])
+    func recordsFromTheValueReadAsNFCCoreReadsTheirText(_ records: String) throws {
+        let value = try JSONValue(parsing: Data(records.utf8))
+        let fromValue = Result { () throws(CommandError) in try CommandParser.message(records: value) }
+        let fromText = Result { () throws(NFCError) in
+            try NDEFMessage(records: NDEFJSON.decodeRecords(Data(#"{"records":\#(records)}"#.utf8))).bytes
+        }
+        switch (fromValue, fromText) {
+        case let (.success(bytes), .success(expected)): #expect(bytes == expected)
+        case let (.failure(error), .failure(expected)):
+            #expect(error.code == .invalidRequest)
+            #expect(error.message == expected.message)
+        default: Issue.record("value: \(fromValue), text: \(fromText)")
+        }
+    }
+
     @Test func writeWithNDEFHexAndPassword() throws {
         let request = try request("write", #"{"id":7,"ndef_hex":"D1010355016578","password":"12345678","uid":"04a1b2c3d4e5f6"}"#)
         #expect(request.id == .int(7))

@@ -96,7 +96,7 @@ import Testing
             TagDump(cardInfo: CardInfo(type: .felicaLiteS, uid: Array(1...8), pmm: Array(0x10...0x17), systemCode: [0x88, 0xB4]),
                     blocks: [Block(number: 0x80, data: Array(repeating: 0, count: 16))]),
             TagDump(cardInfo: CardInfo(type: .mifareDesfireEV2, uid: Array(1...7), atqa: [0x03, 0x44], sak: 0x20,
-                                       ats: [0x75, 0x77, 0x81, 0x02, 0x80], product: "MIFARE DESFire EV2 4K"),
+                                       ats: [0x75, 0x77, 0x81, 0x02, 0x80], product: Product(named: "MIFARE DESFire EV2 4K")),
                     files: [FileData(identifier: [0x12, 0x34, 0x56, 0x01], data: [1, 2], name: "App 563412 File 1"),
                             FileData(identifier: [0x02], data: [])]),
             TagDump(cardInfo: CardInfo(type: .unknown(atqa: [0xFF, 0xFF], sak: 0x55), uid: [1, 2, 3, 4])),

@@ -101,7 +101,7 @@ import Testing
         let transport = VirtualTagTransport(tag: try VirtualFeliCaTag(model: model, idm: Self.idm))
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == type)
-        #expect(info.product == product)
+        #expect(info.product?.name == product)
         #expect(info.systemCode == [0x88, 0xB4])
         #expect(info.probes == [probe])
         #expect(transport.sentCommands.map(\.hexString) == ["06" + Self.idm.hexString + "010B00018090"])
@@ -111,7 +111,7 @@ import Testing
         let transport = VirtualTagTransport(tag: try VirtualFeliCaTag(model: .standard, idm: Self.idm, ndef: Self.message))
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == .felicaStandard)
-        #expect(info.product == "FeliCa Standard (RC-S915)")
+        #expect(info.product?.name == "FeliCa Standard (RC-S915)")
         #expect(info.probes.isEmpty)
         #expect(transport.sentCommands.isEmpty)
     }

@@ -93,7 +93,7 @@ import Testing
         let transport = VirtualTagTransport(tag: tag)
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == vector.type)
-        #expect(info.product == vector.product)
+        #expect(info.product?.name == vector.product)
         #expect(info.version == vector.bytes)
         #expect(info.probes == ["GET_VERSION: \(vector.hex)"])
         #expect(transport.sentCommands == [[0x60]])

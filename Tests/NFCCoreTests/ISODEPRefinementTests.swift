@@ -41,7 +41,7 @@ import Testing
         ])
         let info = await ISODEPRefinement.refine(CardInfo(type: .smartMX, uid: transport.target.uid), transport: transport)
         #expect(info.type == .mifareDesfireEV2)
-        #expect(info.product == "MIFARE DESFire EV2 8K")
+        #expect(info.product?.name == "MIFARE DESFire EV2 8K")
         #expect(info.version?.count == 28)
         #expect(info.probes == ["SELECT eMRTD: 6A82", "Type 4 CC: 6A82", "DESFire GET_VERSION: ok"])
         transport.verifyAllConsumed()
@@ -79,7 +79,7 @@ import Testing
         ])
         let info = await ISODEPRefinement.refine(CardInfo(type: .mifareDesfire, uid: transport.target.uid), transport: transport)
         #expect(info.type == .mifareDesfireEV3)
-        #expect(info.product == "MIFARE DESFire EV3 4K")
+        #expect(info.product?.name == "MIFARE DESFire EV3 4K")
         transport.verifyAllConsumed()
     }
 

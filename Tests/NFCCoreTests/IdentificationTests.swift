@@ -131,7 +131,7 @@ private final class UnauthenticatedClassicStub: VirtualTag, @unchecked Sendable 
         let info = try await TagIdentifier.identify(transport)
         #expect(transport.sentCommands == [[0x60]])
         #expect(info.probes == ["GET_VERSION: 0004040201001103"])
-        #expect(info.product == "NTAG215")
+        #expect(info.product?.name == "NTAG215")
     }
 
     @Test func ultralightCIsFoundByReadingPage2BAfterAReselect() async throws {

@@ -71,13 +71,13 @@ import Testing
 
     @Test func flipperNTAGI2CKeepsTheProduct() throws {
         let dump = TagDump(
-            cardInfo: CardInfo(type: .mifareUltralight, uid: [0x04, 1, 2, 3, 4, 5, 6], product: "NTAG I2C plus 1K"),
+            cardInfo: CardInfo(type: .mifareUltralight, uid: [0x04, 1, 2, 3, 4, 5, 6], product: Product(Type2Product.ntagI2CPlus1K)),
             pages: (0..<236).map { Page(number: $0, data: [UInt8($0 & 0xFF), 0, 0, 0]) }, type2: Type2Extras(totalPages: 236))
         let text = try dump.exportFlipperNFC()
         #expect(text.contains("NTAG/Ultralight type: NTAG I2C Plus 1K\n"))
         let imported = try TagDump.importFlipperNFC(text)
         #expect(imported.cardInfo.type == .mifareUltralight)
-        #expect(imported.cardInfo.product == "NTAG I2C plus 1K")
+        #expect(imported.cardInfo.product?.name == "NTAG I2C plus 1K")
         #expect(imported.pages.count == 236)
     }
 
@@ -193,8 +193,8 @@ import Testing
             #expect(imported.summary.technicalSummary.hasSuffix(" · 1 NDEF records"))
             #expect(imported.cardInfo.type == .ntag213)
         }
-        #expect(imports[0].cardInfo.product == "NTAG213F")
-        #expect(imports[1].cardInfo.product == "NTAG213F")
+        #expect(imports[0].cardInfo.product?.name == "NTAG213F")
+        #expect(imports[1].cardInfo.product?.name == "NTAG213F")
         #expect(imports[2].cardInfo.product == nil)
     }
 }

@@ -22,7 +22,9 @@ import Testing
         let info = try await TagIdentifier.identify(transport)
         let partial = try await TagDumper.dump(info: info, transport: transport)
         #expect(partial.blocks.count == 240)
-        let full = try await TagDumper.dump(info: info, transport: transport, classicKeys: try ClassicKeyDictionary(userKeys: [key]))
+        var options = DumpOptions()
+        options.classicKeys = try ClassicKeyDictionary(userKeys: [key])
+        let full = try await TagDumper.dump(info: info, transport: transport, options: options)
         #expect(full.blocks.count == 256)
     }
 

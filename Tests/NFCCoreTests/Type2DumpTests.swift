@@ -222,11 +222,18 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
     @Test func tagRemovedMidDumpThrowsAndProgressKeepsThePages() async throws {
         let (info, transport) = try await identified(VirtualType2Tag(model: .ultralightC, uid: Self.uid))
         transport.remove(afterCommands: 5)
-        let progress = Type2Dump.Progress()
+        let progress = DumpProgress()
+        var options = DumpOptions()
+        options.progress = progress
         await #expect(throws: NFCError.tagRemoved) {
-            try await TagDumper.dump(info: info, transport: transport, type2Progress: progress)
+            try await TagDumper.dump(info: info, transport: transport, options: options)
         }
-        #expect(progress.pages.map(\.number) == Array(0..<20))
+        #expect(progress.read == 20)
+        #expect(progress.total == 44)
+        #expect(progress.unit == "pages")
+        let partial = try #require(progress.partialDump(after: .tagRemoved))
+        #expect(partial.pages.map(\.number) == Array(0..<20))
+        #expect(partial.fact("Dump Interrupted") == "tag_removed after 20 pages")
     }
 
     @Test func tagThatCannotBeReselectedAfterARefusalIsRemoved() async throws {
@@ -337,7 +344,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
     @Test func genericProductsKeepTheirVersion() async throws {
         let version: [UInt8] = [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03]
         let first = try await dump(VirtualType2Tag(model: .custom(version: version, totalPages: 16), uid: [4, 1, 2, 3, 4, 5, 6]))
-        #expect(first.cardInfo.product == "NTAG I2C plus 2K")
+        #expect(first.cardInfo.product?.name == "NTAG I2C plus 2K")
         let copy = try #require(VirtualType2Tag(dump: first))
         #expect(copy.model == .custom(version: version, totalPages: 16))
         #expect(try await dump(copy) == first)

@@ -246,10 +246,14 @@ public enum CommandParser {
         guard !items.isEmpty else { throw .invalid("records", "must hold at least one record (format empties a tag)") }
         do {
             // NDEFJSON names the field in its errors: "records[0].uri: …".
-            let records = try NDEFJSON.decodeRecords(JSONValue.object(["records": .array(items)]).jsonData)
+            let records = try JSONValueDecoder().decode(
+                NDEFRecordsValue.self, from: .object(["records": .array(items)])).records
             return try NDEFMessage(records: records).bytes
-        } catch {
+        } catch let error as NFCError {
             throw CommandError(.invalidRequest, error.message)
+        } catch {
+            // NDEFJSON names every problem as an NFCError; anything else is the value decoder's own.
+            throw .invalid("records", "\(error)")
         }
     }
 
@@ -265,5 +269,14 @@ public enum CommandParser {
             throw .invalid("ndef_hex", "not a valid NDEF message: \(error.message)")
         }
         return bytes
+    }
+}
+
+/// The records of a request's `records` value, decoded by NFCCore's NDEF JSON from the parsed value.
+private struct NDEFRecordsValue: Decodable {
+    var records: [NDEFRecord]
+
+    init(from decoder: any Decoder) throws {
+        records = try NDEFJSON.decodeRecords(from: decoder)
     }
 }

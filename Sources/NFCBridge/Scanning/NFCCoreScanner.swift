@@ -41,7 +41,9 @@ public struct NFCCoreScanner: TagScanning {
         if let kept = scan.tagDump {
             dump = kept
         } else if let info = scan.cardInfo {
-            dump = try await TagDumper.dump(info: info, transport: transport, classicKeys: classicKeys)
+            var options = DumpOptions()
+            options.classicKeys = classicKeys
+            dump = try await TagDumper.dump(info: info, transport: transport, options: options)
         } else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }

@@ -87,7 +87,7 @@ public struct ScanReport: Sendable, Codable, Equatable {
         uid = cardInfo.uid.hexString
         cardType = cardInfo.type.description
         cardFamily = cardInfo.type.family.description
-        product = cardInfo.product
+        product = cardInfo.product?.name
         atqa = cardInfo.atqa?.hexString
         sak = cardInfo.sak?.hexString
         ats = cardInfo.ats?.hexString

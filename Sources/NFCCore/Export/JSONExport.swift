@@ -52,7 +52,7 @@ extension TagDump {
             pagesTotal: type2?.totalPages,
             pmm: cardInfo.pmm?.hexString,
             probes: cardInfo.probes.isEmpty ? nil : cardInfo.probes,
-            product: cardInfo.product,
+            product: cardInfo.product?.name,
             sak: cardInfo.sak?.hexString,
             signature: type2?.signature?.hexString,
             systemCode: cardInfo.systemCode?.hexString,

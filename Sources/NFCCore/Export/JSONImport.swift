@@ -46,7 +46,9 @@ extension TagDump {
             cardInfo: CardInfo(
                 type: type, uid: try hex(document.uid, "uid"),
                 atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
-                ats: try document.ats.map { try hex($0, "ats") }, product: document.product,
+                ats: try document.ats.map { try hex($0, "ats") }, product: document.product.map {
+                    TagFamilies.family(for: type)?.product(named: $0, type: type) ?? Product(named: $0)
+                },
                 version: try document.version.map { try hex($0, "version") },
                 pmm: try document.pmm.map { try hex($0, "pmm") },
                 systemCode: try document.systemCode.map { try hex($0, "systemCode") },

@@ -10,9 +10,9 @@ public struct CardInfo: Sendable, Hashable {
     public var sak: UInt8?
     /// ATS without TL; nil when not ISO-DEP.
     public var ats: [UInt8]?
-    /// Exact product name from the full GET_VERSION / DESFire version / FeliCa tables
-    /// ("NTAG213 TT", "NTAG I2C plus 2K", …); nil when nothing finer than ``type`` is known.
-    public var product: String?
+    /// Exact product from the full GET_VERSION / DESFire version / FeliCa tables: the table's row, rendered
+    /// by its name ("NTAG213 TT", "NTAG I2C plus 2K", …); nil when nothing finer than ``type`` is known.
+    public var product: Product?
     /// Raw GET_VERSION answer (8 bytes) of a Type 2 tag, or the DESFire version (28 bytes).
     public var version: [UInt8]?
     /// FeliCa PMm.
@@ -26,7 +26,7 @@ public struct CardInfo: Sendable, Hashable {
     /// Creates card information.
     public init(
         type: CardType, uid: [UInt8], atqa: [UInt8]? = nil, sak: UInt8? = nil, ats: [UInt8]? = nil,
-        product: String? = nil, version: [UInt8]? = nil, pmm: [UInt8]? = nil, systemCode: [UInt8]? = nil,
+        product: Product? = nil, version: [UInt8]? = nil, pmm: [UInt8]? = nil, systemCode: [UInt8]? = nil,
         probes: [String] = []
     ) {
         self.type = type

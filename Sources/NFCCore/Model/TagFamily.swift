@@ -64,6 +64,10 @@ public protocol TagFamily: Sendable {
     /// The capabilities a dump that stores none is taken to have; nil for the generic rule.
     func inferredCapabilities(of dump: TagDump) -> [CardCapability]?
 
+    /// The product row of `type` that a file names `name` (a JSON file keeps only the product's name);
+    /// nil when the family has no such row.
+    func product(named name: String, type: CardType) -> Product?
+
     /// Rebuilds ``TagDump/family`` of a dump read from a JSON file, whose only record of it is the facts
     /// (the JSON schema keeps them for people and for upstream compatibility).
     func familyData(fromImported dump: TagDump) throws -> FamilyDumpData?
@@ -102,9 +106,9 @@ public enum TagVerb: String, Sendable, CaseIterable {
     }
 }
 
-/// Options a dump reads, one typed key per family setting (Type 2 progress, Classic keys, …), so
+/// Options a dump reads, one typed key per setting (the family-neutral ``progress``, Classic keys, …), so
 /// ``TagDumper/dump(info:transport:options:)`` does not grow a parameter per family. A family declares
-/// its keys next to its dump (`DumpOptions.type2Progress`, `DumpOptions.classicKeys`).
+/// its own keys next to its dump (`DumpOptions.classicKeys`).
 public struct DumpOptions: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
@@ -156,4 +160,5 @@ extension TagFamily {
     public func userSummary(for dump: TagDump, storage: String) -> String? { nil }
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { nil }
     public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? { nil }
+    public func product(named name: String, type: CardType) -> Product? { nil }
 }

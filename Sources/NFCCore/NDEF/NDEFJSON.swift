@@ -24,6 +24,28 @@ public enum NDEFJSON {
         } catch {
             throw NFCError.invalidArgument("not valid JSON: \(Self.describe(error))")
         }
+        return try records(items)
+    }
+
+    /// ``decodeRecords(_:)`` for JSON that is already parsed: `decoder` reads a value holding
+    /// `{"records":[…]}`, an array of records or one record object (a decoder over the caller's own JSON
+    /// value type, so no JSON text is written to be parsed again). Errors are those of
+    /// ``decodeRecords(_:)``, naming the field.
+    public static func decodeRecords(from decoder: any Decoder) throws(NFCError) -> [NDEFRecord] {
+        let items: [NDEFRecordJSON]
+        do {
+            items = try Input(from: decoder).records
+        } catch let error as NFCError {
+            throw error
+        } catch {
+            throw NFCError.invalidArgument("not valid JSON: \(Self.describe(error))")
+        }
+        return try records(items)
+    }
+
+    /// The records `items` describe (decoded models in the ``NDEFRecordJSON`` form); a bad value throws
+    /// ``NFCError/invalidArgument(_:)`` naming the record's place, such as `records[1].uri: …`.
+    public static func records(_ items: [NDEFRecordJSON]) throws(NFCError) -> [NDEFRecord] {
         var records: [NDEFRecord] = []
         for (index, item) in items.enumerated() {
             do {

@@ -77,7 +77,7 @@ public struct DESFireVersion: Sendable, Hashable {
 }
 
 /// What a DESFire-style GET_VERSION says the chip is.
-public struct DESFireProduct: Sendable, Hashable {
+public struct DESFireProduct: Sendable, Hashable, ProductRow {
     /// Product name, with the memory size when known ("MIFARE DESFire EV2 8K").
     public var name: String
     /// The card type to report.

@@ -27,8 +27,22 @@ public enum FeliCaICTable {
         pmm.count >= 2 ? names[pmm[1]] : nil
     }
 
+    /// The product (its ``FeliCaIC`` row) for a PMm, or nil for an unknown IC type.
+    public static func product(pmm: [UInt8]) -> Product? {
+        guard pmm.count >= 2, let name = names[pmm[1]] else { return nil }
+        return Product(FeliCaIC(icType: pmm[1], name: name))
+    }
+
     /// True when the PMm names a Lite-family chip.
     public static func isLiteFamily(pmm: [UInt8]) -> Bool {
         pmm.count >= 2 && liteFamily.contains(pmm[1])
     }
+}
+
+/// One FeliCa IC of ``FeliCaICTable``: the IC type byte of the PMm and its product name.
+public struct FeliCaIC: ProductRow, Hashable {
+    /// PMm byte 1.
+    public var icType: UInt8
+    /// Product name ("FeliCa Lite-S (RC-S966)").
+    public var name: String
 }

@@ -19,7 +19,7 @@ public enum FeliCaRefinement {
         var info = info
         let pmm = info.pmm ?? transport.target.pmm
         let systemCode = info.systemCode ?? transport.target.systemCode
-        if info.product == nil { info.product = FeliCaICTable.productName(pmm: pmm) }
+        if info.product == nil { info.product = FeliCaICTable.product(pmm: pmm) }
         guard systemCode == liteSystemCode || FeliCaICTable.isLiteFamily(pmm: pmm) else { return (info, nil) }
         do {
             _ = try await FeliCaCommand.read(blocks: [0x90], service: FeliCaCommand.ndefReadService, transport: transport)

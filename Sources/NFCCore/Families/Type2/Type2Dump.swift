@@ -32,16 +32,34 @@ public enum Type2Dump {
     /// Pages read so far by a running (or ended) dump; safe to read from any thread.
     public final class Progress: Sendable {
         private let state = Mutex<[Page]>([])
+        private let observer: DumpProgress?
 
-        /// Creates an empty progress record.
-        public init() {}
+        /// Creates an empty progress record that also counts the pages in `observer` (the dump's
+        /// family-neutral ``DumpOptions/progress``).
+        public init(reportingTo observer: DumpProgress? = nil) {
+            self.observer = observer
+        }
 
         /// Pages read so far, in page order. After a refusal the pages past the boundary are dropped.
         public var pages: [Page] { state.withLock { $0 } }
 
         func update(_ pages: [Page]) {
             state.withLock { $0 = pages }
+            observer?.advance(to: pages.count)
         }
+    }
+
+    /// The dump of the `pages` read before `error` ended a dump of `info` (what `nfcbridge dump --output`
+    /// keeps); nil when no page was read.
+    public static func partialDump(info: CardInfo, pages: [Page], after error: NFCError) -> TagDump? {
+        guard !pages.isEmpty else { return nil }
+        return TagDump(
+            cardInfo: info, pages: pages,
+            facts: [
+                Fact(key: "Pages", value: "\(pages.count)"),
+                Fact(key: "Dump Interrupted", value: "\(error.code) after \(pages.count) pages"),
+            ],
+            capabilities: [.partiallyReadable])
     }
 
     /// Dumps the Type 2 tag `info` describes (as ``TagIdentifier/identify(_:)`` left it: ACTIVE).

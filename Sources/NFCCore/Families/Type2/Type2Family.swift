@@ -18,7 +18,11 @@ public struct Type2Family: TagFamily {
     }
 
     public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
-        try await Type2Dump.dump(info: info, transport: transport, progress: options.type2Progress)
+        let record = Type2Dump.Progress(reportingTo: options.progress)
+        options.progress?.begin(total: Type2MemoryMap.forType(info.type)?.readablePages, unit: "pages") { error in
+            Type2Dump.partialDump(info: info, pages: record.pages, after: error)
+        }
+        return try await Type2Dump.dump(info: info, transport: transport, progress: record)
     }
 
     public var acceptsPassword: Bool { true }
@@ -75,20 +79,14 @@ public struct Type2Family: TagFamily {
         }
     }
 
+    /// A JSON file's product name back to its row (the name the Flipper export looks its type up by),
+    /// spelled as the file spelled it.
+    public func product(named name: String, type: CardType) -> Product? {
+        FlipperUltralightType.productRow(named: name, type: type).map { Product($0, named: name) }
+    }
+
     public func userSummary(for dump: TagDump, storage: String) -> String? {
         "Read a Type 2 style memory map with \(storage)."
     }
 }
 
-/// The Type 2 dump's progress sink (``Type2Dump/Progress``): pages read so far, kept when the tag leaves.
-public enum Type2ProgressOption: DumpOptionKey {
-    public static let defaultValue: Type2Dump.Progress? = nil
-}
-
-extension DumpOptions {
-    /// Where ``Type2Dump`` reports each page it reads (nil: nowhere).
-    public var type2Progress: Type2Dump.Progress? {
-        get { self[Type2ProgressOption.self] }
-        set { self[Type2ProgressOption.self] = newValue }
-    }
-}

@@ -6,7 +6,7 @@
 ///
 /// Sources (command sets): MF0ICU1 §9 (Ultralight), MF0ICU2 §9 (Ultralight C), MF0ULX1 §10 (Ultralight
 /// EV1), NTAG203 §9, NTAG210/212 §10, NTAG213/215/216 §10, NTAG213F/216F §10, NT2H1001/NT2L1001 (NTAG210µ).
-public struct Type2Product: Sendable, Hashable {
+public struct Type2Product: Sendable, Hashable, ProductRow {
     /// Commands a product supports besides READ (30h) and WRITE (A2h), which every Type 2 tag has.
     public struct Features: OptionSet, Sendable, Hashable {
         public let rawValue: UInt16
@@ -89,9 +89,10 @@ public struct Type2Product: Sendable, Hashable {
         Type2CapabilityContainer(dataAreaSize: factoryDataAreaSize ?? map.userBytes)
     }
 
-    /// The product for a dump or a command: the exact GET_VERSION row when the version is known,
-    /// else the base row of the card type. Nil when the type is not Type 2.
+    /// The product for a dump or a command: the row identification stored (``CardInfo/product``), else
+    /// the GET_VERSION table's row when the version is known, else the base row of the card type. Nil when the type is not Type 2.
     public static func forCardInfo(_ info: CardInfo) -> Type2Product? {
+        if let row = info.product?.row(as: Type2Product.self), row.cardType == info.type { return row }
         if let version = info.version, let match = GetVersionTable.lookup(version), match.product.cardType == info.type {
             return match.product
         }

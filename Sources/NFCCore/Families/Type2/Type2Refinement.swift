@@ -61,7 +61,7 @@ enum Type2Refinement {
             info.probes.append("GET_VERSION: \(bytes.hexString)")
             info.version = bytes
             info.type = match.product.cardType
-            info.product = match.isExact ? match.product.name : nil
+            info.product = match.isExact ? Product(match.product) : nil
             return info
         }
         info.probes.append("GET_VERSION: \(version.summary)")

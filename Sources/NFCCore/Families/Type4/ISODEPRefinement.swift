@@ -61,7 +61,7 @@ public enum ISODEPRefinement {
     static func apply(_ version: DESFireVersion?, to info: inout CardInfo, keepingType: Bool) {
         guard let version, let product = version.product else { return }
         if !keepingType { info.type = product.cardType }
-        info.product = product.name
+        info.product = Product(product)
         info.version = version.bytes
     }
 

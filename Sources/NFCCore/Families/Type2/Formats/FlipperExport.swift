@@ -67,15 +67,14 @@ enum FlipperUltralightType {
     struct Row {
         var name: String
         var type: CardType
-        /// Finer product name (``CardInfo/product``) for products we keep as generic Ultralight (NTAG I2C).
-        var product: String?
+        /// Finer product (``CardInfo/product``) for products we keep as generic Ultralight (NTAG I2C).
+        var product: Type2Product?
     }
 
     /// The name to write for `type` (and `product`, the exact row when identification found one).
-    static func name(for type: CardType, product: String?) -> String {
-        if let product = product.map(normalized),
-            let row = Type2Product.productRows.first(where: { $0.cardType == type && normalized($0.name) == product })
-        {
+    static func name(for type: CardType, product: Product?) -> String {
+        // The stored row names itself (a base row's name is its card type's).
+        if let row = product?.row(as: Type2Product.self), row.cardType == type {
             return row.flipperName
         }
         return Type2Product.forType(type)?.flipperName ?? Type2Product.ultralight.flipperName
@@ -88,8 +87,14 @@ enum FlipperUltralightType {
             return Row(name: name, type: base.cardType)
         }
         return Type2Product.productRows.first { $0.flipperName == name }.map {
-            Row(name: name, type: $0.cardType, product: $0.name)
+            Row(name: name, type: $0.cardType, product: $0)
         }
+    }
+
+    /// The product row of `type` a file names `name` (case and spaces aside, as files spell them).
+    static func productRow(named name: String, type: CardType) -> Type2Product? {
+        let wanted = normalized(name)
+        return Type2Product.productRows.first { $0.cardType == type && normalized($0.name) == wanted }
     }
 
     private static func normalized(_ text: String) -> String {

@@ -42,11 +42,11 @@ enum Type2FileIdentity {
     /// the type the file names (Flipper's type line); else the table's fallback rules for a GET_VERSION
     /// answer; else the page count (``type2Type(pageCount:version:)``).
     static func type2Identity(version: [UInt8]?, named row: FlipperUltralightType.Row?, pageCount: Int)
-        -> (type: CardType, product: String?)
+        -> (type: CardType, product: Product?)
     {
         let match = version.flatMap(GetVersionTable.lookup)
-        if let match, match.isExact { return (match.product.cardType, match.product.name) }
-        if let row { return (refineAlias(row.type, version: version), row.product) }
+        if let match, match.isExact { return (match.product.cardType, Product(match.product)) }
+        if let row { return (refineAlias(row.type, version: version), row.product.map { Product($0) }) }
         if let match, match.product.cardType != .mifareUltralight { return (match.product.cardType, nil) }
         return (type2Type(pageCount: pageCount, version: version), nil)
     }
