@@ -5,7 +5,10 @@
 #                 (make deb, the .deb's contents, lintian, systemd-analyze verify, udev rules, man pages)
 #   make demo     deps + build + loopback mosquitto + emulated PN532 + the agent, shows MQTT traffic
 #   make release  the release build, Swift runtime linked in (--static-swift-stdlib)
-#   make install  the release build and the deployment files under $(DESTDIR)$(PREFIX) (and /etc)
+#   make install  the release build and the deployment files under $(DESTDIR)$(PREFIX) (and /etc);
+#                 for DESTDIR staging as your user (make deb uses it)
+#   make install-files  copies the already built release binaries and the deployment files, no
+#                 Swift: `make release && sudo make install-files` (sudo's PATH has no swift)
 #   make deb      nfcbridge_<version>_<arch>.deb (dpkg-deb) in .build/deb/
 #   make man      regenerate deploy/man/ from the --help texts
 
@@ -37,11 +40,14 @@ MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
 
 # The release build links the Swift runtime statically, so the binary runs without the toolchain.
 RELEASE_FLAGS := -c release --static-swift-stdlib
+# Where `swift build -c release` puts the binaries (SwiftPM's .build/release link), read by
+# install-files without running swift.
+RELEASE_BIN ?= .build/release
 DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md docs/mqtt.md docs/cli.md \
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy demo bench release install deb man clean
+.PHONY: deps build test test-swift test-deploy demo bench release install install-files deb man clean
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -86,9 +92,17 @@ man: build
 
 # The release binaries, the unit (ExecStart pointing at $(BINDIR)), udev rules, the modprobe
 # blacklist, the example configuration as $(SYSCONFDIR)/nfcbridge/config.yaml (never over an existing
-# one), man pages and docs. Run as root without DESTDIR, then create the user: see README.
+# one), man pages and docs. `install` builds them first (as your user, for DESTDIR staging);
+# `install-files` only copies what `make release` built, so it can run as root without the toolchain:
+# `make release && sudo make install-files`, then create the user: see README.
 install: release
-	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; set -e; \
+	@$(MAKE) --no-print-directory install-files RELEASE_BIN="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+
+install-files:
+	@bin="$(RELEASE_BIN)"; set -e; \
+	for b in nfcbridge nfcbridge-sim; do \
+	  [ -x "$$bin/$$b" ] || { echo "$$bin/$$b is missing: run 'make release' first (as your user, not with sudo)" >&2; exit 1; }; \
+	done; \
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(UDEVDIR)" "$(DESTDIR)$(MODPROBEDIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/nfcbridge"; \
 	install -m 0755 "$$bin/nfcbridge" "$$bin/nfcbridge-sim" "$(DESTDIR)$(BINDIR)/"; \

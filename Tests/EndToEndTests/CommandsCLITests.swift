@@ -25,7 +25,7 @@ import TestSupport
 
     /// The NDEF message in the tag's memory (the simulator's `dump`), in hex.
     func ndef(of id: String, on simulator: SimulatorProcess) throws -> String? {
-        Type2TLV.extractMessage(fromMemory: try LibNFCTools.memory(of: id, on: simulator))?.hexString
+        NFCForumTLV.extractMessage(fromMemory: try LibNFCTools.memory(of: id, on: simulator))?.hexString
     }
 
     /// Page 3 of the tag's memory.

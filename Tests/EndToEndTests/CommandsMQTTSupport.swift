@@ -165,7 +165,7 @@ final class CommandAgentHarness: @unchecked Sendable {
 
     /// The NDEF message in the tag's memory, in hex ("" for an empty message).
     func ndef(_ id: String = "sticker") throws -> String? {
-        Type2TLV.extractMessage(fromMemory: try memory(id))?.hexString
+        NFCForumTLV.extractMessage(fromMemory: try memory(id))?.hexString
     }
 
     /// Sends a control request to the simulator and checks that it was accepted.

@@ -80,7 +80,7 @@ import TestSupport
         #expect(Array(after[16..<start]) == prefix.bytes, "\(prefix.name): \(Array(after[16..<start + 4]).hexString)")
         #expect(after[start] == 0x03, "the NDEF TLV stays where the reader found it")
         if let reserved = prefix.reserved { #expect(Array(after[reserved]) == Array(before[reserved])) }
-        #expect(Type2TLV.extractMessage(fromMemory: after) == (try Self.message("https://example.com/written")))
+        #expect(NFCForumTLV.extractMessage(fromMemory: after) == (try Self.message("https://example.com/written")))
         #expect(firstURI(try scan(simulator)) == "https://example.com/written")
     }
 

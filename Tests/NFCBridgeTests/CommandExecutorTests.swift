@@ -18,7 +18,7 @@ struct RemovingExecutor: CommandExecuting {
 
 /// The router with the real executor (NFCCore identification, TagOperations, TagDumper, exports) on
 /// virtual NTAG215s: what the MQTT commands do to a tag's memory.
-@Suite struct CommandExecutorTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandExecutorTests {
     /// The NDEF TLV area of an NTAG215 (from page 4) holding `message`, as a tag holds it.
     func userArea(of tag: VirtualType2Tag, bytes: Int) -> [UInt8] {
         Array(tag.memory[16..<(16 + bytes)])

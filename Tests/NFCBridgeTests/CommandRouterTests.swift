@@ -5,7 +5,7 @@ import Testing
 
 @testable import NFCBridge
 
-@Suite struct CommandRouterTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandRouterTests {
     let write = #"{"id":"w1","ndef_hex":"D00000"}"#
     let writeMessage: [UInt8] = [0xD0, 0x00, 0x00]
 

@@ -17,7 +17,7 @@ import Testing
 /// state directory (`<state_dir>`), the resident set size in `health` (`"rss_bytes":<rss>`) and the
 /// agent version (`<version>`). To record afresh, run with `NFCBRIDGE_GOLDEN_OUT=<file>`: the
 /// captured transcript is written there in the form of `WireGolden.swift` (and the test still compares).
-@Suite struct WireGoldenTests {
+@Suite(.timeLimit(.minutes(1))) struct WireGoldenTests {
     /// Event ids from a counter: the n-th event gets the ULID of its date with every random byte = n.
     final class PinnedEventIDs: Sendable {
         struct Repeating: RandomNumberGenerator {

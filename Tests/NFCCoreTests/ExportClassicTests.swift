@@ -190,7 +190,7 @@ import Testing
     }
 
     @Test func classicAndType2MFDSizesDoNotOverlap() {
-        #expect(ClassicFileType.mfdSizes.isDisjoint(with: DumpImporter.mfdSizes))
+        #expect(ClassicFileType.mfdSizes.isDisjoint(with: Type2FileIdentity.mfdSizes))
         #expect(ClassicFileType.mfdSizes == [320, 1024, 2048, 4096])
         for row in ClassicFileType.rows { #expect(ClassicLayout.forType(row.type) != nil) }
     }

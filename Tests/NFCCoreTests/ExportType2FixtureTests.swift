@@ -41,11 +41,11 @@ import Testing
             cardInfo: CardInfo(type: original.cardInfo.type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00,
                                product: original.cardInfo.product, version: original.cardInfo.version),
             pages: original.pages,
-            ndefMessage: Type2TLV.extractMessage(from: original.pages),
+            ndefMessage: NFCForumTLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "Flipper Zero .nfc"), Fact(key: "Pages Total", value: "\(total)")],
             capabilities: original.pages.count < readable ? [.authenticationRequired, .partiallyReadable] : [.readable],
-            type2: Type2Extras(signature: original.type2?.signature, counters: (original.type2?.counters ?? []).map { $0 ?? 0 },
-                               tearing: (original.type2?.tearing ?? []).map { $0 ?? 0 }, totalPages: total)
+            family: .type2(Type2Extras(signature: original.type2?.signature, counters: (original.type2?.counters ?? []).map { $0 ?? 0 },
+                                       tearing: (original.type2?.tearing ?? []).map { $0 ?? 0 }, totalPages: total))
         )
         #expect(imported == expected)
         // And the re-export is the same file.
@@ -60,12 +60,12 @@ import Testing
             cardInfo: CardInfo(type: original.cardInfo.type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00,
                                product: original.cardInfo.product, version: original.cardInfo.version),
             pages: original.pages,
-            ndefMessage: Type2TLV.extractMessage(from: original.pages),
+            ndefMessage: NFCForumTLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "Proxmark3 MFU"),
                     Fact(key: "Pages Total", value: "\(original.pages.count)")],
             capabilities: [.readable],
-            type2: Type2Extras(signature: original.type2?.signature, counters: (original.type2?.counters ?? []).map { $0 ?? 0 },
-                               tearing: (original.type2?.tearing ?? []).map { $0 ?? 0 }, totalPages: original.type2?.totalPages)
+            family: .type2(Type2Extras(signature: original.type2?.signature, counters: (original.type2?.counters ?? []).map { $0 ?? 0 },
+                                       tearing: (original.type2?.tearing ?? []).map { $0 ?? 0 }, totalPages: original.type2?.totalPages))
         )
         #expect(imported == expected)
         #expect(try imported.exportProxmark3MFU() == original.exportProxmark3MFU())
@@ -86,10 +86,10 @@ import Testing
         let expected = TagDump(
             cardInfo: CardInfo(type: type, uid: original.cardInfo.uid, atqa: [0x00, 0x44], sak: 0x00),
             pages: original.pages,
-            ndefMessage: Type2TLV.extractMessage(from: original.pages),
+            ndefMessage: NFCForumTLV.extractMessage(from: original.pages),
             facts: [Fact(key: "Imported From", value: "libnfc MFD"), Fact(key: "Pages Total", value: "\(original.pages.count)")],
             capabilities: [.readable],
-            type2: Type2Extras(totalPages: original.type2?.totalPages)
+            family: .type2(Type2Extras(totalPages: original.type2?.totalPages))
         )
         #expect(imported == expected)
         #expect(try imported.exportLibNFCMFD() == original.exportLibNFCMFD())

@@ -126,6 +126,22 @@ import Testing
         for product in GetVersionTable.exactMatches.values { #expect(product.memoryMap != nil) }
     }
 
+    @Test func authenticationFeaturesFollowTheProtectionScheme() throws {
+        // NTAG210µ has no PWD_AUTH, so its map has no password protection: a refusal cannot be
+        // "auth_required" while a given password is "unsupported".
+        #expect(Type2Product.ntag210u.protection == .none)
+        #expect(Type2Product.ntag210.features.contains(.pwdAuth))
+        #expect(Type2Product.ultralightC.features.contains(.tripleDESAuthentication))
+        let baseRows: [Type2Product] = [.ultralight, .ultralightC, .ultralightEV1_MF0UL11, .ultralightEV1_MF0UL21,
+                                        .ntag203, .ntag210, .ntag212, .ntag213, .ntag215, .ntag216]
+        for product in baseRows + Array(GetVersionTable.exactMatches.values) {
+            let hasPassword = if case .passwordAuth = product.protection { true } else { false }
+            let has3DES = if case .tripleDES = product.protection { true } else { false }
+            #expect(product.features.contains(.pwdAuth) == hasPassword, "\(product.name)")
+            #expect(product.features.contains(.tripleDESAuthentication) == has3DES, "\(product.name)")
+        }
+    }
+
     @Test func productForCardInfoPrefersTheExactVersion() throws {
         let version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x02, 0x00, 0x0B, 0x03]
         let info = CardInfo(type: .ntag210, uid: [], version: version)

@@ -61,18 +61,18 @@ import Testing
     @Test func flipperAliasesTurnBackByTheVersionProductType() {
         let ntag: [UInt8] = [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0B, 0x03]
         let ultralight: [UInt8] = [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03]
-        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL11, version: ntag) == .ntag210)
-        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL21, version: ntag) == .ntag212)
-        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL11, version: ultralight) == .mifareUltralightEV1_MF0UL11)
-        #expect(DumpImporter.refineAlias(.mifareUltralightEV1_MF0UL21, version: nil) == .mifareUltralightEV1_MF0UL21)
-        #expect(DumpImporter.refineAlias(.ntag213, version: ntag) == .ntag213)
-        #expect(DumpImporter.refineAlias(.mifareUltralight, version: ntag) == .mifareUltralight)
+        #expect(Type2FileIdentity.refineAlias(.mifareUltralightEV1_MF0UL11, version: ntag) == .ntag210)
+        #expect(Type2FileIdentity.refineAlias(.mifareUltralightEV1_MF0UL21, version: ntag) == .ntag212)
+        #expect(Type2FileIdentity.refineAlias(.mifareUltralightEV1_MF0UL11, version: ultralight) == .mifareUltralightEV1_MF0UL11)
+        #expect(Type2FileIdentity.refineAlias(.mifareUltralightEV1_MF0UL21, version: nil) == .mifareUltralightEV1_MF0UL21)
+        #expect(Type2FileIdentity.refineAlias(.ntag213, version: ntag) == .ntag213)
+        #expect(Type2FileIdentity.refineAlias(.mifareUltralight, version: ntag) == .mifareUltralight)
     }
 
     @Test func flipperNTAGI2CKeepsTheProduct() throws {
         let dump = TagDump(
             cardInfo: CardInfo(type: .mifareUltralight, uid: [0x04, 1, 2, 3, 4, 5, 6], product: Product(Type2Product.ntagI2CPlus1K)),
-            pages: (0..<236).map { Page(number: $0, data: [UInt8($0 & 0xFF), 0, 0, 0]) }, type2: Type2Extras(totalPages: 236))
+            pages: (0..<236).map { Page(number: $0, data: [UInt8($0 & 0xFF), 0, 0, 0]) }, family: .type2(Type2Extras(totalPages: 236)))
         let text = try dump.exportFlipperNFC()
         #expect(text.contains("NTAG/Ultralight type: NTAG I2C Plus 1K\n"))
         let imported = try TagDump.importFlipperNFC(text)

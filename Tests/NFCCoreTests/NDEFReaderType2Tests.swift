@@ -42,7 +42,7 @@ import Testing
         #expect(commands.contains { $0.first == 0x3A } == hasFastRead)
         // Nothing past the page of the message's last byte.
         let tlvLength = (length > 254 ? 4 : 2) + length
-        let lastPage = (Type2TLV.dataAreaOffset + tlvLength - 1) / 4
+        let lastPage = (NFCForumTLV.dataAreaOffset + tlvLength - 1) / 4
         #expect(pagesAddressed(commands).allSatisfy { $0 <= lastPage }, "\(commands.map(\.hexString))")
         if hasFastRead {
             // READ 3, then FAST_READs of at most 60 pages covering 7…lastPage.

@@ -31,7 +31,7 @@ struct Type2OperationFixture {
     func page(_ number: Int) -> [UInt8] { Array(tag.memory[number * 4..<number * 4 + 4]) }
 
     /// The NDEF message the tag's memory holds now (TLV walk over the whole memory).
-    var storedMessage: [UInt8]? { Type2TLV.extractMessage(fromMemory: tag.memory) }
+    var storedMessage: [UInt8]? { NFCForumTLV.extractMessage(fromMemory: tag.memory) }
 }
 
 /// An NDEF message of exactly `length` bytes (≥ 6; not 262–264): one MIME record `a/b` with a filler

@@ -6,7 +6,7 @@ import Testing
 /// UID check, and that nothing can be written afterwards.
 @Suite struct Type2LockTests {
     /// Per product: dynamic lock page and the bytes 0–3 it must hold after the lock (byte 3 keeps its
-    /// factory value), from the datasheet figures behind ``Type2Lock/dynamicLockLayouts``.
+    /// factory value), from the datasheet figures behind the product rows' ``Type2Product/locking``.
     static let expectations: [(VirtualType2Model, dynamicPage: Int?, dynamicBytes: [UInt8])] = [
         (.ultralight, nil, []),
         (.ultralightC, 40, [0xFF, 0x00, 0x00, 0x00]),
@@ -153,7 +153,7 @@ import Testing
         let types = CardType.knownCases.filter { Type2MemoryMap.forType($0) != nil }
         for type in types {
             let map = Type2MemoryMap.forType(type)
-            let layout = Type2Lock.dynamicLockLayouts[type]
+            let layout = Type2Product.forType(type)?.locking.dynamicLayout
             #expect((layout != nil) == (map?.dynamicLockPage != nil), "\(type)")
             guard let layout else { continue }
             var mask: [UInt8] = [0, 0, 0]

@@ -16,65 +16,65 @@ import Testing
         // Insert the two lock bytes at absolute offset 48 (area offset 32).
         area.insert(contentsOf: [0xAA, 0xBB], at: 32)
         area.append(0xFE)
-        let message = try #require(Type2TLV.extractMessage(fromMemory: memory(area)))
+        let message = try #require(NFCForumTLV.extractMessage(fromMemory: memory(area)))
         #expect(message.hexString.lowercased() == "d50010000102030405060708090a0b0c0d0e0f")
     }
 
     @Test func shortAndLongLengths() throws {
         let short = [UInt8](repeating: 0x42, count: 254)
-        #expect(try Type2TLV.makeArea(message: short).prefix(2) == [0x03, 0xFE])
+        #expect(try NFCForumTLV.makeArea(message: short).prefix(2) == [0x03, 0xFE])
         let long = [UInt8](repeating: 0x42, count: 255)
-        let area = try Type2TLV.makeArea(message: long)
+        let area = try NFCForumTLV.makeArea(message: long)
         #expect(Array(area.prefix(4)) == [0x03, 0xFF, 0x00, 0xFF])
         #expect(area.last == 0xFE)
         #expect(area.count == 4 + 255 + 1)
-        #expect(Type2TLV.extractMessage(fromMemory: memory(area)) == long)
-        #expect(Type2TLV.extractMessage(fromMemory: memory(try Type2TLV.makeArea(message: short))) == short)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory(area)) == long)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory(try NFCForumTLV.makeArea(message: short))) == short)
     }
 
     @Test func capacityPaddingAndTerminator() throws {
-        #expect(try Type2TLV.makeArea(message: [0xD0, 0x00, 0x00], capacity: 8, padded: true)
+        #expect(try NFCForumTLV.makeArea(message: [0xD0, 0x00, 0x00], capacity: 8, padded: true)
             == [0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE, 0x00, 0x00])
         // A message TLV that fills the capacity exactly leaves the terminator out.
-        #expect(try Type2TLV.makeArea(message: [1, 2, 3, 4], capacity: 6) == [0x03, 0x04, 1, 2, 3, 4])
+        #expect(try NFCForumTLV.makeArea(message: [1, 2, 3, 4], capacity: 6) == [0x03, 0x04, 1, 2, 3, 4])
         #expect(throws: NFCError.capacityExceeded(needed: 8, available: 6)) {
-            try Type2TLV.makeArea(message: [1, 2, 3, 4, 5], capacity: 6)
+            try NFCForumTLV.makeArea(message: [1, 2, 3, 4, 5], capacity: 6)
         }
-        #expect(try Type2TLV.makeArea(message: []) == [0x03, 0x00, 0xFE])
+        #expect(try NFCForumTLV.makeArea(message: []) == [0x03, 0x00, 0xFE])
     }
 
     @Test func corruptDataNeverTraps() {
         // Truncated NDEF value, truncated long length, length past the end, terminator first, nothing.
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x03, 0x10, 0x01, 0x02])) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x03, 0xFF, 0x01])) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x01, 0xFF, 0xFF, 0xFF])) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0xFE, 0x03, 0x01, 0x55])) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: memory([])) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: []) == nil)
-        #expect(Type2TLV.extractMessage(fromMemory: memory([UInt8](repeating: 0, count: 48))) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x03, 0x10, 0x01, 0x02])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x03, 0xFF, 0x01])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x01, 0xFF, 0xFF, 0xFF])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0xFE, 0x03, 0x01, 0x55])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: []) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([UInt8](repeating: 0, count: 48))) == nil)
         // A control TLV reserving bytes far away or with a zero size field.
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x02, 0x03, 0xFF, 0x00, 0x0F, 0x03, 0x01, 0x55])) == [0x55])
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x02, 0x03, 0xFF, 0x00, 0x0F, 0x03, 0x01, 0x55])) == [0x55])
         // A Lock Control TLV too short to mean anything is skipped like any TLV.
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x01, 0x01, 0x00, 0x03, 0x01, 0x55])) == [0x55])
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x01, 0x01, 0x00, 0x03, 0x01, 0x55])) == [0x55])
         // Size 0 means 256 lock bits: 32 reserved bytes from page 4 swallow the rest of this memory.
-        #expect(Type2TLV.extractMessage(fromMemory: memory([0x01, 0x03, 0x40, 0x00, 0x02, 0x03, 0x01, 0x55])) == nil)
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory([0x01, 0x03, 0x40, 0x00, 0x02, 0x03, 0x01, 0x55])) == nil)
         // Every byte value at every position: must return, never trap.
         for value in UInt8.min...UInt8.max {
-            _ = Type2TLV.extractMessage(fromMemory: memory([value, value, value, 0x03, value]))
+            _ = NFCForumTLV.extractMessage(fromMemory: memory([value, value, value, 0x03, value]))
         }
     }
 
     @Test func proprietaryAndNullTLVsAreSkipped() {
         let area: [UInt8] = [0x00, 0x00, 0xFD, 0x02, 0xAA, 0xBB, 0x03, 0x02, 0x11, 0x22, 0xFE]
-        #expect(Type2TLV.extractMessage(fromMemory: memory(area)) == [0x11, 0x22])
+        #expect(NFCForumTLV.extractMessage(fromMemory: memory(area)) == [0x11, 0x22])
     }
 
     @Test func extractFromPagesStopsAtAGap() {
         let pages = [Page(number: 4, data: [0x03, 0x02, 0x11, 0x22]), Page(number: 5, data: [0xFE, 0, 0, 0])]
-        #expect(Type2TLV.extractMessage(from: pages) == [0x11, 0x22])
+        #expect(NFCForumTLV.extractMessage(from: pages) == [0x11, 0x22])
         let gap = [Page(number: 4, data: [0x03, 0x05, 0x11, 0x22]), Page(number: 6, data: [0x33, 0x44, 0x55, 0xFE])]
-        #expect(Type2TLV.extractMessage(from: gap) == nil)
+        #expect(NFCForumTLV.extractMessage(from: gap) == nil)
         let oddPage = [Page(number: 4, data: [0x03, 0x02, 0x11]), Page(number: 5, data: [0x22, 0xFE, 0, 0])]
-        #expect(Type2TLV.extractMessage(from: oddPage) == nil)
+        #expect(NFCForumTLV.extractMessage(from: oddPage) == nil)
     }
 }

@@ -23,7 +23,7 @@ import Testing
     /// NFCCore names PN532Sim's code must not use, even qualified (`NFCCore.Type2Product`).
     static let forbiddenNames = [
         "Type2Product", "Type2MemoryMap", "GetVersionTable", "Type2LockMap", "Type2Lock", "Type2Format",
-        "Type2TLV", "Type2CapabilityContainer", "UltralightCAuthentication", "ClassicLayout", "AccessBits",
+        "NFCForumTLV", "Type2CapabilityContainer", "UltralightCAuthentication", "ClassicLayout", "AccessBits",
         "AccessCondition", "ClassicAccessTables", "ClassicBlockPermissions", "FeliCaLiteMemoryMap",
     ]
 

@@ -33,17 +33,4 @@ public enum DumpImporter {
         }
         throw NFCError.malformedDump("not a \(format.rawValue) dump (\(bytes.count) bytes)")
     }
-
-    /// Every size of a Type 2 MFD file we read (``Type2FileIdentity/mfdSizes``).
-    public static var mfdSizes: Set<Int> { Type2FileIdentity.mfdSizes }
-
-    /// The Type 2 type of a page image of `pageCount` pages (``Type2FileIdentity/type2Type(pageCount:version:)``).
-    static func type2Type(pageCount: Int, version: [UInt8]?) -> CardType {
-        Type2FileIdentity.type2Type(pageCount: pageCount, version: version)
-    }
-
-    /// Flipper's NTAG210/212 aliases turned back (``Type2FileIdentity/refineAlias(_:version:)``).
-    static func refineAlias(_ type: CardType, version: [UInt8]?) -> CardType {
-        Type2FileIdentity.refineAlias(type, version: version)
-    }
 }

@@ -64,7 +64,7 @@ extension TagDump {
             ndefMessage: try document.ndefHex.map { try hex($0, "ndefHex") },
             facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
             capabilities: document.capabilitiesInferred == true ? [] : stored,
-            type2: type2
+            family: type2.map(FamilyDumpData.type2) ?? .none
         )
         // The family's typed data, where the JSON file records it only in facts (Classic trailer gaps,
         // Type 4 / FeliCa write access).

@@ -40,10 +40,10 @@ public enum NDEFReadResult: Sendable, Equatable {
 }
 
 extension NDEFReadResult {
-    /// The result a finished TLV walk gives (``Type2TLV/walk(memory:start:end:controlTLVs:)``, used by the
+    /// The result a finished TLV walk gives (``NFCForumTLV/walk(memory:start:end:controlTLVs:)``, used by the
     /// Type 2 and MIFARE Classic mappings); nil while the walk needs more memory. `area` names the data
     /// area for the message of an overrun ("the data area of 144 bytes").
-    init?(walk: Type2TLV.Walk, area: String) {
+    init?(walk: NFCForumTLV.Walk, area: String) {
         switch walk {
         case let .message(message): self = .message(message)
         case .noMessage: self = .noMessage

@@ -116,7 +116,7 @@ public struct TagDump: Sendable, Hashable {
     public init(
         cardInfo: CardInfo, pages: [Page] = [], blocks: [Block] = [], files: [FileData] = [],
         ndefMessage: [UInt8]? = nil, facts: [Fact] = [], capabilities: [CardCapability] = [],
-        type2: Type2Extras? = nil, family: FamilyDumpData = .none
+        family: FamilyDumpData = .none
     ) {
         self.cardInfo = cardInfo
         self.pages = pages
@@ -125,7 +125,7 @@ public struct TagDump: Sendable, Hashable {
         self.ndefMessage = ndefMessage
         self.facts = facts
         self.capabilities = capabilities
-        self.family = type2.map(FamilyDumpData.type2) ?? family
+        self.family = family
     }
 
     /// Type 2 chip data (signature, counters, tearing); nil for other families. A view of ``family``.

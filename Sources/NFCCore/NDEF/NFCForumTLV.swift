@@ -63,8 +63,6 @@ public enum NFCForumTLV {
         /// Empty (at the byte after the header) for NULL, Terminator and empty TLVs.
         public var valueRange: Range<Int>
 
-        /// The known type, nil for a reserved one.
-        public var blockType: BlockType? { BlockType(rawValue: type) }
         /// Offset just past the block.
         public var end: Int { valueRange.upperBound }
 

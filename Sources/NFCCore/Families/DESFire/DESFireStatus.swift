@@ -13,47 +13,54 @@ public struct DESFireStatus: Sendable, Hashable, CustomStringConvertible {
         var status: UInt8
         /// The datasheet's upper-case name.
         var name: String
-        /// Stable snake_case code.
+        /// Stable snake_case code: the name in lower case unless the row says otherwise.
         var code: String
         var message: String
+
+        init(status: UInt8, name: String, code: String? = nil, message: String) {
+            self.status = status
+            self.name = name
+            self.code = code ?? name.lowercased()
+            self.message = message
+        }
     }
 
     // MIFARE DESFire EV1 datasheet §9.3, table "Status and error codes".
     static let rows: [Row] = [
-        Row(status: 0x00, name: "OPERATION_OK", code: "operation_ok", message: "Successful operation"),
-        Row(status: 0x0C, name: "NO_CHANGES", code: "no_changes", message: "No changes done to backup files"),
-        Row(status: 0x0E, name: "OUT_OF_EEPROM_ERROR", code: "out_of_eeprom_error",
+        Row(status: 0x00, name: "OPERATION_OK", message: "Successful operation"),
+        Row(status: 0x0C, name: "NO_CHANGES", message: "No changes done to backup files"),
+        Row(status: 0x0E, name: "OUT_OF_EEPROM_ERROR",
             message: "Insufficient NV-memory to complete the command"),
-        Row(status: 0x1C, name: "ILLEGAL_COMMAND_CODE", code: "illegal_command_code", message: "Command code not supported"),
-        Row(status: 0x1E, name: "INTEGRITY_ERROR", code: "integrity_error",
+        Row(status: 0x1C, name: "ILLEGAL_COMMAND_CODE", message: "Command code not supported"),
+        Row(status: 0x1E, name: "INTEGRITY_ERROR",
             message: "CRC or MAC does not match the data, or padding bytes are not valid"),
-        Row(status: 0x1F, name: "DATA_NOT_FOUND", code: "data_not_found", message: "No data found (EV2/EV3)"),
-        Row(status: 0x40, name: "NO_SUCH_KEY", code: "no_such_key", message: "Invalid key number specified"),
-        Row(status: 0x7E, name: "LENGTH_ERROR", code: "length_error", message: "Length of the command string is invalid"),
-        Row(status: 0x9D, name: "PERMISSION_DENIED", code: "permission_denied",
+        Row(status: 0x1F, name: "DATA_NOT_FOUND", message: "No data found (EV2/EV3)"),
+        Row(status: 0x40, name: "NO_SUCH_KEY", message: "Invalid key number specified"),
+        Row(status: 0x7E, name: "LENGTH_ERROR", message: "Length of the command string is invalid"),
+        Row(status: 0x9D, name: "PERMISSION_DENIED",
             message: "The current configuration or status does not allow the requested command"),
-        Row(status: 0x9E, name: "PARAMETER_ERROR", code: "parameter_error", message: "Value of a parameter is invalid"),
-        Row(status: 0xA0, name: "APPLICATION_NOT_FOUND", code: "application_not_found",
+        Row(status: 0x9E, name: "PARAMETER_ERROR", message: "Value of a parameter is invalid"),
+        Row(status: 0xA0, name: "APPLICATION_NOT_FOUND",
             message: "The requested AID is not present on the PICC"),
         Row(status: 0xA1, name: "APPL_INTEGRITY_ERROR", code: "application_integrity_error",
             message: "Unrecoverable error within the application; it will be disabled"),
-        Row(status: 0xAE, name: "AUTHENTICATION_ERROR", code: "authentication_error",
+        Row(status: 0xAE, name: "AUTHENTICATION_ERROR",
             message: "The current authentication status does not allow the requested command"),
-        Row(status: 0xAF, name: "ADDITIONAL_FRAME", code: "additional_frame", message: "Additional data frame is expected"),
-        Row(status: 0xBE, name: "BOUNDARY_ERROR", code: "boundary_error",
+        Row(status: 0xAF, name: "ADDITIONAL_FRAME", message: "Additional data frame is expected"),
+        Row(status: 0xBE, name: "BOUNDARY_ERROR",
             message: "Attempt to read or write beyond the file's or record's limits"),
-        Row(status: 0xC1, name: "PICC_INTEGRITY_ERROR", code: "picc_integrity_error",
+        Row(status: 0xC1, name: "PICC_INTEGRITY_ERROR",
             message: "Unrecoverable error within the PICC; it will be disabled"),
-        Row(status: 0xCA, name: "COMMAND_ABORTED", code: "command_aborted", message: "The previous command was not fully completed"),
-        Row(status: 0xCD, name: "PICC_DISABLED_ERROR", code: "picc_disabled_error",
+        Row(status: 0xCA, name: "COMMAND_ABORTED", message: "The previous command was not fully completed"),
+        Row(status: 0xCD, name: "PICC_DISABLED_ERROR",
             message: "The PICC was disabled by an unrecoverable error"),
-        Row(status: 0xCE, name: "COUNT_ERROR", code: "count_error",
+        Row(status: 0xCE, name: "COUNT_ERROR",
             message: "Number of applications is limited to 28; no additional CreateApplication possible"),
-        Row(status: 0xDE, name: "DUPLICATE_ERROR", code: "duplicate_error",
+        Row(status: 0xDE, name: "DUPLICATE_ERROR",
             message: "Creation of a file or application failed: it already exists"),
-        Row(status: 0xEE, name: "EEPROM_ERROR", code: "eeprom_error", message: "Could not complete NV-write operation"),
-        Row(status: 0xF0, name: "FILE_NOT_FOUND", code: "file_not_found", message: "The specified file number does not exist"),
-        Row(status: 0xF1, name: "FILE_INTEGRITY_ERROR", code: "file_integrity_error",
+        Row(status: 0xEE, name: "EEPROM_ERROR", message: "Could not complete NV-write operation"),
+        Row(status: 0xF0, name: "FILE_NOT_FOUND", message: "The specified file number does not exist"),
+        Row(status: 0xF1, name: "FILE_INTEGRITY_ERROR",
             message: "Unrecoverable error within the file; it will be disabled"),
     ]
 

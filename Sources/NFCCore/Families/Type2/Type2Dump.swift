@@ -156,13 +156,13 @@ public enum Type2Dump {
         if boundary != nil { capabilities = [.authenticationRequired, .partiallyReadable] }
 
         return TagDump(cardInfo: info, pages: pages, ndefMessage: ndefMessage, facts: facts,
-                       capabilities: capabilities, type2: extras)
+                       capabilities: capabilities, family: .type2(extras))
     }
 
     /// The NDEF message in the user area, if the tag is NDEF formatted: the CC magic number E1h in
     /// page 3 byte 0 (T2T §6.4.1, NDEF detection) — amiibo-style CCs (F1 10 FF EE) have none.
     static func ndefMessage(in pages: [Page], map: Type2MemoryMap) -> [UInt8]? {
         guard pages.first(where: { $0.number == 3 })?.data.first == 0xE1 else { return nil }
-        return Type2TLV.extractMessage(from: pages.filter { $0.number <= map.userEnd })
+        return NFCForumTLV.extractMessage(from: pages.filter { $0.number <= map.userEnd })
     }
 }

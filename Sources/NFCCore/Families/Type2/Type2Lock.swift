@@ -70,17 +70,6 @@ public enum Type2Lock {
     /// L-CC, L4–L7, bits 0–2 BL-CC, BL 9-4, BL 15-10; byte 3 L8–L15 (MF0ICU1 §8.5.2, NTAG213/215/216 §8.5.2).
     public static let staticLockBytes: [UInt8] = [0xFF, 0xFF]
 
-    /// Dynamic lock layouts by card type, as the base product rows hold them (``Type2Product/locking``).
-    /// Products without one (Ultralight, Ultralight EV1 MF0UL11, NTAG210) have no dynamic lock bytes:
-    /// their user memory ends at page 15. ``Type2LockMap/dynamicBits(for:)`` decodes the same rows.
-    public static var dynamicLockLayouts: [CardType: DynamicLockLayout] {
-        var layouts: [CardType: DynamicLockLayout] = [:]
-        for row in Type2Product.baseRows {
-            if let layout = row.locking.dynamicLayout { layouts[row.cardType] = layout }
-        }
-        return layouts
-    }
-
     /// Locks the tag `info` describes, after checking that the tag in the field is `expectedUID` (its
     /// selected UID and the serial number in pages 0–1): ``NFCError/tagMismatch(expected:actual:)``
     /// otherwise, with nothing written. Products whose lock layout is not known (NTAG I2C, Ultralight

@@ -128,16 +128,29 @@ final class Type2Memory {
         return bytes
     }
 
-    /// Tag memory from page 0 up to the first page not known from page 3 on (pages 0–2 are zeros when
-    /// not read), for a TLV walk.
-    var contiguousMemory: [UInt8] {
-        var memory: [UInt8] = []
-        var number = 0
-        while let content = known[number] ?? (number < 3 ? [0, 0, 0, 0] : nil) {
-            memory += content
-            number += 1
+    /// Tag memory from page 0 up to the first page not known from page 4 on, for a TLV walk: the one
+    /// rule of ``NFCForumTLV/memory(from:)`` (header pages 0–3 not read are zeros).
+    var contiguousMemory: [UInt8] { NFCForumTLV.memory(from: pages) }
+
+    /// Walks the TLVs of the data area up to `end` (a byte offset from page 0) with the one walker
+    /// (``NFCForumTLV/scan(memory:start:end:controlTLVs:)``), reading the pages the walk asks for, until
+    /// `isDone` accepts the scan or the walk needs no more memory. Each round reads the pages up to the
+    /// one the walk needs and at least `readAhead` more, never past the last data page. A walk that asks
+    /// for no new page, or for one past the data area, throws ``NFCError/invalidResponse(_:)`` (so the
+    /// loop always ends); read errors are thrown as ``read(_:fresh:fastRead:)`` throws them.
+    func scanTLVs(end: Int, readAhead: Int = 0,
+                  until isDone: (NFCForumTLV.Scan) -> Bool = { _ in false }) async throws -> NFCForumTLV.Scan {
+        let lastPage = (end - 1) / 4
+        while true {
+            let memory = contiguousMemory
+            let scan = NFCForumTLV.scan(memory: memory, end: end)
+            if isDone(scan) { return scan }
+            guard case let .needsMemory(upTo) = scan.outcome else { return scan }
+            let nextPage = memory.count / 4
+            let needed = (upTo - 1) / 4
+            guard needed >= nextPage, needed <= lastPage else { throw NFCError.invalidResponse([]) }
+            try await read(Array(nextPage...min(max(needed, nextPage + readAhead), lastPage)))
         }
-        return memory
     }
 
     /// The pages known, in page order.

@@ -127,6 +127,10 @@ public struct Type2MemoryMap: Sendable, Hashable {
     /// NTAG210/212 §8.5: NTAG210, 20 pages.
     static let ntag210 = Type2MemoryMap(totalPages: 20, userEnd: 15,
                                         protection: .passwordAuth(configPage: 16, passwordPage: 18, packPage: 19))
+    /// NTAG210µ (NT2L1001/NT2H1001): the NTAG210 page layout (the spec's GET_VERSION table), but no
+    /// PWD_AUTH, so no AUTH0/ACCESS/PWD/PACK protection (third-party command tables list PWD_AUTH and
+    /// FAST_READ as "NTAG 21x excluding 210u"; the NXP datasheet could not be retrieved to cite a section).
+    static let ntag210u = Type2MemoryMap(totalPages: 20, userEnd: 15, protection: .none)
     /// NTAG210/212 §8.5: NTAG212, 41 pages.
     static let ntag212 = Type2MemoryMap(totalPages: 41, userEnd: 35, dynamicLockPage: 36,
                                         protection: .passwordAuth(configPage: 37, passwordPage: 39, packPage: 40))

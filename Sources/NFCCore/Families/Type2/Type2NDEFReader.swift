@@ -38,23 +38,14 @@ enum Type2NDEFReader {
             return .unreadable(.unsupportedOperation("The CC (\(cc)) grants no read access to the NDEF data"))
         }
         let end = NFCForumTLV.dataAreaOffset + min(cc.dataAreaSize, map.userBytes)
-        let lastDataPage = (end - 1) / 4
-
-        while true {
-            let contiguous = memory.contiguousMemory
-            let walk = NFCForumTLV.walk(memory: contiguous, end: end)
-            if let result = NDEFReadResult(walk: walk, area: "the data area of \(end - NFCForumTLV.dataAreaOffset) bytes") {
-                return result
-            }
-            guard case let .needsMemory(upTo) = walk else { return .unreadable(.invalidResponse([])) }
-            let nextPage = contiguous.count / 4
-            let needed = (upTo - 1) / 4
-            // Every round must read a page the walk lacks, or the loop would never end.
-            guard needed >= nextPage, needed <= lastDataPage else { return .unreadable(.invalidResponse([])) }
-            if let failure = try await fetch(Array(nextPage...needed), from: memory, fastRead: true) {
-                return .unreadable(failure)
-            }
+        let walk: NFCForumTLV.Walk
+        do {
+            walk = try await memory.scanTLVs(end: end).outcome
+        } catch let error as NFCError where error != .tagRemoved {
+            return .unreadable(error)
         }
+        return NDEFReadResult(walk: walk, area: "the data area of \(end - NFCForumTLV.dataAreaOffset) bytes")
+            ?? .unreadable(.invalidResponse([]))
     }
 
     /// Reads `pages` through `memory`; returns why one could not be read (the error the write and the

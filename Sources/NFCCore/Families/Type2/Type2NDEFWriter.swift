@@ -129,20 +129,10 @@ public enum Type2NDEFWriter {
         /// Control, Proprietary and reserved types — stays byte for byte, and the bytes the control TLVs
         /// reserve are skipped. Only the pages up to the NDEF TLV's header are read, not the old message.
         static func read(session: Type2Memory, end: Int) async throws -> Layout {
-            let lastPage = (end - 1) / 4
-            while true {
-                let memory = session.contiguousMemory
-                let scan = NFCForumTLV.scan(memory: memory, end: end)
-                if let start = scan.messageOffset {
-                    return Layout(start: start, end: end, reserved: scan.reserved)
-                }
-                guard case let .needsMemory(upTo) = scan.outcome else { return Layout(start: end, end: end) }
-                let nextPage = memory.count / 4
-                let needed = (upTo - 1) / 4
-                guard needed >= nextPage, nextPage <= lastPage else { throw NFCError.invalidResponse([]) }
-                // Read ahead a READ's worth of pages: control TLVs are short and sit together.
-                try await session.read(Array(nextPage...min(max(needed, nextPage + 3), lastPage)))
-            }
+            // Read ahead a READ's worth of pages: control TLVs are short and sit together.
+            let scan = try await session.scanTLVs(end: end, readAhead: 3, until: { $0.messageOffset != nil })
+            guard let start = scan.messageOffset else { return Layout(start: end, end: end) }
+            return Layout(start: start, end: end, reserved: scan.reserved)
         }
     }
 }

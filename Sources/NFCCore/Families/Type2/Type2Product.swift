@@ -68,7 +68,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                 locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String) {
         self.name = name
         self.cardType = cardType
-        self.features = features
+        self.features = Self.authenticationFeatures(features, for: map.protection)
         self.counters = counters
         self.tearingCounters = tearingCounters
         self.counterNeedsEnable = counterNeedsEnable
@@ -76,6 +76,19 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         self.locking = locking
         self.factoryDataAreaSize = factoryDataAreaSize
         self.flipperName = flipperName
+    }
+
+    /// The features with the authentication bits taken from the protection scheme, so the two cannot
+    /// disagree: `.pwdAuth` exactly when the map has PWD_AUTH protection, `.tripleDESAuthentication`
+    /// exactly when it has 3DES protection.
+    private static func authenticationFeatures(_ features: Features, for protection: Type2Protection) -> Features {
+        var result = features.subtracting([.pwdAuth, .tripleDESAuthentication])
+        switch protection {
+        case .none: break
+        case .passwordAuth: result.insert(.pwdAuth)
+        case .tripleDES: result.insert(.tripleDESAuthentication)
+        }
+        return result
     }
 
     /// The memory map (optional for the callers written when maps were a table of card types).
@@ -107,14 +120,14 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     // MARK: - Rows
 
     private static let ev1Features: Features = [
-        .getVersion, .fastRead, .readSignature, .readCounter, .incrementCounter, .checkTearingEvent, .pwdAuth,
+        .getVersion, .fastRead, .readSignature, .readCounter, .incrementCounter, .checkTearingEvent,
         .compatibilityWrite, .virtualCardSelect,
     ]
     /// NTAG210/212 §10: no counter, no tearing flags.
-    private static let ntag210Features: Features = [.getVersion, .fastRead, .readSignature, .pwdAuth, .compatibilityWrite]
+    private static let ntag210Features: Features = [.getVersion, .fastRead, .readSignature, .compatibilityWrite]
     /// NTAG213/215/216 §10: READ_CNT for the NFC counter (address 02h) only; no CHECK_TEARING_EVENT.
     private static let ntag21xFeatures: Features = [
-        .getVersion, .fastRead, .readSignature, .readCounter, .pwdAuth, .compatibilityWrite,
+        .getVersion, .fastRead, .readSignature, .readCounter, .compatibilityWrite,
     ]
 
     /// MIFARE Ultralight (MF0ICU1): READ, WRITE, COMPATIBILITY_WRITE.
@@ -123,7 +136,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                                                 locking: .staticOnly, flipperName: "Mifare Ultralight")
     /// MIFARE Ultralight C (MF0ICU2): adds 3DES AUTHENTICATE; no GET_VERSION.
     public static let ultralightC = Type2Product(name: "MIFARE Ultralight C", cardType: .mifareUltralightC,
-                                                 features: [.compatibilityWrite, .tripleDESAuthentication],
+                                                 features: [.compatibilityWrite],
                                                  map: .ultralightC, locking: .dynamic(.ultralightC),
                                                  flipperName: "Mifare Ultralight C")
     /// Ultralight EV1, 48 bytes user memory, 17 pF.
@@ -144,10 +157,11 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// NTAG210.
     public static let ntag210 = Type2Product(name: "NTAG210", cardType: .ntag210, features: ntag210Features,
                                              map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
-    /// NTAG210µ (NT2L1001/NT2H1001): NTAG210 memory map, but no PWD_AUTH and no FAST_READ.
+    /// NTAG210µ (NT2L1001/NT2H1001): NTAG210 page layout, but no PWD_AUTH (so no password protection in
+    /// its map) and no FAST_READ.
     public static let ntag210u = Type2Product(name: "NTAG210u", cardType: .ntag210,
                                               features: [.getVersion, .readSignature, .compatibilityWrite],
-                                              map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
+                                              map: .ntag210u, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
     /// NTAG212.
     public static let ntag212 = Type2Product(name: "NTAG212", cardType: .ntag212, features: ntag210Features,
                                              map: .ntag212, locking: .dynamic(.ntag212), flipperName: "Mifare Ultralight 21")

@@ -188,10 +188,10 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
                 return (s.pending.isEmpty ? Status.ok : Status.additionalFrame, frame)
             }
             s.pending = []
-            let result = answer(instruction, data, &s)
-            guard case let .success(frames) = result else {
-                if case let .failure(status) = result { return (status.rawValue, []) }
-                return (Status.illegalCommand, [])
+            let frames: [[UInt8]]
+            switch answer(instruction, data, &s) {
+            case let .success(answerFrames): frames = answerFrames
+            case let .failure(status): return (status.rawValue, [])
             }
             guard let first = frames.first else { return (Status.ok, []) }
             s.pending = Array(frames.dropFirst())
@@ -257,7 +257,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard file.read == Self.free || file.readWrite == Self.free else { return refuse(Status.authenticationError) }
             let offset = data.count == 7 ? Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16 : 0
             let length = data.count == 7 ? Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16 : 0
-            return read(instruction, file.contents, offset: offset, length: length).mapError { $0 }
+            return read(instruction, file.contents, offset: offset, length: length)
         default:
             return refuse(Status.illegalCommand)
         }

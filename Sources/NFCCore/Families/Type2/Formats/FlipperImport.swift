@@ -71,15 +71,15 @@ extension TagDump {
             cardInfo: CardInfo(
                 type: type, uid: uid, atqa: atqa, sak: sak, product: product, version: knownVersion),
             pages: pages,
-            ndefMessage: Type2TLV.extractMessage(from: pages),
+            ndefMessage: NFCForumTLV.extractMessage(from: pages),
             facts: [Fact(key: "Imported From", value: "Flipper Zero .nfc"), Fact(key: "Pages Total", value: "\(total)")],
             // Fewer pages read than the product lets anyone read: an AUTH0 boundary stopped the reader
             // (Ultralight C key pages are never readable, so 44 of 48 is a full read).
             capabilities: pagesRead < (Type2MemoryMap.forType(type)?.readablePages ?? total)
                 ? [.authenticationRequired, .partiallyReadable] : [.readable],
-            type2: Type2Extras(
+            family: .type2(Type2Extras(
                 signature: signature.flatMap { $0.allSatisfy { $0 == 0 } ? nil : $0 }, counters: counters,
-                tearing: tearing, totalPages: total)
+                tearing: tearing, totalPages: total))
         )
     }
 }

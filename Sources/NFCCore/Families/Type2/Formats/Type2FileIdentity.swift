@@ -80,10 +80,10 @@ extension TagDump {
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
             cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
             pages: pages,
-            ndefMessage: Type2TLV.extractMessage(from: pages),
+            ndefMessage: NFCForumTLV.extractMessage(from: pages),
             facts: [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(pages.count)")],
             capabilities: [.readable],
-            type2: Type2Extras(totalPages: total)
+            family: .type2(Type2Extras(totalPages: total))
         )
     }
 }
