@@ -40,7 +40,7 @@ enum DumpCommand {
 
         let dump: TagDump
         do {
-            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options) }
+            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options, target: format.dumpTarget) }
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
             if let output, !error.dump.pages.isEmpty {
@@ -61,7 +61,9 @@ enum DumpCommand {
 
     /// Waits for a tag, identifies it and dumps it. Type 2 pages read before a failure come back
     /// in ``PartialDump``.
-    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions) async throws -> TagDump {
+    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions, target: DumpTarget) async throws
+        -> TagDump
+    {
         let transport = try await options.firstTag(on: device).transport
         let info = try await TagIdentifier.identify(transport)
         let progress = Type2Dump.Progress()
@@ -70,6 +72,7 @@ enum DumpCommand {
         do {
             var options = DumpOptions()
             options.type2Progress = progress
+            options.target = target
             return try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch let error as NFCError {
             let pages = progress.pages

@@ -32,6 +32,17 @@ enum ExportCommand {
             case .bin: dump.exportBinary()
             }
         }
+
+        /// What a dump written in this format needs read (`dump` reads no more: no counters for mfd).
+        var dumpTarget: DumpTarget {
+            switch self {
+            case .flipper: .file(.flipper)
+            case .pm3: .file(.proxmark3)
+            case .mfd: .file(.mfd)
+            case .json: .everything
+            case .hex, .bin: .memory
+            }
+        }
     }
 
     /// Runs `export` with the arguments after it.

@@ -64,7 +64,9 @@ public struct TagCommandExecutor: CommandExecuting {
     {
         let dump: TagDump
         do {
-            dump = try await TagDumper.dump(info: info, transport: transport)
+            var options = DumpOptions()
+            options.target = format.dumpTarget
+            dump = try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch {
             throw Self.failure(error, changesTag: false)
         }

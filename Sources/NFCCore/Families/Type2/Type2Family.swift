@@ -18,7 +18,8 @@ public struct Type2Family: TagFamily {
     }
 
     public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
-        try await Type2Dump.dump(info: info, transport: transport, progress: options.type2Progress)
+        try await Type2Dump.dump(info: info, transport: transport, progress: options.type2Progress,
+                                 chipData: options.target.holdsType2ChipData)
     }
 
     public var acceptsPassword: Bool { true }
@@ -77,6 +78,18 @@ public struct Type2Family: TagFamily {
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {
         "Read a Type 2 style memory map with \(storage)."
+    }
+}
+
+extension DumpTarget {
+    /// Whether the output holds Type 2 chip data (READ_SIG, READ_CNT, CHECK_TEARING_EVENT): JSON,
+    /// Flipper (`Signature`, `Counter n`, `Tearing n`) and Proxmark3 MFU (its header) do; MFD, the raw
+    /// binary and the hex listing hold the pages only (docs/formats.md, "What each format keeps").
+    var holdsType2ChipData: Bool {
+        switch self {
+        case .everything, .file(.json), .file(.flipper), .file(.proxmark3): true
+        case .file(.mfd), .memory: false
+        }
     }
 }
 
