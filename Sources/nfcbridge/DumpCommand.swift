@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LibNFCReader
 import NFCCore
 
@@ -113,7 +114,7 @@ final class ProgressLine: Sendable {
                 let count = progress.pages.count
                 if count != shown {
                     shown = count
-                    FileHandle.standardError.write(Data("\r\u{1B}[Kdump: \(count)\(total.map { "/\($0)" } ?? "") pages".utf8))
+                    Console.errRaw("\r\u{1B}[Kdump: \(count)\(total.map { "/\($0)" } ?? "") pages")
                 }
                 try? await Task.sleep(for: .milliseconds(100))
             }
@@ -124,6 +125,6 @@ final class ProgressLine: Sendable {
     func finish() {
         guard let task else { return }
         task.cancel()
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Console.errRaw("\r\u{1B}[K")
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The real executor: identifies the tag (NFCCore's `TagIdentifier`), then runs NFCCore's
