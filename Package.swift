@@ -25,10 +25,12 @@ let package = Package(
         .target(name: "NFCCore", dependencies: ["CCrypto"]),
         // Virtual tags and the PN532 emulator on a pty.
         .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument"]),
+        // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
+        .target(name: "POSIXThreads"),
         // The libnfc backend.
-        .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC"]),
+        .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC", "POSIXThreads"]),
         // Async wrapper over libmosquitto.
-        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
+        .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
         // The agent.
         .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd"]),
 

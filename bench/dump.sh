@@ -3,11 +3,11 @@
 # `nfc-mfclassic r a u` (Classic 1K, default keys) on the same emulated tag, paired runs; checks
 # that both wrote the same image; then the frames of one session of each and the line-rate floor.
 # Classic 4K: nfcbridge only (nfc-mfclassic's magic-card probe halts the card).
-#   bench/dump.sh            RUNS=N CONFIGURATION=release BAUD=N
+#   bench/dump.sh            RUNS=N CONFIGURATION=release BAUD=N KINDS="ntag213 …"
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/scenarios.sh"
 bench_header "dumps: nfcbridge dump --format mfd vs nfc-mfultralight r / nfc-mfclassic r a u"
-for kind in ntag213 ntag215 ntag216 ultralight_ev1_21 classic_1k classic_4k; do
+for kind in ${KINDS:-ntag213 ntag215 ntag216 ultralight_ev1_21 classic_1k classic_4k}; do
     write_scenario "$kind" "$work/$kind.yaml"
     start_sim "$kind" "$work/$kind.yaml"
     dev="pn532_uart:$work/$kind.tty"

@@ -1,5 +1,5 @@
 import CNFC
-import Foundation
+import POSIXThreads
 import Synchronization
 
 /// A cancellation flag for one queued job, set from any thread.
@@ -21,7 +21,7 @@ final class CancelToken: Sendable {
 /// is marked in flight, and every abortable loop also checks the flags between calls.
 final class LibNFCAbortControl: @unchecked Sendable {
     // `@unchecked`: every field is read and written with `condition` held.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var device: OpaquePointer?
     private var inFlight: InFlight?
     private var pollAbortPending = false
@@ -96,9 +96,7 @@ final class LibNFCAbortControl: @unchecked Sendable {
         while !pollAbortPending && !token.isCancelled {
             let left = ContinuousClock.now.duration(to: deadline)
             if left <= .zero { return }
-            let (seconds, attoseconds) = left.components
-            let interval = Double(seconds) + Double(attoseconds) / 1e18
-            _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
+            condition.wait(atMost: left)
         }
     }
 }

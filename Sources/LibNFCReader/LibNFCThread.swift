@@ -1,6 +1,6 @@
-import Foundation
 import CNFC
 import NFCCore
+import POSIXThreads
 
 /// The one thread on which a device's libnfc calls run, one job after another.
 ///
@@ -10,7 +10,7 @@ import NFCCore
 /// as the object; ``stop()`` lets it drain its queue and end.
 final class LibNFCThread: @unchecked Sendable {
     // `@unchecked`: `jobs` and `stopped` are only touched with `condition` held.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var jobs: [@Sendable () -> Void] = []
     private var stopped = false
 
@@ -18,15 +18,12 @@ final class LibNFCThread: @unchecked Sendable {
     /// debuggers and `top -H`.
     init(name: String) {
         let shortName = String(name.prefix(15))
-        // Linux applies a thread name only when the thread sets it itself. A new thread starts with
-        // its creator's kernel name (often a dispatch worker's), so set the kernel name directly:
-        // Foundation's `Thread.name` setter does not always reach it.
-        let thread = Thread { [self] in
+        // Linux applies a thread name only when the thread sets it itself (startThread does, and
+        // so does the kernel-name call kept from before).
+        startThread(name: shortName) { [self] in
             _ = cnfc_set_thread_name(shortName)
-            Thread.current.name = shortName
             runLoop()
         }
-        thread.start()
     }
 
     /// Queues `job`; it runs after every job queued before it. Jobs queued after ``stop()`` are

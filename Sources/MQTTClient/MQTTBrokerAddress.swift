@@ -19,7 +19,7 @@ public struct MQTTBrokerAddress: Sendable, Hashable {
     /// - Throws: `MQTTClientError.invalidURL` when the text is not a broker URL of the form above.
     public init(url: String) throws(MQTTClientError) {
         func invalid(_ why: String) -> MQTTClientError { .invalidURL(url: url, reason: why) }
-        guard let schemeEnd = url.range(of: "://") else { throw invalid("expected mqtt://host:port or mqtts://host:port") }
+        guard let schemeEnd = url.firstRange(of: "://") else { throw invalid("expected mqtt://host:port or mqtts://host:port") }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
         guard let defaults = Self.defaultPorts[scheme] else { throw invalid("unsupported scheme '\(scheme)'") }
         var authority = Substring(url[schemeEnd.upperBound...])

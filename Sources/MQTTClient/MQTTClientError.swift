@@ -1,5 +1,6 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Every way the MQTT client can fail. `code` is a stable snake_case string (it is published on
 /// MQTT by the agent — never rename one); `message` is for people.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A connection attempt that failed, as the reconnect loop reports it to the handler given to
 /// `MQTTClient.init(configuration:onConnectionFailure:)`: once when the client starts failing and
@@ -50,6 +51,10 @@ public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible
     private static func seconds(_ duration: Duration) -> String {
         let parts = duration.components
         let value = Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-        return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        guard value != value.rounded() else { return String(Int(value)) }
+        // printf's "%.1f" (vsnprintf: String(format:) is Foundation's, not FoundationEssentials').
+        var text = [CChar](repeating: 0, count: 32)
+        _ = withVaList([value]) { vsnprintf(&text, text.count, "%.1f", $0) }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

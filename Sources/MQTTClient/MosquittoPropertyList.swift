@@ -1,5 +1,6 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Conversion between Swift property values and libmosquitto's heap-allocated `mosquitto_property`
 /// lists. Lists built here are owned by the caller and freed with `mosquitto_property_free_all`;

@@ -1,5 +1,7 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
+import POSIXThreads
 import Synchronization
 
 /// One libmosquitto client handle and the thread that drives it. `MQTTClient` is the public face;
@@ -38,7 +40,7 @@ final class MosquittoSession: @unchecked Sendable {
     private let dropped = Atomic<Int>(0)
 
     // Everything below is guarded by `lock`.
-    private let lock = NSCondition()
+    private let lock = ConditionLock()
     private var runState = RunState.idle
     private var stopRequested = false
     /// A `start()`/`connect()` that arrived while the current run was ending: its fail-fast mode.
@@ -365,9 +367,7 @@ final class MosquittoSession: @unchecked Sendable {
     private func launch(failFast: Bool) {
         runState = .running(failFast: failFast)
         stopRequested = false
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "mqtt-network"
-        thread.start()
+        startThread(name: "mqtt-network") { [self] in runLoop() }
     }
 
     private func requestStop() {
@@ -461,8 +461,7 @@ final class MosquittoSession: @unchecked Sendable {
 
     /// Waits `delay` unless a stop is requested first; returns `false` on stop.
     private func sleep(_ delay: Duration) -> Bool {
-        let parts = delay.components
-        let deadline = Date(timeIntervalSinceNow: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+        let deadline = ConditionLock.deadline(after: delay)
         return locked {
             while !stopRequested {
                 if !lock.wait(until: deadline) { return !stopRequested }

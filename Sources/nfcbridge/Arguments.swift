@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// Command-line arguments of one subcommand: `--name value` options, `--flag` switches and
@@ -125,23 +126,30 @@ struct CLIError: Error {
 enum Console {
     /// Writes `text` to standard output as is.
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeAll(STDOUT_FILENO, Array(text.utf8))
     }
 
     /// Writes raw bytes to standard output.
     static func out(bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+        writeAll(STDOUT_FILENO, bytes)
     }
 
     /// Writes a line to standard error.
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        writeAll(STDERR_FILENO, Array((text + "\n").utf8))
+    }
+
+    /// Writes `text` to standard error as is (no newline).
+    static func errRaw(_ text: String) {
+        writeAll(STDERR_FILENO, Array(text.utf8))
     }
 
     /// The one-line JSON error `{"error":{"code":…,"message":…}}` on standard error.
     static func report(_ error: CLIError) {
-        let object: [String: Any] = ["error": ["code": error.code, "message": error.message]]
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+        let object = ["error": ["code": error.code, "message": error.message]]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(object),
             let line = String(data: data, encoding: .utf8)
         {
             err(line)
@@ -152,6 +160,36 @@ enum Console {
 
     /// Reads all of standard input.
     static func readStandardInput() -> Data {
-        FileHandle.standardInput.readDataToEndOfFile()
+        Data(readAll(STDIN_FILENO) ?? [])
+    }
+
+    /// Every byte until end of file on `fd`; nil on a read error (errno says why).
+    static func readAll(_ fd: Int32) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
+
+    /// Writes every byte of `bytes` to `fd` (short writes and EINTR retried); false on an error.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
     }
 }

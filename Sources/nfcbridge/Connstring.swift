@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A libnfc connection string (`driver[:port[:speed]]`) checked before libnfc sees it, so a typo
 /// gets its own message instead of libnfc's one "nfc_open failed" for every kind of mistake.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LibNFCReader
 import NFCCore
 
@@ -40,7 +41,7 @@ enum DumpCommand {
 
         let dump: TagDump
         do {
-            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options) }
+            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options, target: format.dumpTarget) }
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
             if let output {
@@ -61,7 +62,9 @@ enum DumpCommand {
 
     /// Waits for a tag, identifies it and dumps it. What the family read before a failure comes back
     /// in ``PartialDump``.
-    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions) async throws -> TagDump {
+    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions, target: DumpTarget) async throws
+        -> TagDump
+    {
         let transport = try await options.firstTag(on: device).transport
         let info = try await TagIdentifier.identify(transport)
         let progress = DumpProgress()
@@ -70,6 +73,7 @@ enum DumpCommand {
         do {
             var options = DumpOptions()
             options.progress = progress
+            options.target = target
             return try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch let error as NFCError {
             guard let partial = progress.partialDump(after: error) else { throw error }
@@ -104,7 +108,7 @@ final class ProgressLine: Sendable {
                 let line = unit.isEmpty ? "" : "dump: \(progress.read)\(progress.total.map { "/\($0)" } ?? "") \(unit)"
                 if line != shown {
                     shown = line
-                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+                    Console.errRaw("\r\u{1B}[K\(line)")
                 }
                 try? await Task.sleep(for: .milliseconds(100))
             }
@@ -115,6 +119,6 @@ final class ProgressLine: Sendable {
     func finish() {
         guard let task else { return }
         task.cancel()
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Console.errRaw("\r\u{1B}[K")
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// `nfcbridge export`: converts a dump file (any format `import` reads) to one export format.
@@ -30,6 +31,17 @@ enum ExportCommand {
             case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
             case .hex: Array(dump.exportHex().utf8)
             case .bin: dump.exportBinary()
+            }
+        }
+
+        /// What a dump written in this format needs read (`dump` reads no more: no counters for mfd).
+        var dumpTarget: DumpTarget {
+            switch self {
+            case .flipper: .file(.flipper)
+            case .pm3: .file(.proxmark3)
+            case .mfd: .file(.mfd)
+            case .json: .everything
+            case .hex, .bin: .memory
             }
         }
     }
@@ -74,19 +86,33 @@ enum DumpFile {
     /// The bytes of `path`, or of standard input for `-`.
     static func read(_ path: String) throws -> [UInt8] {
         if path == "-" { return Array(Console.readStandardInput()) }
-        do {
-            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw CLIError.input("io_error", "cannot read \(path): \(error.localizedDescription)")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard let bytes = Console.readAll(fd) else {
+            throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
         }
+        return bytes
     }
 
     /// Writes `bytes` to `path` (replacing it atomically).
     static func write(_ bytes: [UInt8], to path: String) throws {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIError.input("io_error", "cannot write \(path): \(error.localizedDescription)")
+        // A temporary file next to it, renamed over it (what Data.write(options: .atomic) did).
+        func failure() -> CLIError { CLIError.input("io_error", "cannot write \(path): \(String(cString: strerror(errno)))") }
+        let temporary = path + ".nfcbridge-tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure() }
+        guard Console.writeAll(fd, bytes) else {
+            let error = failure()
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = failure()
+            unlink(temporary)
+            throw error
         }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// `nfcbridge import`: reads a dump file in any supported format and prints it as NFCBridge JSON.

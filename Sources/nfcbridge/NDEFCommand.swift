@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// `nfcbridge ndef decode|encode`: NDEF message hex ⇄ the JSON form of NFCCore's ``NDEFJSON``.

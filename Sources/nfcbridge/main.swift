@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 // libnfc logs its own errors on stderr (`error libnfc.driver.pn532_uart Invalid serial port`,
@@ -44,7 +45,7 @@ enum NFCBridgeVersion {
 func usage(_ commands: [Subcommand]) -> String {
     var text = "usage: nfcbridge <command> [options]\n       nfcbridge --version | --help | help <command>\n\ncommands:\n"
     for command in commands {
-        text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.help + "\n"
+        text += "  " + (command.name + String(repeating: " ", count: max(0, 10 - command.name.count))).prefix(10) + command.help + "\n"
     }
     return text + "\n`nfcbridge <command> --help` (or -h) prints a command's options. See docs/cli.md and nfcbridge(1).\n"
 }

@@ -278,6 +278,51 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         #expect(dump2.type2?.counters == [nil, nil, 95])
     }
 
+    @Test func mfdDumpSendsNoSignatureCounterOrTearingCommandsAndJSONDoes() async throws {
+        for model in [VirtualType2Model.ultralightEV1_21, .ntag215] {
+            func sequence(_ target: DumpTarget) async throws -> [[UInt8]] {
+                let tag = VirtualType2Tag(model: model, uid: Self.uid)
+                tag.setNFCCounterEnabled(true)
+                let (info, transport) = try await identified(tag)
+                let identifyCount = transport.sentCommands.count
+                var options = DumpOptions()
+                options.target = target
+                _ = try await TagDumper.dump(info: info, transport: transport, options: options)
+                return Array(transport.sentCommands.dropFirst(identifyCount))
+            }
+            let mfd = try await sequence(.file(.mfd))
+            let json = try await sequence(.everything)
+            let chipData: Set<UInt8> = [0x3C, 0x39, 0x3E]
+            #expect(!mfd.contains { chipData.contains($0.first ?? 0) }, "\(model)")
+            #expect(json.contains { $0.first == 0x39 } && json.contains { $0.first == 0x3C }, "\(model)")
+            // The pages are read the same way: mfd is json without the chip-data commands.
+            #expect(mfd == json.filter { !chipData.contains($0.first ?? 0) }, "\(model)")
+            #expect(try await sequence(.memory) == mfd)
+            #expect(try await sequence(.file(.flipper)) == json)
+            #expect(try await sequence(.file(.proxmark3)) == json)
+        }
+    }
+
+    /// A dump for one format exports, in that format, exactly what a dump of everything exports.
+    @Test(arguments: [VirtualType2Model.ultralightEV1_21, .ntag213, .ntag215, .ultralightC])
+    func dumpForAFormatExportsTheSameBytes(model: VirtualType2Model) async throws {
+        func dumped(_ target: DumpTarget) async throws -> TagDump {
+            let tag = VirtualType2Tag(model: model, uid: Self.uid)
+            tag.counters = [7, 8, 9]
+            let (info, transport) = try await identified(tag)
+            var options = DumpOptions()
+            options.target = target
+            return try await TagDumper.dump(info: info, transport: transport, options: options)
+        }
+        let everything = try await dumped(.everything)
+        #expect(try await dumped(.file(.mfd)).exportLibNFCMFD() == everything.exportLibNFCMFD())
+        #expect(try await dumped(.file(.flipper)).exportFlipperNFC() == everything.exportFlipperNFC())
+        #expect(try await dumped(.file(.proxmark3)).exportProxmark3MFU() == everything.exportProxmark3MFU())
+        #expect(try await dumped(.file(.json)).exportJSON(prettyPrinted: true) == everything.exportJSON(prettyPrinted: true))
+        #expect(try await dumped(.memory).exportBinary() == everything.exportBinary())
+        #expect(try await dumped(.memory).exportHex() == everything.exportHex())
+    }
+
     @Test func productsWithoutSignatureAreNotAsked() async throws {
         for model in [VirtualType2Model.ultralight, .ultralightC, .ntag203] {
             let (info, transport) = try await identified(VirtualType2Tag(model: model, uid: Self.uid))

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Exponential back-off with jitter: the pure arithmetic behind `MQTTReconnectPolicy`, kept apart
 /// from the network loop so it can be tested with a pinned random source.

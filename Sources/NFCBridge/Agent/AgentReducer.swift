@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// What the agent does about a reader-loop event, besides changing its state: publish retained

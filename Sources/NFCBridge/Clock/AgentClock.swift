@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The time as the agent sees it: a monotonic clock for presence timings and a wall clock for

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// A request refused before it was queued, with what could be read of its `id` and `transaction`
@@ -218,11 +219,8 @@ public enum CommandParser {
 
     /// Parses an ISO 8601 internet date-time, with or without fractional seconds.
     static func timestamp(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     static func password(_ value: JSONValue?) throws(CommandError) -> [UInt8]? {

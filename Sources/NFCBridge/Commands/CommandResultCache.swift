@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The final responses of recent requests by `id`: a repeated id (a QoS 1 redelivery, a client
@@ -37,7 +38,7 @@ public final class CommandResultCache: Sendable {
     /// to start).
     public init(capacity: Int, directory: String, logger: AgentLogger? = nil) throws(StorageError) {
         self.capacity = max(1, capacity)
-        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        let path = AtomicFile.path(directory, Self.fileName)
         self.path = path
         self.logger = logger
         var loaded: [Entry] = []

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The MQTT request/response layer: requests on `<base>/<id>/request/<command>` are validated

@@ -35,4 +35,15 @@ public enum DumpFileFormat: String, Sendable, CaseIterable, Codable {
         case .hex: Array(dump.exportHex().utf8)
         }
     }
+
+    /// What a dump for this format needs read (NFCCore reads no more: no counters for mfd).
+    var dumpTarget: DumpTarget {
+        switch self {
+        case .json: .everything
+        case .flipper: .file(.flipper)
+        case .pm3: .file(.proxmark3)
+        case .mfd: .file(.mfd)
+        case .hex: .memory
+        }
+    }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The real executor: identifies the tag (NFCCore's `TagIdentifier`), then runs NFCCore's
@@ -64,7 +65,9 @@ public struct TagCommandExecutor: CommandExecuting {
     {
         let dump: TagDump
         do {
-            dump = try await TagDumper.dump(info: info, transport: transport)
+            var options = DumpOptions()
+            options.target = format.dumpTarget
+            dump = try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch {
             throw Self.failure(error, changesTag: false)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Agent ids: the `<id>` of every topic and the Home Assistant device identifier.
 public enum AgentIdentifier {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The `dump.keys_file` format: one MIFARE Classic key per line as 12 hex digits (spaces and colons
@@ -15,7 +16,7 @@ enum ClassicKeysFile {
             .enumerated()
         {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = line.trimmingWhitespaceAndNewlines()
             if text.isEmpty { continue }
             guard let bytes = [UInt8](hex: text), bytes.count == 6 else {
                 throw ConfigurationError(

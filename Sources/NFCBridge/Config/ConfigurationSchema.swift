@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MQTTClient
 import NFCCore
 
@@ -51,7 +52,7 @@ enum ConfigurationSchema {
                 throw value.failure("file '\(path)' cannot be read")
             }
             let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                .first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+                .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
             guard !firstLine.isEmpty else { throw value.failure("the first line of '\(path)' is empty") }
             config.mqtt.passwordFile = path
             config.mqtt.password = Secret(firstLine)

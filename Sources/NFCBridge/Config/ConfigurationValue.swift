@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 import YAMLDocument
 
@@ -45,7 +46,7 @@ struct ConfigurationValue {
     /// A whole number within `range`.
     func int(in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         let text = try string()
-        guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+        guard let value = Int(text.replacing("_", with: "")) else {
             throw failure("expected a whole number, got '\(text)'")
         }
         guard range.contains(value) else {
@@ -81,11 +82,11 @@ struct ConfigurationValue {
     /// A path to a file that exists and can be read.
     func readableFile() throws(ConfigurationError) -> String {
         let path = try nonEmptyString()
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw failure("file '\(path)' does not exist")
         }
-        guard !isDirectory.boolValue else { throw failure("'\(path)' is a directory, expected a file") }
+        guard !isDirectory else { throw failure("'\(path)' is a directory, expected a file") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw failure("file '\(path)' cannot be read") }
         return path
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Event ids: ULIDs (26 characters of Crockford base 32: 48 bits of milliseconds since 1970, then
 /// 80 random bits). They sort by creation time and let consumers drop the duplicates QoS 1 and

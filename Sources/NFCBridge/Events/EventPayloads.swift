@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// An event as published on `<base>/<id>/event/<kind>`: its body's fields plus the envelope

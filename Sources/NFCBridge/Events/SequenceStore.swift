@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The per-agent event sequence number: monotonic, and persisted in the state directory (file
@@ -12,10 +13,10 @@ public final class SequenceStore: Sendable {
     /// Opens (or starts) the sequence in `directory`. A file that does not hold a number is moved
     /// aside to `sequence.corrupt` and counting restarts above `floor`.
     public init(directory: String, floor: Int64 = 0) throws(StorageError) {
-        path = (directory as NSString).appendingPathComponent("sequence")
+        path = AtomicFile.path(directory, "sequence")
         var start = floor
         if let bytes = try AtomicFile.read(path) {
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
             if let value = Int64(text), value >= 0 {
                 start = max(value, floor)
             } else {

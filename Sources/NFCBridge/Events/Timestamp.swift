@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// UTC ISO-8601 timestamps with milliseconds (`2026-01-01T00:00:00.000Z`), the `ts` and `since`
 /// fields of every payload.
@@ -15,8 +16,15 @@ public enum Timestamp {
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), fraction)
+        // "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" (String(format:) is not in FoundationEssentials).
+        let date = "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))"
+        let time = "\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2))"
+        return date + "T" + time + "." + digits(fraction, 3) + "Z"
+    }
+
+    /// `value` zero-padded to `width` digits (printf's `%0Nd`, a sign first when negative).
+    private static func digits(_ value: Int, _ width: Int) -> String {
+        let text = String(value.magnitude)
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON value: what the payload models encode into (``JSONValueEncoder``), what the spool and
 /// the result cache store, and what free-form parts of a payload hold (the scan report, the dump

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The agent's log: one line per message on standard error. Under systemd (`JOURNAL_STREAM` set)
@@ -37,7 +38,7 @@ public final class AgentLogger: Sendable {
     /// Logs `message` at `level` (multi-line messages are folded onto one line).
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        let text = message().replacingOccurrences(of: "\n", with: " ")
+        let text = message().replacing("\n", with: " ")
         if journald {
             sink("<\(level.syslogPriority)>\(text)")
         } else {

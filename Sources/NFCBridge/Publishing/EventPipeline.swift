@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Where every outgoing message passes: events get their envelope (`event_id`, `seq`, `ts`,

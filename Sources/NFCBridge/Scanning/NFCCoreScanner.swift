@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The scanner on NFCCore: ``TagIdentifier`` identifies the tag, ``NDEFReader`` reads only its NDEF

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The durable store-and-forward spool: events produced while the broker is unreachable wait
@@ -41,8 +42,8 @@ public final class EventSpool: Sendable {
 
     /// Opens the spool in `directory`, loading what an earlier run left.
     public init(directory: String, maxEvents: Int, maxBytes: Int) throws(StorageError) {
-        logPath = (directory as NSString).appendingPathComponent("spool.jsonl")
-        headPath = (directory as NSString).appendingPathComponent("spool.head")
+        logPath = AtomicFile.path(directory, "spool.jsonl")
+        headPath = AtomicFile.path(directory, "spool.head")
         self.maxEvents = max(1, maxEvents)
         self.maxBytes = max(1024, maxBytes)
         state = Mutex(State())
@@ -123,7 +124,7 @@ public final class EventSpool: Sendable {
         guard let bytes = try AtomicFile.read(logPath) else { return }
         var head = 0
         if let headBytes = try AtomicFile.read(headPath),
-            let value = Int(String(decoding: headBytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            let value = Int(String(decoding: headBytes, as: UTF8.self).trimmingWhitespaceAndNewlines()),
             value >= 0, value <= bytes.count
         {
             head = value

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The retained `<base>/<id>/info` payload (docs/mqtt.md, "info"): who the agent is, its reader,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The retained `<base>/<id>/health` payload, published every `health_interval_s`.
 public struct HealthReport: Sendable, Equatable, Encodable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Facts about this process for `health`.
 public enum ProcessStats {

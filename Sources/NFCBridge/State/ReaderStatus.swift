@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The retained `<base>/<id>/reader` state: the reader's availability, the second availability
 /// dimension next to `status` (agent up × reader up).

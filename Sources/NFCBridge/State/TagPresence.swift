@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NFCCore
 
 /// The retained `<base>/<id>/tag` state: is a tag on the reader right now.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Small durable files in the state directory, written with POSIX calls so every step that
 /// matters for crash safety (write, fsync, rename, directory fsync) is explicit.
@@ -62,7 +63,7 @@ enum AtomicFile {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
-                Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }
@@ -72,9 +73,27 @@ enum AtomicFile {
         }
     }
 
+    /// `name` inside `directory` (NSString's `appendingPathComponent`, without Foundation).
+    static func path(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The directory part of `path` (NSString's `deletingLastPathComponent`: "/a/b" → "/a",
+    /// "/a" → "/", "a" → "").
+    static func directory(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        if slash == path.startIndex { return "/" }
+        var directory = path[..<slash]
+        while directory.count > 1 && directory.hasSuffix("/") { directory = directory.dropLast() }
+        return String(directory)
+    }
+
     /// fsyncs the directory holding `path` so a rename or a new file survives a power cut.
     static func syncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: path)
         let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A state-directory file operation that failed (spool, sequence number).
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Tells systemd how the service is doing (`Type=notify`): READY=1 once the agent runs,
 /// WATCHDOG=1 while it makes progress, STOPPING=1 on the way out. Every call is a no-op when the

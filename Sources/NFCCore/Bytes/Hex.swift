@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Sequence where Element == UInt8 {
     /// Uppercase hex with no separators ("04A1B2"), the form used in JSON exports and MQTT payloads.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a scan learnt about one tag, as one JSON object: the line `nfcbridge scan --json` prints
 /// and the payload the agent publishes as a scan event. Values only — no time, no reader — so the
@@ -137,7 +137,7 @@ public struct ScanReport: Sendable, Codable, Equatable {
             }
             parts.append(text)
         } else if let ndefStatus, let ndefError {
-            parts.append("NDEF \(ndefStatus.replacingOccurrences(of: "_", with: " ")) (\(ndefError.code))")
+            parts.append("NDEF \(ndefStatus.replacing("_", with: " ")) (\(ndefError.code))")
         }
         return parts.joined(separator: "  ")
     }

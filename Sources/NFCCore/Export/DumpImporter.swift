@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads a dump file in any supported format, telling the format from the content.
 public enum DumpImporter {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Hex text export: a header, then every page, block and file, then the NDEF message.
 extension TagDump {
@@ -21,10 +21,10 @@ extension TagDump {
         }
         lines.append("")
         for page in pages {
-            lines.append(String(format: "Page %3d: ", page.number) + page.data.spacedHexString)
+            lines.append("Page \(Self.rightAligned(page.number, width: 3)): " + page.data.spacedHexString)
         }
         for block in blocks {
-            lines.append(String(format: "Block %3d: ", block.number) + block.data.spacedHexString + (block.locked ? " [LOCKED]" : ""))
+            lines.append("Block \(Self.rightAligned(block.number, width: 3)): " + block.data.spacedHexString + (block.locked ? " [LOCKED]" : ""))
         }
         for file in files {
             lines.append("\(file.name ?? "File") \(file.identifier.hexString) (\(file.data.count) bytes):")
@@ -42,10 +42,22 @@ extension TagDump {
         return lines.joined(separator: "\n")
     }
 
+    /// `n` right-aligned in `width` columns (printf's `%3d`).
+    private static func rightAligned(_ n: Int, width: Int) -> String {
+        let text = String(n)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// `n` as at least 4 upper-case hex digits (printf's `%04X`).
+    private static func hex4(_ n: Int) -> String {
+        let text = String(n, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - text.count)) + text
+    }
+
     /// `0000: 0A 1B 2C 3D 4E 5F 60 71`, 8 bytes a line (no lines for no bytes).
     static func offsetDump(_ bytes: [UInt8]) -> String {
         stride(from: 0, to: bytes.count, by: 8).map { offset in
-            String(format: "%04X: ", offset) + bytes[offset..<min(offset + 8, bytes.count)].spacedHexString
+            Self.hex4(offset) + ": " + bytes[offset..<min(offset + 8, bytes.count)].spacedHexString
         }.joined(separator: "\n")
     }
 }

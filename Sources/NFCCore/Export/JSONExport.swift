@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Structured JSON export: CoreExtendedNFC's schema, byte for byte, plus additive keys that make the
 /// file a complete, re-importable dump (see docs/formats.md, "JSON").

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Structured JSON import: upstream CoreExtendedNFC JSON and ours (with the additive keys).
 extension TagDump {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The Flipper Zero `.nfc` envelope every family's Flipper file shares: the header, the ISO 14443-3A
 // keys and the `Key: value` reader. The per-family parts live in the family folders
@@ -32,10 +32,10 @@ struct FlipperKeyValues {
 
     init(_ text: String) {
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingSpaces()
             guard !line.isEmpty, !line.hasPrefix("#"), let colon = line.firstIndex(of: ":") else { continue }
-            let key = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let key = String(line[..<colon]).trimmingSpaces()
+            let value = String(line[line.index(after: colon)...]).trimmingSpaces()
             if values[key] == nil { values[key] = value }
         }
     }

@@ -101,7 +101,7 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
         }
         // "Unknown (ATQA: <HEX>, SAK: <HH>)"
         guard description.hasPrefix("Unknown (ATQA: "), description.hasSuffix(")"),
-            let comma = description.range(of: ", SAK: ")
+            let comma = description.firstRange(of: ", SAK: ")
         else { return nil }
         let atqaText = description[description.index(description.startIndex, offsetBy: 15)..<comma.lowerBound]
         let sakText = description[comma.upperBound..<description.index(before: description.endIndex)]

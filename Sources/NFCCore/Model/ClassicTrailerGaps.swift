@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The parts of a MIFARE Classic dump's sector trailers whose value is not known: a key no dictionary
 /// key opened, access bits never read. A dump keeps only 16-byte blocks, and a trailer read from a card
@@ -107,10 +107,10 @@ public struct ClassicTrailerGaps: Sendable, Hashable {
     /// `0-3, 7` → `[0, 1, 2, 3, 7]`. Sector numbers are 0…39 (the largest layout, MF1S70yyX §8.6).
     static func parse(_ text: String, key: String) throws -> Set<Int> {
         var sectors = Set<Int>()
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return sectors }
+        guard !text.trimmingSpaces().isEmpty else { return sectors }
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
-                .map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                .map { Int($0.trimmingSpaces()) }
             guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
                 low >= 0, low <= high, high < maxSectors
             else {

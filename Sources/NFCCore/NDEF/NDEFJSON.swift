@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whole messages in JSON: `{"records":[…]}` with records in the ``NDEFRecordJSON`` form.
 public enum NDEFJSON {
@@ -103,7 +103,9 @@ public enum NDEFJSON {
 
     private static func describe(_ error: any Error) -> String {
         if case let DecodingError.dataCorrupted(context) = error {
-            return (context.underlyingError as NSError?)?.localizedDescription ?? context.debugDescription
+            // The parser's own words ("Unexpected character … around line 1, column 1.") when it says more.
+            if let underlying = context.underlyingError as? any CustomDebugStringConvertible { return underlying.debugDescription }
+            return context.debugDescription
         }
         return "\(error)"
     }

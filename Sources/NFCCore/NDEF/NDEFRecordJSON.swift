@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON form of one NDEF record, shared by the CLI (`nfcbridge ndef`), the agent's MQTT scan
 /// events and the MQTT `write` command.

@@ -63,11 +63,13 @@ public enum Type2Dump {
     }
 
     /// Dumps the Type 2 tag `info` describes (as ``TagIdentifier/identify(_:)`` left it: ACTIVE).
+    /// With `chipData` false only the pages are read (no READ_SIG, READ_CNT, CHECK_TEARING_EVENT):
+    /// for an output that holds pages only, such as a libnfc MFD file (``DumpTarget``).
     ///
     /// Throws ``NFCError/unsupportedOperation(_:)`` for a non-Type 2 `info`, ``NFCError/tagRemoved``
     /// when the tag cannot be re-selected, `CancellationError` when the task is cancelled.
-    public static func dump(info: CardInfo, transport: some TagTransport, progress: Progress? = nil) async throws
-        -> TagDump
+    public static func dump(info: CardInfo, transport: some TagTransport, progress: Progress? = nil,
+                            chipData: Bool = true) async throws -> TagDump
     {
         guard info.type.isType2, let map = Type2MemoryMap.forType(info.type) else {
             throw NFCError.unsupportedOperation("\(info.type) is not a Type 2 tag")
@@ -77,7 +79,9 @@ public enum Type2Dump {
         memory.progress = progress
         let boundary = try await readAll(memory)
         let pages = memory.pages
-        let extras = try await readExtras(product: product, map: map, pages: pages, transport: transport)
+        let extras = chipData
+            ? try await readExtras(product: product, map: map, pages: pages, transport: transport)
+            : Type2Extras(totalPages: map.totalPages)
         return makeDump(info: info, map: map, pages: pages, boundary: boundary, extras: extras)
     }
 

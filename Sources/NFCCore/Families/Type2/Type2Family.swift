@@ -22,7 +22,8 @@ public struct Type2Family: TagFamily {
         options.progress?.begin(total: Type2MemoryMap.forType(info.type)?.readablePages, unit: "pages") { error in
             Type2Dump.partialDump(info: info, pages: record.pages, after: error)
         }
-        return try await Type2Dump.dump(info: info, transport: transport, progress: record)
+        return try await Type2Dump.dump(info: info, transport: transport, progress: record,
+                                        chipData: options.target.holdsType2ChipData)
     }
 
     public var acceptsPassword: Bool { true }
@@ -90,3 +91,14 @@ public struct Type2Family: TagFamily {
     }
 }
 
+extension DumpTarget {
+    /// Whether the output holds Type 2 chip data (READ_SIG, READ_CNT, CHECK_TEARING_EVENT): JSON,
+    /// Flipper (`Signature`, `Counter n`, `Tearing n`) and Proxmark3 MFU (its header) do; MFD, the raw
+    /// binary and the hex listing hold the pages only (docs/formats.md, "What each format keeps").
+    var holdsType2ChipData: Bool {
+        switch self {
+        case .everything, .file(.json), .file(.flipper), .file(.proxmark3): true
+        case .file(.mfd), .memory: false
+        }
+    }
+}

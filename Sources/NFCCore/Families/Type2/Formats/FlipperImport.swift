@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Flipper Zero `.nfc` import for NTAG/Ultralight files: file Version 4 with data format 2 (current),
 /// Version 3 with data format 1 (the product in `Device type`, e.g. `Device type: NTAG215`), files
