@@ -94,6 +94,9 @@ import TestSupport
         let before = try h.memory()
         try await h.request("lock", #"{"id":"noconfirm","uid":"04A1B2C3D4E5F6"}"#)
         #expect(await h.final("lock", id: "noconfirm").errorCode == "invalid_request")
+        // `wait_for_tag_s: 0` asks about the tag the agent has already seen: wait for its scan first, or
+        // under load the request can come before it and answer no_tag instead of tag_mismatch.
+        _ = await h.next { $0.topic == "nfc/e2e/event/scanned" }
         try await h.request("lock", #"{"id":"wrong","uid":"04112233445566","confirm":"04112233445566","wait_for_tag_s":0}"#)
         #expect(await h.final("lock", id: "wrong").errorCode == "tag_mismatch")
         #expect(try h.memory() == before)
