@@ -133,6 +133,26 @@ struct RemovingExecutor: CommandExecuting {
         await h.stop()
     }
 
+    /// A Classic 1K whose sector 3 only opens with a user key: the MQTT dump reads it with the
+    /// executor's keys (the agent passes `dump.keys_file`'s), and not with the default dictionary alone.
+    @Test func classicDumpUsesTheExecutorsKeys() async throws {
+        let userKey: [UInt8] = [1, 2, 3, 4, 5, 6]
+        func sectorsRead(_ executor: TagCommandExecutor) async throws -> JSONValue? {
+            let h = try await CommandHarness(executor: executor)
+            let tag = try VirtualClassicTag(model: .classic1K, uid: [0xDE, 0xAD, 0xBE, 0xEF])
+            tag.setKeys(sector: 3, a: userKey, b: userKey, accessBits: [0x7F, 0x07, 0x88, 0x40])
+            h.device.place(tag)
+            await h.send("dump", #"{"id":"c"}"#)
+            let response = await h.response("dump")
+            await h.stop()
+            #expect(response["status"] == "ok", "\(response)")
+            let facts = response["data"]?["dump"]?["facts"]?.arrayValue ?? []
+            return facts.first { $0["key"] == "Sectors Read" }?["value"]
+        }
+        #expect(try await sectorsRead(TagCommandExecutor(classicKeys: ClassicKeyDictionary(userKeys: [userKey]))) == "16 of 16")
+        #expect(try await sectorsRead(TagCommandExecutor()) == "15 of 16")
+    }
+
     @Test func dumpAsJSONAndAsFiles() async throws {
         let h = try await CommandHarness(executor: TagCommandExecutor())
         let tag = h.placeTag()

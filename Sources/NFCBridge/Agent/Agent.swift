@@ -44,7 +44,7 @@ public final class Agent: Sendable {
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
-        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil,
+        commandExecutor: (any CommandExecuting)? = nil, commandClock: (any CommandClock)? = nil,
         eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
         self.configuration = configuration
@@ -70,7 +70,8 @@ public final class Agent: Sendable {
         let policy = CommandPolicy(configuration)
         let pipeline = self.pipeline
         commands = CommandRouter(
-            topics: topics, policy: policy, access: tagAccess, executor: commandExecutor, publisher: publisher,
+            topics: topics, policy: policy, access: tagAccess, executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
+            publisher: publisher,
             clock: commandClock ?? (clock as? any CommandClock) ?? SystemClock(),
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),

@@ -14,8 +14,14 @@ import NFCCore
 ///
 /// Failures keep NFCCore's facts: a tag pulled mid-write is `tag_removed` with `data.pages_written`.
 public struct TagCommandExecutor: CommandExecuting {
-    /// Creates the executor.
-    public init() {}
+    /// The keys a MIFARE Classic dump tries (`dump.keys_file`, plus the default dictionary).
+    public let classicKeys: ClassicKeyDictionary
+
+    /// Creates the executor; `classicKeys` are the keys a Classic dump tries (the agent passes
+    /// `dump.keys_file`'s dictionary, as its scans use).
+    public init(classicKeys: ClassicKeyDictionary = .standard) {
+        self.classicKeys = classicKeys
+    }
 
     public func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
         let changesTag: Bool
@@ -67,6 +73,7 @@ public struct TagCommandExecutor: CommandExecuting {
         do {
             var options = DumpOptions()
             options.target = format.dumpTarget
+            options.classicKeys = classicKeys
             dump = try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch {
             throw Self.failure(error, changesTag: false)
