@@ -9,7 +9,9 @@ public struct JSONValueEncoder {
     public init() {}
 
     /// The members of a model that encodes as an object (a response's `data`); empty for anything
-    /// else or when it cannot be encoded.
+    /// else. This encoder has no failure of its own (it throws nowhere): only a model whose own
+    /// `encode(to:)` throws could end up here as `{}`, and none of the agent's payload models does —
+    /// their `encode(to:)` only forwards to the containers.
     public static func members(of model: some Encodable) -> [String: JSONValue] {
         (try? JSONValueEncoder().encode(model))?.objectValue ?? [:]
     }
