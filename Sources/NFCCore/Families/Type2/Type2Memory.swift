@@ -33,7 +33,6 @@ final class Type2Memory {
     /// The UID the tag was selected with.
     let uid: [UInt8]
     /// How the product guards pages.
-    private let protection: Protection
     /// Content known for each page: read from the tag, or written and ACKed.
     private(set) var known: [Int: [UInt8]] = [:]
     /// Pages whose WRITE was ACKed, in first-write order.
@@ -52,36 +51,12 @@ final class Type2Memory {
         self.product = product
         self.map = map
         self.uid = uid
-        protection = Protection(map: map)
     }
 
     /// The memory of the Type 2 tag `info` describes; ``NFCError/tagNotSupported`` when it is not one.
     convenience init(transport: any TagTransport, info: CardInfo) throws(NFCError) {
         guard let product = Type2Product.forCardInfo(info), let map = product.memoryMap else { throw .tagNotSupported }
         self.init(transport: transport, product: product, map: map, uid: info.uid)
-    }
-
-    // MARK: Protection
-
-    /// How the product guards pages: the product row's ``Type2Protection`` and where its AUTH0 byte sits.
-    struct Protection {
-        let map: Type2MemoryMap
-
-        init(map: Type2MemoryMap) { self.map = map }
-
-        /// True when pages can be guarded by a password.
-        var canProtect: Bool { map.protection != .none }
-
-        /// The page holding AUTH0, nil without protection.
-        var auth0Page: Int? { map.auth0Offset.map { $0 / 4 } }
-
-        /// The first page a WRITE needs the password for, from the AUTH0 page's content; nil when off
-        /// (PWD_AUTH: AUTH0 past the last page, NTAG213/215/216 §8.8.1; 3DES: AUTH0 ≥ 30h, MF0ICU2 §7.5.8).
-        func firstWriteProtectedPage(auth0PageContent content: [UInt8]) -> Int? {
-            guard let offset = map.auth0Offset, offset % 4 < content.count else { return nil }
-            let auth0 = Int(content[offset % 4])
-            return map.isProtectionOn(auth0: auth0) ? auth0 : nil
-        }
     }
 
     // MARK: Opening
@@ -226,12 +201,12 @@ final class Type2Memory {
         if number >= map.readablePages { return false }
         if let refusedFrom, number >= refusedFrom { return false }
         let pageZero = known[0] ?? (uid.count == 7 ? Array(uid.prefix(3)) + [ISO14443.bcc([0x88] + uid.prefix(3))] : nil)
-        guard let pageZero else { return !protection.canProtect || isAuthenticated }
+        guard let pageZero else { return map.protection == .none || isAuthenticated }
         return content != pageZero
     }
 
     private func refusal(command: UInt8) -> NFCError {
-        protection.canProtect && !isAuthenticated ? .authenticationRequired : .commandRefused(command: command, nak: nil)
+        map.protection != .none && !isAuthenticated ? .authenticationRequired : .commandRefused(command: command, nak: nil)
     }
 
     private func store(_ data: [UInt8], from first: Int, count: Int) {
@@ -265,7 +240,7 @@ final class Type2Memory {
     /// AUTH0 comes from its configuration page; when that page is itself read-protected, reads are
     /// protected from AUTH0 on, so pages the tag let be read all lie below AUTH0.
     func requireWriteAccess(to pages: [Int]) async throws {
-        guard !isAuthenticated, let auth0Page = protection.auth0Page, let highest = pages.max() else { return }
+        guard !isAuthenticated, let auth0Page = map.auth0Offset.map({ $0 / 4 }), let highest = pages.max() else { return }
         // The pages to write first (the write needs them anyway): a refused one stops the write at it.
         try await read(pages)
         let configuration: [UInt8]
@@ -275,7 +250,7 @@ final class Type2Memory {
             // Reads are protected from AUTH0 on and every page to write was readable: all lie below AUTH0.
             return
         }
-        if let first = protection.firstWriteProtectedPage(auth0PageContent: configuration), highest >= first {
+        if let first = map.firstWriteProtectedPage(auth0PageContent: configuration), highest >= first {
             throw NFCError.authenticationRequired
         }
     }

@@ -85,6 +85,15 @@ public struct Type2MemoryMap: Sendable, Hashable {
         }
     }
 
+    /// The first page a WRITE needs the password for, from the content of the page holding AUTH0; nil
+    /// when protection is off or the content is too short (PWD_AUTH: AUTH0 past the last page,
+    /// NTAG213/215/216 §8.8.1; 3DES: AUTH0 ≥ 30h, MF0ICU2 §7.5.8).
+    func firstWriteProtectedPage(auth0PageContent content: [UInt8]) -> Int? {
+        guard let offset = auth0Offset, offset % 4 < content.count else { return nil }
+        let auth0 = Int(content[offset % 4])
+        return isProtectionOn(auth0: auth0) ? auth0 : nil
+    }
+
     /// True when an AUTH0 value of `auth0` switches protection on (from page `auth0` upward): below the
     /// last page on PWD_AUTH products, below 30h on 3DES products; never without protection.
     public func isProtectionOn(auth0: Int) -> Bool {
