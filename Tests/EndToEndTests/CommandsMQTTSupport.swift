@@ -50,9 +50,10 @@ final class CommandAgentHarness: @unchecked Sendable {
 
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
     /// connected (to leave retained requests there, for instance). `commands` replaces the
-    /// configuration's `commands` section (executable mode).
+    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol` (executable mode).
     init(
         scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
+        agentProtocol: String = "5",
         clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
         broker = try MosquittoBroker()
@@ -75,7 +76,7 @@ final class CommandAgentHarness: @unchecked Sendable {
                 reader:
                   device: "pn532_uart:\(simulator.linkPath)"
                   polling: {modulations: [iso14443a]}
-                mqtt: {url: \(broker.url)}
+                mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"}
                 homeassistant: {enabled: false}
                 commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")
                 state_dir: \(stateDirectory)

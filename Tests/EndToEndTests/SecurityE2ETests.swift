@@ -64,6 +64,44 @@ extension CommandsMQTTTests {
     }
 }
 
+extension CommandsMQTTTests {
+    /// What docs/mqtt.md, "Retained requests", says of MQTT 3.1.1, as it is: a retained request on
+    /// the broker when the agent subscribes is ignored; one published retained while it is connected
+    /// arrives without the flag and cannot be told from a live one — it acts once, and is ignored as
+    /// the stored retained message it is after the next reconnect.
+    @Test func underMQTT311OnlyRetainedRequestsStoredBeforeTheSubscriptionAreSeen() async throws {
+        let h = try await CommandAgentHarness(scenario: Self.sticker, agentProtocol: "3.1.1") { broker in
+            try await MQTTClient.withConnection(MQTTConfiguration(url: broker.url, clientID: "e2e-stale")) { stale in
+                try await stale.publish(
+                    to: "nfc/e2e/request/write", text: #"{"id":"stale","records":[{"text":"stale"}]}"#, qos: .atLeastOnce,
+                    retain: true)
+            }
+        }
+        try await h.request("write", #"{"id":"live","records":[{"text":"live"}]}"#)
+        #expect(await h.final("write", id: "live").status == "ok")
+        #expect(!h.all(on: "nfc/e2e/response/write").contains { $0.object?["id"] as? String == "stale" })
+
+        try await h.client.publish(
+            to: "nfc/e2e/request/write", text: #"{"id":"retained-live","records":[{"text":"retained"}]}"#,
+            qos: .atLeastOnce, retain: true)
+        #expect(await h.final("write", id: "retained-live").status == "ok", "the documented 3.1.1 limit")
+        #expect(try h.ndef() == message(#"[{"text":"retained"}]"#))
+
+        // After a reconnect the broker sends it again, flagged retained: ignored this time. (A client
+        // with the agent's id takes its session over: the agent reconnects and subscribes again.)
+        #expect(h.process?.errorOutput.components(separatedBy: "ignoring the retained request").count == 2)
+        try await MQTTClient.withConnection(
+            MQTTConfiguration(url: h.broker.url, protocolVersion: .v311, clientID: "nfcbridge-e2e")) { _ in }
+        #expect(
+            h.process?.waitForErrorOutput("ignoring the retained request", count: 2) == true, "\(h.process?.errorOutput ?? "")")
+        try await h.request("write", #"{"id":"after","records":[{"text":"after"}]}"#)
+        #expect(await h.final("write", id: "after").status == "ok")
+        let answers = h.all(on: "nfc/e2e/response/write").filter { $0.object?["id"] as? String == "retained-live" }
+        #expect(answers.count == 1, "\(answers.map { $0.payloadString ?? "" })")
+        await h.stop()
+    }
+}
+
 /// TLS as the agent sees it: a broker it cannot verify is logged with OpenSSL's reason and counted
 /// in `health`; `mqtt.tls_insecure` connects anyway, warning at every connect.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct AgentTLSTests {
