@@ -206,14 +206,19 @@ import TestSupport
         await v3.stop()
     }
 
+    /// Leaves the retained request `{"id":"stale",…}` on `request/write`, as a client that is gone did.
+    static func leaveStaleRetainedWrite(on broker: MosquittoBroker) async throws {
+        try await MQTTClient.withConnection(MQTTConfiguration(url: broker.url, clientID: "e2e-stale")) { stale in
+            try await stale.publish(
+                to: "nfc/e2e/request/write", text: #"{"id":"stale","records":[{"text":"stale"}]}"#, qos: .atLeastOnce,
+                retain: true)
+        }
+    }
+
     @Test func retainedRequestsAreIgnored() async throws {
         let h = try await CommandAgentHarness(scenario: Self.sticker) { broker in
             // Left on the broker before the agent subscribes: delivered to it with the retain flag.
-            try await MQTTClient.withConnection(MQTTConfiguration(url: broker.url, clientID: "e2e-stale")) { stale in
-                try await stale.publish(
-                    to: "nfc/e2e/request/write", text: #"{"id":"stale","records":[{"text":"stale"}]}"#, qos: .atLeastOnce,
-                    retain: true)
-            }
+            try await Self.leaveStaleRetainedWrite(on: broker)
         }
         try await h.request("write", #"{"id":"live","records":[{"text":"live"}]}"#)
         #expect(await h.final("write", id: "live").status == "ok")

@@ -71,11 +71,7 @@ extension CommandsMQTTTests {
     /// the stored retained message it is after the next reconnect.
     @Test func underMQTT311OnlyRetainedRequestsStoredBeforeTheSubscriptionAreSeen() async throws {
         let h = try await CommandAgentHarness(scenario: Self.sticker, agentProtocol: "3.1.1") { broker in
-            try await MQTTClient.withConnection(MQTTConfiguration(url: broker.url, clientID: "e2e-stale")) { stale in
-                try await stale.publish(
-                    to: "nfc/e2e/request/write", text: #"{"id":"stale","records":[{"text":"stale"}]}"#, qos: .atLeastOnce,
-                    retain: true)
-            }
+            try await Self.leaveStaleRetainedWrite(on: broker)
         }
         try await h.request("write", #"{"id":"live","records":[{"text":"live"}]}"#)
         #expect(await h.final("write", id: "live").status == "ok")
