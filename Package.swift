@@ -32,7 +32,7 @@ let package = Package(
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd", "CCrypto"]),
 
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),

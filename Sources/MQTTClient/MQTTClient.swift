@@ -69,6 +69,12 @@ public final class MQTTClient: Sendable {
     /// `true` between a `.connected` and the next `.disconnected` event.
     public var isConnected: Bool { session.isConnected }
 
+    /// Failed connection attempts since the client was created, by reason
+    /// (`MQTTConnectionFailure.reasonKey`: `refused`, `dns`, `timeout`, `unreachable`, `tls`,
+    /// `not_authorized`, `connack_refused`, …). Every attempt counts, also those not reported again
+    /// to `onConnectionFailure` because the reason stayed the same.
+    public var connectionFailureCounts: [String: Int] { session.connectionFailureCounts }
+
     /// Messages dropped because `messages` was not read fast enough.
     public var droppedMessageCount: Int { session.droppedMessageCount }
 

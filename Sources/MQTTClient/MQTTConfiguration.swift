@@ -61,7 +61,7 @@ extension MQTTConfiguration: CustomStringConvertible, CustomReflectable {
             switch tls {
             case .disabled: url.lowercased().hasPrefix("mqtts:") ? "on (CA: system, verify hostname: true)" : "off"
             case .enabled(let settings): "on (CA: \(settings.caFile ?? settings.caDirectory ?? "system"), "
-                + "verify hostname: \(settings.verifyHostname))"
+                + "verify certificate: \(settings.verifyCertificate), verify hostname: \(settings.verifyHostname))"
             }
         return "MQTTConfiguration(url: \(url), protocol: \(protocolVersion.isV5 ? "5.0" : "3.1.1"), "
             + "clientID: \(clientID ?? "<random>"), username: \(username ?? "-"), "

@@ -18,18 +18,31 @@ public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible
     public var maximumDelay: Duration
 
     /// The reason in a few words: `connection refused`, `host name lookup failed`, `TLS`, `not authorised`, `timed out`.
-    public var reason: String {
+    public var reason: String { Self.classify(error).words }
+
+    /// The reason as a stable snake_case key, for counters (`health.mqtt.connect_failures`):
+    /// `refused` (TCP connection refused), `dns` (host name lookup failed), `timeout`, `unreachable`
+    /// (another socket error), `tls` (handshake or certificate verification), `not_authorized`
+    /// (CONNACK: bad user name or password, not authorised), `connack_refused` (another CONNACK
+    /// refusal), or the error's `code` for anything else.
+    public var reasonKey: String { Self.reasonKey(for: error) }
+
+    /// ``reasonKey`` of a connection error.
+    public static func reasonKey(for error: MQTTClientError) -> String { classify(error).key }
+
+    /// The counter key and the words of an error: one table for both.
+    private static func classify(_ error: MQTTClientError) -> (key: String, words: String) {
         switch error {
-        case .authFailed: return "not authorised"
-        case .tlsError: return "TLS"
-        case .connectionRefused: return "refused by the broker"
+        case .authFailed: return ("not_authorized", "not authorised")
+        case .tlsError: return ("tls", "TLS")
+        case .connectionRefused: return ("connack_refused", "refused by the broker")
         case .brokerUnreachable(let text):
             let lower = text.lowercased()
-            if lower.contains("refused") { return "connection refused" }
-            if lower.contains("lookup") || lower.contains("name or service") { return "host name lookup failed" }
-            if lower.contains("timed out") || lower.contains("timeout") { return "timed out" }
-            return "unreachable"
-        default: return error.code
+            if lower.contains("refused") { return ("refused", "connection refused") }
+            if lower.contains("lookup") || lower.contains("name or service") { return ("dns", "host name lookup failed") }
+            if lower.contains("timed out") || lower.contains("timeout") { return ("timeout", "timed out") }
+            return ("unreachable", "unreachable")
+        default: return (error.code, error.code)
         }
     }
 

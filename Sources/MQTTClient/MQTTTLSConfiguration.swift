@@ -14,18 +14,24 @@ public struct MQTTTLSConfiguration: Sendable, Hashable {
     /// (libmosquitto's "tls_insecure") lets anyone with a certificate from the same CA impersonate the
     /// broker — only ever for a lab set-up, and only when asked for explicitly.
     public var verifyHostname: Bool
+    /// Check that the broker certificate chains to a trusted CA (`mosquitto_tls_opts_set` cert_reqs
+    /// `SSL_VERIFY_PEER`). ON by default; off (`SSL_VERIFY_NONE`) the broker is not verified in any
+    /// way — the link is encrypted but anyone in the path can pose as the broker. Lab use only.
+    public var verifyCertificate: Bool
     /// Minimum TLS version as libmosquitto spells it: `tlsv1.2` (default) or `tlsv1.3`.
     /// (Debian 12's libmosquitto 2.0.11 still allows TLS 1.1 unless told otherwise.)
     public var minimumVersion: String
 
-    /// Creates TLS settings; hostname verification is on.
+    /// Creates TLS settings; certificate and hostname verification are on.
     public init(caFile: String? = nil, caDirectory: String? = nil, certificateFile: String? = nil,
-                keyFile: String? = nil, verifyHostname: Bool = true, minimumVersion: String = "tlsv1.2") {
+                keyFile: String? = nil, verifyHostname: Bool = true, verifyCertificate: Bool = true,
+                minimumVersion: String = "tlsv1.2") {
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.certificateFile = certificateFile
         self.keyFile = keyFile
         self.verifyHostname = verifyHostname
+        self.verifyCertificate = verifyCertificate
         self.minimumVersion = minimumVersion
     }
 }

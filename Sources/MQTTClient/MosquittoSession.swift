@@ -38,6 +38,8 @@ final class MosquittoSession: @unchecked Sendable {
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
     private let lastError = Mutex<String?>(nil)
     private let dropped = Atomic<Int>(0)
+    /// Failed connection attempts by `MQTTConnectionFailure.reasonKey` (every attempt, not only the reported ones).
+    private let failureCounts = Mutex<[String: Int]>([:])
 
     // Everything below is guarded by `lock`.
     private let lock = ConditionLock()
@@ -179,10 +181,13 @@ final class MosquittoSession: @unchecked Sendable {
         }
         var caDirectory = tls.caDirectory
         if tls.caFile == nil && tls.caDirectory == nil {
-            // No CA given: trust the operating system's store. mosquitto_tls_set insists on a CA file or
-            // directory, so a client certificate then names Debian's hashed CA directory.
+            // No CA given: trust the operating system's store, and name Debian's hashed CA directory as
+            // well. mosquitto_tls_set insists on a CA file or directory for a client certificate, and
+            // libmosquitto 2.0.11 refuses every RECONNECT of a client that has only USE_OS_CERTS
+            // ("MOSQ_OPT_SSL_CTX_WITH_DEFAULTS used without specifying cafile, capath or psk"): the
+            // first connection worked, the one after a broker restart never came back.
             _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
-            if tls.certificateFile != nil { caDirectory = "/etc/ssl/certs" }
+            caDirectory = "/etc/ssl/certs"
         }
         if tls.caFile != nil || caDirectory != nil {
             let rc = mosquitto_tls_set(handle, tls.caFile, caDirectory, tls.certificateFile, tls.keyFile, nil)
@@ -190,11 +195,15 @@ final class MosquittoSession: @unchecked Sendable {
                 throw .tlsError("libmosquitto refused the CA/certificate/key files (\(MQTTClientError.libraryText(rc)))")
             }
         }
-        // cert_reqs 1 = SSL_VERIFY_PEER: the broker certificate must chain to a trusted CA.
-        guard mosquitto_tls_opts_set(handle, 1, tls.minimumVersion, nil) == MOSQ_ERR_SUCCESS.rawValue else {
+        // cert_reqs 1 = SSL_VERIFY_PEER: the broker certificate must chain to a trusted CA; 0 =
+        // SSL_VERIFY_NONE: not verified at all (libmosquitto then installs no verify callback, so its
+        // hostname check does not run either).
+        let certificateRequirement: Int32 = tls.verifyCertificate ? 1 : 0
+        guard mosquitto_tls_opts_set(handle, certificateRequirement, tls.minimumVersion, nil) == MOSQ_ERR_SUCCESS.rawValue
+        else {
             throw .invalidConfiguration("unknown TLS version '\(tls.minimumVersion)' (use tlsv1.2 or tlsv1.3)")
         }
-        _ = mosquitto_tls_insecure_set(handle, !tls.verifyHostname)
+        _ = mosquitto_tls_insecure_set(handle, !tls.verifyHostname || !tls.verifyCertificate)
     }
 
     // MARK: - Public operations (called from any thread)
@@ -202,6 +211,8 @@ final class MosquittoSession: @unchecked Sendable {
     var isConnected: Bool { locked { connected } }
 
     var droppedMessageCount: Int { dropped.load(ordering: .relaxed) }
+
+    var connectionFailureCounts: [String: Int] { failureCounts.withLock { $0 } }
 
     /// Starts the network thread in "retry forever" mode (no-op when already running).
     func start() throws(MQTTClientError) {
@@ -429,6 +440,7 @@ final class MosquittoSession: @unchecked Sendable {
                 break loop
             case .failed(let error):
                 failure = error
+                failureCounts.withLock { $0[MQTTConnectionFailure.reasonKey(for: error), default: 0] += 1 }
                 emit(.connectionFailed(error))
                 let giveUp = locked { () -> Bool in
                     guard case .running(failFast: true) = runState else { return false }

@@ -49,9 +49,11 @@ final class CommandAgentHarness: @unchecked Sendable {
     private let consumed = Mutex<Set<Int>>([])
 
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
-    /// connected (to leave retained requests there, for instance).
+    /// connected (to leave retained requests there, for instance). `commands` replaces the
+    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol` (executable mode).
     init(
-        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false,
+        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
+        agentProtocol: String = "5",
         clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
         broker = try MosquittoBroker()
@@ -74,9 +76,9 @@ final class CommandAgentHarness: @unchecked Sendable {
                 reader:
                   device: "pn532_uart:\(simulator.linkPath)"
                   polling: {modulations: [iso14443a]}
-                mqtt: {url: \(broker.url)}
+                mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"}
                 homeassistant: {enabled: false}
-                commands: {lock: {enabled: \(lockEnabled)}}
+                commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")
                 state_dir: \(stateDirectory)
                 log: {level: debug}
                 """

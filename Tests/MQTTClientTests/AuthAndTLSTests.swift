@@ -90,6 +90,17 @@ extension BrokerTests {
             try await MQTTClient.withConnection(settings) { client in #expect(client.isConnected) }
         }
 
+        /// `verifyCertificate: false` (the agent's `mqtt.tls_insecure`): a broker whose certificate
+        /// chains to no trusted CA and names another host is accepted — and only then.
+        @Test func certificateVerificationOffAcceptsAnyBroker() async throws {
+            let broker = try MosquittoBroker(.init(tls: .hostname("broker.example.invalid")))
+            var settings = configuration(for: broker)
+            settings.tls = .enabled(MQTTTLSConfiguration())
+            #expect(await errorCode { try await MQTTClient.withConnection(settings) { _ in } } == "tls_error")
+            settings.tls = .enabled(MQTTTLSConfiguration(verifyHostname: false, verifyCertificate: false))
+            try await MQTTClient.withConnection(settings) { client in #expect(client.isConnected) }
+        }
+
         @Test func untrustedCertificateIsATLSError() async throws {
             let broker = try MosquittoBroker(.init(tls: .loopback))
             // mqtts:// without a CA file: the operating system's trust store, which lacks the test CA.

@@ -39,6 +39,20 @@ extension BrokerTests {
             #expect(report.description.contains("retrying in 1.5 s (back-off up to 30 s"), "\(report)")
         }
 
+        /// The counter keys of `MQTTClient.connectionFailureCounts` (and the agent's `health`).
+        @Test(arguments: [
+            (MQTTClientError.brokerUnreachable("Connection refused"), "refused"),
+            (.brokerUnreachable("host name lookup failed"), "dns"),
+            (.brokerUnreachable("Connection timed out"), "timeout"),
+            (.brokerUnreachable("Network is unreachable"), "unreachable"),
+            (.tlsError("certificate verify failed"), "tls"),
+            (.authFailed(reasonCode: 0x86, reason: "Bad user name or password"), "not_authorized"),
+            (.connectionRefused(reasonCode: 0x8A, reason: "Server unavailable"), "connack_refused"),
+        ])
+        func everyFailureHasItsCounterKey(error: MQTTClientError, key: String) {
+            #expect(MQTTConnectionFailure.reasonKey(for: error) == key)
+        }
+
         @Test func aRefusedPortIsReportedOnceWithTheBackoff() async throws {
             let broker = try MosquittoBroker(start: false)
             let reports = Reports()
@@ -56,6 +70,8 @@ extension BrokerTests {
             #expect(first.description.contains("(connection refused)"), "\(first.description)")
             #expect(first.description.contains("retrying in "), "\(first.description)")
             #expect(first.maximumDelay == .milliseconds(400))
+            // Reported once, counted every time.
+            #expect((client.connectionFailureCounts["refused"] ?? 0) >= 5, "\(client.connectionFailureCounts)")
 
             // Connected, then down again: a new outage is reported again.
             try broker.start()
@@ -102,6 +118,7 @@ extension BrokerTests {
             let report = try #require(reports.all.first)
             #expect(report.reason == "TLS")
             #expect(report.description.lowercased().contains("certificate verify failed"), "\(report.description)")
+            #expect((client.connectionFailureCounts["tls"] ?? 0) >= 3, "\(client.connectionFailureCounts)")
             await client.disconnect()
         }
     }

@@ -124,7 +124,31 @@ import Testing
         #expect(first["data"] == ["n": 1])
         #expect(second["data"] == ["n": 1])
         #expect(second["transaction"] == "again")
+        #expect(first["replayed"] == nil)
+        #expect(second["replayed"] == true)
         #expect(h.scripted.actions.count == 1)
+        await h.stop()
+    }
+
+    /// `commands.idempotency_window_s`: within the window the first result comes back; after it the
+    /// id acts again (on the router's clock, which the test moves).
+    @Test func resultsAreKeptForTheIdempotencyWindow() async throws {
+        let h = try await CommandHarness(policy: CommandPolicy(idempotencyWindowSeconds: 600))
+        h.placeTag()
+        h.scripted.script(.success(["n": 1]), .success(["n": 2]))
+        await h.send("write", write)
+        #expect(await h.response("write")["data"] == ["n": 1])
+        h.clock.advance(milliseconds: 599_000)
+        await h.send("write", write)
+        let replay = await h.response("write", count: 2)
+        #expect(replay["data"] == ["n": 1])
+        #expect(replay["replayed"] == true)
+        h.clock.advance(milliseconds: 1_000)
+        await h.send("write", write)
+        let again = await h.response("write", count: 3)
+        #expect(again["data"] == ["n": 2])
+        #expect(again["replayed"] == nil)
+        #expect(h.scripted.actions.count == 2)
         await h.stop()
     }
 
@@ -180,7 +204,9 @@ import Testing
         let h = try await CommandHarness(cache: try CommandResultCache(capacity: 4, directory: dir.path))
         h.placeTag()
         await h.send("write", write)
-        #expect(await h.response("write")["data"] == ["run": "first"])
+        let replay = await h.response("write")
+        #expect(replay["data"] == ["run": "first"])
+        #expect(replay["replayed"] == true)
         #expect(h.scripted.actions.isEmpty)
         await h.stop()
     }

@@ -123,7 +123,7 @@ final class CommandHarness: Sendable {
 
     init(
         policy: CommandPolicy = CommandPolicy(), executor: (any CommandExecuting)? = nil,
-        cache: CommandResultCache? = nil,
+        cache: CommandResultCache? = nil, signatures: RequestSignatureVerifier? = nil,
         afterPublish: (@Sendable (OutboundMessage, CommandRouter) async -> Void)? = nil
     ) async throws {
         let executor = executor ?? scripted
@@ -139,7 +139,7 @@ final class CommandHarness: Sendable {
         router = CommandRouter(
             topics: TopicMap(base: "nfc", id: "test"), policy: policy,
             access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)), executor: executor,
-            publisher: publisher, clock: clock, cache: cache,
+            publisher: publisher, clock: clock, cache: cache, signatures: signatures,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
             audit: { audit in audits.append(audit) })
         let router = self.router

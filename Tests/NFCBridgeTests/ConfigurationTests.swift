@@ -1,4 +1,5 @@
 import Foundation
+import MQTTClient
 import NFCCore
 import TestSupport
 import Testing
@@ -215,6 +216,65 @@ import YAMLDocument
         #expect(plain.line == 3)
         let half = try #require(error("mqtt:\n  url: mqtts://h\n  cert_file: \(pem)\n"))
         #expect(half.key == "mqtt.cert_file")
+    }
+
+    @Test func signatureAndIdempotencySettingsAreRead() throws {
+        let dir = try TempDir()
+        let keyFile = try dir.file("request.key", "0123456789abcdef0123456789abcdef\n")
+        let config = try parse("""
+            commands:
+              signature_key_file: \(keyFile)
+              require_signature: true
+              signature_window_s: 120
+              idempotency_window_s: 3600
+            """)
+        #expect(config.commands.signatureKey?.value == "0123456789abcdef0123456789abcdef")
+        #expect(config.commands.requireSignature)
+        #expect(config.commands.signatureWindowSeconds == 120)
+        #expect(config.commands.idempotencyWindowSeconds == 3600)
+        #expect(CommandPolicy(config).idempotencyWindowSeconds == 3600)
+        // The key file's path is public, the key is not.
+        let published = config.publicJSON.jsonString
+        #expect(published.contains(keyFile))
+        #expect(!published.contains("0123456789abcdef0123456789abcdef"))
+        #expect(try parse("").commands.idempotencyWindowSeconds == 86_400)
+    }
+
+    @Test func signatureSettingsAreChecked() throws {
+        let dir = try TempDir()
+        let short = try dir.file("short.key", "tooshort\n")
+        let tooShort = try #require(error("commands:\n  signature_key_file: \(short)\n"))
+        #expect(tooShort.key == "commands.signature_key_file")
+        #expect(tooShort.line == 2)
+        #expect(tooShort.message.contains("at least 16"))
+        let noKey = try #require(error("commands:\n  lock: {enabled: true}\n  require_signature: true\n"))
+        #expect(noKey.code == .invalidConfig)
+        #expect(noKey.message == "config.yaml:3: commands.require_signature: signed requests need a key: set commands.signature_key_file as well")
+        let window = try #require(error("commands:\n  idempotency_window_s: 5\n"))
+        #expect(window.key == "commands.idempotency_window_s")
+    }
+
+    @Test func tlsInsecureNeedsTLSAndReachesTheClient() throws {
+        let plain = try #require(error("mqtt:\n  url: mqtt://h\n  tls_insecure: true\n"))
+        #expect(plain.key == "mqtt.tls_insecure")
+        #expect(plain.line == 3)
+        let config = try parse("mqtt:\n  url: mqtts://h\n  tls_insecure: true\n")
+        #expect(config.mqtt.tlsInsecure)
+        guard case let .enabled(tls) = config.mqttClientConfiguration.tls else {
+            Issue.record("tls_insecure without TLS settings")
+            return
+        }
+        #expect(!tls.verifyCertificate)
+        #expect(!tls.verifyHostname)
+        // By default the broker is verified.
+        let dir = try TempDir()
+        let ca = try dir.file("ca", "x")
+        guard case let .enabled(verified) = try parse("mqtt:\n  url: mqtts://h\n  ca_file: \(ca)\n").mqttClientConfiguration.tls
+        else {
+            Issue.record("no TLS settings with a CA file")
+            return
+        }
+        #expect(verified.verifyCertificate && verified.verifyHostname)
     }
 
     @Test func credentialsInTheURLAreRefusedWithoutEchoingThem() throws {

@@ -74,7 +74,11 @@ public final class Agent: Sendable {
             publisher: publisher,
             clock: commandClock ?? (clock as? any CommandClock) ?? SystemClock(),
             cache: try CommandResultCache(
-                capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),
+                capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger,
+                windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now }),
+            signatures: configuration.commands.signatureKey.map {
+                RequestSignatureVerifier(key: Array($0.value.utf8), windowSeconds: configuration.commands.signatureWindowSeconds)
+            },
             logger: self.logger,
             audit: { audit in await pipeline.emit(.lock, audit) })
         state = Mutex(
@@ -154,6 +158,11 @@ public final class Agent: Sendable {
                     return s.connections > 1
                 }
                 logger.info(reconnect ? "reconnected to the broker" : "connected to the broker \(configuration.mqtt.url)")
+                if configuration.mqtt.tlsInsecure {
+                    logger.warning(
+                        "mqtt.tls_insecure is on: the broker's certificate and host name were NOT verified; "
+                            + "anyone on the network path can pose as the broker (lab use only)")
+                }
                 // Subscribe first: a Home Assistant birth arriving while we publish is not missed.
                 if configuration.homeAssistant.enabled {
                     do {
@@ -268,7 +277,8 @@ public final class Agent: Sendable {
             scansTotal: s.scansTotal, mqttConnected: publisher.isConnected, mqttReconnects: max(0, s.connections - 1),
             spoolDepth: spool.depth, spoolBytes: spool.byteCount,
             spoolDropped: pipeline.statistics.dropped,
-            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 })
+            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 },
+            mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:])
     }
 
     private func publishHealth() async {

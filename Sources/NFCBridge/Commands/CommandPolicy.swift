@@ -12,6 +12,11 @@ public struct CommandPolicy: Sendable, Equatable {
     public var queueCapacity: Int
     /// Final results remembered for repeated ids (least recently used dropped first).
     public var resultCacheCapacity: Int
+    /// How long a final result is remembered for a repeated id, in seconds.
+    public var idempotencyWindowSeconds: Int
+    /// Every request must be signed (`commands.require_signature`). With a verifier and without
+    /// this, only `lock` must be (see ``requiresSignature(_:hasKey:)``).
+    public var requireSignature: Bool
 
     /// Creates a policy; what is not given is the configuration's default
     /// (``AgentConfiguration/CommandSettings``).
@@ -19,7 +24,9 @@ public struct CommandPolicy: Sendable, Equatable {
         lockEnabled: Bool = AgentConfiguration.CommandSettings.defaults.lockEnabled, defaultWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.defaultWaitForTagSeconds,
         maximumWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.maximumWaitForTagSeconds,
         maximumPayloadBytes: Int = AgentConfiguration.CommandSettings.defaults.maximumPayloadBytes, queueCapacity: Int = AgentConfiguration.CommandSettings.defaults.queueCapacity,
-        resultCacheCapacity: Int = AgentConfiguration.CommandSettings.defaults.resultCacheCapacity
+        resultCacheCapacity: Int = AgentConfiguration.CommandSettings.defaults.resultCacheCapacity,
+        idempotencyWindowSeconds: Int = AgentConfiguration.CommandSettings.defaults.idempotencyWindowSeconds,
+        requireSignature: Bool = AgentConfiguration.CommandSettings.defaults.requireSignature
     ) {
         self.lockEnabled = lockEnabled
         self.defaultWaitForTagSeconds = defaultWaitForTagSeconds
@@ -27,6 +34,15 @@ public struct CommandPolicy: Sendable, Equatable {
         self.maximumPayloadBytes = maximumPayloadBytes
         self.queueCapacity = queueCapacity
         self.resultCacheCapacity = resultCacheCapacity
+        self.idempotencyWindowSeconds = idempotencyWindowSeconds
+        self.requireSignature = requireSignature
+    }
+
+    /// Whether `command` must come signed: every command with ``requireSignature``; otherwise `lock`
+    /// whenever a signature key is configured (`hasKey`) — the one command that cannot be undone.
+    public func requiresSignature(_ command: String, hasKey: Bool) -> Bool {
+        guard hasKey else { return false }
+        return requireSignature || command == CommandName.lock.rawValue
     }
 
     /// The policy of a configuration.
@@ -35,6 +51,7 @@ public struct CommandPolicy: Sendable, Equatable {
         self.init(
             lockEnabled: commands.lockEnabled, defaultWaitForTagSeconds: commands.defaultWaitForTagSeconds,
             maximumWaitForTagSeconds: commands.maximumWaitForTagSeconds, maximumPayloadBytes: commands.maximumPayloadBytes,
-            queueCapacity: commands.queueCapacity, resultCacheCapacity: commands.resultCacheCapacity)
+            queueCapacity: commands.queueCapacity, resultCacheCapacity: commands.resultCacheCapacity,
+            idempotencyWindowSeconds: commands.idempotencyWindowSeconds, requireSignature: commands.requireSignature)
     }
 }

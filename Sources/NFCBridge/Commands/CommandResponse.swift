@@ -22,6 +22,9 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     public var data: [String: JSONValue]
     /// The failure.
     public var error: CommandError?
+    /// `true` on a final result sent again for a repeated `id` (from the result cache): nothing
+    /// was done this time. Written only when true.
+    public var replayed = false
 
     /// A success.
     public static func ok(id: JSONValue?, transaction: JSONValue?, data: [String: JSONValue]) -> CommandResponse {
@@ -38,7 +41,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         CommandResponse(id: id, transaction: transaction, status: .waiting, data: data, error: nil)
     }
 
-    enum CodingKeys: String, CodingKey { case id, status, data, transaction, error }
+    enum CodingKeys: String, CodingKey { case id, status, data, transaction, error, replayed }
 
     /// The payload: `id` (`null` when the request had none), `status`, `data`, and `transaction`
     /// and `error` when there are.
@@ -49,6 +52,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         try container.encode(data, forKey: .data)
         try container.encodeIfPresent(transaction, forKey: .transaction)
         try container.encodeIfPresent(error.map { ErrorPayload(code: $0.code.rawValue, message: $0.message) }, forKey: .error)
+        if replayed { try container.encode(true, forKey: .replayed) }
     }
 
     /// The payload as a JSON value (the persisted result cache, tests).
@@ -62,6 +66,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         self.id = id == .null ? nil : id
         self.transaction = json["transaction"]
         self.data = json["data"]?.objectValue ?? [:]
+        self.replayed = json["replayed"] == .bool(true)
         if let code = json["error"]?["code"]?.stringValue.flatMap(CommandErrorCode.init(rawValue:)) {
             self.error = CommandError(code, json["error"]?["message"]?.stringValue ?? "", data: data)
         } else {

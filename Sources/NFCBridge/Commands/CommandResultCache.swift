@@ -5,71 +5,102 @@ import Synchronization
 /// The final responses of recent requests by `id`: a repeated id (a QoS 1 redelivery, a client
 /// retry) gets the first result back and never acts twice.
 ///
-/// Bounded: beyond ``capacity`` the least recently used result is dropped. When given a state
-/// directory it keeps the results in `command-results.json` there (rewritten atomically after every
-/// change), so a restart does not forget them.
+/// Bounded twice: a result is kept for ``windowSeconds`` (`commands.idempotency_window_s`, 24 h by
+/// default) after it was stored, and beyond ``capacity`` the least recently used result is dropped
+/// even sooner. When given a state directory it keeps the results in `command-results.json` there
+/// (rewritten atomically after every change), so a restart does not forget them; the window counts
+/// on the wall clock (`stored_at`, Unix milliseconds), so it also runs while the agent is stopped.
 public final class CommandResultCache: Sendable {
     /// The file name in the state directory.
     public static let fileName = "command-results.json"
 
-    /// One remembered result; the file is the list of them, `[{"key":…,"response":{…}}]`.
+    /// One remembered result; the file is the list of them,
+    /// `[{"key":…,"response":{…},"stored_at":1764600000000}]`.
     private struct Entry: Sendable, Encodable {
         var key: String
         var response: JSONValue
+        /// When it was stored, Unix milliseconds.
+        var storedAt: Int64
+        enum CodingKeys: String, CodingKey { case key, response, storedAt = "stored_at" }
     }
 
     /// Most results kept.
     public let capacity: Int
+    /// How long a result is kept, in seconds.
+    public let windowSeconds: Int64
     private let path: String?
     private let logger: AgentLogger?
+    private let now: @Sendable () -> Date
     /// Least recently used first.
     private let entries: Mutex<[Entry]>
 
-    /// An in-memory cache.
-    public init(capacity: Int) {
+    /// An in-memory cache. `now` is the wall clock (injected by tests).
+    public init(
+        capacity: Int, windowSeconds: Int = AgentConfiguration.CommandSettings.defaults.idempotencyWindowSeconds,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.capacity = max(1, capacity)
+        self.windowSeconds = Int64(max(1, windowSeconds))
         self.path = nil
         self.logger = nil
+        self.now = now
         self.entries = Mutex([])
     }
 
     /// A cache persisted in `directory`, loading what an earlier run left there. A file that cannot
     /// be read as results is logged and started afresh (forgetting results is safer than refusing
-    /// to start).
-    public init(capacity: Int, directory: String, logger: AgentLogger? = nil) throws(StorageError) {
+    /// to start). Entries of an older file without `stored_at` count as stored at load time.
+    public init(
+        capacity: Int, directory: String, logger: AgentLogger? = nil,
+        windowSeconds: Int = AgentConfiguration.CommandSettings.defaults.idempotencyWindowSeconds,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(StorageError) {
         self.capacity = max(1, capacity)
+        self.windowSeconds = Int64(max(1, windowSeconds))
         let path = AtomicFile.path(directory, Self.fileName)
         self.path = path
         self.logger = logger
+        self.now = now
+        let loadedAt = Timestamp.milliseconds(now())
         var loaded: [Entry] = []
         if let bytes = try AtomicFile.read(path) {
             if let list = (try? JSONValue(parsing: Data(bytes)))?.arrayValue {
                 for item in list {
                     guard let key = item["key"]?.stringValue, let response = item["response"] else { continue }
-                    loaded.append(Entry(key: key, response: response))
+                    loaded.append(Entry(key: key, response: response, storedAt: item["stored_at"]?.intValue ?? loadedAt))
                 }
             } else {
                 logger?.warning("\(path) is not a list of command results: starting with none")
             }
         }
-        self.entries = Mutex(Array(loaded.suffix(self.capacity)))
+        let oldest = loadedAt - self.windowSeconds * 1000
+        self.entries = Mutex(Array(loaded.filter { $0.storedAt > oldest }.suffix(self.capacity)))
     }
 
-    /// The response remembered for `key` (marks it recently used).
+    /// The response remembered for `key` (marks it recently used); nil when none, or when it is
+    /// older than the window.
     public func response(for key: String) -> CommandResponse? {
-        entries.withLock { list -> CommandResponse? in
-            guard let index = list.firstIndex(where: { $0.key == key }) else { return nil }
+        let oldest = Timestamp.milliseconds(now()) - windowSeconds * 1000
+        let (response, expired) = entries.withLock { list -> (CommandResponse?, Bool) in
+            let before = list.count
+            list.removeAll { $0.storedAt <= oldest }
+            let expired = list.count != before
+            guard let index = list.firstIndex(where: { $0.key == key }) else { return (nil, expired) }
             let entry = list.remove(at: index)
             list.append(entry)
-            return CommandResponse(json: entry.response)
+            return (CommandResponse(json: entry.response), expired)
         }
+        if expired { persist(entries.withLock { $0 }) }
+        return response
     }
 
     /// Remembers the final `response` for `key`.
     public func store(_ response: CommandResponse, for key: String) {
+        let storedAt = Timestamp.milliseconds(now())
+        let oldest = storedAt - windowSeconds * 1000
         let snapshot = entries.withLock { list -> [Entry] in
-            list.removeAll { $0.key == key }
-            list.append(Entry(key: key, response: response.json))
+            list.removeAll { $0.key == key || $0.storedAt <= oldest }
+            list.append(Entry(key: key, response: response.json, storedAt: storedAt))
             if list.count > capacity { list.removeFirst(list.count - capacity) }
             return list
         }

@@ -10,9 +10,14 @@ import NFCCore
 /// the Correlation Data echoed.
 ///
 /// Promises (docs/mqtt.md, "Commands"):
-/// - retained requests are ignored (a stale retained command never acts);
+/// - retained requests are ignored (a stale retained command never acts); under MQTT 5 the agent
+///   subscribes with Retain As Published, so this holds also for one published while it is connected;
+/// - with a signature key (``RequestSignatureVerifier``), `lock` — or every command, with
+///   `commands.require_signature` — must come signed; an unsigned, badly signed, stale or replayed
+///   request is answered `not_permitted` and logged;
 /// - an `id` acts at most once: a repeat while it is pending gets `duplicate`, a repeat after it
-///   finished gets the first result again (``CommandResultCache``);
+///   finished gets the first result again, marked `"replayed": true` (``CommandResultCache``, for
+///   `commands.idempotency_window_s`);
 /// - `ttl_s` / `expires_at` that pass before the command acts end it with `expired`, nothing done;
 /// - one command acts at a time, the others wait in arrival order; a full queue answers `busy`;
 /// - `cancel` ends a queued or waiting request with `canceled` (not one already acting on the tag);
@@ -101,6 +106,7 @@ public actor CommandRouter {
     let publisher: any MessagePublisher
     let clock: any CommandClock
     let cache: CommandResultCache
+    let signatures: RequestSignatureVerifier?
     let logger: AgentLogger
     let audit: LockAuditHandler?
 
@@ -109,11 +115,13 @@ public actor CommandRouter {
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
-    /// Creates the router. `cache` defaults to an in-memory one of `policy.resultCacheCapacity`.
+    /// Creates the router. `cache` defaults to an in-memory one of `policy.resultCacheCapacity` and
+    /// `policy.idempotencyWindowSeconds` on `clock`. `signatures` checks signed requests (nil: no
+    /// signature key configured, signed envelopes are refused as unknown fields).
     public init(
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any CommandClock, cache: CommandResultCache? = nil,
-        logger: AgentLogger, audit: LockAuditHandler? = nil
+        signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil
     ) {
         self.topics = topics
         self.policy = policy
@@ -121,7 +129,11 @@ public actor CommandRouter {
         self.executor = executor
         self.publisher = publisher
         self.clock = clock
-        self.cache = cache ?? CommandResultCache(capacity: policy.resultCacheCapacity)
+        self.cache =
+            cache
+            ?? CommandResultCache(
+                capacity: policy.resultCacheCapacity, windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now })
+        self.signatures = signatures
         self.logger = logger
         self.audit = audit
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -143,8 +155,32 @@ public actor CommandRouter {
             return
         }
         let route = route(for: message, command: name)
+        var payload = message.payload
+        // An envelope escapes its request, so it may be up to twice the limit; anything larger is
+        // not parsed here but refused by the parser below (over the size limit), before it can act.
+        if let signatures, payload.count <= 2 * policy.maximumPayloadBytes {
+            switch signatures.check(topic: message.topic, payload: payload, now: clock.now) {
+            case let .verified(body):
+                payload = body
+            case let .rejected(rejection):
+                logger.warning("request \(name) \(rejection.id?.jsonString ?? "(no id)") refused: \(rejection.error)")
+                await send(.failure(id: rejection.id, transaction: rejection.transaction, rejection.error), to: route)
+                return
+            case .unsigned where policy.requiresSignature(name, hasKey: true):
+                let echo: (id: JSONValue?, transaction: JSONValue?) =
+                    (try? JSONValue(parsing: Data(payload)))?.objectValue.map(CommandParser.echo) ?? (nil, nil)
+                let scope = policy.requireSignature ? "this agent takes signed requests only (commands.require_signature)"
+                    : "lock needs a signed request when commands.signature_key_file is set"
+                let error = CommandError(.notPermitted, "unsigned request refused: \(scope); see docs/mqtt.md, \"Signed requests\"")
+                logger.warning("request \(name) \(echo.id?.jsonString ?? "(no id)") refused: \(error)")
+                await send(.failure(id: echo.id, transaction: echo.transaction, error), to: route)
+                return
+            case .unsigned:
+                break
+            }
+        }
         let parsed = CommandParser.parse(
-            command: name, payload: message.payload, policy: policy, now: clock.now,
+            command: name, payload: payload, policy: policy, now: clock.now,
             monotonic: clock.monotonicMilliseconds)
         let request: CommandRequest
         switch parsed {
@@ -163,6 +199,7 @@ public actor CommandRouter {
             logger.info("request \(request.command.rawValue) \(request.id.jsonString) repeated: answering with its first result")
             var replay = first
             replay.transaction = request.transaction
+            replay.replayed = true
             await send(replay, to: route)
             return
         }

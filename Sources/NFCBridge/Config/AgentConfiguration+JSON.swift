@@ -49,9 +49,10 @@ public struct PublicConfiguration: Encodable, Sendable {
         var certFile: OrNull<String>
         var keyFile: OrNull<String>
         var `protocol`: String
+        var tlsInsecure: Bool
         enum CodingKeys: String, CodingKey {
             case url, baseTopic = "base_topic", username, passwordFile = "password_file", caFile = "ca_file",
-                certFile = "cert_file", keyFile = "key_file", `protocol`
+                certFile = "cert_file", keyFile = "key_file", `protocol`, tlsInsecure = "tls_insecure"
         }
     }
     struct Presence: Encodable, Sendable {
@@ -84,6 +85,15 @@ public struct PublicConfiguration: Encodable, Sendable {
     struct Commands: Encodable, Sendable {
         struct Lock: Encodable, Sendable { var enabled: Bool }
         var lock: Lock
+        var requireSignature: Bool
+        /// The key file's path (the key itself is never shown).
+        var signatureKeyFile: OrNull<String>
+        var signatureWindowSeconds: Int
+        var idempotencyWindowSeconds: Int
+        enum CodingKeys: String, CodingKey {
+            case lock, requireSignature = "require_signature", signatureKeyFile = "signature_key_file",
+                signatureWindowSeconds = "signature_window_s", idempotencyWindowSeconds = "idempotency_window_s"
+        }
     }
 
     var id: String
@@ -115,7 +125,7 @@ public struct PublicConfiguration: Encodable, Sendable {
         self.mqtt = MQTT(
             url: mqtt.url, baseTopic: mqtt.baseTopic, username: OrNull(mqtt.username),
             passwordFile: OrNull(mqtt.passwordFile), caFile: OrNull(mqtt.caFile), certFile: OrNull(mqtt.certFile),
-            keyFile: OrNull(mqtt.keyFile), protocol: mqtt.protocolVersion.rawValue)
+            keyFile: OrNull(mqtt.keyFile), protocol: mqtt.protocolVersion.rawValue, tlsInsecure: mqtt.tlsInsecure)
         presence = Presence(
             mode: config.presence.mode.rawValue, removalGraceMilliseconds: config.presence.removalGraceMilliseconds,
             rearmMilliseconds: config.presence.rearmMilliseconds,
@@ -126,6 +136,10 @@ public struct PublicConfiguration: Encodable, Sendable {
         healthIntervalSeconds = config.healthIntervalSeconds
         stateDirectory = config.stateDirectory
         spool = Spool(maxEvents: config.spool.maxEvents, maxBytes: config.spool.maxBytes)
-        commands = Commands(lock: .init(enabled: config.commands.lockEnabled))
+        let commands = config.commands
+        self.commands = Commands(
+            lock: .init(enabled: commands.lockEnabled), requireSignature: commands.requireSignature,
+            signatureKeyFile: OrNull(commands.signatureKeyFile), signatureWindowSeconds: commands.signatureWindowSeconds,
+            idempotencyWindowSeconds: commands.idempotencyWindowSeconds)
     }
 }

@@ -86,6 +86,9 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var keyFile: String?
         /// Protocol version.
         public var protocolVersion: MQTTProtocolVersion = .v5
+        /// `mqtt.tls_insecure`: do not verify the broker at all (neither its certificate chain nor its
+        /// host name). Lab use only: logged as a warning at every connect and shown in `info`.
+        public var tlsInsecure = false
         public init() {}
     }
 
@@ -146,11 +149,23 @@ public struct AgentConfiguration: Sendable, Equatable {
         public init() {}
     }
 
-    /// Remote commands. Only ``lockEnabled`` is a configuration key; the limits are fixed (and
-    /// documented in docs/mqtt.md, "Commands") but live here so they have one source.
+    /// Remote commands. ``lockEnabled``, the signature settings and ``idempotencyWindowSeconds``
+    /// are configuration keys; the limits are fixed (and documented in docs/mqtt.md, "Commands") but
+    /// live here so they have one source.
     public struct CommandSettings: Sendable, Equatable {
         /// Allow the irreversible `lock` command (off by default).
         public var lockEnabled = false
+        /// `commands.require_signature`: every request must be signed (``signatureKey``). With a key
+        /// and without this, only `lock` must be signed.
+        public var requireSignature = false
+        /// `commands.signature_key_file`: the file holding the HMAC key (its first line).
+        public var signatureKeyFile: String?
+        /// The HMAC-SHA256 key: the bytes of the first line of ``signatureKeyFile``. Never published.
+        public var signatureKey: Secret?
+        /// `commands.signature_window_s`: how far a signed request's `ts` may be from the agent's clock.
+        public var signatureWindowSeconds = 300
+        /// `commands.idempotency_window_s`: how long a final result is kept for a repeated `id`.
+        public var idempotencyWindowSeconds = 86_400
         /// `wait_for_tag_s` when a request does not say.
         public var defaultWaitForTagSeconds: Double = 30
         /// The largest `wait_for_tag_s` accepted.

@@ -83,6 +83,16 @@ public enum ConfigurationLoader {
         if let line = lines["state_dir"] { config.stateDirectorySource = "\(source):\(line): state_dir" }
         try checkTLS(config, lines: lines, source: source)
         try checkCredentials(config, line: lines["mqtt.password_file"], key: "mqtt.password_file", source: source)
+        if config.commands.requireSignature, config.commands.signatureKey == nil {
+            throw ConfigurationError(
+                source: source, line: lines["commands.require_signature"], key: "commands.require_signature",
+                detail: "signed requests need a key: set commands.signature_key_file as well")
+        }
+        if config.mqtt.tlsInsecure, !config.mqtt.usesTLS {
+            throw ConfigurationError(
+                source: source, line: lines["mqtt.tls_insecure"], key: "mqtt.tls_insecure",
+                detail: "TLS settings need an mqtts:// broker URL (mqtt.url is \(config.mqtt.url))")
+        }
         return config
     }
 

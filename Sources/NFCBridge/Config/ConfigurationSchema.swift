@@ -48,12 +48,7 @@ enum ConfigurationSchema {
         },
         ConfigurationKey(path: "mqtt.password_file") { config, value throws(ConfigurationError) in
             let path = try value.readableFile()
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw value.failure("file '\(path)' cannot be read")
-            }
-            let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
-            guard !firstLine.isEmpty else { throw value.failure("the first line of '\(path)' is empty") }
+            let firstLine = try value.firstLine(ofFile: path)
             config.mqtt.passwordFile = path
             config.mqtt.password = Secret(firstLine)
         },
@@ -65,6 +60,9 @@ enum ConfigurationSchema {
         },
         ConfigurationKey(path: "mqtt.key_file") { config, value throws(ConfigurationError) in
             config.mqtt.keyFile = try value.readableFile()
+        },
+        ConfigurationKey(path: "mqtt.tls_insecure") { config, value throws(ConfigurationError) in
+            config.mqtt.tlsInsecure = try value.bool()
         },
         ConfigurationKey(path: "mqtt.protocol") { config, value throws(ConfigurationError) in
             config.mqtt.protocolVersion = try value.choice(AgentConfiguration.MQTTProtocolVersion.self)
@@ -112,6 +110,26 @@ enum ConfigurationSchema {
         },
         ConfigurationKey(path: "commands.lock.enabled") { config, value throws(ConfigurationError) in
             config.commands.lockEnabled = try value.bool()
+        },
+        ConfigurationKey(path: "commands.require_signature") { config, value throws(ConfigurationError) in
+            config.commands.requireSignature = try value.bool()
+        },
+        ConfigurationKey(path: "commands.signature_key_file") { config, value throws(ConfigurationError) in
+            let path = try value.readableFile()
+            let key = try value.firstLine(ofFile: path)
+            guard key.utf8.count >= RequestSignature.minimumKeyBytes else {
+                throw value.failure(
+                    "the key in '\(path)' is \(key.utf8.count) bytes: at least \(RequestSignature.minimumKeyBytes) are needed "
+                        + "(make one with `openssl rand -hex 32`)")
+            }
+            config.commands.signatureKeyFile = path
+            config.commands.signatureKey = Secret(key)
+        },
+        ConfigurationKey(path: "commands.signature_window_s") { config, value throws(ConfigurationError) in
+            config.commands.signatureWindowSeconds = try value.int(in: 10...3600)
+        },
+        ConfigurationKey(path: "commands.idempotency_window_s") { config, value throws(ConfigurationError) in
+            config.commands.idempotencyWindowSeconds = try value.int(in: 60...2_592_000)
         },
     ]
 

@@ -91,6 +91,18 @@ struct ConfigurationValue {
         return path
     }
 
+    /// The first line of a file, without surrounding white space; an empty one is an error (the
+    /// password and signature key files).
+    func firstLine(ofFile path: String) throws(ConfigurationError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw failure("file '\(path)' cannot be read")
+        }
+        let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
+        guard !firstLine.isEmpty else { throw failure("the first line of '\(path)' is empty") }
+        return firstLine
+    }
+
     /// An MQTT topic prefix: no wildcards, no empty levels, no leading or trailing slash.
     func topicPrefix() throws(ConfigurationError) -> String {
         let text = try nonEmptyString()

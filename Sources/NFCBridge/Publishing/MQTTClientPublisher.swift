@@ -90,8 +90,13 @@ public final class MQTTClientPublisher: MessagePublisher {
         }
     }
 
+    /// Subscribes with Retain As Published (MQTT 5): a message published retained keeps its retain
+    /// flag also when it reaches the agent live, so a retained request is recognised and ignored
+    /// (docs/mqtt.md, "Retained requests"). MQTT 3.1.1 has no such option.
     public func subscribe(to filter: String, qos: MessageQoS) async throws {
-        try await client.subscribe(to: filter, qos: MQTTQoS(rawValue: qos.rawValue) ?? .atLeastOnce)
+        try await client.subscribe(
+            to: filter, qos: MQTTQoS(rawValue: qos.rawValue) ?? .atLeastOnce,
+            options: MQTTSubscriptionOptions(retainAsPublished: true))
     }
 
     public func events() -> AsyncStream<PublisherEvent> {
@@ -179,8 +184,12 @@ extension AgentConfiguration {
     public var mqttClientConfiguration: MQTTConfiguration {
         let will = TopicMap(self).will
         var tls = MQTTTLS.disabled
-        if mqtt.caFile != nil || mqtt.certFile != nil || mqtt.keyFile != nil {
-            tls = .enabled(MQTTTLSConfiguration(caFile: mqtt.caFile, certificateFile: mqtt.certFile, keyFile: mqtt.keyFile))
+        if mqtt.caFile != nil || mqtt.certFile != nil || mqtt.keyFile != nil || mqtt.tlsInsecure {
+            // mqtt.tls_insecure: neither the certificate chain nor the host name is checked.
+            tls = .enabled(
+                MQTTTLSConfiguration(
+                    caFile: mqtt.caFile, certificateFile: mqtt.certFile, keyFile: mqtt.keyFile,
+                    verifyHostname: !mqtt.tlsInsecure, verifyCertificate: !mqtt.tlsInsecure))
         }
         return MQTTConfiguration(
             url: mqtt.url, protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311, clientID: "nfcbridge-\(id)",

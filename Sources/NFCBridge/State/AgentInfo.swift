@@ -23,7 +23,7 @@ public struct AgentInfo: Sendable, Encodable {
     enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config }
     enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
     enum ReaderKeys: String, CodingKey { case connstring, name, firmware }
-    enum MQTTKeys: String, CodingKey { case `protocol`, url, tls }
+    enum MQTTKeys: String, CodingKey { case `protocol`, url, tls, tlsInsecure = "tls_insecure" }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -43,6 +43,8 @@ public struct AgentInfo: Sendable, Encodable {
         try broker.encode(mqtt.protocolVersion.rawValue, forKey: .protocol)
         try broker.encode(mqtt.url, forKey: .url)
         try broker.encode(mqtt.usesTLS, forKey: .tls)
+        // True when the broker is not verified (mqtt.tls_insecure): visible to whoever watches `info`.
+        try broker.encode(mqtt.tlsInsecure, forKey: .tlsInsecure)
         try container.encode(commands, forKey: .commands)
         try container.encode(config, forKey: .config)
     }

@@ -16,13 +16,16 @@ public struct HealthReport: Sendable, Equatable, Encodable {
     public var spoolBytes: Int
     public var spoolDropped: Int
     public var spoolOldestAgeSeconds: Int64?
+    /// Failed connection attempts since start by reason (`MQTTConnectionFailure.reasonKey`:
+    /// `refused`, `dns`, `timeout`, `unreachable`, `tls`, `not_authorized`, `connack_refused`).
+    public var mqttConnectFailures: [String: Int] = [:]
 
     enum CodingKeys: String, CodingKey {
         case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
     }
     enum ReaderKeys: String, CodingKey { case state, reopens, pollErrors = "poll_errors" }
     enum ScanKeys: String, CodingKey { case total }
-    enum MQTTKeys: String, CodingKey { case connected, reconnects }
+    enum MQTTKeys: String, CodingKey { case connected, reconnects, connectFailures = "connect_failures" }
     enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s" }
 
     /// The payload (docs/mqtt.md, "health"); `rss_bytes` and `spool.oldest_age_s` are `null` when unknown.
@@ -40,6 +43,7 @@ public struct HealthReport: Sendable, Equatable, Encodable {
         var mqtt = container.nestedContainer(keyedBy: MQTTKeys.self, forKey: .mqtt)
         try mqtt.encode(mqttConnected, forKey: .connected)
         try mqtt.encode(mqttReconnects, forKey: .reconnects)
+        try mqtt.encode(mqttConnectFailures, forKey: .connectFailures)
         var spool = container.nestedContainer(keyedBy: SpoolKeys.self, forKey: .spool)
         try spool.encode(spoolDepth, forKey: .depth)
         try spool.encode(spoolBytes, forKey: .bytes)
