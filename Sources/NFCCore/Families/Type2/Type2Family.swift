@@ -1,5 +1,6 @@
 /// The NFC Forum Type 2 row of ``TagFamilies``: MIFARE Ultralight (C, EV1) and NTAG. Every product fact
-/// (memory map, protection, lock layout, factory CC, Flipper name) sits in its ``Type2Product`` row.
+/// (memory map, protection, lock layout, factory CC, Flipper name, unsupported-command answer) sits in its
+/// ``Type2Product`` row.
 public struct Type2Family: TagFamily {
     public init() {}
 
