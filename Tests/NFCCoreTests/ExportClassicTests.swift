@@ -137,13 +137,59 @@ import Testing
 
     @Test(arguments: ["x", "3-1", "1,,2", "-4", "40", "1 - ", "0-99"])
     func malformedSectorListsAreRefused(text: String) throws {
+        // The facts are for people: the sector-list parser of the tests refuses the text…
+        #expect(throws: NFCError.self) { try ClassicTrailerGaps.parse(text, key: "Sectors Without Key B") }
+        // …and a JSON file's gaps come from its `trailerGaps` key, whose malformed lists are refused where
+        // the file is read (sector numbers are 0-39; a list holds numbers).
         let dump = TagDump(cardInfo: CardInfo(type: .mifareClassic1K, uid: Self.uid),
                            facts: [Fact(key: "Sectors Without Key B", value: text)])
-        // The lists are typed data of the dump (``TagDump/classicTrailerGaps``); exports never parse facts.
-        // A malformed list in a dump file is refused where the file is read.
-        let file = Array(try dump.exportJSON().utf8)
-        #expect(throws: NFCError.self) { try TagDump.importJSON(file) }
-        #expect(throws: NFCError.self) { try DumpImporter.importDump(file) }
+        let json = try dump.exportJSON(prettyPrinted: false)
+        #expect(json.contains(#""trailerGaps":{"accessBits":[],"keyA":[],"keyB":[]}"#))
+        for bad in [#"{"accessBits":[],"keyA":[],"keyB":[40]}"#, #"{"accessBits":[-1],"keyA":[],"keyB":[]}"#,
+                    #"{"accessBits":[],"keyA":["\#(text)"],"keyB":[]}"#, #""\#(text)""#] {
+            let file = Array(json.replacingOccurrences(of: #"{"accessBits":[],"keyA":[],"keyB":[]}"#, with: bad).utf8)
+            #expect(throws: NFCError.self) { try TagDump.importJSON(file) }
+            #expect(throws: NFCError.self) { try DumpImporter.importDump(file) }
+        }
+    }
+
+    /// A JSON dump's gaps are its `trailerGaps` key's, whatever its facts say: facts edited by hand (or
+    /// by a tool that rewrites the text) change nothing of what the exports write.
+    @Test func jsonGapsComeFromTheKeyNotTheFacts() async throws {
+        let dump = try await Self.dumpOf(try Self.partlyKnownCard())
+        #expect(dump.classicTrailerGaps == ClassicTrailerGaps(keyA: [2], keyB: [5]))
+        var json = try dump.exportJSON(prettyPrinted: false)
+        #expect(json.contains(#""trailerGaps":{"accessBits":[],"keyA":[2],"keyB":[5]}"#))
+        for (key, value) in [("Sectors Without Key A", "2"), ("Sectors Without Key B", "5")] {
+            let fact = #"{"key":"\#(key)","monospaced":false,"value":"\#(value)"}"#
+            #expect(json.contains(fact))
+            json = json.replacingOccurrences(of: fact, with: #"{"key":"\#(key)","monospaced":false,"value":"0-15"}"#)
+        }
+        let imported = try TagDump.importJSON(Array(json.utf8))
+        #expect(imported.fact("Sectors Without Key B") == "0-15")
+        #expect(imported.classicTrailerGaps == ClassicTrailerGaps(keyA: [2], keyB: [5]))
+        #expect(try imported.exportClassicMFD() == dump.exportClassicMFD())
+        #expect(try imported.exportFlipperNFC() == dump.exportFlipperNFC())
+        // Without the facts at all, the key still gives the gaps.
+        let noFacts = json.replacingOccurrences(of: #"{"key":"Sectors Without Key A","monospaced":false,"value":"0-15"},"#, with: "")
+            .replacingOccurrences(of: #",{"key":"Sectors Without Key B","monospaced":false,"value":"0-15"}"#, with: "")
+        #expect(!noFacts.contains("Sectors Without"))
+        #expect(try TagDump.importJSON(Array(noFacts.utf8)).classicTrailerGaps == ClassicTrailerGaps(keyA: [2], keyB: [5]))
+    }
+
+    /// A JSON file written before `trailerGaps` existed: its gaps are what its trailers show (all-zero
+    /// parts are unknown, as in an MFD file), not what its facts say.
+    @Test func oldJSONGapsComeFromTheTrailers() async throws {
+        let dump = try await Self.dumpOf(try Self.partlyKnownCard())
+        let json = try dump.exportJSON(prettyPrinted: false)
+            .replacingOccurrences(of: #","trailerGaps":{"accessBits":[],"keyA":[2],"keyB":[5]}"#, with: "")
+            .replacingOccurrences(of: #""value":"5"}"#, with: #""value":"0-15"}"#)
+        #expect(!json.contains("trailerGaps"))
+        let imported = try TagDump.importJSON(Array(json.utf8))
+        let fromMFD = try TagDump.importClassicMFD(try dump.exportClassicMFD()).classicTrailerGaps
+        #expect(imported.classicTrailerGaps == fromMFD)
+        #expect(imported.classicTrailerGaps.keyB.isSuperset(of: [5]))
+        #expect(!imported.classicTrailerGaps.keyB.contains(15))
     }
 
     @Test func emptyGapsWriteNoFacts() {

@@ -40,12 +40,10 @@ import Testing
     }
 
     @Test func inferredCapabilities() {
-        func caps(_ type: CardType, files: [FileData] = [], facts: [Fact] = []) -> [CardCapability] {
-            // The facts stand for a dump file's record of the write access: the family rebuilds its typed data
-            // from them as an import does (``TagFamily/familyData(fromImported:)``).
-            var dump = TagDump(cardInfo: CardInfo(type: type, uid: Self.uid), files: files, facts: facts)
-            if let data = try? TagFamilies.family(for: type)?.familyData(fromImported: dump) { dump.family = data }
-            return dump.summary.capabilities
+        func caps(_ type: CardType, files: [FileData] = [], family: FamilyDumpData = .none) -> [CardCapability] {
+            // The write access is the family's typed data (what a dump read from the CC / attribute block,
+            // or an import read from the file's `ndefWritable` key).
+            TagDump(cardInfo: CardInfo(type: type, uid: Self.uid), files: files, family: family).summary.capabilities
         }
         #expect(caps(.mifareClassic1K) == [.identificationOnly])
         #expect(caps(.mifarePlusSL3_4K) == [.identificationOnly])
@@ -53,9 +51,9 @@ import Testing
         #expect(caps(.mifareDesfireEV2) == [.authenticationRequired, .partiallyReadable])
         #expect(caps(.mifareDesfireEV2, files: [FileData(identifier: [1], data: [])]) == [.partiallyReadable])
         #expect(caps(.type4NDEF) == [.readable])
-        #expect(caps(.type4NDEF, facts: [Fact(key: "Write Access", value: "Writable")]) == [.readable, .writable])
-        #expect(caps(.felicaLite, facts: [Fact(key: "Read / Write", value: "Read-write")]) == [.readable, .writable])
-        #expect(caps(.felicaLite, facts: [Fact(key: "Read / Write", value: "Read-only")]) == [.readable])
+        #expect(caps(.type4NDEF, family: .type4(ndefWritable: true)) == [.readable, .writable])
+        #expect(caps(.felicaLite, family: .felica(ndefWritable: true)) == [.readable, .writable])
+        #expect(caps(.felicaLite, family: .felica(ndefWritable: false)) == [.readable])
         #expect(caps(.ntag215) == [.readable])
         #expect(caps(.smartMX) == [.readable])
         #expect(caps(.unknown(atqa: [0, 4], sak: 0x28)) == [.identificationOnly])

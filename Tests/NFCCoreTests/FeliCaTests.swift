@@ -3,6 +3,28 @@ import PN532Sim
 import Testing
 
 @Suite struct FeliCaTests {
+    /// The NDEF write access a JSON dump carries is its `ndefWritable` key, never the `Read / Write` fact;
+    /// a file without the key gives the attribute block's RWFlag.
+    @Test func jsonWriteAccessComesFromTheKeyNotTheFact() async throws {
+        let tag = try VirtualFeliCaTag(model: .standard, idm: Self.idm, ndef: Self.message)
+        let info = CardInfo(type: .felicaStandard, uid: Self.idm, systemCode: [0x12, 0xFC])
+        let dump = try await FeliCaDump.dump(info: info, transport: VirtualTagTransport(tag: tag))
+        #expect(dump.family == .felica(ndefWritable: true))
+        let json = try dump.exportJSON(prettyPrinted: false)
+        #expect(json.contains(#""ndefWritable":true"#))
+        #expect(try TagDump.importJSON(Array(json.utf8)) == dump)
+        let editedFact = json.replacingOccurrences(of: #""value":"Read-write""#, with: #""value":"Read-only""#)
+        #expect(editedFact != json)
+        let imported = try TagDump.importJSON(Array(editedFact.utf8))
+        #expect(imported.fact("Read / Write") == "Read-only")
+        #expect(imported.summary.capabilities == [.readable, .writable])
+        #expect(imported.family == .felica(ndefWritable: true))
+        // An old file: no key, a fact that lies; the attribute block (block 0) says read-write.
+        let old = editedFact.replacingOccurrences(of: #","ndefWritable":true"#, with: "")
+        #expect(!old.contains("ndefWritable"))
+        #expect(try TagDump.importJSON(Array(old.utf8)).family == .felica(ndefWritable: true))
+    }
+
     static let idm: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08]
     /// Text "CoreExtendedNFC" (22 bytes: attribute block + 2 data blocks). Upstream's vector has payload
     /// length 0Eh; 12h is the length of status byte + "en" + 15 characters.

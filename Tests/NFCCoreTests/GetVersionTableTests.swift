@@ -1,4 +1,4 @@
-import NFCCore
+@testable import NFCCore
 import PN532Sim
 import Testing
 
@@ -150,5 +150,23 @@ import Testing
         // A version that contradicts the type (e.g. edited import) does not win.
         #expect(Type2Product.forCardInfo(CardInfo(type: .ntag216, uid: [], version: version)) == .ntag216)
         #expect(Type2Product.forCardInfo(CardInfo(type: .mifareClassic1K, uid: [])) == nil)
+    }
+
+    /// How each row answers a command it lacks (MF0ICU1 silent; MF0ICU2, NTAG203, EV1, NTAG21x NAK 0h),
+    /// and the rows refinement tells apart after GET_VERSION failed, largest memory first.
+    @Test func unsupportedCommandAnswers() {
+        #expect(Type2Product.ultralight.unsupportedCommandAnswer == .silence)
+        #expect(Type2Product.ultralightC.unsupportedCommandAnswer == .nak(0x0))
+        #expect(Type2Product.ntag203.unsupportedCommandAnswer == .nak(0x0))
+        for row in Type2Product.baseRows + Type2Product.productRows where row.features.contains(.getVersion) {
+            #expect(row.unsupportedCommandAnswer == .nak(0x0), "\(row.name)")
+        }
+        for refused in [true, false] {
+            #expect(Type2Product.rowsWithoutGetVersion(answeringRefused: refused).map(\.name)
+                    == ["MIFARE Ultralight C", "NTAG203", "MIFARE Ultralight"])
+        }
+        #expect(Type2Product.ultralight.answersUnsupported(refused: false))
+        #expect(!Type2Product.ultralight.answersUnsupported(refused: true))
+        #expect(Type2Product.ntag203.answersUnsupported(refused: true))
     }
 }

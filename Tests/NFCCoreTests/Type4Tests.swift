@@ -119,6 +119,33 @@ import Testing
         #expect(readOnly.ndefMessage == nil)
     }
 
+    /// The write access a JSON dump carries is its `ndefWritable` key (the typed data), never the
+    /// `Write Access` fact; a file without the key (written before it existed) gives the CC file's.
+    @Test func jsonWriteAccessComesFromTheKeyNotTheFact() async throws {
+        let info = CardInfo(type: .type4NDEF, uid: Self.uid)
+        let dump = try await Type4Dump.dump(info: info, transport: VirtualTagTransport(tag: try tag(ndef: Self.hi)))
+        let json = try dump.exportJSON(prettyPrinted: false)
+        #expect(json.contains(#""ndefWritable":true"#))
+        #expect(try TagDump.importJSON(Array(json.utf8)) == dump)
+        let editedFact = json.replacingOccurrences(of: #""value":"Writable""#, with: #""value":"Read-only""#)
+        #expect(editedFact != json)
+        let imported = try TagDump.importJSON(Array(editedFact.utf8))
+        #expect(imported.fact("Write Access") == "Read-only")
+        #expect(imported.family == .type4(ndefWritable: true))
+        let editedKey = json.replacingOccurrences(of: #""ndefWritable":true"#, with: #""ndefWritable":false"#)
+        #expect(try TagDump.importJSON(Array(editedKey.utf8)).family == .type4(ndefWritable: false))
+        // An old file: no key, and a fact that lies; the CC file says writable.
+        let old = editedFact.replacingOccurrences(of: #","ndefWritable":true"#, with: "")
+        #expect(!old.contains("ndefWritable"))
+        #expect(try TagDump.importJSON(Array(old.utf8)).family == .type4(ndefWritable: true))
+        let readOnly = try await Type4Dump.dump(
+            info: info, transport: VirtualTagTransport(tag: try tag(ndef: Self.hi, writable: false)))
+        let oldReadOnly = try readOnly.exportJSON(prettyPrinted: false)
+            .replacingOccurrences(of: #","ndefWritable":false"#, with: "")
+            .replacingOccurrences(of: #""value":"Read-only""#, with: #""value":"Writable""#)
+        #expect(try TagDump.importJSON(Array(oldReadOnly.utf8)).family == .type4(ndefWritable: false))
+    }
+
     @Test func refusedStepsSurfaceTheStatusWord() async throws {
         let transport = ScriptedAPDUTransport([("00A4040007D276000085010100", .bytes("6A82"))])
         await #expect(throws: NFCError.unexpectedStatusWord(0x6A, 0x82)) { try await Type4NDEF.read(transport: transport) }

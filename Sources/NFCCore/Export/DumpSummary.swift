@@ -36,12 +36,9 @@ extension TagDump {
     }
 
     /// The capabilities a dump that stores none is taken to have, from its family's row and typed data
-    /// (upstream's rules, kept so exports match).
+    /// (upstream's rules, kept so exports match); readable where the family has no rule of its own.
     public var inferredCapabilities: [CardCapability] {
-        if let capabilities = TagFamilies.family(for: cardInfo.type)?.inferredCapabilities(of: self) { return capabilities }
-        // Upstream's "operable" test: every remaining type but an unrecognised ATQA/SAK.
-        if case .unknown = cardInfo.type { return [.identificationOnly] }
-        return [.readable]
+        TagFamilies.family(for: cardInfo.type)?.inferredCapabilities(of: self) ?? [.readable]
     }
 
     /// "45 pages", "3 blocks", "2 files", "9 NDEF bytes" or "identification only" (no singular forms,

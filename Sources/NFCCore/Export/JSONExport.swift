@@ -11,8 +11,9 @@ extension TagDump {
     /// `parsedNDEF` (when it parses), `technicalSummary`, `uid`, `userSummary`.
     /// Additive keys, each only when known: `atqa`, `sak`, `ats`, `product`, `version`, `pmm`,
     /// `systemCode`, `probes` (when not empty), `capabilitiesInferred` (true when the dump stores no
-    /// capabilities), and for Type 2 chip data `signature`, `counters` and `tearing` (3 entries, null
-    /// where unknown) and `pagesTotal`.
+    /// capabilities), and the family's typed data, as its ``FamilyDumpPayload`` writes it (Type 2 chip
+    /// data: `signature`, `counters`, `tearing`, `pagesTotal`; Classic: `trailerGaps`; Type 4 and FeliCa:
+    /// `ndefWritable`) — the keys ``TagFamily/jsonFamilyData(of:)`` names.
     /// - Throws: ``NFCError/invalidArgument(_:)`` if Foundation cannot encode (not expected).
     public func exportJSON(prettyPrinted: Bool = true) throws -> String {
         let document = jsonDocument
@@ -30,7 +31,12 @@ extension TagDump {
     /// going through JSON text.
     public var jsonExportDocument: any Encodable { jsonDocument }
 
-    private var jsonDocument: DumpJSONDocument {
+    private var jsonDocument: DumpJSONExport {
+        DumpJSONExport(document: genericJSONDocument, familyData: TagFamilies.family(for: cardInfo.type)?.jsonFamilyData(of: self)
+                       ?? family.payload)
+    }
+
+    private var genericJSONDocument: DumpJSONDocument {
         let summary = summary
         return DumpJSONDocument(
             blocks: blocks.map { .init(data: $0.data.hexString, locked: $0.locked, number: $0.number) },
@@ -48,17 +54,24 @@ extension TagDump {
             atqa: cardInfo.atqa?.hexString,
             ats: cardInfo.ats?.hexString,
             capabilitiesInferred: capabilities.isEmpty ? true : nil,
-            counters: type2?.counters,
-            pagesTotal: type2?.totalPages,
             pmm: cardInfo.pmm?.hexString,
             probes: cardInfo.probes.isEmpty ? nil : cardInfo.probes,
             product: cardInfo.product?.name,
             sak: cardInfo.sak?.hexString,
-            signature: type2?.signature?.hexString,
             systemCode: cardInfo.systemCode?.hexString,
-            tearing: type2?.tearing.map { $0?.hexString },
             version: cardInfo.version?.hexString
         )
+    }
+}
+
+/// The export: the generic document and, merged into the same object, the family's additive keys.
+struct DumpJSONExport: Encodable {
+    var document: DumpJSONDocument
+    var familyData: (any Encodable)?
+
+    func encode(to encoder: any Encoder) throws {
+        try document.encode(to: encoder)
+        try familyData?.encode(to: encoder)
     }
 }
 
@@ -103,18 +116,14 @@ struct DumpJSONDocument: Codable {
     var uid: String
     var userSummary: String?
 
-    // Additive (NFCBridge).
+    // Additive (NFCBridge). The family's own keys are its payload's (``FamilyDumpPayload``).
     var atqa: String?
     var ats: String?
     var capabilitiesInferred: Bool?
-    var counters: [UInt32?]?
-    var pagesTotal: Int?
     var pmm: String?
     var probes: [String]?
     var product: String?
     var sak: String?
-    var signature: String?
     var systemCode: String?
-    var tearing: [String?]?
     var version: String?
 }

@@ -2,7 +2,9 @@ import FoundationEssentials
 
 /// Structured JSON import: upstream CoreExtendedNFC JSON and ours (with the additive keys).
 extension TagDump {
-    /// Reads a JSON dump. Derived keys (`cardFamily`, summaries, `parsedNDEF`) are ignored;
+    /// Reads a JSON dump. Derived keys (`cardFamily`, summaries, `parsedNDEF`) are ignored, and so are the
+    /// facts but as text for people: the family's typed data comes from its own additive keys
+    /// (``TagFamily/familyData(fromJSON:dump:)``);
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex,
@@ -12,7 +14,7 @@ extension TagDump {
         do {
             document = try JSONDecoder().decode(DumpJSONDocument.self, from: Data(bytes))
         } catch {
-            throw NFCError.malformedDump("JSON: \(Self.describe(error))")
+            throw NFCError.malformedDump("JSON: \(FamilyJSON.describe(error))")
         }
         guard let type = CardType(description: document.cardType) else {
             throw NFCError.malformedDump("unknown cardType '\(document.cardType)'")
@@ -22,20 +24,6 @@ extension TagDump {
                 throw NFCError.malformedDump("unknown capability '\(raw)'")
             }
             return capability
-        }
-        var type2: Type2Extras?
-        if document.signature != nil || document.counters != nil || document.tearing != nil || document.pagesTotal != nil {
-            type2 = Type2Extras(
-                signature: try document.signature.map { try hex($0, "signature") },
-                counters: document.counters ?? [nil, nil, nil],
-                tearing: try (document.tearing ?? [nil, nil, nil]).map { text in
-                    try text.map { text in
-                        let byte = try hex(text, "tearing")
-                        guard byte.count == 1 else { throw NFCError.malformedDump("tearing '\(text)' is not one byte") }
-                        return byte[0]
-                    }
-                },
-                totalPages: document.pagesTotal)
         }
         let sak = try document.sak.map { text in
             let byte = try hex(text, "sak")
@@ -63,13 +51,16 @@ extension TagDump {
             },
             ndefMessage: try document.ndefHex.map { try hex($0, "ndefHex") },
             facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
-            capabilities: document.capabilitiesInferred == true ? [] : stored,
-            family: type2.map(FamilyDumpData.type2) ?? .none
+            capabilities: document.capabilitiesInferred == true ? [] : stored
         )
-        // The family's typed data, where the JSON file records it only in facts (Classic trailer gaps,
-        // Type 4 / FeliCa write access).
-        if dump.family == .none, let data = try TagFamilies.family(for: type)?.familyData(fromImported: dump) {
-            dump.family = data
+        // The family's typed data, from its additive keys (or, in a file written without them, from the
+        // memory): the card's own family first, then any other whose keys the file holds.
+        let owner = TagFamilies.family(for: type)
+        for family in (owner.map { [$0] } ?? []) + TagFamilies.all {
+            if let data = try family.familyData(fromJSON: bytes, dump: dump) {
+                dump.family = data
+                break
+            }
         }
         return dump
     }
@@ -77,20 +68,5 @@ extension TagDump {
     private static func hex(_ text: String, _ field: String) throws -> [UInt8] {
         guard let bytes = [UInt8](hex: text) else { throw NFCError.malformedDump("\(field) '\(text)' is not hex") }
         return bytes
-    }
-
-    /// A one-line reason from a DecodingError (its coding path and description).
-    private static func describe(_ error: Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        let context: DecodingError.Context? =
-            switch error {
-            case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context),
-                let .dataCorrupted(context):
-                context
-            @unknown default: nil
-            }
-        guard let context else { return "\(error)" }
-        let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        return (path.isEmpty ? "" : path + ": ") + context.debugDescription
     }
 }

@@ -119,7 +119,4 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
     public var family: CardFamily {
         Self.rows.first { $0.type == self }?.family ?? .unknown
     }
-
-    /// True for the Type 2 (page-based) families: Ultralight and NTAG.
-    public var isType2: Bool { family == .mifareUltralight || family == .ntag }
 }

@@ -59,43 +59,50 @@ public struct FileData: Sendable, Hashable, Codable {
     }
 }
 
-/// Type 2 chip data read beside the pages, needed for complete Flipper / Proxmark3 files.
-public struct Type2Extras: Sendable, Hashable {
-    /// READ_SIG answer (32 bytes) when the product supports it and the tag answered.
-    public var signature: [UInt8]?
-    /// READ_CNT values of counters 0, 1, 2 (nil where not supported or not read).
-    public var counters: [UInt32?]
-    /// CHECK_TEARING_EVENT values of counters 0, 1, 2 (nil where not supported or not read).
-    public var tearing: [UInt8?]
-    /// Total pages of the product's memory (readable or not).
-    public var totalPages: Int?
+/// One family's typed dump data (``TagDump/family``). Each family declares its payload in its own folder
+/// (Type 2 chip data, Classic trailer gaps, Type 4 / FeliCa write access), so the generic model names no
+/// family. Facts shown to people are derived from it when the dump is made; exports read it, never the facts.
+///
+/// `Encodable`: its encoding is the payload's additive keys at the top level of the JSON export
+/// (``TagDump/exportJSON(prettyPrinted:)``); the family reads them back (``TagFamily/familyData(fromJSON:dump:)``).
+public protocol FamilyDumpPayload: Sendable, Hashable, Encodable {}
 
-    public init(signature: [UInt8]? = nil, counters: [UInt32?] = [nil, nil, nil], tearing: [UInt8?] = [nil, nil, nil],
-                totalPages: Int? = nil) {
-        self.signature = signature
-        self.counters = counters
-        self.tearing = tearing
-        self.totalPages = totalPages
+/// The typed data of one family that a dump carries beside its generic memory (pages, blocks, files):
+/// one ``FamilyDumpPayload`` of the family's folder, or ``none``. Each family adds its constructor
+/// (`.type2(_:)`, `.classic(_:)`, `.type4(ndefWritable:)`, `.felica(ndefWritable:)`) and its view of
+/// the payload next to the payload type.
+public struct FamilyDumpData: Sendable, Hashable {
+    /// The payload; nil for nothing family-specific.
+    public let payload: (any FamilyDumpPayload)?
+
+    /// Wraps `payload`.
+    public init(_ payload: (any FamilyDumpPayload)?) {
+        self.payload = payload
     }
-}
 
-/// The typed data of one family that a dump carries beside its generic memory (pages, blocks, files).
-/// Facts shown to people are derived from it when the dump is made; exports read it, never the facts.
-public enum FamilyDumpData: Sendable, Hashable {
     /// Nothing family-specific.
-    case none
-    /// Type 2 chip data: originality signature, counters, tearing flags, total pages.
-    case type2(Type2Extras)
-    /// MIFARE Classic: the sector-trailer parts whose value no key revealed.
-    case classic(ClassicTrailerGaps)
-    /// Type 4: what the CC says about writing the NDEF file.
-    case type4(ndefWritable: Bool)
-    /// FeliCa (Type 3): what the attribute block says about writing NDEF.
-    case felica(ndefWritable: Bool)
+    public static var none: FamilyDumpData { FamilyDumpData(nil) }
+
+    /// The payload when it is a `Payload` (nil for another family's or none).
+    public func payload<Payload: FamilyDumpPayload>(as type: Payload.Type) -> Payload? {
+        payload as? Payload
+    }
+
+    /// The payload as a hashable value: two payloads are equal when they are of one type and equal.
+    private var hashable: AnyHashable? { payload.map { AnyHashable($0) } }
+
+    public static func == (lhs: FamilyDumpData, rhs: FamilyDumpData) -> Bool { lhs.hashable == rhs.hashable }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(hashable) }
 }
 
 /// A dump of one tag: the data model every export reads and every import produces
 /// (CoreExtendedNFC's `MemoryDump`, plus the typed family data of ``family``).
+///
+/// Two halves: the memory image — ``pages``, ``blocks`` or ``files``, the three shapes of the upstream
+/// schema, which the summary, the raw binary, the hex listing and the JSON keys read without knowing the
+/// family — and ``family``, the one place for what only a family knows (chip data, trailer gaps, write
+/// access). ``facts`` are derived from both for people and never read back.
 public struct TagDump: Sendable, Hashable {
     public var cardInfo: CardInfo
     /// Type 2 pages, in read order.
@@ -126,21 +133,6 @@ public struct TagDump: Sendable, Hashable {
         self.facts = facts
         self.capabilities = capabilities
         self.family = family
-    }
-
-    /// Type 2 chip data (signature, counters, tearing); nil for other families. A view of ``family``.
-    public var type2: Type2Extras? {
-        get {
-            if case let .type2(extras) = family { return extras }
-            return nil
-        }
-        set { family = newValue.map(FamilyDumpData.type2) ?? .none }
-    }
-
-    /// The MIFARE Classic trailer gaps (empty for other families). A view of ``family``.
-    public var classicTrailerGaps: ClassicTrailerGaps {
-        if case let .classic(gaps) = family { return gaps }
-        return ClassicTrailerGaps()
     }
 
     /// The value of the first fact with this key.

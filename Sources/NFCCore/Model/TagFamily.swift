@@ -68,9 +68,16 @@ public protocol TagFamily: Sendable {
     /// nil when the family has no such row.
     func product(named name: String, type: CardType) -> Product?
 
-    /// Rebuilds ``TagDump/family`` of a dump read from a JSON file, whose only record of it is the facts
-    /// (the JSON schema keeps them for people and for upstream compatibility).
-    func familyData(fromImported dump: TagDump) throws -> FamilyDumpData?
+    /// The typed data of `dump` as the JSON export writes it: additive keys at the top level of the
+    /// document (``FamilyDumpPayload``). Default: the dump's payload, when it has one.
+    func jsonFamilyData(of dump: TagDump) -> (any Encodable)?
+
+    /// Rebuilds ``TagDump/family`` of a dump read from a JSON file: from the keys ``jsonFamilyData(of:)``
+    /// writes, or — for a file written without them — from what the memory (`dump`'s pages, blocks,
+    /// files) shows; never from the facts, which are for people. Nil when `json` holds none of this
+    /// family's keys and `dump` is not one of its cards.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when a key's value is malformed.
+    func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData?
 }
 
 /// The family-specific formats a family may save (JSON, hex and raw binary are generic: every dump has them).
@@ -159,6 +166,7 @@ extension TagFamily {
     public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? { nil }
     public func userSummary(for dump: TagDump, storage: String) -> String? { nil }
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { nil }
-    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? { nil }
+    public func jsonFamilyData(of dump: TagDump) -> (any Encodable)? { dump.family.payload }
+    public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? { nil }
     public func product(named name: String, type: CardType) -> Product? { nil }
 }

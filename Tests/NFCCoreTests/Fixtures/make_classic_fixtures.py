@@ -99,8 +99,9 @@ def trailer(sector, zero_key_a):
     return key_a + access + key_b
 
 
-def dump_doc(desc, uid, atqa, sak, blocks, facts, total):
-    """An NFCBridge JSON dump with the keys the Swift importer reads."""
+def dump_doc(desc, uid, atqa, sak, blocks, facts, total, gaps):
+    """An NFCBridge JSON dump with the keys the Swift importer reads; the gaps as the typed
+    `trailerGaps` key (the facts are only their text for people)."""
     capabilities = (["Readable"] if blocks else []) + ["Authentication Required"]
     if len(blocks) < total:
         capabilities.append("Partially Readable")
@@ -112,6 +113,8 @@ def dump_doc(desc, uid, atqa, sak, blocks, facts, total):
     doc["blocks"] = [{"number": n, "data": compact(d), "locked": False} for n, d in sorted(blocks.items())]
     doc["facts"] = [{"key": k, "value": v, "monospaced": False} for k, v in facts]
     doc["capabilities"] = capabilities
+    doc["trailerGaps"] = {"accessBits": sorted(gaps.get(FACT_ACCESS, [])), "keyA": sorted(gaps.get(FACT_KEY_A, [])),
+                          "keyB": sorted(gaps.get(FACT_KEY_B, []))}
     return json.dumps(doc, indent=1) + "\n"
 
 
@@ -181,7 +184,7 @@ def uid_from_block0(block):
 
 def imported_doc(desc, uid, atqa, sak, blocks, gaps, total, source):
     facts = [("Imported From", source), ("Blocks Read", "%d of %d" % (len(blocks), total))] + gap_facts(gaps)
-    return dump_doc(desc, uid, atqa, sak, blocks, facts, total)
+    return dump_doc(desc, uid, atqa, sak, blocks, facts, total, gaps)
 
 
 def default_atqa(atqa_low, uid):
@@ -210,7 +213,7 @@ def main():
                         data[i] = 0
             blocks[first + per - 1] = data
         facts = [("Blocks Read", "%d of %d" % (len(blocks), total))] + gap_facts(gaps)
-        write(key + ".input.json", dump_doc(desc, uid, atqa, sak, blocks, facts, total))
+        write(key + ".input.json", dump_doc(desc, uid, atqa, sak, blocks, facts, total, gaps))
 
         known = known_bytes(blocks, gaps, groups)
         atqa_bytes = list(bytes.fromhex(atqa)) if atqa else default_atqa(atqa_low, uid)

@@ -66,9 +66,23 @@ public struct ClassicFamily: TagFamily {
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { [.identificationOnly] }
 
-    /// The trailer gaps a JSON dump records in its `Sectors Without …` facts.
-    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? {
-        let gaps = try ClassicTrailerGaps(facts: dump.facts)
+    /// The trailer gaps of every dump of a Classic layout, empty lists too: an import tells "no gaps" from
+    /// a file written before the key existed.
+    public func jsonFamilyData(of dump: TagDump) -> (any Encodable)? {
+        guard ClassicLayout.forType(dump.cardInfo.type) != nil else { return dump.family.payload }
+        return dump.classicTrailerGaps
+    }
+
+    /// The trailer gaps of a JSON dump's `trailerGaps` key. A file written without it (before the key
+    /// existed) has only its blocks to tell: each all-zero part of a trailer is taken as unknown, as in
+    /// an MFD file (``ClassicTrailerGaps/init(zeroPartsOfTrailersIn:layout:)``) — the `Sectors Without …` facts are
+    /// for people and never read.
+    public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? {
+        if let gaps = try ClassicTrailerGaps.fromJSON(FamilyJSON.decode(ClassicTrailerGaps.JSONKeys.self, from: json)) {
+            return gaps.isEmpty ? FamilyDumpData.none : .classic(gaps)
+        }
+        guard claims(dump.cardInfo.type), let layout = ClassicLayout.forType(dump.cardInfo.type) else { return nil }
+        let gaps = ClassicTrailerGaps(zeroPartsOfTrailersIn: dump.blocks, layout: layout)
         return gaps.isEmpty ? nil : .classic(gaps)
     }
 }

@@ -38,12 +38,25 @@ public struct FeliCaFamily: TagFamily {
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read FeliCa Type 3 blocks with \(storage)." }
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
-        if case let .felica(writable) = dump.family, writable { return [.readable, .writable] }
-        return [.readable]
+        dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
     }
 
-    /// The attribute block's RWFlag as a JSON dump's `Read / Write` fact records it.
-    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? {
-        dump.fact("Read / Write").map { .felica(ndefWritable: $0 == "Read-write") }
+    /// The attribute block's RWFlag of a FeliCa dump: its JSON `ndefWritable` key, or in a file written
+    /// without it the attribute block (block 0) of a dump that holds an NDEF message, as ``FeliCaDump``
+    /// records it — never the `Read / Write` fact.
+    public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? {
+        guard claims(dump.cardInfo.type) else { return nil }
+        if let writable = try FamilyJSON.decode(NDEFWriteAccess.JSONKeys.self, from: json).ndefWritable {
+            return .felica(ndefWritable: writable)
+        }
+        guard dump.ndefMessage != nil, let block = dump.blocks.first(where: { $0.number == 0 }),
+            let attribute = try? FeliCaAttributeInfo(bytes: block.data)
+        else { return nil }
+        return .felica(ndefWritable: attribute.isWritable)
     }
+}
+
+extension FamilyDumpData {
+    /// FeliCa (Type 3): what the attribute block says about writing NDEF.
+    public static func felica(ndefWritable: Bool) -> FamilyDumpData { FamilyDumpData(NDEFWriteAccess(ndefWritable: ndefWritable)) }
 }

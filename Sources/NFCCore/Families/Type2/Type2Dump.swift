@@ -71,11 +71,10 @@ public enum Type2Dump {
     public static func dump(info: CardInfo, transport: some TagTransport, progress: Progress? = nil,
                             chipData: Bool = true) async throws -> TagDump
     {
-        guard info.type.isType2, let map = Type2MemoryMap.forType(info.type) else {
+        guard let memory = try? Type2Memory(transport: transport, info: info) else {
             throw NFCError.unsupportedOperation("\(info.type) is not a Type 2 tag")
         }
-        let product = Type2Product.forCardInfo(info) ?? .ultralight
-        let memory = Type2Memory(transport: transport, product: product, map: map, uid: info.uid)
+        let product = memory.product, map = memory.map
         memory.progress = progress
         let boundary = try await readAll(memory)
         let pages = memory.pages

@@ -1,5 +1,6 @@
 /// The NFC Forum Type 2 row of ``TagFamilies``: MIFARE Ultralight (C, EV1) and NTAG. Every product fact
-/// (memory map, protection, lock layout, factory CC, Flipper name) sits in its ``Type2Product`` row.
+/// (memory map, protection, lock layout, factory CC, Flipper name, unsupported-command answer) sits in its
+/// ``Type2Product`` row.
 public struct Type2Family: TagFamily {
     public init() {}
 
@@ -19,7 +20,7 @@ public struct Type2Family: TagFamily {
 
     public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
         let record = Type2Dump.Progress(reportingTo: options.progress)
-        options.progress?.begin(total: Type2MemoryMap.forType(info.type)?.readablePages, unit: "pages") { error in
+        options.progress?.begin(total: Type2Product.forCardInfo(info)?.map.readablePages, unit: "pages") { error in
             Type2Dump.partialDump(info: info, pages: record.pages, after: error)
         }
         return try await Type2Dump.dump(info: info, transport: transport, progress: record,
@@ -88,6 +89,12 @@ public struct Type2Family: TagFamily {
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {
         "Read a Type 2 style memory map with \(storage)."
+    }
+
+    /// The chip data of a JSON dump's `signature`, `counters`, `tearing` and `pagesTotal` keys, whatever
+    /// the card type (a page dump imported as another type keeps them too); nil when it has none.
+    public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? {
+        try Type2Extras.fromJSON(FamilyJSON.decode(Type2Extras.JSONKeys.self, from: json)).map(FamilyDumpData.type2)
     }
 }
 

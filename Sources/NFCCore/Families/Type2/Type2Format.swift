@@ -7,7 +7,7 @@
 ///   is, and so is every TLV in front of the old message (Lock/Memory Control, Proprietary, reserved
 ///   types: the empty message goes where the NDEF read found the old one, ``Type2NDEFWriter``);
 /// - a blank CC (`00 00 00 00`), or any CC whose set bits are all set in the wanted one, becomes the
-///   product's CC (``capabilityContainer(for:)``), written after the empty message so a torn format never
+///   product's CC (the factory CC of the row ``Type2Memory`` found, ``Type2Product/factoryCapabilityContainer``), written after the empty message so a torn format never
 ///   shows a CC over old data;
 /// - a read-only NDEF CC (write access ≠ 0h) gives ``NFCError/tagLocked``; any other CC cannot be turned
 ///   into the wanted one by setting bits: ``NFCError/unsupportedOperation(_:)``, nothing written.
@@ -28,7 +28,7 @@ public enum Type2Format {
         do {
             try await session.open(password: password)
             let current = try await session.capabilityContainer()
-            let target = try plan(current: current, type: session.product.cardType, map: session.map)
+            let target = try plan(current: current, product: session.product)
             if target != current {
                 // Fail before the first WRITE when the CC page is locked or behind AUTH0.
                 try await session.requireWriteAccess(to: [3])
@@ -51,11 +51,11 @@ public enum Type2Format {
     }
 
     /// The CC the tag should end up with, given its `current` one.
-    static func plan(current: Type2CapabilityContainer, type: CardType, map: Type2MemoryMap) throws(NFCError)
+    static func plan(current: Type2CapabilityContainer, product: Type2Product) throws(NFCError)
         -> Type2CapabilityContainer
     {
-        if current.isUsableNDEF(maxDataAreaSize: map.userBytes) { return current }
-        guard let wanted = capabilityContainer(for: type) else { throw .tagNotSupported }
+        if current.isUsableNDEF(maxDataAreaSize: product.map.userBytes) { return current }
+        let wanted = product.factoryCapabilityContainer
         if current.isNDEF, !current.isWritable { throw .tagLocked }
         guard current.canBecome(wanted) else {
             throw .unsupportedOperation(

@@ -32,7 +32,6 @@ final class Type2Memory {
     let map: Type2MemoryMap
     /// The UID the tag was selected with.
     let uid: [UInt8]
-    /// How the product guards pages.
     /// Content known for each page: read from the tag, or written and ACKed.
     private(set) var known: [Int: [UInt8]] = [:]
     /// Pages whose WRITE was ACKed, in first-write order.
@@ -46,17 +45,15 @@ final class Type2Memory {
     /// Mirrors every page read into a dump's progress record.
     var progress: Type2Dump.Progress?
 
-    init(transport: any TagTransport, product: Type2Product, map: Type2MemoryMap, uid: [UInt8]) {
+    /// The memory of the Type 2 tag `info` describes, with the product row ``Type2Product/forCardInfo(_:)``
+    /// finds for it — the one way from a ``CardInfo`` to a row that dump, NDEF read, write, format and lock
+    /// share; ``NFCError/tagNotSupported`` when it is not a Type 2 tag.
+    init(transport: any TagTransport, info: CardInfo) throws(NFCError) {
+        guard let product = Type2Product.forCardInfo(info) else { throw .tagNotSupported }
         self.transport = transport
         self.product = product
-        self.map = map
-        self.uid = uid
-    }
-
-    /// The memory of the Type 2 tag `info` describes; ``NFCError/tagNotSupported`` when it is not one.
-    convenience init(transport: any TagTransport, info: CardInfo) throws(NFCError) {
-        guard let product = Type2Product.forCardInfo(info), let map = product.memoryMap else { throw .tagNotSupported }
-        self.init(transport: transport, product: product, map: map, uid: info.uid)
+        self.map = product.map
+        self.uid = info.uid
     }
 
     // MARK: Opening

@@ -19,10 +19,10 @@ enum Type2NDEFReader {
     /// Throws ``NFCError/tagRemoved`` when the tag is gone and `CancellationError` when cancelled; other
     /// trouble is an ``NDEFReadResult/unreadable(_:)`` result.
     static func read(info: CardInfo, transport: some TagTransport) async throws -> NDEFReadResult {
-        guard let product = Type2Product.forCardInfo(info), let map = product.memoryMap else {
+        guard let memory = try? Type2Memory(transport: transport, info: info) else {
             return .notRead(.unsupportedOperation("\(info.type) is not a Type 2 tag"))
         }
-        let memory = Type2Memory(transport: transport, product: product, map: map, uid: info.uid)
+        let map = memory.map
 
         // READ 3 answers pages 3–6: the CC and the first 12 bytes of the data area (those the roll-over
         // rule trusts).

@@ -6,6 +6,14 @@
 ///
 /// Sources (command sets): MF0ICU1 §9 (Ultralight), MF0ICU2 §9 (Ultralight C), MF0ULX1 §10 (Ultralight
 /// EV1), NTAG203 §9, NTAG210/212 §10, NTAG213/215/216 §10, NTAG213F/216F §10, NT2H1001/NT2L1001 (NTAG210µ).
+///
+/// Answers to an unsupported command (``unsupportedCommandAnswer``): NAK 0h — MF0ICU2 §8.3 Table 15 ("0h
+/// NAK for any other error", then an internal reset to IDLE/HALT), NTAG203 §8.7 Table 8 (internal reset
+/// after every NAK), MF0ULX1 §8.3, NTAG210/212 §9.3, NTAG213/215/216 §9.3 and NTAG213F/216F §9.3 Table 21
+/// ("NAK for invalid argument"; the chip then returns to IDLE or HALT, §8.4.4). MF0ICU1 sends nothing: its
+/// state diagram (§7.1, remark) returns to IDLE/HALT on any unexpected command, and a GET_VERSION to it
+/// times out (nfcpy `tt2_nxp.py`: timeout ⇒ MF0ICU1, NAK ⇒ NTAG203; Proxmark3 `hf mfu info` alike). The
+/// generic rows (I2C, DNA, Nano, AES) all have GET_VERSION; their NAK 0h is the NTAG21x interface's.
 public struct Type2Product: Sendable, Hashable, ProductRow {
     /// Commands a product supports besides READ (30h) and WRITE (A2h), which every Type 2 tag has.
     public struct Features: OptionSet, Sendable, Hashable {
@@ -61,11 +69,24 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// flipperzero-firmware mf_ultralight.c). Flipper types by storage size alone, so NTAG210/212 are
     /// "Mifare Ultralight 11/21", as their MF0UL11/21 twins (same page count, config page and commands).
     public var flipperName: String
+    /// How the product answers a command it does not have (GET_VERSION on an Ultralight, AUTHENTICATE on
+    /// an NTAG): what refinement reads a failed GET_VERSION against (``Type2Refinement``).
+    public var unsupportedCommandAnswer: UnsupportedCommandAnswer
+
+    /// How a Type 2 product answers a command it does not support. Either way it falls back to IDLE (or
+    /// HALT) and answers nothing more until it is selected again (``Type2Command/probe(via:)`` re-selects).
+    public enum UnsupportedCommandAnswer: Sendable, Hashable {
+        /// The 4-bit NAK with this value.
+        case nak(UInt8)
+        /// No answer at all.
+        case silence
+    }
 
     /// Creates a product row.
     public init(name: String, cardType: CardType, features: Features, counters: [UInt8] = [],
                 tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false, map: Type2MemoryMap,
-                locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String) {
+                locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String,
+                unsupportedCommandAnswer: UnsupportedCommandAnswer = .nak(0x0)) {
         self.name = name
         self.cardType = cardType
         self.features = Self.authenticationFeatures(features, for: map.protection)
@@ -76,6 +97,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         self.locking = locking
         self.factoryDataAreaSize = factoryDataAreaSize
         self.flipperName = flipperName
+        self.unsupportedCommandAnswer = unsupportedCommandAnswer
     }
 
     /// The features with the authentication bits taken from the protection scheme, so the two cannot
@@ -117,6 +139,27 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         baseRows.first { $0.cardType == type }
     }
 
+    /// The base rows without GET_VERSION, the ones a tag that does not answer it may be, in the order
+    /// refinement tells them apart: the largest memory first (a READ of its last readable page answers
+    /// only on it), the smallest (MF0ICU1) last — and rows that answer an unsupported command as the tag
+    /// answered GET_VERSION (`refused`: a NAK, `silent`: nothing) before those that do not, at equal size.
+    static func rowsWithoutGetVersion(answeringRefused refused: Bool) -> [Type2Product] {
+        baseRows.filter { !$0.features.contains(.getVersion) }
+            .sorted { lhs, rhs in
+                if lhs.map.readablePages != rhs.map.readablePages { return lhs.map.readablePages > rhs.map.readablePages }
+                return lhs.answersUnsupported(refused: refused) && !rhs.answersUnsupported(refused: refused)
+            }
+    }
+
+    /// True when the row answers an unsupported command with a NAK and `refused` is true, or with silence
+    /// and `refused` is false.
+    func answersUnsupported(refused: Bool) -> Bool {
+        switch unsupportedCommandAnswer {
+        case .nak: refused
+        case .silence: !refused
+        }
+    }
+
     // MARK: - Rows
 
     private static let ev1Features: Features = [
@@ -133,7 +176,8 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// MIFARE Ultralight (MF0ICU1): READ, WRITE, COMPATIBILITY_WRITE.
     public static let ultralight = Type2Product(name: "MIFARE Ultralight", cardType: .mifareUltralight,
                                                 features: [.compatibilityWrite], map: .ultralight,
-                                                locking: .staticOnly, flipperName: "Mifare Ultralight")
+                                                locking: .staticOnly, flipperName: "Mifare Ultralight",
+                                                unsupportedCommandAnswer: .silence)
     /// MIFARE Ultralight C (MF0ICU2): adds 3DES AUTHENTICATE; no GET_VERSION.
     public static let ultralightC = Type2Product(name: "MIFARE Ultralight C", cardType: .mifareUltralightC,
                                                  features: [.compatibilityWrite],

@@ -5,11 +5,14 @@
 ///    pages against the UID (UID0-2, BCC0 = 88h ^ UID0 ^ UID1 ^ UID2, UID3-6, BCC1 = UID3 ^ … ^ UID6).
 ///    Only a Type 2 tag answers READ without Crypto1 with exactly its UID; anything else stays Classic.
 /// 2. GET_VERSION (60h, raw framing): the full 8 bytes go through ``GetVersionTable``.
-/// 3. No GET_VERSION (Ultralight, Ultralight C, NTAG203 NAK or stay silent): re-select, READ 2Bh. Only
-///    Ultralight C has a page 2Bh (16 bytes back ⇒ Ultralight C; no authentication is attempted, so an
-///    Ultralight C whose page 2Bh is read-protected is not recognised here).
+/// 3. No GET_VERSION: the rows without it (``Type2Product/rowsWithoutGetVersion(answeringRefused:)``;
+///    Ultralight C and NTAG203 NAK it, a plain Ultralight stays silent — each row's
+///    ``Type2Product/unsupportedCommandAnswer``) are told apart by memory size, largest first: re-select,
+///    READ 2Bh. Only Ultralight C has a page 2Bh (16 bytes back ⇒ Ultralight C; no authentication is
+///    attempted, so an Ultralight C whose page 2Bh is read-protected is not recognised here).
 /// 4. READ 2Bh refused: re-select and READ 29h (page 41), as Flipper does: NTAG203 has 42 pages and
-///    answers, a plain Ultralight (16 pages) refuses ⇒ generic Ultralight. An Ultralight C with
+///    answers, a plain Ultralight (16 pages) refuses ⇒ generic Ultralight. Both READs are sent whatever
+///    GET_VERSION's answer was, so a clone that answers unlike its datasheet is still sized. An Ultralight C with
 ///    AUTH0 at 2Ah/2Bh and read protection would also answer here and be taken for an NTAG203; without
 ///    its 3DES key nothing on the tag tells the two apart.
 /// After every refused or unanswered probe the tag is re-selected (see ``Type2Command/probe(via:)``).
@@ -66,20 +69,21 @@ enum Type2Refinement {
         }
         info.probes.append("GET_VERSION: \(version.summary)")
 
-        let pageTwoB = try await Type2Command.read(page: 0x2B).probe(via: transport)
-        info.probes.append("READ 2B: \(pageTwoB.summary)")
-        if case let .answered(bytes) = pageTwoB, bytes.count == 16 {
-            info.type = .mifareUltralightC
-            return info
+        // No GET_VERSION: one of the rows without it (MF0ICU2, NTAG203 NAK; MF0ICU1 stays silent). READ of
+        // each larger row's last readable page (2Bh: Ultralight C, 29h: NTAG203), largest first, answers only
+        // on that row or a larger one; none answering leaves the smallest, the plain Ultralight.
+        let candidates = Type2Product.rowsWithoutGetVersion(answeringRefused: version == .refused)
+        guard let smallest = candidates.last else { return info }
+        for row in candidates.dropLast() where row.map.readablePages > smallest.map.readablePages {
+            let page = UInt8(row.map.readablePages - 1)
+            let result = try await Type2Command.read(page: page).probe(via: transport)
+            info.probes.append("READ \(page.hexString): \(result.summary)")
+            if case let .answered(bytes) = result, bytes.count == 16 {
+                info.type = row.cardType
+                return info
+            }
         }
-
-        let page41 = try await Type2Command.read(page: 0x29).probe(via: transport)
-        info.probes.append("READ 29: \(page41.summary)")
-        if case let .answered(bytes) = page41, bytes.count == 16 {
-            info.type = .ntag203
-        } else {
-            info.type = .mifareUltralight
-        }
+        info.type = smallest.cardType
         return info
     }
 }

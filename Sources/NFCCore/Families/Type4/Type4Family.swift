@@ -69,16 +69,27 @@ public struct Type4Family: TagFamily {
         case .mifareDesfire:
             return dump.files.isEmpty ? [.authenticationRequired, .partiallyReadable] : [.partiallyReadable]
         case .type4:
-            if case let .type4(writable) = dump.family, writable { return [.readable, .writable] }
-            return [.readable]
+            return dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
         default:
+            // Upstream's "operable" test: an unrecognised ATQA/SAK is identification only (SmartMX is readable).
+            if case .unknown = dump.cardInfo.type { return [.identificationOnly] }
             return nil
         }
     }
 
-    /// The CC's write access as a JSON dump's `Write Access` fact records it.
-    public func familyData(fromImported dump: TagDump) throws -> FamilyDumpData? {
+    /// The CC's write access of a Type 4 dump: its JSON `ndefWritable` key, or in a file written without it
+    /// the CC file (E103) the dump holds — never the `Write Access` fact.
+    public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? {
         guard dump.cardInfo.type.family == .type4 else { return nil }
-        return dump.fact("Write Access").map { .type4(ndefWritable: $0 == "Writable") }
+        if let writable = try FamilyJSON.decode(NDEFWriteAccess.JSONKeys.self, from: json).ndefWritable {
+            return .type4(ndefWritable: writable)
+        }
+        let ccFile = dump.files.first { $0.identifier == Type4NDEF.capabilityContainerFileID }
+        return ccFile.flatMap { try? Type4CapabilityContainer(bytes: $0.data) }.map { .type4(ndefWritable: $0.isWritable) }
     }
+}
+
+extension FamilyDumpData {
+    /// Type 4: what the CC says about writing the NDEF file.
+    public static func type4(ndefWritable: Bool) -> FamilyDumpData { FamilyDumpData(NDEFWriteAccess(ndefWritable: ndefWritable)) }
 }

@@ -36,18 +36,13 @@ extension TagDump {
     /// out (unread), and each all-zero part of a trailer (key A, access bits, key B) is unknown.
     static func zeroMarkedClassicBlocks(_ bytes: [UInt8], layout: ClassicLayout) -> ([Block], ClassicTrailerGaps) {
         var blocks: [Block] = []
-        var gaps = ClassicTrailerGaps()
         for sector in 0..<layout.sectorCount {
             let numbers = layout.blocks(ofSector: sector).filter { $0 * 16 + 16 <= bytes.count }
             let sectorBlocks = numbers.map { Array(bytes[$0 * 16..<$0 * 16 + 16]) }
             guard sectorBlocks.contains(where: { $0.contains { $0 != 0 } }) else { continue }
             blocks += zip(numbers, sectorBlocks).map { Block(number: $0, data: $1) }
-            guard let trailer = sectorBlocks.last, numbers.last == layout.trailerBlock(ofSector: sector) else { continue }
-            for part in ClassicTrailerGaps.Part.allCases where trailer[part.bytes].allSatisfy({ $0 == 0 }) {
-                gaps[part].insert(sector)
-            }
         }
-        return (blocks, gaps)
+        return (blocks, ClassicTrailerGaps(zeroPartsOfTrailersIn: blocks, layout: layout))
     }
 
     /// The dump a Classic import gives: `blocks` in address order, the facts `Imported From`,
@@ -67,5 +62,22 @@ extension TagDump {
                 + gaps.facts,
             capabilities: capabilities,
             family: gaps.isEmpty ? .none : .classic(gaps))
+    }
+}
+
+extension ClassicTrailerGaps {
+    /// The gaps of `blocks` in a record that has no mark for unknown bytes, where writers put zeros
+    /// instead (an MFD file, a JSON file written before `trailerGaps`): each all-zero part (key A, access
+    /// bits, key B) of a trailer block in `blocks` is unknown.
+    init(zeroPartsOfTrailersIn blocks: [Block], layout: ClassicLayout) {
+        self.init()
+        for sector in 0..<layout.sectorCount {
+            guard let number = layout.trailerBlock(ofSector: sector),
+                let trailer = blocks.first(where: { $0.number == number })?.data, trailer.count == 16
+            else { continue }
+            for part in Part.allCases where trailer[part.bytes].allSatisfy({ $0 == 0 }) {
+                self[part].insert(sector)
+            }
+        }
     }
 }

@@ -5,12 +5,13 @@ import FoundationEssentials
 /// holds zeros where key A (never readable) or an unreadable key B sit (MF1S50yyX §8.7.2), so zeros
 /// alone cannot tell "key 000000000000" from "key unknown" — these lists can.
 ///
-/// They travel as three facts of the dump (so JSON keeps them without a schema change, and people see
-/// them): `Sectors Without Key A`, `Sectors Without Access Bits`, `Sectors Without Key B`, each a list
-/// of sector numbers and ranges (`0-3, 7`), written only when not empty. They name only sectors whose
-/// trailer block is in the dump; the unknown parts of such a trailer hold zeros. A sector whose trailer
-/// is missing is unread as a whole. A dump without these facts knows every trailer it holds.
-public struct ClassicTrailerGaps: Sendable, Hashable {
+/// They are the MIFARE Classic family's ``FamilyDumpPayload``. People see them as three facts of the
+/// dump, `Sectors Without Key A`, `Sectors Without Access Bits`, `Sectors Without Key B`, each a list of
+/// sector numbers and ranges (`0-3, 7`), written only when not empty; the JSON export keeps them as the
+/// additive key `trailerGaps` (`{"accessBits": [..], "keyA": [..], "keyB": [..]}`), which its import
+/// reads back — the facts are never parsed. They name only sectors whose trailer block is in the dump;
+/// the unknown parts of such a trailer hold zeros. A sector whose trailer is missing is unread as a whole.
+public struct ClassicTrailerGaps: FamilyDumpPayload {
     /// Sectors whose key A (trailer bytes 0–5) is unknown.
     public var keyA: Set<Int>
     /// Sectors whose access bits and general-purpose byte (trailer bytes 6–9) are unknown.
@@ -82,16 +83,6 @@ public struct ClassicTrailerGaps: Sendable, Hashable {
         }
     }
 
-    /// The lists stored in `facts` (missing facts are empty lists).
-    /// - Throws: ``NFCError/malformedDump(_:)`` when a value is not a list of sector numbers and ranges.
-    public init(facts: [Fact]) throws {
-        self.init()
-        for part in Part.allCases {
-            guard let value = facts.first(where: { $0.key == part.factKey })?.value else { continue }
-            self[part] = try Self.parse(value, key: part.factKey)
-        }
-    }
-
     /// `[0, 1, 2, 3, 7]` → `0-3, 7`.
     static func format(_ sectors: Set<Int>) -> String {
         var parts: [String] = []
@@ -104,23 +95,46 @@ public struct ClassicTrailerGaps: Sendable, Hashable {
         return parts.joined(separator: ", ")
     }
 
-    /// `0-3, 7` → `[0, 1, 2, 3, 7]`. Sector numbers are 0…39 (the largest layout, MF1S70yyX §8.6).
-    static func parse(_ text: String, key: String) throws -> Set<Int> {
-        var sectors = Set<Int>()
-        guard !text.trimmingSpaces().isEmpty else { return sectors }
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
-                .map { Int($0.trimmingSpaces()) }
-            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
-                low >= 0, low <= high, high < maxSectors
-            else {
-                throw NFCError.malformedDump("\(key) '\(text)' is not a list of sector numbers 0-\(maxSectors - 1)")
-            }
-            sectors.formUnion(low...high)
-        }
-        return sectors
-    }
-
     /// Sectors of the largest layout (4K: 32 + 8).
     static let maxSectors = 40
+}
+
+extension ClassicTrailerGaps {
+    /// The JSON key and its value: sorted sector lists.
+    struct JSONKeys: Codable {
+        struct Lists: Codable {
+            var accessBits: [Int]
+            var keyA: [Int]
+            var keyB: [Int]
+        }
+
+        var trailerGaps: Lists?
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try JSONKeys(trailerGaps: .init(accessBits: accessBits.sorted(), keyA: keyA.sorted(), keyB: keyB.sorted()))
+            .encode(to: encoder)
+    }
+
+    /// The gaps a JSON document's `trailerGaps` holds; nil when it has none.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a sector number outside 0…39.
+    static func fromJSON(_ keys: JSONKeys) throws -> ClassicTrailerGaps? {
+        guard let lists = keys.trailerGaps else { return nil }
+        for sector in lists.keyA + lists.accessBits + lists.keyB where !(0..<maxSectors).contains(sector) {
+            throw NFCError.malformedDump("trailerGaps: sector \(sector) is not a sector number 0-\(maxSectors - 1)")
+        }
+        return ClassicTrailerGaps(keyA: Set(lists.keyA), accessBits: Set(lists.accessBits), keyB: Set(lists.keyB))
+    }
+}
+
+extension FamilyDumpData {
+    /// MIFARE Classic: the sector-trailer parts whose value no key revealed.
+    public static func classic(_ gaps: ClassicTrailerGaps) -> FamilyDumpData { FamilyDumpData(gaps) }
+}
+
+extension TagDump {
+    /// The MIFARE Classic trailer gaps (empty for other families). The Classic family's view of ``family``.
+    public var classicTrailerGaps: ClassicTrailerGaps {
+        family.payload(as: ClassicTrailerGaps.self) ?? ClassicTrailerGaps()
+    }
 }
