@@ -92,6 +92,8 @@ public enum FamilyDumpData: Sendable, Hashable {
     case type4(ndefWritable: Bool)
     /// FeliCa (Type 3): what the attribute block says about writing NDEF.
     case felica(ndefWritable: Bool)
+    /// ISO 15693: what GET SYSTEM INFORMATION (or its EXTENDED form) said — DSFID, AFI, IC reference, size.
+    case iso15693(ISO15693SystemInfo)
 }
 
 /// A dump of one tag: the data model every export reads and every import produces
