@@ -97,9 +97,22 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
         }
     }
 
+    /// Why the libnfc backend cannot poll `modulations`: ISO 15693 (libnfc 1.8.0 has no such
+    /// modulation, and PN53x chips have no ISO 15693 front end), as ``NFCError/unsupportedOperation(_:)``;
+    /// nil when it can poll them all. `nfcbridge run` asks this at start-up and refuses a configuration
+    /// that lists `iso15693`.
+    public static func unsupportedPolling(of modulations: [Modulation]) -> NFCError? {
+        let missing = modulations.filter { $0.libnfcModulation == nil }
+        guard !missing.isEmpty else { return nil }
+        return .unsupportedOperation(
+            "the libnfc backend cannot poll \(missing.map(\.rawValue).joined(separator: ", ")): libnfc has no ISO 15693 "
+                + "modulation and PN53x readers cannot talk to ISO 15693 tags; remove it (ISO 15693 tags need a PC/SC reader)")
+    }
+
     /// Polls the given modulations until tags answer or `timeout` passes; selects them and returns
     /// one transport per tag (several when one modulation finds several tags). Returns `[]` on
-    /// timeout or after ``abort()``. ISO 15693 is skipped (libnfc has no such modulation).
+    /// timeout or after ``abort()``. A list with ISO 15693 is refused with ``unsupportedPolling(of:)``'s
+    /// ``NFCError/unsupportedOperation(_:)`` before anything is sent (libnfc has no such modulation).
     /// Seeing a second tag costs a deselect and a select more (see ``poll(modulations:timeout:limit:)``).
     /// Wraps `nfc_initiator_select_passive_target` and `nfc_initiator_deselect_target`.
     public func poll(modulations: [Modulation], timeout: Duration) async throws -> [any TagTransport] {
@@ -113,6 +126,7 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     }
 
     private func poll(modulations: [Modulation], timeout: Duration, limit: Int?) async throws -> [any TagTransport] {
+        if let problem = Self.unsupportedPolling(of: modulations) { throw problem }
         let (targets, generation) = try await perform { session throws(NFCError) in
             (try session.poll(modulations: modulations, timeout: timeout, limit: limit), session.generation)
         }

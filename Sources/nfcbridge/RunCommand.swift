@@ -57,6 +57,13 @@ enum RunCommand {
                 throw CLIError(code: ConfigurationError.Code.invalidConfig.rawValue, message: "\(source): \(error.message)", exitCode: 2)
             }
         }
+        // libnfc has no ISO 15693 modulation: a configuration that polls for it is refused here, before
+        // anything connects, rather than failing every poll (docs/cli.md, "run").
+        if let problem = LibNFCDevice.unsupportedPolling(of: configuration.reader.modulations) {
+            throw CLIError(code: problem.code,
+                           message: "\(configPath ?? ConfigurationLoader.defaultPath): reader.polling.modulations: \(problem.message)",
+                           exitCode: 2)
+        }
         let logger = AgentLogger(level: configuration.log.level)
 
         let client: MQTTClient

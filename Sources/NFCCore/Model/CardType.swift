@@ -34,6 +34,7 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
     case type4NDEF
     case felicaLite, felicaLiteS, felicaStandard
     case iso15693_ICODE_SLIX, iso15693_ST25TV, iso15693_generic
+    case iso15693_ICODE_SLIX2, iso15693_ICODE_DNA, iso15693_ST25DV, iso15693_TagIt
     case ePassport, myNumberCard, jewelTopaz, iso14443B_generic, smartMX
     /// Unrecognised ATQA/SAK. ATQA MSB first.
     case unknown(atqa: [UInt8], sak: UInt8)
@@ -82,6 +83,10 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
         Row(.iso15693_ICODE_SLIX, "ICODE SLIX (ISO 15693)", .iso15693),
         Row(.iso15693_ST25TV, "ST25TV (ISO 15693)", .iso15693),
         Row(.iso15693_generic, "ISO 15693", .iso15693),
+        Row(.iso15693_ICODE_SLIX2, "ICODE SLIX2 (ISO 15693)", .iso15693),
+        Row(.iso15693_ICODE_DNA, "ICODE DNA (ISO 15693)", .iso15693),
+        Row(.iso15693_ST25DV, "ST25DV (ISO 15693)", .iso15693),
+        Row(.iso15693_TagIt, "Tag-it HF-I (ISO 15693)", .iso15693),
         Row(.ePassport, "ePassport (eMRTD)", .passport),
         Row(.myNumberCard, "Japanese My Number Card", .iso14443B),
         Row(.jewelTopaz, "Jewel/Topaz (Type 1)", .jewelTopaz),

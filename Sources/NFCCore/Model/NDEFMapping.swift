@@ -6,4 +6,6 @@ public enum NDEFMapping: String, Sendable, CaseIterable {
     case type3
     /// Type 4: NDEF Tag Application, CC file and NDEF file over ISO-DEP (DESFire, Type 4 tags, SmartMX).
     case type4
+    /// Type 5: CC in the first 4 or 8 bytes, TLVs after it, in ISO 15693 blocks (ICODE, ST25, Tag-it).
+    case type5
 }

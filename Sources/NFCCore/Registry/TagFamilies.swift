@@ -11,8 +11,7 @@ public enum TagFamilies {
         Type2Family(),
         Type4Family(),
         FeliCaFamily(),
-        IdentificationOnlyFamily(name: "ISO 15693", families: [.iso15693],
-                                 summary: { "Read ISO 15693 vicinity memory with \($0)." }),
+        ISO15693Family(),
         IdentificationOnlyFamily(name: "eMRTD", families: [.passport],
                                  summary: { _ in "Passport chips use the dedicated eMRTD workflow instead of generic dump reads." }),
         IdentificationOnlyFamily(name: "NFC Forum Type 1", families: [.jewelTopaz], capabilities: [.identificationOnly]),
@@ -25,7 +24,7 @@ public enum TagFamilies {
     }
 }
 
-/// A family NFCCore identifies but has no verbs for yet (ISO 15693, eMRTD, Type 1, ISO 14443-B): every
+/// A family NFCCore identifies but has no verbs for yet (eMRTD, Type 1, ISO 14443-B): every
 /// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``; only the dump summary's wording is its own.
 struct IdentificationOnlyFamily: TagFamily {
     let name: String

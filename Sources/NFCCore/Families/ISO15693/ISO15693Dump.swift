@@ -1,0 +1,115 @@
+import Synchronization
+
+/// Dumps an ISO 15693 tag by the spec (coreextendednfc.md §3.3 [SPEC]): the size from GET SYSTEM
+/// INFORMATION, or from EXTENDED GET SYSTEM INFORMATION when that says 256 blocks or nothing; blocks
+/// 0–255 with READ SINGLE BLOCK, from 256 on with EXTENDED READ SINGLE BLOCK; a tag that rejects the
+/// extended command is dumped up to block 255 with a `Blocks Read` fact ("256 of 2048") and
+/// `Partially Readable`. A tag that does not report its size throws ``NFCError/unsupportedOperation(_:)``.
+public enum ISO15693Dump {
+    /// Reads every block. Each READ asks for the block security status (option flag), which gives the
+    /// blocks' `locked`; a tag that refuses the option ("option not supported") is read without it from
+    /// then on, its locks unknown (false). Reading also stops at the first block the tag refuses; the
+    /// dump then holds the blocks before it, with the same `Blocks Read` fact. Checks for cancellation
+    /// between blocks.
+    ///
+    /// Facts: IC Manufacturer, Block Size ("4 bytes"), Blocks, DSFID, AFI, IC Reference ("0x26"; those
+    /// the tag sent), Blocks Read when not all were read, NDEF Bytes when the Type 5 area holds a message.
+    public static func dump(info: CardInfo, transport: any ISO15693Transport, progress: DumpProgress? = nil)
+        async throws -> TagDump
+    {
+        var probes: [String] = []
+        guard let system = try await ISO15693SystemInfo.read(uid: info.uid, transport: transport, probes: &probes),
+            let total = system.blockCount, system.blockSize != nil
+        else {
+            throw NFCError.unsupportedOperation(
+                "The ISO 15693 tag \(info.uid.hexString) does not report its memory size "
+                    + "(GET SYSTEM INFORMATION and EXTENDED GET SYSTEM INFORMATION gave none), so it cannot be dumped")
+        }
+        let read = Mutex<[Block]>([])
+        progress?.begin(total: total, unit: "blocks") { _ in
+            let blocks = read.withLock { $0 }
+            return blocks.isEmpty ? nil : makeDump(info: info, system: system, blocks: blocks, total: total)
+        }
+        var withStatus = true
+        var blocks: [Block] = []
+        blocks.reserveCapacity(total)
+        for number in 0..<total {
+            try Task.checkCancellation()
+            do {
+                let (locked, data) = try await readBlock(number, uid: info.uid, withStatus: &withStatus, transport: transport)
+                let block = Block(number: number, data: data, locked: locked ?? false)
+                blocks.append(block)
+                read.withLock { $0.append(block) }
+            } catch let error as NFCError where isRejection(error, block: number) {
+                break
+            }
+            progress?.advance(to: blocks.count)
+        }
+        return makeDump(info: info, system: system, blocks: blocks, total: total)
+    }
+
+    /// READ (SINGLE or EXTENDED) of one block, dropping the security status request for good when the tag
+    /// answers "option not supported".
+    static func readBlock(_ number: Int, uid: [UInt8], withStatus: inout Bool, transport: any ISO15693Transport)
+        async throws -> (locked: Bool?, data: [UInt8])
+    {
+        if withStatus {
+            do {
+                return try await ISO15693Command.readBlock(number, uid: uid, securityStatus: true, transport: transport)
+            } catch let error as NFCError where error == .commandRefused(command: ISO15693Command.Code.readSingleBlock.rawValue,
+                                                                        nak: ISO15693Error.optionNotSupported)
+                || error == .commandRefused(command: ISO15693Command.Code.extendedReadSingleBlock.rawValue,
+                                            nak: ISO15693Error.optionNotSupported)
+            {
+                withStatus = false
+            }
+        }
+        return try await ISO15693Command.readBlock(number, uid: uid, securityStatus: false, transport: transport)
+    }
+
+    /// True when `error` on `block` means the tag will not give this block: an error response, or — for
+    /// the first EXTENDED READ — silence (tags without the extended commands may not answer them at all).
+    static func isRejection(_ error: NFCError, block: Int) -> Bool {
+        switch error {
+        case .commandRefused: true
+        case .timeout: block == ISO15693Command.lastSingleByteBlock + 1
+        default: false
+        }
+    }
+
+    /// The dump of `blocks` (read from block 0 on) of a tag of `total` blocks.
+    static func makeDump(info: CardInfo, system: ISO15693SystemInfo, blocks: [Block], total: Int) -> TagDump {
+        let memory = blocks.flatMap(\.data)
+        let message = Type5NDEF.message(inMemory: memory, memoryBytes: nil).message
+        var facts: [Fact] = []
+        if let manufacturer = ISO15693Manufacturer.code(ofUID: info.uid) {
+            facts.append(Fact(key: "IC Manufacturer", value: ISO15693Manufacturer.name(of: manufacturer)))
+        }
+        facts += ISO15693Facts.facts(of: system)
+        var capabilities: [CardCapability] = [.readable]
+        if blocks.count < total {
+            facts.append(Fact(key: "Blocks Read", value: "\(blocks.count) of \(total)"))
+            capabilities.append(.partiallyReadable)
+        }
+        if let message { facts.append(Fact(key: "NDEF Bytes", value: "\(message.count)")) }
+        return TagDump(cardInfo: info, blocks: blocks, ndefMessage: message, facts: facts, capabilities: capabilities,
+                       family: .iso15693(system))
+    }
+}
+
+/// The facts of an ISO 15693 dump that come from its system information, for people (a JSON file
+/// keeps the system information itself under its `iso15693` key, never parsed back from these): the upstream keys and forms (coreextendednfc.md §3.3: "Block Size" = "4 bytes",
+/// "Blocks" = "28", DSFID / AFI / IC Reference as "0x%02X", monospaced).
+enum ISO15693Facts {
+    static func facts(of system: ISO15693SystemInfo) -> [Fact] {
+        var facts: [Fact] = []
+        if let size = system.blockSize { facts.append(Fact(key: "Block Size", value: "\(size) bytes")) }
+        if let count = system.blockCount { facts.append(Fact(key: "Blocks", value: "\(count)")) }
+        if let dsfid = system.dsfid { facts.append(Fact(key: "DSFID", value: "0x" + dsfid.hexString, monospaced: true)) }
+        if let afi = system.afi { facts.append(Fact(key: "AFI", value: "0x" + afi.hexString, monospaced: true)) }
+        if let reference = system.icReference {
+            facts.append(Fact(key: "IC Reference", value: "0x" + reference.hexString, monospaced: true))
+        }
+        return facts
+    }
+}
