@@ -92,6 +92,8 @@ public enum FamilyDumpData: Sendable, Hashable {
     case type4(ndefWritable: Bool)
     /// FeliCa (Type 3): what the attribute block says about writing NDEF.
     case felica(ndefWritable: Bool)
+    /// MIFARE DESFire: the walk of applications and files (settings, contents, what was skipped).
+    case desfire(DESFireDump)
 }
 
 /// A dump of one tag: the data model every export reads and every import produces
