@@ -60,7 +60,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     }
 
     /// What a file holds.
-    public enum Contents: Sendable {
+    public enum Contents: Sendable, Equatable {
         /// A standard data file (type 00h) or a backup data file (01h) of these bytes.
         case standard([UInt8])
         case backup([UInt8])
@@ -77,7 +77,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// One file: number, communication settings (00 plain, 01 MACed, 03 enciphered), the four access
     /// right nibbles (0–D key, E free, F never) and its contents.
-    public struct File: Sendable {
+    public struct File: Sendable, Equatable {
         public var id: UInt8
         public var communication: UInt8
         public var read: UInt8
@@ -100,7 +100,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// One application: AID in card order (LSB first), whether GetFileIDs needs authentication
     /// (key settings bit 1 "free directory list" cleared), and its files.
-    public struct Application: Sendable {
+    public struct Application: Sendable, Equatable {
         public var aid: [UInt8]
         public var listRequiresAuthentication: Bool
         public var files: [File]
