@@ -49,9 +49,10 @@ final class CommandAgentHarness: @unchecked Sendable {
     private let consumed = Mutex<Set<Int>>([])
 
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
-    /// connected (to leave retained requests there, for instance).
+    /// connected (to leave retained requests there, for instance). `extraConfiguration` is appended to
+    /// the executable's configuration (`dump: {on_scan: true}`).
     init(
-        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false,
+        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, extraConfiguration: String = "",
         clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
         broker = try MosquittoBroker()
@@ -79,7 +80,7 @@ final class CommandAgentHarness: @unchecked Sendable {
                 commands: {lock: {enabled: \(lockEnabled)}}
                 state_dir: \(stateDirectory)
                 log: {level: debug}
-                """
+                """ + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration)
             let path = simulator.directory + "/agent.yaml"
             try config.write(toFile: path, atomically: true, encoding: .utf8)
             process = try ChildProcess(
