@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Identification: `nfcbridge scan --once` (product + NDEF) next to `nfc-list -t N` (anticollision
 # only) on the same emulated tag, paired runs; then the frames of one session of each from libnfc's
-# own frame log, with the line-rate floor. DESFire: nfcbridge-sim has no DESFire model, not measured.
-#   bench/identify.sh            RUNS=N CONFIGURATION=release BAUD=N
+# own frame log, with the line-rate floor. DESFire EV2 (with an NDEF application) vs nfc-list -t 1.
+#   bench/identify.sh            RUNS=N CONFIGURATION=release BAUD=N KINDS="desfire_ev2 …" (only those rows)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/scenarios.sh"
 bench_header "identification: nfcbridge scan --once vs nfc-list -t N"
-for row in "ntag215 1" "classic_1k 1" "type4 1" "felica_lite_s 2"; do
+for row in "ntag215 1" "classic_1k 1" "type4 1" "felica_lite_s 2" "desfire_ev2 1"; do
     set -- $row
     kind=$1 mask=$2
+    if [ -n "${KINDS:-}" ] && [[ " $KINDS " != *" $kind "* ]]; then continue; fi
     write_scenario "$kind" "$work/$kind.yaml"
     start_sim "$kind" "$work/$kind.yaml"
     dev="pn532_uart:$work/$kind.tty"

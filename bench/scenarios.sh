@@ -14,6 +14,8 @@ write_scenario() {
     ndef: [{uri: https://example.org/type4}]" ;;
         felica*) extra="    idm: 012E4CD1A1B2C3D4
     ndef: [{text: FeliCa bench}]" ;;
+        desfire*|ntag424*) extra="    uid: 04D1D2D3D4D5D6
+    ndef: [{uri: https://example.org/desfire}]" ;;
     esac
     cat >"$file" <<YAML
 tags:

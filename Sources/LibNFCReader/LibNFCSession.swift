@@ -251,13 +251,15 @@ final class LibNFCSession {
     }
 
     /// Exchanges an ISO 7816-4 APDU over ISO-DEP; the chip does the block protocol.
-    /// Wraps `nfc_initiator_transceive_bytes` in easy framing.
+    /// Wraps `nfc_initiator_transceive_bytes` in easy framing. An answer of one byte is returned as it
+    /// came: DESFire native frames answer the status byte alone (MIFARE DESFire EV1 datasheet §9.1);
+    /// ISO 7816 callers check SW1 SW2 themselves (`ResponseAPDU(raw:)`).
     func sendAPDU(_ apdu: [UInt8], to target: Target) throws(NFCError) -> [UInt8] {
         guard target.isISODEP || target.modulation == .iso14443b else {
             throw .unsupportedOperation("This tag does not speak ISO-DEP (SAK \(target.sak.map { $0.hexString } ?? "none"))")
         }
         let answer = try transceive(apdu, framing: .standard, to: target)
-        guard answer.count >= 2 else { throw .invalidResponse(answer) }
+        guard !answer.isEmpty else { throw .invalidResponse(answer) }
         return answer
     }
 

@@ -50,10 +50,11 @@ final class CommandAgentHarness: @unchecked Sendable {
 
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
     /// connected (to leave retained requests there, for instance). `commands` replaces the
-    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol` (executable mode).
+    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol`, and
+    /// `extraConfiguration` is appended to the configuration (`dump: {on_scan: true}`) (executable mode).
     init(
         scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
-        agentProtocol: String = "5",
+        agentProtocol: String = "5", extraConfiguration: String = "",
         clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
         broker = try MosquittoBroker()
@@ -81,7 +82,7 @@ final class CommandAgentHarness: @unchecked Sendable {
                 commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")
                 state_dir: \(stateDirectory)
                 log: {level: debug}
-                """
+                """ + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration)
             let path = simulator.directory + "/agent.yaml"
             try config.write(toFile: path, atomically: true, encoding: .utf8)
             process = try ChildProcess(

@@ -43,8 +43,10 @@ import Testing
         ]),
     ]
 
+    /// A card of `model` with ``applications``; a DESFire Light (one application, no directory) holds
+    /// only the first, which has a file of every type.
     static func card(_ model: V.Model, directoryRequiresAuthentication: Bool = false) throws -> (V, VirtualTagTransport) {
-        let tag = try V(uid: uid, model: model, applications: applications,
+        let tag = try V(uid: uid, model: model, applications: model == .light ? [applications[0]] : applications,
                         directoryRequiresAuthentication: directoryRequiresAuthentication)
         return (tag, VirtualTagTransport(tag: tag))
     }
@@ -87,11 +89,12 @@ import Testing
 
     // MARK: The dump of each version
 
-    @Test(arguments: V.Model.allCases)
+    /// Every model with a directory (DESFire Light has none: ``lightIsSelectedByDFNameAndWalked()``).
+    @Test(arguments: [V.Model.ev1, .ev2, .ev3, .ntag424])
     func dumpReadsEveryFreeFileAndSkipsTheRest(model: V.Model) async throws {
         let (_, transport) = try Self.card(model)
         let dump = try await DESFireDumper.dump(transport: transport)
-        let expectedFraming: DESFireFraming = model == .light || model == .ntag424 ? .wrapped : .native
+        let expectedFraming: DESFireFraming = model == .ntag424 ? .wrapped : .native
         #expect(dump.framing == expectedFraming)
         #expect(dump.applications.map(\.aidHex) == ["010000", "020000", "030000"])
 
@@ -145,6 +148,54 @@ import Testing
             return readCommands.contains(ins) ? [ins, data.first ?? 0xFF] : nil
         }
         #expect(reads == [[0xBD, 0x00], [0xBD, 0x01], [0x6C, 0x02], [0xBB, 0x03], [0xBB, 0x02]])
+    }
+
+    /// DESFire Light: no SelectApplication, no GetApplicationIDs (the card answers 911C to both), so
+    /// the hardware type 08h sends ISO SELECT by the factory DF name first, then walks the one
+    /// application with wrapped frames. The same assertions as the directory walk, keyed by DF name.
+    @Test func lightIsSelectedByDFNameAndWalked() async throws {
+        let (tag, transport) = try Self.card(.light)
+        #expect(tag.process(apdu: [0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00]) == [0x91, 0x1C])
+        #expect(tag.process(apdu: [0x90, 0x6A, 0x00, 0x00, 0x00]) == [0x91, 0x1C])
+        let dump = try await DESFireDumper.dump(transport: transport)
+        #expect(dump.framing == .wrapped)
+        #expect(dump.isLight)
+        let name = V.lightDFName.hexString
+        #expect(name == "A00000039656434103F015400000000B")
+        #expect(dump.applications.map(\.aidHex) == [name])
+        let files = dump.files
+        #expect(files[name + "/00"] == .data(Self.longData))
+        #expect(files[name + "/01"] == .data(Self.macData)) // MACed but free: read plain
+        #expect(files[name + "/02"] == .value(1234)) // enciphered but free
+        #expect(files[name + "/03"] == .records(Self.linearRecords))
+        #expect(files[name + "/04"] == .records([])) // empty record file: not an error
+        #expect(files.count == 5)
+        #expect(dump.skipped == ["05", "06", "07", "08", "09"].map { name + "/" + $0 })
+        #expect(dump.skippedFileCount == 5 && dump.skippedApplicationCount == 0)
+        #expect(dump.partiallyReadable)
+        #expect(dump.capabilities == [.readable, .authenticationRequired, .partiallyReadable])
+        // GetVersion ×3, then ISO SELECT by DF name, then only wrapped DESFire frames; no native frame,
+        // no SelectApplication, no GetApplicationIDs.
+        let sent = transport.sentCommands
+        #expect(sent[3] == [0x00, 0xA4, 0x04, 0x0C, 0x10] + V.lightDFName + [0x00])
+        #expect(sent.dropFirst(4).allSatisfy { $0.first == 0x90 })
+        #expect(!sent.contains { $0.count > 1 && ($0[1] == 0x5A || $0[1] == 0x6A) })
+    }
+
+    /// A Light whose DF name no longer answers: the dump names the refusals, it does not fail.
+    @Test func lightWithoutItsApplicationIsAnApplicationSkip() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("9060000000", .bytes("0408013000130591AF")),
+            ("90AF000000", .bytes("0408013000130591AF")),
+            ("90AF000000", .bytes("04526172A3408000112233441021" + "9100")),
+            ("00A4040C10A00000039656434103F015400000000B00", .bytes("6A82")),
+            ("00A4040C07D276000085010100", .bytes("6A82")),
+        ])
+        let dump = try await DESFireDumper.dump(transport: transport)
+        #expect(dump.isLight && dump.applications.isEmpty && dump.partiallyReadable)
+        #expect(dump.directorySkipReason == "SELECT A00000039656434103F015400000000B: 6A82, SELECT D2760000850101: 6A82")
+        #expect(dump.facts.contains { $0.key == "Application Directory" && $0.value.hasPrefix("Application not selected: ") })
+        transport.verifyAllConsumed()
     }
 
     @Test func longAnswersAreChainedWithAdditionalFrame() async throws {
@@ -354,7 +405,8 @@ import Testing
         #expect(record.accessRights.read.isNever && !record.accessRights.freeRead)
     }
 
-    @Test(arguments: [[UInt8](), [0x00, 0x00, 0xE0], [0x05, 0x00, 0xE0, 0xEE, 0, 0, 0], [0x00, 0x00, 0xE0, 0xEE, 0x0F],
+    // 06h: a type the table does not know (05h is the Transaction MAC file, too short at 4 bytes).
+    @Test(arguments: [[UInt8](), [0x00, 0x00, 0xE0], [0x06, 0x00, 0xE0, 0xEE, 0, 0, 0], [0x05, 0x00, 0xE0, 0xEE], [0x00, 0x00, 0xE0, 0xEE, 0x0F],
                       [0x02, 0x00, 0xE0, 0xEE, 0, 0, 0, 0], [0x03, 0x00, 0xE0, 0xEE, 1, 0, 0, 1, 0, 0]])
     func malformedSettingsAreInvalidResponses(bytes: [UInt8]) {
         #expect(throws: NFCError.invalidResponse(bytes)) { try DESFireFileSettings(bytes: bytes) }

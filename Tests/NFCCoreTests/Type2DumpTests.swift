@@ -362,10 +362,11 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         await #expect(throws: NFCError.unsupportedOperation("MIFARE Classic 1K is not a Type 2 tag")) {
             try await Type2Dump.dump(info: info, transport: transport)
         }
-        // Classic now has its own dump (ClassicDump); DESFire is still refused by TagDumper.
-        let desfire = CardInfo(type: .mifareDesfire, uid: Self.uid)
-        await #expect(throws: NFCError.unsupportedOperation("Dumping MIFARE DESFire is not supported")) {
-            try await TagDumper.dump(info: desfire, transport: transport)
+        // Classic and DESFire have their own dumps (ClassicDump, DESFireDumper); a family without one
+        // (NFC Forum Type 1) is still refused by TagDumper.
+        let jewel = CardInfo(type: .jewelTopaz, uid: Self.uid)
+        await #expect(throws: NFCError.unsupportedOperation("Dumping Jewel/Topaz (Type 1) is not supported")) {
+            try await TagDumper.dump(info: jewel, transport: transport)
         }
     }
 }

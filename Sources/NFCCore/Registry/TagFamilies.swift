@@ -2,12 +2,13 @@
 /// looked up here, so adding a family is one folder under `Families/` and one row below.
 ///
 /// Order matters twice: the first row that ``TagFamily/claims(_:)`` a card type owns it, and file
-/// imports and exports ask the rows in order (MIFARE Classic before Type 2, whose page-image formats
-/// take any dump or file left over).
+/// imports and exports ask the rows in order (MIFARE Classic and DESFire before Type 2, whose page-image
+/// formats take any dump or file left over).
 public enum TagFamilies {
     /// Every family, in look-up order.
     public static let all: [any TagFamily] = [
         ClassicFamily(),
+        DESFireFamily(),
         Type2Family(),
         Type4Family(),
         FeliCaFamily(),

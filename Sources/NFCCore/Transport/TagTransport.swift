@@ -40,7 +40,9 @@ extension TagTransport {
 /// Readers that can exchange ISO 7816-4 APDUs over ISO-DEP (ISO/IEC 14443-4): the reader does
 /// RATS, block chaining and waiting-time extensions.
 public protocol APDUTransport: TagTransport {
-    /// Sends a command APDU and returns the response APDU including SW1 SW2.
+    /// Sends a command APDU (or any ISO-DEP information field, such as a DESFire native frame) and
+    /// returns the answer as the card sent it: the response APDU including SW1 SW2, or a native
+    /// DESFire answer, whose status byte may come alone.
     func sendAPDU(_ apdu: [UInt8]) async throws -> [UInt8]
 }
 

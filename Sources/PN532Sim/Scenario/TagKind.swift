@@ -6,9 +6,14 @@ public enum TagKind: String, Sendable, CaseIterable {
     case classicMini = "classic_mini", classic1K = "classic_1k", classic4K = "classic_4k"
     case type4
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
+    case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
+    case ntag424DNA = "ntag424_dna"
 
     /// Which family of virtual tag a kind is.
-    enum Family { case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model) }
+    enum Family {
+        case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model)
+        case desfire(VirtualDESFireTag.Model)
+    }
 
     /// Kind → model (the one table; VirtualTagFactory builds from it).
     var family: Family {
@@ -30,6 +35,11 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .felicaLite: .felica(.lite)
         case .felicaLiteS: .felica(.liteS)
         case .felicaStandard: .felica(.standard)
+        case .desfireEV1: .desfire(.ev1)
+        case .desfireEV2: .desfire(.ev2)
+        case .desfireEV3: .desfire(.ev3)
+        case .desfireLight: .desfire(.light)
+        case .ntag424DNA: .desfire(.ntag424)
         }
     }
 

@@ -51,6 +51,10 @@ public struct TagSpec: Sendable, Equatable {
     public var writable = true
     /// Type 4: NDEF file size (NLEN included).
     public var capacity: Int?
+    /// DESFire: the applications; nil = the demonstration layout (``DESFireScenario/demoApplications(model:)``).
+    public var applications: [VirtualDESFireTag.Application]?
+    /// DESFire: GetApplicationIDs needs the PICC master key (answers 91AE).
+    public var directoryProtected = false
     /// Where the definition started (1-based line, 0 for JSON).
     public var line = 0
 
@@ -65,7 +69,7 @@ public struct TagSpec: Sendable, Equatable {
 
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
-        "read_protected", "keys", "pmm", "system_code", "writable", "capacity",
+        "read_protected", "keys", "pmm", "system_code", "writable", "capacity", "applications", "directory_protected",
     ]
 
     /// Reads a definition from `node` (a mapping).
@@ -102,6 +106,8 @@ public struct TagSpec: Sendable, Equatable {
         if let code = fields["system_code"] { spec.systemCode = try reader.hex(code, what: "system_code", counts: [2]) }
         if let flag = fields["writable"] { spec.writable = try reader.bool(flag, what: "writable") }
         if let capacity = fields["capacity"] { spec.capacity = try reader.integer(capacity, what: "capacity", range: 5...0x7FFF) }
+        if let apps = fields["applications"] { spec.applications = try DESFireScenario.readApplications(apps, with: reader) }
+        if let flag = fields["directory_protected"] { spec.directoryProtected = try reader.bool(flag, what: "directory_protected") }
         return spec
     }
 
@@ -170,6 +176,7 @@ extension TagKind {
         case .classic: [4, 7]
         case .type4: [4, 7, 10]
         case .felica: [8]
+        case .desfire: [7]
         }
     }
 }

@@ -17,6 +17,8 @@ enum VirtualTagFactory {
                     for (offset, block) in bytes.chunked(16).enumerated() { tag.setBlock(number + offset, block) }
                 }
                 return tag
+            case let .desfire(model):
+                return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
             }
         } catch let error as SimulatorError {
             throw error

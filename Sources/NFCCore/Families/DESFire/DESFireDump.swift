@@ -2,7 +2,7 @@
 /// free-access file, keyed `AID/fileID` (AID as its 3 bytes in card order, LSB first, in hex:
 /// `"563412/01"` for AID 123456h), with the facts to show people. Built by ``DESFireDumper``;
 /// ready to become issue 8's typed DESFire dump payload.
-public struct DESFireDump: Sendable, Hashable {
+public struct DESFireDump: FamilyDumpPayload {
     /// What was read from one file.
     public enum Content: Sendable, Hashable {
         /// Standard and backup data files: the whole file (ReadData, BDh).
@@ -120,6 +120,19 @@ public enum DESFireDumper {
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
 
+        if version.hardware.type == DESFireLight.hardwareType {
+            // DESFire Light has no application directory: its one application is selected by ISO
+            // SELECT only (``DESFireLight``), then walked like any other.
+            switch try await DESFireLight.select(transport: transport) {
+            case let .selected(dfName):
+                dump.applications = [try await files(of: dfName, channel, selected: true)]
+            case let .notFound(reason):
+                dump.directorySkipReason = reason
+            }
+            dump.facts = facts(of: dump)
+            return dump
+        }
+
         // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
         do {
             // A chip without the DESFire directory commands (ILLEGAL_COMMAND_CODE on SelectApplication,
@@ -148,10 +161,16 @@ public enum DESFireDumper {
     }
 
     static func application(_ aid: [UInt8], _ channel: DESFireChannel) async throws -> DESFireDump.Application {
+        try await files(of: aid, channel, selected: false)
+    }
+
+    /// Selects the application `aid` (SelectApplication, unless `selected` says ISO SELECT already did)
+    /// and walks its files.
+    static func files(of aid: [UInt8], _ channel: DESFireChannel, selected: Bool) async throws -> DESFireDump.Application {
         var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil, keyVersions: nil)
         let ids: [UInt8]
         do {
-            _ = try await channel.command(DESFireInstruction.selectApplication, aid)
+            if !selected { _ = try await channel.command(DESFireInstruction.selectApplication, aid) }
             app.keySettings = try await keySettings(channel)
             app.keyVersions = try await keyVersions(app.keySettings, channel)
             ids = try await channel.command(DESFireInstruction.getFileIDs)
@@ -197,7 +216,13 @@ public enum DESFireDumper {
     static func file(_ id: UInt8, _ channel: DESFireChannel) async throws -> DESFireDump.File {
         var file = DESFireDump.File(id: id, settings: nil, content: nil, skipReason: nil)
         do {
-            let settings = try DESFireFileSettings(bytes: try await channel.command(DESFireInstruction.getFileSettings, [id]))
+            let answer = try await channel.command(DESFireInstruction.getFileSettings, [id])
+            if let type = answer.first, DESFireFileSettings.FileType(rawValue: type) == nil {
+                // A file type newer than this table: named and skipped, the rest of the card still read.
+                file.skipReason = "file type \(type.hexString)h is not known"
+                return file
+            }
+            let settings = try DESFireFileSettings(bytes: answer)
             file.settings = settings
             let rights = settings.accessRights
             guard rights.freeRead else {
@@ -222,6 +247,9 @@ public enum DESFireDumper {
             let bytes = try await channel.command(DESFireInstruction.readData, [id] + wholeFile)
             guard bytes.count == size else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
             return .data(bytes)
+        case .transactionMAC:
+            // TMC (4) and TMV (8) through ReadData (MF2DLHX0 §10.8.7); the length is the card's.
+            return .data(try await channel.command(DESFireInstruction.readData, [id] + wholeFile))
         case .value:
             let bytes = try await channel.command(DESFireInstruction.getValue, [id])
             guard bytes.count == 4 else { throw NFCError.invalidResponse(bytes) }
@@ -244,7 +272,8 @@ public enum DESFireDumper {
         ]
         if let keys = dump.piccKeySettings { facts.append(Fact(key: "PICC Key Settings", value: keys.summary)) }
         if let reason = dump.directorySkipReason {
-            facts.append(Fact(key: "Application Directory", value: "Not listed: \(reason)"))
+            facts.append(Fact(key: "Application Directory",
+                              value: (dump.isLight ? "Application not selected: " : "Not listed: ") + reason))
         }
         for app in dump.applications {
             if let reason = app.skipReason {
@@ -268,4 +297,14 @@ public enum DESFireDumper {
         }
         return facts
     }
+}
+
+extension DESFireDump {
+    /// Adds no JSON key: a DESFire JSON dump is the upstream schema (its `files`, keyed `AID/fileID`, and facts).
+    public func encode(to encoder: any Encoder) throws {}
+}
+
+extension FamilyDumpData {
+    /// MIFARE DESFire: the walk of applications and files (settings, contents, what was skipped).
+    public static func desfire(_ walk: DESFireDump) -> FamilyDumpData { FamilyDumpData(walk) }
 }

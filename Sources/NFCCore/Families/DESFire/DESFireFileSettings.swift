@@ -9,6 +9,8 @@ public struct DESFireFileSettings: Sendable, Hashable {
         case value = 0x02
         case linearRecord = 0x03
         case cyclicRecord = 0x04
+        /// Transaction MAC file (EV2/EV3, DESFire Light MF2DLHX0 §8.2.4.6).
+        case transactionMAC = 0x05
 
         /// The datasheet's name.
         public var name: String {
@@ -18,6 +20,7 @@ public struct DESFireFileSettings: Sendable, Hashable {
             case .value: "Value"
             case .linearRecord: "Linear Record"
             case .cyclicRecord: "Cyclic Record"
+            case .transactionMAC: "Transaction MAC"
             }
         }
     }
@@ -90,6 +93,8 @@ public struct DESFireFileSettings: Sendable, Hashable {
         case value(lowerLimit: Int32, upperLimit: Int32, limitedCreditValue: Int32, limitedCreditEnabled: Bool)
         /// Linear and cyclic record files: record size, maximum and current number of records.
         case records(recordSize: Int, maxRecords: Int, currentRecords: Int)
+        /// Transaction MAC file: the TMAC key option and key version (MF2DLHX0 §10.7.2 GetFileSettings).
+        case transactionMAC(keyOption: UInt8, keyVersion: UInt8)
     }
 
     public var fileType: FileType
@@ -127,6 +132,9 @@ public struct DESFireFileSettings: Sendable, Hashable {
         case .linearRecord, .cyclicRecord:
             guard bytes.count >= 13 else { throw .invalidResponse(bytes) }
             details = .records(recordSize: le(4, 3), maxRecords: le(7, 3), currentRecords: le(10, 3))
+        case .transactionMAC:
+            guard bytes.count >= 6 else { throw .invalidResponse(bytes) }
+            details = .transactionMAC(keyOption: bytes[4], keyVersion: bytes[5])
         }
     }
 
@@ -140,6 +148,8 @@ public struct DESFireFileSettings: Sendable, Hashable {
             size = "limits \(lower)…\(upper), limited credit \(credit)\(enabled ? " (enabled)" : "")"
         case let .records(recordSize, maxRecords, current):
             size = "\(current) of \(maxRecords) records of \(recordSize) bytes"
+        case let .transactionMAC(option, version):
+            size = "TMAC key option \(option.hexString), key version \(version.hexString)"
         }
         let rights = accessRights
         return "\(fileType.name), \(communicationMode.name), \(size), read \(rights.read) / write \(rights.write)"

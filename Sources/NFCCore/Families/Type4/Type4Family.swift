@@ -1,18 +1,17 @@
-/// The ISO-DEP row of ``TagFamilies``: NFC Forum Type 4 tags, MIFARE DESFire, and the cards anticollision
-/// leaves generic (SAK 20/28/38 `.smartMX`, unrecognised ATQA/SAK), which ``ISODEPRefinement`` probes for
-/// eMRTD, a Type 4 CC and DESFire. NDEF lives in the NFC Forum Type 4 application; only Type 4 tags are
-/// dumped (DESFire dumps are future work in Families/DESFire).
+/// The ISO-DEP row of ``TagFamilies``: NFC Forum Type 4 tags and the cards anticollision leaves generic
+/// (SAK 20/28/38 `.smartMX`, unrecognised ATQA/SAK), which ``ISODEPRefinement`` probes for eMRTD, a
+/// Type 4 CC and DESFire. NDEF lives in the NFC Forum Type 4 application; only Type 4 tags are dumped.
+/// MIFARE DESFire has its own row (``DESFireFamily``), which reuses this row's NDEF mapping.
 public struct Type4Family: TagFamily {
     public init() {}
 
-    public var name: String { "ISO-DEP (NFC Forum Type 4, DESFire)" }
+    public var name: String { "ISO-DEP (NFC Forum Type 4)" }
 
     public func claims(_ type: CardType) -> Bool {
-        type.family == .type4 || type.family == .mifareDesfire || type.family == .unknown
+        type.family == .type4 || type.family == .unknown
     }
 
-    /// eMRTD SELECT, Type 4 CC, DESFire GET_VERSION for the generic cards; GET_VERSION for EV1/EV2/EV3 on
-    /// a plain `.mifareDesfire`. A Type 4 type is already refined.
+    /// eMRTD SELECT, Type 4 CC, DESFire GET_VERSION for the generic cards. A Type 4 type is already refined.
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         guard info.type.family != .type4 else { return info }
         let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)
@@ -20,7 +19,7 @@ public struct Type4Family: TagFamily {
         return refined
     }
 
-    /// Type 4 tags, DESFire and SmartMX may hold the NDEF Tag Application; an unrecognised card does not.
+    /// Type 4 tags and SmartMX may hold the NDEF Tag Application; an unrecognised card does not.
     public func ndefMapping(for type: CardType) -> NDEFMapping? {
         if case .unknown = type { return nil }
         return .type4
@@ -57,17 +56,11 @@ public struct Type4Family: TagFamily {
     }
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {
-        switch dump.cardInfo.type.family {
-        case .type4: "Read an NFC Forum Type 4 file layout with \(storage)."
-        case .mifareDesfire: "Enumerated DESFire applications and captured \(storage)."
-        default: nil
-        }
+        dump.cardInfo.type.family == .type4 ? "Read an NFC Forum Type 4 file layout with \(storage)." : nil
     }
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
         switch dump.cardInfo.type.family {
-        case .mifareDesfire:
-            return dump.files.isEmpty ? [.authenticationRequired, .partiallyReadable] : [.partiallyReadable]
         case .type4:
             return dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
         default:

@@ -10,6 +10,12 @@ import Synchronization
 /// wrapped `90 INS 00 00 [Lc data] 00` → `data 91 status`). DESFire Light (MF2DLHX0 §10.1) and
 /// NTAG 424 DNA (NT4H2421Gx §10.1) take only wrapped frames: a native frame gets `6E 00`.
 ///
+/// DESFire Light has one application and no directory: SelectApplication and GetApplicationIDs answer
+/// ILLEGAL_COMMAND_CODE, and the application is entered with ISO SELECT by its DF name (`00 A4 04 0C
+/// 10 A000000396564341 03F015400000000B`, MF2DLHX0 §8.2.1). Any application with a `dfName` answers
+/// ISO SELECT that way. Other ISO 7816 APDUs go to the card's NFC Forum Type 4 application when it has
+/// one (`ndefApplication`, a ``VirtualType4Tag``), else answer 6A82 (SELECT) or 6D00.
+///
 /// Commands (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
 /// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
 /// ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
@@ -54,7 +60,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     }
 
     /// What a file holds.
-    public enum Contents: Sendable {
+    public enum Contents: Sendable, Equatable {
         /// A standard data file (type 00h) or a backup data file (01h) of these bytes.
         case standard([UInt8])
         case backup([UInt8])
@@ -71,7 +77,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// One file: number, communication settings (00 plain, 01 MACed, 03 enciphered), the four access
     /// right nibbles (0–D key, E free, F never) and its contents.
-    public struct File: Sendable {
+    public struct File: Sendable, Equatable {
         public var id: UInt8
         public var communication: UInt8
         public var read: UInt8
@@ -94,22 +100,31 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// One application: AID in card order (LSB first), whether GetFileIDs needs authentication
     /// (key settings bit 1 "free directory list" cleared), and its files.
-    public struct Application: Sendable {
+    public struct Application: Sendable, Equatable {
         public var aid: [UInt8]
         public var listRequiresAuthentication: Bool
         public var files: [File]
+        /// ISO DF name the application answers ISO SELECT to, or nil.
+        public var dfName: [UInt8]?
 
-        public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File]) {
+        public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File], dfName: [UInt8]? = nil) {
             self.aid = aid
             self.listRequiresAuthentication = listRequiresAuthentication
             self.files = files
+            self.dfName = dfName
         }
     }
+
+    /// DESFire Light's factory DF name (MF2DLHX0 §8.2.1; ISO file id DF01).
+    public static let lightDFName: [UInt8] = [0xA0, 0x00, 0x00, 0x03, 0x96, 0x56, 0x43, 0x41, 0x03, 0xF0, 0x15, 0x40,
+                                              0x00, 0x00, 0x00, 0x0B]
 
     public let target: Target
     public let model: Model
     let applications: [Application]
     let directoryRequiresAuthentication: Bool
+    /// The NFC Forum Type 4 application (NDEF), reached by ISO 7816 APDUs.
+    public let ndefApplication: VirtualType4Tag?
     private let state = Mutex(State())
 
     private struct State {
@@ -120,10 +135,19 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// A card of `model` holding `applications`. `directoryRequiresAuthentication` models PICC
     /// master key settings with "free directory list" cleared: GetApplicationIDs answers 91AE.
-    /// Throws ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an AID that is not 3
-    /// bytes or is 000000, or a record that does not match its file's record size.
-    public init(uid: [UInt8], model: Model, applications: [Application], directoryRequiresAuthentication: Bool = false) throws(NFCError) {
+    /// A DESFire Light holds exactly one application; it answers ISO SELECT by ``lightDFName`` unless
+    /// the application names another DF. `ndefApplication` answers the ISO 7816 APDUs of the NFC
+    /// Forum Type 4 mapping. Throws ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an
+    /// AID that is not 3 bytes or is 000000, a Light without exactly one application, or a record that
+    /// does not match its file's record size.
+    public init(uid: [UInt8], model: Model, applications: [Application], directoryRequiresAuthentication: Bool = false,
+                ndefApplication: VirtualType4Tag? = nil) throws(NFCError) {
         guard uid.count == 7 else { throw .invalidArgument("A DESFire UID has 7 bytes, not \(uid.count)") }
+        var applications = applications
+        if model == .light {
+            guard applications.count == 1 else { throw .invalidArgument("A DESFire Light has exactly one application") }
+            if applications[0].dfName == nil { applications[0].dfName = Self.lightDFName }
+        }
         for app in applications {
             guard app.aid.count == 3, app.aid != [0, 0, 0] else { throw .invalidArgument("An AID has 3 bytes and is not 000000") }
             for file in app.files {
@@ -139,6 +163,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         self.model = model
         self.applications = applications
         self.directoryRequiresAuthentication = directoryRequiresAuthentication
+        self.ndefApplication = ndefApplication
         // ATQA 0344, SAK 20, ATS 06 75 77 81 02 80 (EV1 datasheet §8.1, without the TL byte).
         self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: [0x75, 0x77, 0x81, 0x02, 0x80])
     }
@@ -151,10 +176,14 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     public func activate() -> Bool {
         state.withLock { $0 = State() }
+        _ = ndefApplication?.activate()
         return true
     }
 
-    public func powerOff() { state.withLock { $0 = State() } }
+    public func powerOff() {
+        state.withLock { $0 = State() }
+        ndefApplication?.powerOff()
+    }
 
     /// ISO 14443-3 frames: the emulator handles RATS and blocks itself.
     public func receive(_ frame: [UInt8]) -> VirtualTagReply { .silent }
@@ -173,10 +202,28 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             let (status, out) = execute(apdu[1], data)
             return out + [0x91, status]
         }
+        if apdu.first == 0x00 { return processISO(apdu) }
         guard model.takesNativeFrames else { return [0x6E, 0x00] }
         guard let instruction = apdu.first else { return [Status.lengthError] }
         let (status, out) = execute(instruction, Array(apdu.dropFirst()))
         return [status] + out
+    }
+
+    /// ISO 7816 APDUs: SELECT by DF name of a DESFire application (ISO/IEC 7816-4 §11.1.1, `00 A4 04
+    /// 0C Lc name [Le]`), else the Type 4 application's.
+    private func processISO(_ apdu: [UInt8]) -> [UInt8] {
+        if apdu.count >= 5, apdu[1] == 0xA4, apdu[2] == 0x04, Int(apdu[4]) + 5 <= apdu.count {
+            let name = Array(apdu[5..<(5 + Int(apdu[4]))])
+            if let app = applications.first(where: { $0.dfName == name }) {
+                state.withLock { $0 = State(selected: app.aid) }
+                return [0x90, 0x00]
+            }
+        }
+        if let ndefApplication {
+            state.withLock { $0 = State() }
+            return ndefApplication.process(apdu: apdu)
+        }
+        return apdu.count >= 2 && apdu[1] == 0xA4 ? [0x6A, 0x82] : [0x6D, 0x00]
     }
 
     /// Runs one command; the first frame of a long answer is returned and the rest kept for AFh.
@@ -214,6 +261,9 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard data.isEmpty else { return refuse(Status.lengthError) }
             let v = versionBytes
             return .success([Array(v[0..<7]), Array(v[7..<14]), Array(v[14...])])
+        case 0x5A where model == .light, 0x6A where model == .light:
+            // DESFire Light: no directory, no native select (MF2DLHX0 §10, command set).
+            return refuse(Status.illegalCommand)
         case 0x5A:
             guard data.count == 3 else { return refuse(Status.lengthError) }
             guard data == [0, 0, 0] || applications.contains(where: { $0.aid == data }) else {

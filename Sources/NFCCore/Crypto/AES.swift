@@ -1,0 +1,62 @@
+import CCrypto
+
+/// AES-128 over OpenSSL libcrypto: CBC without padding, and AES-CMAC (RFC 4493) built on it — the
+/// ciphers of DESFire EV2/EV3/Light AuthenticateEV2First and its session keys (NXP AN12196 §3, AN12343).
+public enum AES {
+    /// The AES block size in bytes.
+    public static let blockSize = 16
+
+    /// Encrypts (`encrypt: true`) or decrypts `data` with the 16-byte `key` in CBC mode from `iv`.
+    ///
+    /// Throws ``NFCError/invalidArgument(_:)`` for a key or IV that is not 16 bytes or data that is not a
+    /// multiple of 16 bytes; ``NFCError/cryptoFailure(_:)`` when libcrypto fails.
+    public static func cbc(encrypt: Bool, key: [UInt8], iv: [UInt8] = [UInt8](repeating: 0, count: 16), data: [UInt8])
+        throws(NFCError) -> [UInt8]
+    {
+        guard key.count == 16 else { throw NFCError.invalidArgument("An AES-128 key is 16 bytes, not \(key.count)") }
+        guard iv.count == blockSize else { throw NFCError.invalidArgument("An AES IV is 16 bytes, not \(iv.count)") }
+        guard data.count % blockSize == 0 else {
+            throw NFCError.invalidArgument("AES data must be a multiple of 16 bytes, not \(data.count)")
+        }
+        guard !data.isEmpty else { return [] }
+        guard let cipher = EVP_aes_128_cbc(), let context = EVP_CIPHER_CTX_new() else { throw OpenSSLError.failure("AES context") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1, EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else { throw OpenSSLError.failure("AES init") }
+        var output = [UInt8](repeating: 0, count: data.count + blockSize)
+        var written: Int32 = 0
+        let updated = output.withUnsafeMutableBufferPointer { buffer in
+            EVP_CipherUpdate(context, buffer.baseAddress, &written, data, Int32(data.count))
+        }
+        guard updated == 1 else { throw OpenSSLError.failure("AES update") }
+        return Array(output.prefix(Int(written)))
+    }
+
+    /// AES-CMAC of `message` with the 16-byte `key` (RFC 4493 §2.4): subkeys K1/K2 from L = AES(K, 0¹²⁸)
+    /// (§2.3), the last block XORed with K1 when complete, else padded 80 00… and XORed with K2.
+    public static func cmac(key: [UInt8], message: [UInt8]) throws(NFCError) -> [UInt8] {
+        let zero = [UInt8](repeating: 0, count: blockSize)
+        let l = try cbc(encrypt: true, key: key, iv: zero, data: zero)
+        let k1 = doubled(l)
+        let k2 = doubled(k1)
+        let complete = !message.isEmpty && message.count % blockSize == 0
+        var padded = message
+        if !complete {
+            padded.append(0x80)
+            padded += [UInt8](repeating: 0, count: (blockSize - padded.count % blockSize) % blockSize)
+        }
+        let subkey = complete ? k1 : k2
+        for index in 0..<blockSize { padded[padded.count - blockSize + index] ^= subkey[index] }
+        return Array(try cbc(encrypt: true, key: key, iv: zero, data: padded).suffix(blockSize))
+    }
+
+    /// The block shifted left by one bit, XORed with Rb = 87h when the top bit was set (RFC 4493 §2.3).
+    static func doubled(_ block: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: block.count)
+        for index in 0..<block.count {
+            out[index] = block[index] << 1 | (index + 1 < block.count ? block[index + 1] >> 7 : 0)
+        }
+        if block[0] & 0x80 != 0 { out[block.count - 1] ^= 0x87 }
+        return out
+    }
+}

@@ -1,0 +1,105 @@
+/// The MIFARE DESFire row of ``TagFamilies``: DESFire (MF3ICD40), EV1, EV2, EV3 and DESFire Light
+/// (every card type of the `.mifareDesfire` family). Identification is the ISO-DEP probes' own
+/// (``ISODEPRefinement``: GetVersion majors 01h/12h/33h, Light by hardware type 08h; an NTAG 424 DNA,
+/// hardware type 04h, is a Type 4 tag and stays with ``Type4Family``). NDEF lives in the card's NFC
+/// Forum Type 4 application and goes through the Type 4 mapping; the dump walks applications and
+/// files with ``DESFireDumper``.
+public struct DESFireFamily: TagFamily {
+    public init() {}
+
+    public var name: String { "MIFARE DESFire" }
+
+    public func claims(_ type: CardType) -> Bool { type.family == .mifareDesfire }
+
+    /// GetVersion names EV1/EV2/EV3/Light (the product table of ``DESFireProductTable``).
+    public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
+        let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)
+        if let stop { throw stop }
+        return refined
+    }
+
+    /// The NDEF Tag Application a DESFire may hold (NXP AN11004).
+    public func ndefMapping(for type: CardType) -> NDEFMapping? { .type4 }
+
+    public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
+        guard let apdu = transport as? any APDUTransport else {
+            return .notRead(.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs"))
+        }
+        return try await Type4NDEFReader.read(transport: apdu)
+    }
+
+    /// The spec's DESFire dump (``DESFireDumper``), then the NDEF message of the Type 4 application
+    /// when the card has one. The GetVersion answer identification kept is reused (no second GetVersion).
+    public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {
+        guard let apdu = transport as? any APDUTransport else {
+            throw NFCError.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs")
+        }
+        let known = info.version.flatMap { try? DESFireVersion(bytes: $0) }
+        let desfire = try await DESFireDumper.dump(transport: apdu, version: known)
+        var info = info
+        if info.version == nil {
+            info.version = desfire.version.bytes
+            if let product = desfire.version.product { info.product = Product(product) }
+        }
+        try Task.checkCancellation()
+        // The NDEF application is read only when the walk found files it could read: a card whose
+        // directory is closed is not asked again.
+        var ndef: [UInt8]?
+        if !desfire.files.isEmpty, case let .message(message) = try await Type4NDEFReader.read(transport: apdu), !message.isEmpty {
+            ndef = message
+        }
+        return desfire.tagDump(info: info, ndefMessage: ndef)
+    }
+
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await Type4NDEFOperations.write(bytes, to: transport, info: info)
+    }
+
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        try await Type4NDEFOperations.lock(transport, info: info)
+    }
+
+    public func userSummary(for dump: TagDump, storage: String) -> String? {
+        "Enumerated DESFire applications and captured \(storage)."
+    }
+
+    /// Upstream's rule for a dump that stores no capabilities (a JSON file without them).
+    /// No additive JSON keys: the DESFire JSON dump is the upstream schema (`files` keyed `AID/fileID`).
+    public func jsonFamilyData(of dump: TagDump) -> (any Encodable)? { nil }
+
+    public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
+        dump.files.isEmpty ? [.authenticationRequired, .partiallyReadable] : [.partiallyReadable]
+    }
+
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+        guard claims(dump.cardInfo.type) else { return nil }
+        switch format {
+        case .flipper:
+            return Array(try DESFireFlipperExport.export(dump).utf8)
+        case .mfd, .proxmark3:
+            throw NFCError.unsupportedOperation(
+                "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(name) dump (applications and files): use json or flipper")
+        }
+    }
+}
+
+extension DESFireDump {
+    /// The generic dump: one ``FileData`` per file read, identifier = AID (or DF name) + file number and
+    /// name `AID/fileID`, in walk order; the facts; the capabilities; and the walk itself as family data.
+    public func tagDump(info: CardInfo, ndefMessage: [UInt8]? = nil) -> TagDump {
+        var files: [FileData] = []
+        for app in applications {
+            for file in app.files {
+                guard let content = file.content else { continue }
+                files.append(FileData(identifier: app.aid + [file.id], data: content.bytes,
+                                      name: Self.key(aid: app.aid, file: file.id)))
+            }
+        }
+        return TagDump(cardInfo: info, files: files, ndefMessage: ndefMessage, facts: facts,
+                       capabilities: capabilities, family: .desfire(self))
+    }
+}

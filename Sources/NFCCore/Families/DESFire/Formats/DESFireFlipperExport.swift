@@ -1,0 +1,100 @@
+/// Flipper Zero `.nfc` export for MIFARE DESFire (file format Version 4, device type `Mifare DESFire`).
+///
+/// Keys, names and order as Flipper saves them and its loader reads them forward
+/// (flipperzero-firmware `lib/nfc/protocols/mf_desfire/mf_desfire.c` `mf_desfire_save` /
+/// `mf_desfire_load`, `mf_desfire_i.c` for the per-application and per-file keys): after the NFC-A
+/// header and `ATS`, `PICC Version` (28 bytes), the PICC key settings and key versions, `Application
+/// Count`, `Application IDs` (3 bytes each, card order), then per application `Application <aid>`
+/// (lower-case hex) key settings, key versions, `File IDs`, and per file `File <n>` (decimal) `Type`,
+/// `Communication Settings`, `Access Rights` (2 bytes as received), the type's sizes, and the data line
+/// when the file was read. See docs/formats.md.
+enum DESFireFlipperExport {
+    static let deviceType = "Mifare DESFire"
+
+    /// The dump as Flipper writes it (lines ending in `\n`).
+    /// - Throws: ``NFCError/unsupportedOperation(_:)`` for a dump without the DESFire walk (a JSON import
+    ///   keeps only files and facts) and for DESFire Light, whose one application has no 3-byte AID for
+    ///   Flipper's keys; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold.
+    static func export(_ dump: TagDump) throws -> String {
+        guard let desfire = dump.family.payload(as: DESFireDump.self) else {
+            throw NFCError.unsupportedOperation(
+                "Flipper Zero export of MIFARE DESFire needs the application and file walk of a dump read from the card; this dump does not carry it")
+        }
+        guard !desfire.isLight else {
+            throw NFCError.unsupportedOperation(
+                "Flipper's Mifare DESFire file keys applications by a 3-byte AID; MIFARE DESFire Light's one application has none")
+        }
+        let uid = dump.cardInfo.uid
+        guard [4, 7, 10].contains(uid.count) else {
+            throw NFCError.malformedDump("a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count))")
+        }
+        var lines = FlipperNFCFormat.header(deviceType: deviceType, uid: uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
+                                            sak: dump.cardInfo.sak ?? 0x20)
+        // ISO 14443-4A: the ATS with its length byte TL, as Flipper stores it (`iso14443_4a_save`).
+        if let ats = dump.cardInfo.ats, !ats.isEmpty { lines.append("ATS: " + ([UInt8(ats.count + 1)] + ats).spacedHexString) }
+        lines.append("# Mifare DESFire specific data")
+        lines.append("PICC Version: " + desfire.version.bytes.spacedHexString)
+        if let settings = desfire.piccKeySettings {
+            lines += keySettingsLines("PICC", settings, versions: desfire.piccKeyVersions ?? [])
+        }
+        // An application whose key settings the card refused cannot be written: Flipper's loader needs them.
+        let apps = desfire.applications.filter { $0.keySettings != nil }
+        lines.append("Application Count: \(apps.count)")
+        if !apps.isEmpty { lines.append("Application IDs: " + apps.flatMap(\.aid).spacedHexString) }
+        for app in apps {
+            guard let settings = app.keySettings else { continue }
+            let prefix = "Application " + app.aid.hexString.lowercased()
+            lines += keySettingsLines(prefix, settings, versions: app.keyVersions ?? [])
+            // Flipper loads the settings of every listed file: only files whose settings were read.
+            let files = app.files.filter { $0.settings != nil }
+            if app.skipReason == nil { lines.append("\(prefix) File IDs: " + files.map(\.id).spacedHexString) }
+            for file in files {
+                guard let settings = file.settings else { continue }
+                lines += fileLines("\(prefix) File \(file.id)", settings, content: file.content)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `<prefix> Change Key ID` … `Max Keys`, then `<prefix> Key <n> Version` (`mf_desfire_key_settings_save`;
+    /// Flipper splits the max-keys byte into `Max Keys`, bits 3..0, and `Flags`, bits 7..4).
+    static func keySettingsLines(_ prefix: String, _ settings: DESFireKeySettings, versions: [UInt8]) -> [String] {
+        var lines = [
+            "\(prefix) Change Key ID: " + settings.changeKeyID.hexString,
+            "\(prefix) Config Changeable: \(settings.configurationChangeable)",
+            "\(prefix) Free Create Delete: \(settings.freeCreateDelete)",
+            "\(prefix) Free Directory List: \(settings.freeDirectoryList)",
+            "\(prefix) Key Changeable: \(settings.masterKeyChangeable)",
+            "\(prefix) Flags: " + (settings.maxKeys >> 4).hexString,
+            "\(prefix) Max Keys: " + (settings.maxKeys & 0x0F).hexString,
+        ]
+        for (index, version) in versions.enumerated() { lines.append("\(prefix) Key \(index) Version: " + version.hexString) }
+        return lines
+    }
+
+    /// One file's settings (`mf_desfire_file_settings_save`) and, when read, its data line.
+    static func fileLines(_ prefix: String, _ settings: DESFireFileSettings, content: DESFireDump.Content?) -> [String] {
+        var lines = [
+            "\(prefix) Type: " + settings.fileType.rawValue.hexString,
+            "\(prefix) Communication Settings: " + settings.communicationSettings.hexString,
+            "\(prefix) Access Rights: " + settings.accessRights.bytes.spacedHexString,
+        ]
+        switch settings.details {
+        case let .data(size):
+            lines.append("\(prefix) Size: \(size)")
+        case let .value(lower, upper, credit, enabled):
+            lines.append("\(prefix) Hi Limit: \(UInt32(bitPattern: upper))")
+            lines.append("\(prefix) Lo Limit: \(UInt32(bitPattern: lower))")
+            lines.append("\(prefix) Limited Credit Value: \(UInt32(bitPattern: credit))")
+            lines.append("\(prefix) Limited Credit Enabled: \(enabled)")
+        case let .records(size, max, current):
+            lines.append("\(prefix) Size: \(size)")
+            lines.append("\(prefix) Max: \(max)")
+            lines.append("\(prefix) Cur: \(current)")
+        case .transactionMAC:
+            break
+        }
+        if let bytes = content?.bytes, !bytes.isEmpty { lines.append("\(prefix): " + bytes.spacedHexString) }
+        return lines
+    }
+}

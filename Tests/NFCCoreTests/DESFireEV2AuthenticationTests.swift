@@ -1,0 +1,52 @@
+import NFCCore
+import Testing
+
+/// AES-CMAC against RFC 4493 §4, AuthenticateEV2First and its session keys against NXP AN12196 §3.3.
+@Suite struct DESFireEV2AuthenticationTests {
+    static func hex(_ text: String) -> [UInt8] { [UInt8](hex: text) ?? [] }
+
+    @Test(arguments: [
+        ("", "BB1D6929E95937287FA37D129B756746"),
+        ("6BC1BEE22E409F96E93D7E117393172A", "070A16B46B4D4144F79BDD9DD04A287C"),
+        ("6BC1BEE22E409F96E93D7E117393172AAE2D8A571E03AC9C9EB76FAC45AF8E5130C81C46A35CE411", "DFA66747DE9AE63030CA32611497C827"),
+    ])
+    func cmacMatchesRFC4493(message: String, mac: String) throws {
+        #expect(try AES.cmac(key: Self.hex("2B7E151628AED2A6ABF7158809CF4F3C"), message: Self.hex(message)) == Self.hex(mac))
+    }
+
+    /// AN12196 §3.3: key 00…00, RndA 13C5DB8A…, E(K, RndB) A04C1242…; the reader's proof and both
+    /// session keys are NXP's numbers. The card's last answer is built here (TI 01020304, zero caps).
+    @Test func ev2FirstFollowsAN12196() async throws {
+        let key = [UInt8](repeating: 0, count: 16)
+        let rndA = Self.hex("13C5DB8A5930439FC3DEF9A4C675360F")
+        let card = try AES.cbc(encrypt: true, key: key, data: [0x01, 0x02, 0x03, 0x04] + rndA[1...] + [rndA[0]]
+                                   + [UInt8](repeating: 0, count: 12))
+        let transport = ScriptedAPDUTransport([
+            ("9071000002000000", .bytes("A04C124213C186F22399D33AC2A30215" + "91AF")),
+            ("90AF000020" + "35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D" + "00", .bytes(card.hexString + "9100")),
+        ])
+        let session = try await DESFireEV2Authentication.authenticate(keyNumber: 0, key: key, rndA: rndA, transport: transport)
+        #expect(session.transactionIdentifier == [0x01, 0x02, 0x03, 0x04])
+        #expect(session.encryptionKey == Self.hex("1309C877509E5A215007FF0ED19CA564"))
+        #expect(session.macKey == Self.hex("4C6626F5E72EA694202139295C7A7FC7"))
+        transport.verifyAllConsumed()
+        let keys = try DESFireEV2Authentication.sessionKeys(key: key, rndA: rndA, rndB: Self.hex("B9E2FC789B64BF237CCCAA20EC7E6E48"))
+        #expect(keys.encryption == session.encryptionKey && keys.mac == session.macKey)
+    }
+
+    @Test func aWrongKeyOrARefusalIsNamed() async throws {
+        let key = [UInt8](repeating: 0, count: 16)
+        let rndA = Self.hex("13C5DB8A5930439FC3DEF9A4C675360F")
+        let refused = ScriptedAPDUTransport([("9071000002000000", .bytes("9140"))])
+        await #expect(throws: NFCError.desfireError(status: 0x40)) {
+            try await DESFireEV2Authentication.authenticate(keyNumber: 0, key: key, rndA: rndA, transport: refused)
+        }
+        let wrong = ScriptedAPDUTransport([
+            ("9071000002000000", .bytes("A04C124213C186F22399D33AC2A30215" + "91AF")),
+            ("90AF000020" + "35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D" + "00", .bytes("91AE")),
+        ])
+        await #expect(throws: NFCError.authenticationFailed) {
+            try await DESFireEV2Authentication.authenticate(keyNumber: 0, key: key, rndA: rndA, transport: wrong)
+        }
+    }
+}
