@@ -27,12 +27,17 @@ public final class EventPipeline: Sendable {
     public struct Counters: Sendable, Equatable {
         /// Events published with `buffered: false`.
         public var publishedLive = 0
-        /// Events appended to the spool (every event).
+        /// Events appended to the spool (every event goes there first).
+        public var appended = 0
+        /// Events that had to wait in the spool: emitted while the broker was not connected, or
+        /// whose first publish failed.
         public var spooled = 0
         /// Events published with `buffered: true`.
         public var replayed = 0
         /// Events lost: dropped by the spool's bounds (oldest first, or expired), or not writable.
         public var dropped = 0
+        /// `event/error` notices saying that events were dropped (counted in ``appended`` too).
+        public var dropNotices = 0
         /// Retained state updates replaced by a newer value before they went out.
         public var coalesced = 0
     }
@@ -95,7 +100,8 @@ public final class EventPipeline: Sendable {
         var lastRecycle: Int64?
         var broker = BrokerStatus()
         var failures = 0
-        var retryAt: Int64?
+        /// When a failed event may be tried again (real time: the agent's clock may be a test's).
+        var retryAt: ContinuousClock.Instant?
         var unreportedDrop = EventSpool.Drop()
         var dropNotice: (pending: Bool, id: String?, seq: Int64?) = (false, nil, nil)
     }
@@ -111,7 +117,7 @@ public final class EventPipeline: Sendable {
     public init(
         topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
         clock: any AgentClock, logger: AgentLogger, eventIDs: (@Sendable (Date) -> String)? = nil,
-        acknowledgementDeadline: Duration = .seconds(10), recycleDeadline: Duration = .seconds(30)
+        acknowledgementDeadline: Duration = .seconds(10), recycleDeadline: Duration = .seconds(60)
     ) {
         self.makeEventID = eventIDs ?? { EventID.make(at: $0) }
         self.topics = topics
@@ -194,7 +200,11 @@ public final class EventPipeline: Sendable {
         let message = SpooledMessage(topic: topics.topic(kind), payload: buffered, queuedAt: Timestamp.milliseconds(date))
         do {
             let drop = try spool.appendReportingDrops(message)
-            count { $0.spooled += 1 }
+            count {
+                $0.appended += 1
+                if offline { $0.spooled += 1 }
+                if isDropNotice { $0.dropNotices += 1 }
+            }
             poke()
             if drop.count > 0 { await report(drop) }
         } catch {
@@ -324,7 +334,9 @@ public final class EventPipeline: Sendable {
                 continue
             }
             idle.update { $0 = true }
-            let retry = state.withLock { $0.retryAt }.map { max(1, $0 - clock.monotonicMilliseconds) }
+            let retry = state.withLock { $0.retryAt }.map { at -> Int64 in
+                max(1, Self.milliseconds(ContinuousClock.now.duration(to: at)))
+            }
             await waitForWake(after: seen, orMilliseconds: retry)
         }
     }
@@ -356,7 +368,7 @@ public final class EventPipeline: Sendable {
         }
         expireOldEvents()
         let head = spool.peek()
-        let now = clock.monotonicMilliseconds
+        let now = ContinuousClock.now
         return state.withLock { s -> Item? in
             var eventTicket: Int?
             if let head, s.retryAt.map({ now >= $0 }) ?? true {
@@ -425,15 +437,15 @@ public final class EventPipeline: Sendable {
         do {
             try await deliver(OutboundMessage(topic: message.topic, payload: payload.jsonBytes))
         } catch PublisherError.notConnected {
-            if let id { state.withLock { $0.events[id]?.failed = true } }
+            markFailed(id)
             return  // the connection watcher wakes the sender when it is back
         } catch is CancellationError {
             return
         } catch {
+            markFailed(id)
             let attempts = state.withLock { s -> Int in
-                if let id { s.events[id]?.failed = true }
                 s.failures += 1
-                s.retryAt = clock.monotonicMilliseconds + min(30_000, 250 << min(s.failures - 1, 7))
+                s.retryAt = ContinuousClock.now + .milliseconds(min(30_000, 250 << min(s.failures - 1, 7)))
                 return s.failures
             }
             logger.warning("publish of \(message.topic) seq \(message.seq ?? 0) failed (\(error)); attempt \(attempts), retrying")
@@ -455,6 +467,16 @@ public final class EventPipeline: Sendable {
         }
         count { buffered ? ($0.replayed += 1) : ($0.publishedLive += 1) }
         if let notice { await emitDropNotice(notice) }
+    }
+
+    /// The first failed attempt of an event of this run: it now waits in the spool (`buffered`).
+    private func markFailed(_ id: String?) {
+        let first = state.withLock { s -> Bool in
+            guard let id, let pending = s.events[id], !pending.failed, !pending.offline else { return false }
+            s.events[id]?.failed = true
+            return true
+        }
+        if first { count { $0.spooled += 1 } }
     }
 
     /// An event older than this when it goes out is marked `buffered`.
