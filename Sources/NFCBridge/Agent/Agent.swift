@@ -241,8 +241,13 @@ public final class Agent: Sendable {
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
-        await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        let payload = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        // A dump follows: let the scan show first — briefly, never waiting for a stalled broker.
+        if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: payload, upTo: Self.scanBeforeDumpLimit) }
     }
+
+    /// How long the dump on scan waits for the `scanned` event's acknowledgement at most.
+    static let scanBeforeDumpLimit: Duration = .milliseconds(250)
 
     private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {
         await pipeline.emit(.error, ErrorEvent(error: error, operation: operation, uid: uid))

@@ -73,6 +73,8 @@ public final class EventPipeline: Sendable {
     /// True while the sender has nothing it can send.
     private let idle = Watched(true)
     private let sender = Mutex<Task<Void, Never>?>(nil)
+    /// The highest `seq` the broker acknowledged (this run).
+    private let acknowledgedSeq = Watched<Int64>(0)
 
     /// An event of this run, not yet acknowledged: what decides its `buffered` flag and its place.
     private struct Pending {
@@ -251,6 +253,23 @@ public final class EventPipeline: Sendable {
 
     /// At most this many command responses wait for the broker (the oldest is dropped beyond).
     static let transientLimit = 1000
+
+    /// Waits until the broker acknowledged the event `payload` (as ``emit(_:_:at:)`` returned it),
+    /// but never longer than `limit`, and not at all while the broker is away or already stalled
+    /// (a publish waiting longer than `limit`): so a scan shows before its slow dump, without the
+    /// reader ever waiting for a broker that does not answer.
+    public func awaitAcknowledgement(of payload: JSONValue, upTo limit: Duration) async {
+        guard let seq = payload["seq"]?.intValue, publisher.isConnected else { return }
+        let now = clock.monotonicMilliseconds
+        let stalled = state.withLock { s in s.inFlightSince.map { now - $0 >= Self.milliseconds(limit) } ?? false }
+        guard !stalled, acknowledgedSeq.value < seq else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [acknowledgedSeq] in _ = await acknowledgedSeq.wait { $0 >= seq } }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
 
     /// The connection came up: the backlog (events from before it) waits for ``drain()``, so the
     /// retained state queued meanwhile goes out first.
@@ -466,6 +485,7 @@ public final class EventPipeline: Sendable {
             return claimDropNotice(&s)
         }
         count { buffered ? ($0.replayed += 1) : ($0.publishedLive += 1) }
+        if let seq = message.seq { acknowledgedSeq.update { $0 = max($0, seq) } }
         if let notice { await emitDropNotice(notice) }
     }
 
