@@ -95,6 +95,8 @@ import TestSupport
         broker.stop()
         #expect(first.waitForErrorOutput("lost the broker connection"), "\(first.errorOutput)")
         for n in 1...3 { try tap(n, on: simulator, agent: first) }
+        // The last removal is on disk (logged after its fsync), then the agent dies without a word.
+        #expect(first.waitForErrorOutput("event removed seq 6 spooled"), "\(first.errorOutput.suffix(2000))")
         first.send(SIGKILL)
         #expect(first.waitForExit() != nil)
 

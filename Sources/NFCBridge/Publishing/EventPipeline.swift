@@ -208,6 +208,7 @@ public final class EventPipeline: Sendable {
                 if isDropNotice { $0.dropNotices += 1 }
             }
             poke()
+            if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
             if drop.count > 0 { await report(drop) }
         } catch {
             state.withLock { _ = $0.events.removeValue(forKey: id) }
