@@ -74,48 +74,35 @@ import Testing
             queuedAt: queuedAt ?? Int64(n))
     }
 
-    @Test func unreadableSpoolLinesAreCountedAndSkipped() throws {
-        let dir = StateDirectory()
+    /// A spool holding `seqs`, then `junk` appended to its log as if by a crash or a bad disk.
+    func spool(with seqs: [Int], then junk: String, in dir: StateDirectory) throws {
         try AtomicFile.makeDirectory(dir.path)
-        do {
-            let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
-            try spool.append(message(1))
-        }
-        let log = dir.path + "/spool.jsonl"
-        let handle = try #require(FileHandle(forWritingAtPath: log))
+        let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
+        for n in seqs { try spool.append(message(n)) }
+        let handle = try #require(FileHandle(forWritingAtPath: dir.path + "/spool.jsonl"))
         handle.seekToEndOfFile()
-        handle.write(Data("not json at all\n{\"topic\":1}\n".utf8))
+        handle.write(Data(junk.utf8))
         try handle.close()
-        do {
-            let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
-            try spool.append(message(2))
-        }
-        let handle2 = try #require(FileHandle(forWritingAtPath: log))
-        handle2.seekToEndOfFile()
-        handle2.write(Data("{\"topic\":\"nfc/a/ev".utf8))
-        try handle2.close()
-        let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
-        #expect(reopened.corruptLineCount == 0, "the first reopen rewrote the log without the bad lines")
-        #expect(reopened.hadTornTail)
-        #expect(reopened.messages.compactMap(\.seq) == [1, 2])
     }
 
     @Test func corruptLinesAreCountedWhenTheLogIsOpened() throws {
         let dir = StateDirectory()
-        try AtomicFile.makeDirectory(dir.path)
-        do {
-            let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
-            try spool.append(message(1))
-        }
-        let log = dir.path + "/spool.jsonl"
-        let handle = try #require(FileHandle(forWritingAtPath: log))
-        handle.seekToEndOfFile()
-        handle.write(Data("not json at all\n{\"topic\":1}\n".utf8))
-        try handle.close()
+        try spool(with: [1], then: "not json at all\n{\"topic\":1}\n", in: dir)
         let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
         #expect(reopened.corruptLineCount == 2)
         #expect(!reopened.hadTornTail)
         #expect(reopened.messages.compactMap(\.seq) == [1])
+        // Rewritten without them: the next start finds none.
+        #expect(try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20).corruptLineCount == 0)
+    }
+
+    @Test func aTornTailIsReported() throws {
+        let dir = StateDirectory()
+        try spool(with: [1, 2], then: "{\"topic\":\"nfc/a/ev", in: dir)
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
+        #expect(reopened.hadTornTail)
+        #expect(reopened.corruptLineCount == 0)
+        #expect(reopened.messages.compactMap(\.seq) == [1, 2])
     }
 
     @Test func eventsOlderThanMaxAgeAreDroppedAndReported() throws {
