@@ -132,6 +132,14 @@ public final class MQTTClient: Sendable {
         try await session.unsubscribe(from: filter)
     }
 
+    /// Drops the current connection at once, without DISCONNECT (so the broker publishes the will),
+    /// and lets the reconnect loop connect again: for a broker that stopped answering while TCP stays
+    /// up. QoS ≥ 1 publishes not yet acknowledged keep waiting and are sent again after the next
+    /// CONNACK. No-op when no connection is up.
+    public func dropConnection() {
+        session.dropConnection()
+    }
+
     /// Sends DISCONNECT (the broker then discards the will), stops the network thread and finishes
     /// `messages` and `events`. Pending QoS ≥ 1 publishes fail with `not_connected`. Final: the client
     /// cannot be started again. Safe to call more than once.

@@ -284,6 +284,16 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
+    /// Shuts the socket down under the network thread (lock held so the link cannot change under
+    /// us): its `mosquitto_loop` sees the connection lost and the run loop reconnects.
+    func dropConnection() {
+        locked {
+            let fd = mosquitto_socket(handle)
+            guard fd >= 0, case .running = runState, !stopRequested else { return }
+            _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        }
+    }
+
     func publish(to topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool,
                  properties: MQTTPublishProperties) async throws {
         try MQTTTopic.validateName(topic)

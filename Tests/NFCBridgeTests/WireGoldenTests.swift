@@ -184,7 +184,9 @@ import Testing
         await final("response write with a wrong password", "write", id: "p1")
 
         // Broker away: the removal is spooled; on reconnect everything retained goes out again, then
-        // the replay (buffered: true).
+        // the replay (buffered: true). First everything queued goes out (the sender publishes
+        // asynchronously: the tag state may still be on its way).
+        await h.agent.pipeline.flush()
         let beforeOutage = p.published.count - 1
         p.setConnected(false)
         device.remove(protected)

@@ -60,10 +60,14 @@ public final class Agent: Sendable {
         try AtomicFile.makeDirectory(configuration.stateDirectory)
         spool = try EventSpool(
             directory: configuration.stateDirectory, maxEvents: configuration.spool.maxEvents,
-            maxBytes: configuration.spool.maxBytes)
-        let sequence = try SequenceStore(
-            directory: configuration.stateDirectory,
-            floor: spool.messages.compactMap { $0.payload["seq"]?.intValue }.max() ?? 0)
+            maxBytes: configuration.spool.maxBytes, maxAgeSeconds: configuration.spool.maxAgeSeconds)
+        if spool.corruptLineCount > 0 || spool.hadTornTail {
+            self.logger.warning(
+                "spool \(spool.logPath): skipped \(spool.corruptLineCount) unreadable line(s)"
+                    + (spool.hadTornTail ? " and a torn last line (a crash during an append)" : ""))
+        }
+        let sequence = try SequenceStore(directory: configuration.stateDirectory, floor: spool.highestSeq)
+        if let recovery = sequence.recovery { self.logger.warning(recovery) }
         pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger,
             eventIDs: eventIDs)
@@ -71,7 +75,7 @@ public final class Agent: Sendable {
         let pipeline = self.pipeline
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess, executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
-            publisher: publisher,
+            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher),
             clock: commandClock ?? (clock as? any CommandClock) ?? SystemClock(),
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger,
@@ -93,6 +97,7 @@ public final class Agent: Sendable {
     public func run() async {
         logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(configuration.publicJSON.jsonString)")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
+        pipeline.start()
         let loop = ReaderLoop(device: device, scanner: scanner, clock: clock, settings: loopSettings, tagAccess: tagAccess) {
             [self] event in
             await handle(event)
@@ -163,6 +168,7 @@ public final class Agent: Sendable {
                         "mqtt.tls_insecure is on: the broker's certificate and host name were NOT verified; "
                             + "anyone on the network path can pose as the broker (lab use only)")
                 }
+                pipeline.connectionUp()
                 // Subscribe first: a Home Assistant birth arriving while we publish is not missed.
                 if configuration.homeAssistant.enabled {
                     do {
@@ -179,6 +185,7 @@ public final class Agent: Sendable {
                 await publishEverything()
                 await pipeline.drain()
             case .disconnected:
+                pipeline.connectionDown()
                 logger.warning("lost the broker connection; events go to the spool until it is back")
             case let .message(message) where topics.command(inRequestTopic: message.topic) != nil:
                 await commands.receive(message)
@@ -212,7 +219,9 @@ public final class Agent: Sendable {
         state.withLock { $0.tags = TagPresence() }
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
-        await pipeline.flush()
+        // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
+        await pipeline.flush(upTo: .seconds(5))
+        await pipeline.stop()
         await device.close()
         logger.info("stopped")
     }
@@ -241,8 +250,13 @@ public final class Agent: Sendable {
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
-        await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        let payload = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        // A dump follows: let the scan show first — briefly, never waiting for a stalled broker.
+        if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: payload, upTo: Self.scanBeforeDumpLimit) }
     }
+
+    /// How long the dump on scan waits for the `scanned` event's acknowledgement at most.
+    static let scanBeforeDumpLimit: Duration = .milliseconds(250)
 
     private func emitError(_ error: NFCError, operation: String, uid: [UInt8]?) async {
         await pipeline.emit(.error, ErrorEvent(error: error, operation: operation, uid: uid))
@@ -278,7 +292,8 @@ public final class Agent: Sendable {
             spoolDepth: spool.depth, spoolBytes: spool.byteCount,
             spoolDropped: pipeline.statistics.dropped,
             spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 },
-            mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:])
+            mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:],
+            spoolCorruptLines: spool.corruptLineCount, broker: pipeline.brokerStatus)
     }
 
     private func publishHealth() async {

@@ -80,7 +80,8 @@ public struct PublicConfiguration: Encodable, Sendable {
     struct Spool: Encodable, Sendable {
         var maxEvents: Int
         var maxBytes: Int
-        enum CodingKeys: String, CodingKey { case maxEvents = "max_events", maxBytes = "max_bytes" }
+        var maxAgeSeconds: Int
+        enum CodingKeys: String, CodingKey { case maxEvents = "max_events", maxBytes = "max_bytes", maxAgeSeconds = "max_age_s" }
     }
     struct Commands: Encodable, Sendable {
         struct Lock: Encodable, Sendable { var enabled: Bool }
@@ -135,7 +136,7 @@ public struct PublicConfiguration: Encodable, Sendable {
         log = Log(level: config.log.level.rawValue)
         healthIntervalSeconds = config.healthIntervalSeconds
         stateDirectory = config.stateDirectory
-        spool = Spool(maxEvents: config.spool.maxEvents, maxBytes: config.spool.maxBytes)
+        spool = Spool(maxEvents: config.spool.maxEvents, maxBytes: config.spool.maxBytes, maxAgeSeconds: config.spool.maxAgeSeconds)
         let commands = config.commands
         self.commands = Commands(
             lock: .init(enabled: commands.lockEnabled), requireSignature: commands.requireSignature,

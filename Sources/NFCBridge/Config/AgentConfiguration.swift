@@ -146,6 +146,8 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var maxEvents = 10_000
         /// Most bytes kept on disk.
         public var maxBytes = 16 * 1024 * 1024
+        /// Oldest event kept, in seconds (`spool.max_age_s`; default 7 days).
+        public var maxAgeSeconds = 7 * 24 * 3600
         public init() {}
     }
 

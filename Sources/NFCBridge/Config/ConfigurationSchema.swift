@@ -108,6 +108,9 @@ enum ConfigurationSchema {
         ConfigurationKey(path: "spool.max_bytes") { config, value throws(ConfigurationError) in
             config.spool.maxBytes = try value.int(in: 65_536...1_073_741_824)
         },
+        ConfigurationKey(path: "spool.max_age_s") { config, value throws(ConfigurationError) in
+            config.spool.maxAgeSeconds = try value.int(in: 60...31_536_000)
+        },
         ConfigurationKey(path: "commands.lock.enabled") { config, value throws(ConfigurationError) in
             config.commands.lockEnabled = try value.bool()
         },

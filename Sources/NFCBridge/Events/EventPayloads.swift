@@ -122,3 +122,28 @@ public struct DumpEvent: Encodable, Sendable {
         try container.encode(dump, forKey: .dump)
     }
 }
+
+/// The body of the `event/error` that says the spool dropped events (`op` `spool`): code
+/// `spool_full` (beyond `spool.max_events` / `spool.max_bytes`, oldest first) or `spool_expired`
+/// (older than `spool.max_age_s`), how many, and the range of their `seq`.
+public struct SpoolDropEvent: Encodable, Sendable {
+    /// What was dropped.
+    public var drop: EventSpool.Drop
+
+    enum CodingKeys: String, CodingKey { case error, operation = "op", dropped, firstSeq = "first_seq", lastSeq = "last_seq" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let expired = drop.reason == "expired"
+        let what = expired ? "older than spool.max_age_s" : "beyond spool.max_events / spool.max_bytes (the oldest)"
+        try container.encode(
+            ErrorPayload(
+                code: expired ? "spool_expired" : "spool_full",
+                message: "\(drop.count) buffered event(s) \(what) were dropped before the broker took them"),
+            forKey: .error)
+        try container.encode("spool", forKey: .operation)
+        try container.encode(drop.count, forKey: .dropped)
+        try container.encode(drop.firstSeq, forKey: .firstSeq)
+        try container.encode(drop.lastSeq, forKey: .lastSeq)
+    }
+}

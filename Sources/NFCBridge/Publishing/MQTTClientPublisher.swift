@@ -48,14 +48,7 @@ public final class MQTTClientPublisher: MessagePublisher {
         // Taken before the connection check: a drop from here on ends the wait below.
         let link = linkLoss.generation
         guard client.isConnected else { throw PublisherError.notConnected }
-        var jsonProperties = MQTTPublishProperties()
-        if isV5, message.payload.first == UInt8(ascii: "{") {
-            jsonProperties.contentType = "application/json"
-            jsonProperties.payloadIsUTF8 = true
-        }
-        // A command response echoes the request's Correlation Data (MQTT 5 only: 3.1.1 has no properties).
-        if isV5, let correlationData = message.correlationData { jsonProperties.correlationData = correlationData }
-        let properties = jsonProperties
+        let properties = properties(for: message)
         let qos = MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce
         let client = self.client
         let timeout = acknowledgementTimeout
@@ -88,6 +81,39 @@ public final class MQTTClientPublisher: MessagePublisher {
             if case .notConnected = error { throw PublisherError.notConnected }
             throw PublisherError.refused(error)
         }
+    }
+
+    /// Publishes and waits for the acknowledgement across reconnects (libmosquitto keeps the
+    /// message and sends it again after the next CONNACK): no timeout, no second copy. Cancelling
+    /// the task stops the wait (libmosquitto may still send it).
+    public func deliver(_ message: OutboundMessage) async throws {
+        guard client.isConnected else { throw PublisherError.notConnected }
+        do {
+            try await client.publish(
+                to: message.topic, payload: message.payload, qos: MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce,
+                retain: message.retain, properties: properties(for: message))
+        } catch let error as MQTTClientError {
+            if case .notConnected = error { throw PublisherError.notConnected }
+            throw PublisherError.refused(error)
+        }
+    }
+
+    /// Drops the TCP connection without DISCONNECT (the broker publishes the will); the client
+    /// reconnects on its own and sends again what was not acknowledged.
+    public func recycleConnection() {
+        client.dropConnection()
+    }
+
+    /// JSON content type and UTF-8 indicator, and the Correlation Data of a response (MQTT 5 only).
+    private func properties(for message: OutboundMessage) -> MQTTPublishProperties {
+        var properties = MQTTPublishProperties()
+        guard isV5 else { return properties }
+        if message.payload.first == UInt8(ascii: "{") {
+            properties.contentType = "application/json"
+            properties.payloadIsUTF8 = true
+        }
+        if let correlationData = message.correlationData { properties.correlationData = correlationData }
+        return properties
     }
 
     /// Subscribes with Retain As Published (MQTT 5): a message published retained keeps its retain

@@ -118,9 +118,29 @@ public protocol MessagePublisher: Sendable {
     /// not block for long: a publish that cannot complete fails.
     func publish(_ message: OutboundMessage) async throws
 
+    /// Publishes `message` and, for QoS ≥ 1, waits for the broker's acknowledgement however long
+    /// it takes — across reconnects, where the MQTT library sends it again itself. Throws
+    /// ``PublisherError/notConnected`` at once when there is no connection. ``EventPipeline``'s
+    /// sender uses it, so the agent never sends a second copy of a message the broker may already
+    /// have. Default: ``publish(_:)``.
+    func deliver(_ message: OutboundMessage) async throws
+
+    /// Drops the broker connection so that it is made again: for a broker that stopped
+    /// acknowledging while TCP stays up. Messages not yet acknowledged are sent again on the next
+    /// connection. Default: does nothing.
+    func recycleConnection()
+
     /// Subscribes to `filter`; the publisher keeps the subscription across reconnects.
     func subscribe(to filter: String, qos: MessageQoS) async throws
 
     /// The connection changes and incoming messages. Called once, by the agent.
     func events() -> AsyncStream<PublisherEvent>
+}
+
+extension MessagePublisher {
+    public func deliver(_ message: OutboundMessage) async throws {
+        try await publish(message)
+    }
+
+    public func recycleConnection() {}
 }

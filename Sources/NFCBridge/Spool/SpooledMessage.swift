@@ -1,5 +1,5 @@
-/// One event waiting in the spool for the broker: where it goes and what it says (already marked
-/// `buffered: true`).
+/// One event waiting in the spool for the broker: where it goes and what it says (marked
+/// `buffered: true`: the copy a replay sends).
 public struct SpooledMessage: Sendable, Equatable, Codable {
     /// The event topic.
     public var topic: String
@@ -14,4 +14,10 @@ public struct SpooledMessage: Sendable, Equatable, Codable {
         self.payload = payload
         self.queuedAt = queuedAt
     }
+
+    /// The event's `seq`, when the payload carries one.
+    public var seq: Int64? { payload["seq"]?.intValue }
+
+    /// The event's `event_id`, when the payload carries one.
+    public var eventID: String? { payload["event_id"]?.stringValue }
 }

@@ -19,16 +19,23 @@ public struct HealthReport: Sendable, Equatable, Encodable {
     /// Failed connection attempts since start by reason (`MQTTConnectionFailure.reasonKey`:
     /// `refused`, `dns`, `timeout`, `unreachable`, `tls`, `not_authorized`, `connack_refused`).
     public var mqttConnectFailures: [String: Int] = [:]
+    /// Unreadable lines found in the spool at start-up (`spool.corrupt_lines`).
+    public var spoolCorruptLines = 0
+    /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
+    public var broker = EventPipeline.BrokerStatus()
 
     enum CodingKeys: String, CodingKey {
         case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
     }
     enum ReaderKeys: String, CodingKey { case state, reopens, pollErrors = "poll_errors" }
     enum ScanKeys: String, CodingKey { case total }
-    enum MQTTKeys: String, CodingKey { case connected, reconnects, connectFailures = "connect_failures" }
-    enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s" }
+    enum MQTTKeys: String, CodingKey {
+        case connected, reconnects, connectFailures = "connect_failures", stalled, unacknowledged = "unacked_s", stalls, recycles
+    }
+    enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines" }
 
-    /// The payload (docs/mqtt.md, "health"); `rss_bytes` and `spool.oldest_age_s` are `null` when unknown.
+    /// The payload (docs/mqtt.md, "health"); `rss_bytes`, `spool.oldest_age_s` and `mqtt.unacked_s`
+    /// are `null` when unknown or when nothing waits.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Timestamp.string(date), forKey: .ts)
@@ -44,11 +51,16 @@ public struct HealthReport: Sendable, Equatable, Encodable {
         try mqtt.encode(mqttConnected, forKey: .connected)
         try mqtt.encode(mqttReconnects, forKey: .reconnects)
         try mqtt.encode(mqttConnectFailures, forKey: .connectFailures)
+        try mqtt.encode(broker.stalled, forKey: .stalled)
+        try mqtt.encode(broker.unacknowledgedMilliseconds.map { $0 / 1000 }, forKey: .unacknowledged)
+        try mqtt.encode(broker.stalls, forKey: .stalls)
+        try mqtt.encode(broker.recycles, forKey: .recycles)
         var spool = container.nestedContainer(keyedBy: SpoolKeys.self, forKey: .spool)
         try spool.encode(spoolDepth, forKey: .depth)
         try spool.encode(spoolBytes, forKey: .bytes)
         try spool.encode(spoolDropped, forKey: .dropped)
         try spool.encode(spoolOldestAgeSeconds, forKey: .oldestAge)
+        try spool.encode(spoolCorruptLines, forKey: .corruptLines)
     }
 
     /// The payload as a JSON value (tests).
