@@ -1,4 +1,5 @@
 import CNFC
+import Glibc
 import NFCCore
 
 /// An open libnfc device and everything known about its state. Created, used and closed only on
@@ -69,6 +70,11 @@ final class LibNFCSession {
         let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
         guard let device = opened else {
             nfc_exit(context)
+            if let port = serialPort(of: connstring), access(port, F_OK) == 0 {
+                // The port opens (it exists) but no PN53x answered the wake-up, SAMConfiguration or
+                // Diagnose: a wedged or powered-off chip, not an unplugged reader.
+                throw .readerUnresponsive("\(label): the port is there but no PN53x answered (nfc_open)")
+            }
             let hint =
                 connstring == nil
                 ? "no NFC device found (set LIBNFC_DEFAULT_DEVICE or give a connstring)"
@@ -98,6 +104,15 @@ final class LibNFCSession {
         session.mode = .easy
         control.setDevice(device)
         return session
+    }
+
+    /// The file a serial connstring names (`pn532_uart:/dev/ttyS0:115200` → `/dev/ttyS0`), nil for
+    /// other buses and for libnfc's default device.
+    static func serialPort(of connstring: String?) -> String? {
+        guard let connstring else { return nil }
+        let parts = connstring.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].hasSuffix("_uart"), parts[1].hasPrefix("/") else { return nil }
+        return String(parts[1])
     }
 
     /// The chip line of `nfc_device_get_information_about` ("PN532 v1.6"), or "unknown".
@@ -175,12 +190,14 @@ final class LibNFCSession {
                 }
             }
             if result < 0 {
-                // A reader that went away is an error; any other failed select (timed out, aborted,
-                // a garbled answer) is an empty field, as in libnfc's list.
+                // A reader that went away is an error, and so is one that timed out and then does
+                // not answer the probe either; any other failed select (aborted, a garbled answer,
+                // a timeout the chip answers after) is an empty field, as in libnfc's list.
                 let error = LibNFCErrorCode(rawValue: result)
                 if error.meansReaderGone {
                     throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
                 }
+                try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
                 break
             }
             guard result > 0, let target = Target(libnfc: selected, modulation: modulation) else { break }
@@ -195,6 +212,7 @@ final class LibNFCSession {
             if deselected < 0 {
                 let error = LibNFCErrorCode(rawValue: deselected)
                 if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+                try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target")
             }
         }
         return targets
@@ -328,6 +346,7 @@ final class LibNFCSession {
         if code.meansReaderGoneOrAborted {
             throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
         }
+        try checkAnswers(after: result, call: "nfc_initiator_target_is_present")
         // Silence (READ or R(NAK) timed out) or a failed re-select (Classic) says the tag was away.
         let missed = result == NFC_ETIMEOUT || result == NFC_ETGRELEASED
         guard try select(target) else { return .absent }
@@ -387,6 +406,7 @@ final class LibNFCSession {
             if code.meansReaderGoneOrAborted {
                 throw code.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
             }
+            try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
             return false
         }
         guard result > 0, let found = Target(libnfc: selected, modulation: target.modulation) else { return false }
@@ -428,7 +448,10 @@ final class LibNFCSession {
                 }
             }
         }
-        guard result >= 0 else { return .failure(LibNFCErrorCode(rawValue: result)) }
+        guard result >= 0 else {
+            try checkAnswers(after: result, call: "nfc_initiator_transceive_bytes")
+            return .failure(LibNFCErrorCode(rawValue: result))
+        }
         return .success(Array(answer.prefix(Int(result))))
     }
 
@@ -450,6 +473,7 @@ final class LibNFCSession {
             for register: UInt16 in [0x6302, 0x6303] {
                 let result = pn53x_write_register(device, register, 0xFF, value)
                 if result < 0 {
+                    try checkAnswers(after: result, call: "pn53x_write_register")
                     throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "pn53x_write_register")
                 }
             }
@@ -463,7 +487,43 @@ final class LibNFCSession {
     private func setProperty(_ property: nfc_property, _ value: Bool) throws(NFCError) {
         let result = nfc_device_set_property_bool(device, property, value)
         if result < 0 {
+            try checkAnswers(after: result, call: "nfc_device_set_property_bool")
             throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "nfc_device_set_property_bool")
         }
+    }
+
+    // MARK: Silent reader
+
+    /// After a call that failed with `result`: when the host gave up waiting (`NFC_ETIMEOUT`: no
+    /// ACK or no answer frame within the call's timeout, see pn532_uart_send/receive in libnfc
+    /// 1.8.0), asks the chip for its firmware version. A PN53x reports a silent tag or an empty
+    /// field itself (status 01h, `NFC_ERFTRANS`, or NbTg 0 — select retries are finite, see
+    /// ``open(connstring:generation:control:configuration:)``), so a host-side timeout that the
+    /// probe also meets means the reader stopped answering: ``NFCError/readerUnresponsive(_:)``.
+    /// A probe that answers leaves the call's own error in force. Not for libnfc's `pcsc` driver.
+    private func checkAnswers(after result: Int32, call: String) throws(NFCError) {
+        guard result == NFC_ETIMEOUT, hasPN53xRegisters else { return }
+        // Twice: a chip still finishing the command that timed out may answer the first probe late.
+        for _ in 0..<2 where probe() { return }
+        throw .readerUnresponsive(
+            "\(connstring): \(call) timed out and the PN53x answered neither of two GetFirmwareVersion probes "
+                + "(\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
+    }
+
+    /// One `GetFirmwareVersion` (02h, PN532 user manual UM0701-02 §7.2.2) with ``LibNFCConfiguration/probeTimeout``:
+    /// true when the chip answered. Wraps `pn53x_transceive`.
+    private func probe() -> Bool {
+        let command: [UInt8] = [0x02]
+        var answer = [UInt8](repeating: 0, count: 16)
+        let capacity = answer.count
+        let milliseconds = configuration.probeTimeout.libnfcMilliseconds
+        let result = control.call(.command(token)) {
+            command.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                }
+            }
+        }
+        return result >= 0
     }
 }
