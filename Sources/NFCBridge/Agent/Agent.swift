@@ -296,31 +296,33 @@ public final class Agent: Sendable {
     /// Each change is told to systemd as `STATUS=` (shown by `systemctl status`) and logged.
     private func pingWatchdog(every interval: Duration) async {
         let window = Self.milliseconds(interval) / 2
-        var stalled: String?
+        /// Why the pings stopped: told to systemd once per change.
+        enum Stall: Equatable { case hung, noProgress }
+        var stalled: Stall?
         while !Task.isCancelled {
             let (last, busySince, hung, detail) = state.withLock {
                 ($0.lastProgress, $0.busySince, $0.isReaderHung, $0.reader.detail)
             }
             let now = clock.monotonicMilliseconds
             let busy = busySince.map { now - $0 < Self.longestTagOperationMilliseconds } ?? false
-            let reason: String? =
-                if hung { "reader unresponsive after \(AgentReducer.reopensBeforeHung) reopen attempts (\(detail ?? "no detail"))" }
-                else if now - last >= window && !busy { "reader loop made no progress for \(now - last) ms" }
-                else { nil }
-            if let reason {
-                if stalled == nil {
+            let stall: Stall? = hung ? .hung : (now - last >= window && !busy ? .noProgress : nil)
+            if let stall {
+                if stall != stalled {
+                    let reason =
+                        stall == .hung
+                        ? "reader unresponsive after \(AgentReducer.reopensBeforeHung) reopen attempts (\(detail ?? "no detail"))"
+                        : "reader loop made no progress for \(now - last) ms"
                     logger.error("watchdog: \(reason); not pinging systemd")
                     notifier.notify("STATUS=watchdog stopped: \(reason)")
                 }
-                stalled = reason
             } else {
                 if stalled != nil {
                     logger.notice("watchdog: the reader loop makes progress again; pinging systemd")
                     notifier.notify("STATUS=running")
-                    stalled = nil
                 }
                 notifier.notify("WATCHDOG=1")
             }
+            stalled = stall
             try? await Task.sleep(for: interval / 4)
         }
     }

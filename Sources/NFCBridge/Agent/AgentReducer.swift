@@ -59,8 +59,7 @@ public enum AgentReducer {
                 state.failedUnresponsiveReopens = 0
             }
             if state.reader.state != readerState || state.reader.detail != error.message {
-                let since = state.reader.state == readerState ? state.reader.since : now
-                state.reader = ReaderStatus(state: readerState, device: state.reader.device, since: since, detail: error.message)
+                state.reader = ReaderStatus(state: readerState, device: state.reader.device, since: now, detail: error.message)
                 effects.append(.publishReader)
             }
             if firstFailure {
