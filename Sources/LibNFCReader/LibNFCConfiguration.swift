@@ -15,16 +15,23 @@ public struct LibNFCConfiguration: Sendable, Equatable {
     /// gives its own Diagnose check 500 ms). The probe is tried twice before the reader is called
     /// unresponsive.
     public var probeTimeout: Duration
+    /// The least time one libnfc call may block the reader thread before it is aborted and the
+    /// reader reported unresponsive; a call whose own timeout is longer gets twice that plus 1 s.
+    /// libnfc bounds each wait by the call's timeout, so this only fires when something below it
+    /// does not (see ``LibNFCAbortControl``).
+    public var callDeadline: Duration
 
     /// Creates a configuration; every value has a default.
     public init(
         commandTimeout: Duration = .milliseconds(350), apduTimeout: Duration = .seconds(2),
-        pollInterval: Duration = .milliseconds(100), probeTimeout: Duration = .milliseconds(500)
+        pollInterval: Duration = .milliseconds(100), probeTimeout: Duration = .milliseconds(500),
+        callDeadline: Duration = .seconds(5)
     ) {
         self.commandTimeout = commandTimeout
         self.apduTimeout = apduTimeout
         self.pollInterval = pollInterval
         self.probeTimeout = probeTimeout
+        self.callDeadline = callDeadline
     }
 }
 

@@ -70,9 +70,10 @@ final class LibNFCSession {
         let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
         guard let device = opened else {
             nfc_exit(context)
-            if let port = serialPort(of: connstring), access(port, F_OK) == 0 {
-                // The port opens (it exists) but no PN53x answered the wake-up, SAMConfiguration or
-                // Diagnose: a wedged or powered-off chip, not an unplugged reader.
+            if let port = serialPort(of: connstring), isCharacterDevice(port) {
+                // The port is there (a tty, or a pty behind a link) but no PN53x answered the
+                // wake-up, SAMConfiguration or Diagnose: a wedged or powered-off chip, not an
+                // unplugged reader.
                 throw .readerUnresponsive("\(label): the port is there but no PN53x answered (nfc_open)")
             }
             let hint =
@@ -113,6 +114,12 @@ final class LibNFCSession {
         let parts = connstring.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0].hasSuffix("_uart"), parts[1].hasPrefix("/") else { return nil }
         return String(parts[1])
+    }
+
+    /// True when `path` (links followed) is a character device, as serial ports are.
+    static func isCharacterDevice(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
     }
 
     /// The chip line of `nfc_device_get_information_about` ("PN532 v1.6"), or "unknown".
@@ -183,7 +190,7 @@ final class LibNFCSession {
         isFreshlySelected = false
         while targets.count < limit {
             var selected = nfc_target()
-            let result = control.call(.poll(token)) {
+            let result = try libnfcCall(.poll(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
                 initData.withUnsafeBufferPointer { data in
                     nfc_initiator_select_passive_target(
                         device, libnfc, data.isEmpty ? nil : data.baseAddress, data.count, &selected)
@@ -206,7 +213,9 @@ final class LibNFCSession {
             if targets.contains(where: { $0.uid == target.uid }) { break }
             targets.append(target)
             if targets.count == limit || modulation != .iso14443a { break }
-            let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
+            let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
+                nfc_initiator_deselect_target(device)
+            }
             active = nil
             isFreshlySelected = false
             if deselected < 0 {
@@ -340,7 +349,9 @@ final class LibNFCSession {
         }
         try setMode(.easy)
         isFreshlySelected = false
-        let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
+        let result = try libnfcCall(.command(token), "nfc_initiator_target_is_present", timeout: configuration.commandTimeout) {
+            nfc_initiator_target_is_present(device, nil)
+        }
         if result == 0 { return .present }
         let code = LibNFCErrorCode(rawValue: result)
         if code.meansReaderGoneOrAborted {
@@ -396,7 +407,7 @@ final class LibNFCSession {
         active = nil
         isFreshlySelected = false
         var selected = nfc_target()
-        let result = control.call(.command(token)) {
+        let result = try libnfcCall(.command(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
             initData.withUnsafeBufferPointer { data in
                 nfc_initiator_select_passive_target(device, libnfc, data.baseAddress, data.count, &selected)
             }
@@ -441,7 +452,7 @@ final class LibNFCSession {
         var answer = [UInt8](repeating: 0, count: 300)
         let capacity = answer.count
         let milliseconds = timeout.libnfcMilliseconds
-        let result = control.call(.command(token)) {
+        let result = try libnfcCall(.command(token), "nfc_initiator_transceive_bytes", timeout: timeout) {
             frame.withUnsafeBufferPointer { tx in
                 answer.withUnsafeMutableBufferPointer { rx in
                     nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
@@ -517,13 +528,36 @@ final class LibNFCSession {
         var answer = [UInt8](repeating: 0, count: 16)
         let capacity = answer.count
         let milliseconds = configuration.probeTimeout.libnfcMilliseconds
-        let result = control.call(.command(token)) {
+        let (result, expired) = control.call(.command(token), deadline: deadline(for: configuration.probeTimeout)) {
             command.withUnsafeBufferPointer { tx in
                 answer.withUnsafeMutableBufferPointer { rx in
                     pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
                 }
             }
         }
-        return result >= 0
+        return result >= 0 && !expired
+    }
+
+    /// The timeout libnfc gives `nfc_initiator_select_passive_target` (and its list functions).
+    static let selectTimeout: Duration = .milliseconds(300)
+
+    /// How long a call with libnfc timeout `timeout` may block: ``LibNFCConfiguration/callDeadline``,
+    /// or twice the timeout plus 1 s when that is longer (libnfc waits up to `timeout` for the ACK
+    /// and again for each part of the answer frame).
+    private func deadline(for timeout: Duration) -> Duration {
+        max(configuration.callDeadline, timeout * 2 + .seconds(1))
+    }
+
+    /// One blocking libnfc call, marked in flight (abortable) and with its deadline. A call that
+    /// passed its deadline was aborted: ``NFCError/readerUnresponsive(_:)``.
+    private func libnfcCall(
+        _ kind: LibNFCAbortControl.InFlight, _ name: String, timeout: Duration, _ body: () -> Int32
+    ) throws(NFCError) -> Int32 {
+        let limit = deadline(for: timeout)
+        let (result, expired) = control.call(kind, deadline: limit, body)
+        if expired {
+            throw .readerUnresponsive("\(connstring): \(name) did not return within its \(limit.libnfcMilliseconds) ms deadline and was aborted")
+        }
+        return result
     }
 }
