@@ -9,7 +9,7 @@ that every tap was reported exactly once (one `scanned` and one `removed` event 
 Not part of CI (it takes an hour). Usage: scripts/soak.py [BIN_DIR]   (default .build/debug)
 Environment: SOAK_MINUTES (60), SOAK_BROKER_EVERY (600 s), SOAK_FREEZE (30 s), SOAK_UNPLUG_EVERY
 (900 s), SOAK_RSS_GROWTH_KB (allowed RSS growth from minute 2 to the end, 8192), SOAK_KEEP (keep the
-temporary folder).
+temporary folder; it is kept anyway when a check fails).
 """
 import json
 import os
@@ -45,6 +45,8 @@ def elapsed():
 
 def say(text):
     print(f"[{elapsed() / 60:6.2f} min] {text}", flush=True)
+    with open(f"{work}/soak.log", "a") as f:
+        f.write(f"{elapsed():9.3f} {text}\n")
 
 
 def free_port():
@@ -54,16 +56,19 @@ def free_port():
 
 
 class LineLog:
-    """Lines of a child's stream, kept with a condition so callers can wait for a pattern."""
+    """Lines of a child's stream, kept with a condition so callers can wait for a pattern, and all
+    of them written to `path` (kept with the work folder when a check fails)."""
 
-    def __init__(self, stream, keep=None):
+    def __init__(self, stream, path, keep=None):
         self.lines = []
         self.cond = threading.Condition()
         self.keep = keep
+        self.file = open(path, "w", buffering=1)
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
     def _read(self, stream):
         for line in stream:
+            self.file.write(f"{elapsed():9.3f} {line}")
             if self.keep and not self.keep(line):
                 continue
             with self.cond:
@@ -121,7 +126,7 @@ start_broker()
 # The watcher: a persistent MQTT session (QoS 1) that records every event the agent publishes.
 watch = spawn(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-i", "soak-watch", "-c", "-q", "1",
                "-t", f"{ROOT}/event/#", "-F", "%t %p"], stdout=subprocess.PIPE, text=True)
-events = LineLog(watch.stdout)
+events = LineLog(watch.stdout, f"{work}/events.log")
 
 # The simulator: unplugging kills it; a new one opens a new pty behind the same link.
 link = f"{work}/pn532.tty"
@@ -167,7 +172,7 @@ log: {{level: info}}
 agent = spawn([f"{work}/nfcbridge", "run", "--config", f"{work}/config.yaml"],
               env=dict(os.environ, LIBNFC_AUTO_SCAN="false"), stdout=subprocess.DEVNULL,
               stderr=subprocess.PIPE, text=True)
-log = LineLog(agent.stderr, keep=lambda l: "scanned" in l or "removed" in l or "reader" in l
+log = LineLog(agent.stderr, f"{work}/agent.log", keep=lambda l: "scanned" in l or "removed" in l or "reader" in l
               or "broker" in l or "warning" in l or "error" in l or "spool" in l)
 if not log.wait("reader opened", timeout=60):
     raise SystemExit("the agent did not open the reader")
@@ -340,8 +345,8 @@ for p in children:
         p.wait(10)
     except subprocess.TimeoutExpired:
         p.kill()
-if os.environ.get("SOAK_KEEP"):
-    print(f"kept {work}")
+if os.environ.get("SOAK_KEEP") or failures:
+    print(f"kept {work} (agent.log, events.log, soak.log: seconds since the start on each line)")
 else:
     shutil.rmtree(work, ignore_errors=True)
 sys.exit(1 if failures else 0)
