@@ -11,6 +11,9 @@
 #                 Swift: `make release && sudo make install-files` (sudo's PATH has no swift)
 #   make deb      nfcbridge_<version>_<arch>.deb (dpkg-deb) in .build/deb/
 #   make man      regenerate deploy/man/ from the --help texts
+#   make soak     (not in CI) SOAK_MINUTES (default 60) of tag churn, broker freezes/restarts and
+#                 reader unplugs against the agent; prints RSS/FDs/threads each minute, checks every
+#                 tap was reported exactly once (scripts/soak.py, docs/operations.md)
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -18,10 +21,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C libraries (system-library targets), servers and tools the tests drive; socat for
 # docs/simulator.md and make demo; libstdc++-12-dev for the release build (--static-swift-stdlib links
 # -lstdc++, which swift.org's Debian 12 package list does not bring); systemd (systemd-analyze),
-# dpkg-dev, lintian and man-db (man -l) for the packaging checks.
+# dpkg-dev, lintian and man-db (man -l) for the packaging checks; python3 for make soak.
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
         mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
-        dpkg-dev lintian man-db
+        dpkg-dev lintian man-db python3
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
@@ -47,7 +50,7 @@ DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md d
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy demo bench release install install-files deb man clean
+.PHONY: deps build test test-swift test-deploy demo bench soak release install install-files deb man clean
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -130,6 +133,10 @@ deb: release
 # Nothing asserts a time. CONFIGURATION=release for a release build; counts: see each script.
 bench: deps
 	./bench/all.sh
+
+SOAK_MINUTES ?= 60
+soak: deps build
+	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 python3 scripts/soak.py .build/debug
 
 clean:
 	rm -rf .build

@@ -14,3 +14,10 @@ static inline int cnfc_get_thread_name(char buffer[16]) { return prctl(PR_GET_NA
    (0xff) libnfc does not read the register first. Only for PN53x drivers (not `pcsc`). */
 int pn53x_write_register(struct nfc_device *pnd, const uint16_t ui16Reg, const uint8_t ui8SymbolMask,
                          const uint8_t ui8Value);
+
+/* libnfc's raw PN53x command exchange (exported by libnfc6 1.8.0, declared only in pn53x.h): sends
+   one chip command (`pbtTx[0]` is the command code) and waits `timeout` ms (0: forever, -1: the
+   device's command timeout) for the ACK and then the answer. Used for the GetFirmwareVersion probe
+   that tells a silent reader from an empty field. */
+int pn53x_transceive(struct nfc_device *pnd, const uint8_t *pbtTx, const size_t szTx, uint8_t *pbtRx,
+                     const size_t szRxLen, int timeout);

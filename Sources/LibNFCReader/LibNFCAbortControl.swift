@@ -19,12 +19,54 @@ final class CancelToken: Sendable {
 /// then sends the PN532 an ACK frame, which ends the chip's command. Called while no receive waits,
 /// it only replaces the abort pipe (and leaks the old write end), so it is sent only while a call
 /// is marked in flight, and every abortable loop also checks the flags between calls.
+///
+/// Every call marked in flight also has a deadline, watched by a thread of its own: libnfc bounds
+/// each of its waits by the call's timeout, but a reader that trickles bytes, or a driver that
+/// blocks where libnfc expects it not to, could still hold the libnfc thread. A call past its
+/// deadline is aborted with `nfc_abort_command` and reported as expired (``call(_:deadline:_:)``).
 final class LibNFCAbortControl: @unchecked Sendable {
     // `@unchecked`: every field is read and written with `condition` held.
     private let condition = ConditionLock()
     private var device: OpaquePointer?
     private var inFlight: InFlight?
     private var pollAbortPending = false
+    /// When the call in flight must have returned.
+    private var deadline: ContinuousClock.Instant?
+    /// The call in flight passed its deadline (and was aborted).
+    private var expired = false
+    private var monitorStopped = false
+
+    /// Starts the deadline thread; ``stopMonitor()`` ends it.
+    init() {
+        startThread(name: "libnfc-deadline") { [self] in watchDeadlines() }
+    }
+
+    /// Ends the deadline thread (the device is being freed).
+    func stopMonitor() {
+        condition.lock()
+        monitorStopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func watchDeadlines() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !monitorStopped {
+            guard let deadline else {
+                condition.wait()
+                continue
+            }
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left > .zero {
+                condition.wait(atMost: left)
+                continue
+            }
+            expired = true
+            self.deadline = nil
+            if let device { _ = nfc_abort_command(device) }
+        }
+    }
 
     /// Which kind of call is blocking the libnfc thread.
     enum InFlight {
@@ -49,17 +91,30 @@ final class LibNFCAbortControl: @unchecked Sendable {
     }
 
     /// Runs one blocking libnfc call marked as in flight, so ``abortPoll()`` and
-    /// ``cancel(_:)`` can interrupt it.
-    func call<T>(_ kind: InFlight, _ body: () -> T) -> T {
+    /// ``cancel(_:)`` can interrupt it, and aborts it when it has not returned within `limit`.
+    /// `expired` is true when that happened: its result then says nothing about the tag.
+    func call<T>(_ kind: InFlight, deadline limit: Duration, _ body: () -> T) -> (result: T, expired: Bool) {
         condition.lock()
         inFlight = kind
+        deadline = ContinuousClock.now.advanced(by: limit)
+        expired = false
+        condition.broadcast()
         condition.unlock()
-        defer {
-            condition.lock()
-            inFlight = nil
-            condition.unlock()
-        }
-        return body()
+        let result = body()
+        condition.lock()
+        inFlight = nil
+        deadline = nil
+        let didExpire = expired
+        expired = false
+        condition.unlock()
+        return (result, didExpire)
+    }
+
+    /// True once the call in flight passed its deadline (tests wait for it inside a call).
+    var hasExpired: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return expired
     }
 
     /// Asks the running poll — or, if none runs, the next one — to end now.

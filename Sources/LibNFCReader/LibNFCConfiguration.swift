@@ -10,15 +10,28 @@ public struct LibNFCConfiguration: Sendable, Equatable {
     /// Pause between two polling rounds on an empty field, so the serial line and the reader are
     /// not hammered. A poll abort or task cancellation cuts it short.
     public var pollInterval: Duration
+    /// How long the GetFirmwareVersion probe waits for the chip (ACK and answer) after a call timed
+    /// out on the host side, to tell a silent reader from a silent tag or an empty field (libnfc
+    /// gives its own Diagnose check 500 ms). The probe is tried twice before the reader is called
+    /// unresponsive.
+    public var probeTimeout: Duration
+    /// The least time one libnfc call may block the reader thread before it is aborted and the
+    /// reader reported unresponsive; a call whose own timeout is longer gets twice that plus 1 s.
+    /// libnfc bounds each wait by the call's timeout, so this only fires when something below it
+    /// does not (see ``LibNFCAbortControl``).
+    public var callDeadline: Duration
 
     /// Creates a configuration; every value has a default.
     public init(
         commandTimeout: Duration = .milliseconds(350), apduTimeout: Duration = .seconds(2),
-        pollInterval: Duration = .milliseconds(100)
+        pollInterval: Duration = .milliseconds(100), probeTimeout: Duration = .milliseconds(500),
+        callDeadline: Duration = .seconds(5)
     ) {
         self.commandTimeout = commandTimeout
         self.apduTimeout = apduTimeout
         self.pollInterval = pollInterval
+        self.probeTimeout = probeTimeout
+        self.callDeadline = callDeadline
     }
 }
 

@@ -60,6 +60,7 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     deinit {
         let state = self.state
         control.abortPoll()
+        control.stopMonitor()
         thread.submit {
             state.session?.close()
             state.session = nil

@@ -1,4 +1,5 @@
 import CNFC
+import Glibc
 import NFCCore
 
 /// An open libnfc device and everything known about its state. Created, used and closed only on
@@ -69,6 +70,12 @@ final class LibNFCSession {
         let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
         guard let device = opened else {
             nfc_exit(context)
+            if let port = serialPort(of: connstring), isCharacterDevice(port) {
+                // The port is there (a tty, or a pty behind a link) but no PN53x answered the
+                // wake-up, SAMConfiguration or Diagnose: a wedged or powered-off chip, not an
+                // unplugged reader.
+                throw .readerUnresponsive("\(label): the port is there but no PN53x answered (nfc_open)")
+            }
             let hint =
                 connstring == nil
                 ? "no NFC device found (set LIBNFC_DEFAULT_DEVICE or give a connstring)"
@@ -98,6 +105,21 @@ final class LibNFCSession {
         session.mode = .easy
         control.setDevice(device)
         return session
+    }
+
+    /// The file a serial connstring names (`pn532_uart:/dev/ttyS0:115200` → `/dev/ttyS0`), nil for
+    /// other buses and for libnfc's default device.
+    static func serialPort(of connstring: String?) -> String? {
+        guard let connstring else { return nil }
+        let parts = connstring.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].hasSuffix("_uart"), parts[1].hasPrefix("/") else { return nil }
+        return String(parts[1])
+    }
+
+    /// True when `path` (links followed) is a character device, as serial ports are.
+    static func isCharacterDevice(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
     }
 
     /// The chip line of `nfc_device_get_information_about` ("PN532 v1.6"), or "unknown".
@@ -168,19 +190,21 @@ final class LibNFCSession {
         isFreshlySelected = false
         while targets.count < limit {
             var selected = nfc_target()
-            let result = control.call(.poll(token)) {
+            let result = try libnfcCall(.poll(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
                 initData.withUnsafeBufferPointer { data in
                     nfc_initiator_select_passive_target(
                         device, libnfc, data.isEmpty ? nil : data.baseAddress, data.count, &selected)
                 }
             }
             if result < 0 {
-                // A reader that went away is an error; any other failed select (timed out, aborted,
-                // a garbled answer) is an empty field, as in libnfc's list.
+                // A reader that went away is an error, and so is one that timed out and then does
+                // not answer the probe either; any other failed select (aborted, a garbled answer,
+                // a timeout the chip answers after) is an empty field, as in libnfc's list.
                 let error = LibNFCErrorCode(rawValue: result)
                 if error.meansReaderGone {
                     throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
                 }
+                try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
                 break
             }
             guard result > 0, let target = Target(libnfc: selected, modulation: modulation) else { break }
@@ -189,12 +213,15 @@ final class LibNFCSession {
             if targets.contains(where: { $0.uid == target.uid }) { break }
             targets.append(target)
             if targets.count == limit || modulation != .iso14443a { break }
-            let deselected = control.call(.poll(token)) { nfc_initiator_deselect_target(device) }
+            let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
+                nfc_initiator_deselect_target(device)
+            }
             active = nil
             isFreshlySelected = false
             if deselected < 0 {
                 let error = LibNFCErrorCode(rawValue: deselected)
                 if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+                try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target")
             }
         }
         return targets
@@ -324,12 +351,15 @@ final class LibNFCSession {
         }
         try setMode(.easy)
         isFreshlySelected = false
-        let result = control.call(.command(token)) { nfc_initiator_target_is_present(device, nil) }
+        let result = try libnfcCall(.command(token), "nfc_initiator_target_is_present", timeout: configuration.commandTimeout) {
+            nfc_initiator_target_is_present(device, nil)
+        }
         if result == 0 { return .present }
         let code = LibNFCErrorCode(rawValue: result)
         if code.meansReaderGoneOrAborted {
             throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
         }
+        try checkAnswers(after: result, call: "nfc_initiator_target_is_present")
         // Silence (READ or R(NAK) timed out) or a failed re-select (Classic) says the tag was away.
         let missed = result == NFC_ETIMEOUT || result == NFC_ETGRELEASED
         guard try select(target) else { return .absent }
@@ -379,7 +409,7 @@ final class LibNFCSession {
         active = nil
         isFreshlySelected = false
         var selected = nfc_target()
-        let result = control.call(.command(token)) {
+        let result = try libnfcCall(.command(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
             initData.withUnsafeBufferPointer { data in
                 nfc_initiator_select_passive_target(device, libnfc, data.baseAddress, data.count, &selected)
             }
@@ -389,6 +419,7 @@ final class LibNFCSession {
             if code.meansReaderGoneOrAborted {
                 throw code.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
             }
+            try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
             return false
         }
         guard result > 0, let found = Target(libnfc: selected, modulation: target.modulation) else { return false }
@@ -423,14 +454,17 @@ final class LibNFCSession {
         var answer = [UInt8](repeating: 0, count: 300)
         let capacity = answer.count
         let milliseconds = timeout.libnfcMilliseconds
-        let result = control.call(.command(token)) {
+        let result = try libnfcCall(.command(token), "nfc_initiator_transceive_bytes", timeout: timeout) {
             frame.withUnsafeBufferPointer { tx in
                 answer.withUnsafeMutableBufferPointer { rx in
                     nfc_initiator_transceive_bytes(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
                 }
             }
         }
-        guard result >= 0 else { return .failure(LibNFCErrorCode(rawValue: result)) }
+        guard result >= 0 else {
+            try checkAnswers(after: result, call: "nfc_initiator_transceive_bytes")
+            return .failure(LibNFCErrorCode(rawValue: result))
+        }
         return .success(Array(answer.prefix(Int(result))))
     }
 
@@ -452,6 +486,7 @@ final class LibNFCSession {
             for register: UInt16 in [0x6302, 0x6303] {
                 let result = pn53x_write_register(device, register, 0xFF, value)
                 if result < 0 {
+                    try checkAnswers(after: result, call: "pn53x_write_register")
                     throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "pn53x_write_register")
                 }
             }
@@ -465,7 +500,66 @@ final class LibNFCSession {
     private func setProperty(_ property: nfc_property, _ value: Bool) throws(NFCError) {
         let result = nfc_device_set_property_bool(device, property, value)
         if result < 0 {
+            try checkAnswers(after: result, call: "nfc_device_set_property_bool")
             throw LibNFCErrorCode(rawValue: result).nfcError(connstring: connstring, call: "nfc_device_set_property_bool")
         }
+    }
+
+    // MARK: Silent reader
+
+    /// After a call that failed with `result`: when the host gave up waiting (`NFC_ETIMEOUT`: no
+    /// ACK or no answer frame within the call's timeout, see pn532_uart_send/receive in libnfc
+    /// 1.8.0), asks the chip for its firmware version. A PN53x reports a silent tag or an empty
+    /// field itself (status 01h, `NFC_ERFTRANS`, or NbTg 0 — select retries are finite, see
+    /// ``open(connstring:generation:control:configuration:)``), so a host-side timeout that the
+    /// probe also meets means the reader stopped answering: ``NFCError/readerUnresponsive(_:)``.
+    /// A probe that answers leaves the call's own error in force. Not for libnfc's `pcsc` driver.
+    private func checkAnswers(after result: Int32, call: String) throws(NFCError) {
+        guard result == NFC_ETIMEOUT, hasPN53xRegisters else { return }
+        // Twice: a chip still finishing the command that timed out may answer the first probe late.
+        for _ in 0..<2 where probe() { return }
+        throw .readerUnresponsive(
+            "\(connstring): \(call) timed out and the PN53x answered neither of two GetFirmwareVersion probes "
+                + "(\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
+    }
+
+    /// One `GetFirmwareVersion` (02h, PN532 user manual UM0701-02 §7.2.2) with ``LibNFCConfiguration/probeTimeout``:
+    /// true when the chip answered. Wraps `pn53x_transceive`.
+    private func probe() -> Bool {
+        let command: [UInt8] = [0x02]
+        var answer = [UInt8](repeating: 0, count: 16)
+        let capacity = answer.count
+        let milliseconds = configuration.probeTimeout.libnfcMilliseconds
+        let (result, expired) = control.call(.command(token), deadline: deadline(for: configuration.probeTimeout)) {
+            command.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                }
+            }
+        }
+        return result >= 0 && !expired
+    }
+
+    /// The timeout libnfc gives `nfc_initiator_select_passive_target` (and its list functions).
+    static let selectTimeout: Duration = .milliseconds(300)
+
+    /// How long a call with libnfc timeout `timeout` may block: ``LibNFCConfiguration/callDeadline``,
+    /// or twice the timeout plus 1 s when that is longer (libnfc waits up to `timeout` for the ACK
+    /// and again for each part of the answer frame).
+    private func deadline(for timeout: Duration) -> Duration {
+        max(configuration.callDeadline, timeout * 2 + .seconds(1))
+    }
+
+    /// One blocking libnfc call, marked in flight (abortable) and with its deadline. A call that
+    /// passed its deadline was aborted: ``NFCError/readerUnresponsive(_:)``.
+    private func libnfcCall(
+        _ kind: LibNFCAbortControl.InFlight, _ name: String, timeout: Duration, _ body: () -> Int32
+    ) throws(NFCError) -> Int32 {
+        let limit = deadline(for: timeout)
+        let (result, expired) = control.call(kind, deadline: limit, body)
+        if expired {
+            throw .readerUnresponsive("\(connstring): \(name) did not return within its \(limit.libnfcMilliseconds) ms deadline and was aborted")
+        }
+        return result
     }
 }

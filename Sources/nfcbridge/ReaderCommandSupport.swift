@@ -22,8 +22,10 @@ enum ReaderExitStatus {
 extension CLIError {
     /// An NFC error of a reader command: a reader that cannot be reached exits 2, the rest 1.
     static func reader(_ error: NFCError) -> CLIError {
-        if case .readerUnavailable = error { return CLIError(error, exitCode: ReaderExitStatus.usageOrReader) }
-        return CLIError(error)
+        switch error {
+        case .readerUnavailable, .readerUnresponsive: return CLIError(error, exitCode: ReaderExitStatus.usageOrReader)
+        default: return CLIError(error)
+        }
     }
 
     /// A reader command's failure as the CLI reports it: an ``NFCError`` as ``reader(_:)`` says,

@@ -4,6 +4,7 @@ import NFCCore
 import Testing
 
 @testable import LibNFCReader
+@testable import PN532Sim
 
 /// The parts of the libnfc backend that need no reader: software framing, error mapping, the
 /// job thread, and opening a device that is not there.
@@ -95,6 +96,44 @@ import Testing
         // Not open: polling reports the reader, closing is harmless.
         await #expect(throws: NFCError.self) { try await device.poll(modulations: [.iso14443a], timeout: .zero) }
         await device.close()
+    }
+
+    // MARK: A reader that does not answer
+
+    @Test func aPortWhereNoChipAnswersIsUnresponsiveNotAbsent() async throws {
+        // A pty nobody answers on (the simulator's, without the simulator): the port is there,
+        // the PN532 is silent.
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("silent-\(UUID().uuidString).tty").path
+        let terminal = try PseudoTerminal(linkPath: link)
+        defer { terminal.close() }
+        let slave = terminal.linkPath
+        let device = LibNFCDevice(connstring: "pn532_uart:\(slave)")
+        do {
+            _ = try await device.open()
+            Issue.record("opening \(slave) succeeded")
+        } catch let error as NFCError {
+            #expect(error.code == "reader_unresponsive", "\(error)")
+            #expect(error.message.contains("pn532_uart:\(slave)") && error.message.contains("no PN53x answered"), "\(error)")
+        }
+        #expect(LibNFCSession.serialPort(of: "pn532_uart:/dev/ttyS0:115200") == "/dev/ttyS0")
+        #expect(LibNFCSession.serialPort(of: "pn533_usb:001:004") == nil)
+        #expect(LibNFCSession.serialPort(of: nil) == nil)
+    }
+
+    @Test func aCallPastItsDeadlineIsMarkedExpiredAndOneInTimeIsNot() {
+        let control = LibNFCAbortControl()
+        defer { control.stopMonitor() }
+        let token = CancelToken()
+        // The body returns only once the deadline thread has fired: no race with the clock.
+        let late = control.call(.command(token), deadline: .milliseconds(20)) { () -> Int32 in
+            while !control.hasExpired { usleep(1000) }
+            return NFC_EOPABORTED
+        }
+        #expect(late.expired)
+        #expect(late.result == NFC_EOPABORTED)
+        let inTime = control.call(.command(token), deadline: .seconds(60)) { () -> Int32 in 0 }
+        #expect(!inTime.expired)
+        #expect(inTime.result == 0)
     }
 }
 

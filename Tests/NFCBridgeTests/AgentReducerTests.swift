@@ -41,6 +41,44 @@ import Testing
         #expect(!again.contains { if case .emitError = $0 { true } else { false } })
     }
 
+    @Test func aSilentReaderIsErrorReportedOnceAndHungAfterThreeFailedReopens() {
+        var state = fresh()
+        _ = reduce(&state, .opened(info, reopened: false))
+        let silent = NFCError.readerUnresponsive("virtual:0: nfc_initiator_select_passive_target timed out")
+        let lost = reduce(&state, .unavailable(silent, operation: "poll", firstFailure: true))
+        #expect(lost.contains(.publishReader))
+        #expect(lost.contains(.emitError(silent, operation: "poll", uid: nil)))
+        #expect(silent.code == "reader_unresponsive")
+        #expect(state.reader.state == .error)
+        #expect(state.reader.detail == silent.message)
+        #expect(!state.isReaderHung)
+        // The port opens, the chip stays silent: still `error`, one event for the whole outage.
+        let reopen = NFCError.readerUnresponsive("virtual:0: the port is there but no PN53x answered (nfc_open)")
+        for attempt in 1...AgentReducer.reopensBeforeHung {
+            let effects = reduce(&state, .unavailable(reopen, operation: "open", firstFailure: false), at: Double(1 + attempt))
+            #expect(!effects.contains { if case .emitError = $0 { true } else { false } })
+            #expect(state.reader.state == .error)
+            #expect(state.isReaderHung == (attempt == AgentReducer.reopensBeforeHung), "attempt \(attempt)")
+        }
+        // It answers again: ok, no longer hung.
+        #expect(reduce(&state, .opened(info, reopened: true), at: 9).contains(.publishReader))
+        #expect(state.reader.state == .ok)
+        #expect(!state.isReaderHung)
+    }
+
+    @Test func aSilentReaderThatIsThenUnpluggedIsAbsentAndNotHung() {
+        var state = fresh()
+        let reopen = NFCError.readerUnresponsive("virtual:0: the port is there but no PN53x answered (nfc_open)")
+        for _ in 1...AgentReducer.reopensBeforeHung {
+            _ = reduce(&state, .unavailable(reopen, operation: "open", firstFailure: false))
+        }
+        #expect(state.isReaderHung)
+        // Waiting for a reader to be plugged in again is not a hang: the watchdog goes on.
+        _ = reduce(&state, .unavailable(.readerUnavailable("unplugged"), operation: "open", firstFailure: false), at: 2)
+        #expect(state.reader.state == .absent)
+        #expect(!state.isReaderHung)
+    }
+
     @Test func threeFailedPollsMakeTheReaderErrorAndARecoveryMakesItOK() {
         var state = fresh()
         _ = reduce(&state, .opened(info, reopened: false))

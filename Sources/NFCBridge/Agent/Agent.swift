@@ -312,21 +312,48 @@ public final class Agent: Sendable {
     /// How long one scan or dump may run before the watchdog stops pinging.
     static let longestTagOperationMilliseconds: Int64 = 5 * 60 * 1000
 
-    /// Pings systemd at half the watchdog period, but only while the reader loop makes progress
-    /// (or a tag operation is under way, for at most ``longestTagOperationMilliseconds``): a hung
-    /// libnfc call stops the pings and systemd restarts the service. A broker outage does not
-    /// (events go to the spool).
+    /// Pets the systemd watchdog (`WATCHDOG=1`) every quarter of `WatchdogSec`, but only while the
+    /// reader loop makes progress: a poll, presence check or command finished (or a back-off slice
+    /// ended while the reader is away) within the last `WatchdogSec`/2, or a tag operation is under
+    /// way (for at most ``longestTagOperationMilliseconds``). It stops when a libnfc call hangs and
+    /// when the reader stopped answering and ``AgentReducer/reopensBeforeHung`` reopens failed
+    /// (``AgentState/isReaderHung``); systemd then restarts the service. The broker plays no part.
+    /// Each change is told to systemd as `STATUS=` (shown by `systemctl status`) and logged.
     private func pingWatchdog(every interval: Duration) async {
-        let period = interval / 2
-        let limitMilliseconds = Int64(interval.components.seconds) * 1000
-            + Int64(interval.components.attoseconds / 1_000_000_000_000_000)
+        let window = Self.milliseconds(interval) / 2
+        /// Why the pings stopped: told to systemd once per change.
+        enum Stall: Equatable { case hung, noProgress }
+        var stalled: Stall?
         while !Task.isCancelled {
-            let (last, busySince) = state.withLock { ($0.lastProgress, $0.busySince) }
+            let (last, busySince, hung, detail) = state.withLock {
+                ($0.lastProgress, $0.busySince, $0.isReaderHung, $0.reader.detail)
+            }
             let now = clock.monotonicMilliseconds
             let busy = busySince.map { now - $0 < Self.longestTagOperationMilliseconds } ?? false
-            if now - last < limitMilliseconds || busy { notifier.notify("WATCHDOG=1") }
-            try? await Task.sleep(for: period)
+            let stall: Stall? = hung ? .hung : (now - last >= window && !busy ? .noProgress : nil)
+            if let stall {
+                if stall != stalled {
+                    let reason =
+                        stall == .hung
+                        ? "reader unresponsive after \(AgentReducer.reopensBeforeHung) reopen attempts (\(detail ?? "no detail"))"
+                        : "reader loop made no progress for \(now - last) ms"
+                    logger.error("watchdog: \(reason); not pinging systemd")
+                    notifier.notify("STATUS=watchdog stopped: \(reason)")
+                }
+            } else {
+                if stalled != nil {
+                    logger.notice("watchdog: the reader loop makes progress again; pinging systemd")
+                    notifier.notify("STATUS=running")
+                }
+                notifier.notify("WATCHDOG=1")
+            }
+            stalled = stall
+            try? await Task.sleep(for: interval / 4)
         }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }
 
@@ -354,6 +381,12 @@ public struct AgentState: Sendable {
     public var lastProgress: Int64 = 0
     /// When the tag operation under way started (monotonic milliseconds), if one is.
     public var busySince: Int64?
+    /// Reopens of a reader that does not answer (``NFCError/readerUnresponsive(_:)``) that failed
+    /// in a row; reset when it opens or turns out to be gone instead.
+    public var failedUnresponsiveReopens = 0
+    /// The reader stopped answering and ``AgentReducer/reopensBeforeHung`` reopens failed: the
+    /// watchdog is no longer petted, so systemd restarts the service.
+    public var isReaderHung: Bool { failedUnresponsiveReopens >= AgentReducer.reopensBeforeHung }
 
     init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus) {
         self.startedAt = startedAt

@@ -26,6 +26,10 @@ public enum AgentEffect: Sendable, Equatable {
 /// The agent's event handling as a pure function: state + reader-loop event (+ the time) → new
 /// state + effects. No I/O, no clock, no locks: tested like ``PresenceTracker``.
 public enum AgentReducer {
+    /// Failed reopens of an unresponsive reader after which it counts as hung
+    /// (``AgentState/isReaderHung``) and the systemd watchdog stops being petted (docs/operations.md).
+    public static let reopensBeforeHung = 3
+
     /// Applies `event` to `state` at wall-clock `now` and monotonic `monotonic` milliseconds, and
     /// returns what to do about it, in order.
     public static func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, now: Date, monotonic: Int64)
@@ -36,14 +40,26 @@ public enum AgentReducer {
             state.readerInfo = info
             state.reader = ReaderStatus(state: .ok, device: info.connstring, since: now)
             if reopened { state.readerReopens += 1 }
+            state.failedUnresponsiveReopens = 0
             return [
                 .log(.notice, "reader \(reopened ? "reopened" : "opened"): \(info.name) (\(info.firmware)) at \(info.connstring)"),
                 .publishReader, .publishInfo,
             ]
         case let .unavailable(error, operation, firstFailure):
             var effects: [AgentEffect] = []
-            if state.reader.state != .absent || state.reader.detail != error.message {
-                state.reader = ReaderStatus(state: .absent, device: state.reader.device, since: now, detail: error.message)
+            // A reader whose port is there but that does not answer is `error`; one that is gone, `absent`.
+            let unresponsive = if case .readerUnresponsive = error { true } else { false }
+            let readerState: ReaderStatus.State = unresponsive ? .error : .absent
+            if unresponsive && operation == "open" {
+                state.failedUnresponsiveReopens += 1
+                if state.failedUnresponsiveReopens == Self.reopensBeforeHung {
+                    effects.append(.log(.error, "reader still silent after \(Self.reopensBeforeHung) reopen attempts: the watchdog stops pinging"))
+                }
+            } else if !unresponsive {
+                state.failedUnresponsiveReopens = 0
+            }
+            if state.reader.state != readerState || state.reader.detail != error.message {
+                state.reader = ReaderStatus(state: readerState, device: state.reader.device, since: now, detail: error.message)
                 effects.append(.publishReader)
             }
             if firstFailure {

@@ -47,7 +47,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         case .verifyFailed: .verifyFailed
         case .unsupportedOperation, .tagNotSupported: .unsupported
         case .invalidArgument, .invalidNDEF: .invalidRequest
-        case .readerUnavailable: .readerUnavailable
+        case .readerUnavailable, .readerUnresponsive: .readerUnavailable
         case .userCanceled: .canceled
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
             .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure:

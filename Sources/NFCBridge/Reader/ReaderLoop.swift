@@ -5,6 +5,10 @@ import NFCCore
 /// the agent (which publishes `scanned`) and only then dump it, check presence with a pause between
 /// checks, and report removals through the ``PresenceTracker``.
 ///
+/// A reader that stops answering (``NFCError/readerUnresponsive(_:)`` from a poll or presence
+/// check) is handled like one that went away: closed, reported ``ReaderLoopEvent/unavailable(_:operation:firstFailure:)``
+/// once, and reopened with back-off until it answers again.
+///
 /// Written against NFCCore's `ReaderDevice` only: libnfc on boards, ``VirtualReaderDevice`` in tests.
 /// Cancel the task running ``run()`` (and call `ReaderDevice.abort()`) to stop it; a blocked
 /// poll ends then.
@@ -149,7 +153,7 @@ public struct ReaderLoop: Sendable {
                         }
                     } catch {
                         if Task.isCancelled || error.isNFCCancellation { return nil }
-                        if case .readerUnavailable = Self.nfcError(error, unavailable: false) {
+                        if Self.losesReader(Self.nfcError(error, unavailable: false)) {
                             return Self.nfcError(error, unavailable: true)
                         }
                         allPresent = false
@@ -179,7 +183,7 @@ public struct ReaderLoop: Sendable {
                 } catch {
                     if Task.isCancelled || error.isNFCCancellation { return nil }
                     let nfcError = Self.nfcError(error, unavailable: false)
-                    if case .readerUnavailable = nfcError { return nfcError }
+                    if Self.losesReader(nfcError) { return nfcError }
                     pollFailures += 1
                     await handler(.pollFailed(nfcError, consecutive: pollFailures))
                     try? await Task.sleep(for: settings.interval)
@@ -253,6 +257,15 @@ public struct ReaderLoop: Sendable {
             await handler(.failed(operation: "dump", uid: scan.uid, Self.nfcError(error, unavailable: false)))
         }
         return true
+    }
+
+    /// True for the errors that end the session: the reader went away, or it stopped answering
+    /// (``NFCError/readerUnresponsive(_:)``: the loop closes it and reopens it with back-off).
+    static func losesReader(_ error: NFCError) -> Bool {
+        switch error {
+        case .readerUnavailable, .readerUnresponsive: true
+        default: false
+        }
     }
 
     /// Any error as an ``NFCError`` (foreign errors keep their description).

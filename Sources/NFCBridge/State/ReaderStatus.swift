@@ -10,7 +10,8 @@ public struct ReaderStatus: Sendable, Equatable, Encodable {
         case ok
         /// Cannot be opened (unplugged, busy, not configured): retried with back-off.
         case absent
-        /// Open, but polls keep failing.
+        /// Open, but polls keep failing; or the port is there but the reader does not answer
+        /// (``NFCCore/NFCError/readerUnresponsive(_:)``): closed and reopened with back-off.
         case error
     }
 

@@ -11,6 +11,9 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case tagRemoved
     /// The reader could not be opened or went away.
     case readerUnavailable(String)
+    /// The reader is there (its port opens) but does not answer in time: no ACK nor answer to a
+    /// command, nor to a firmware-version probe. The agent closes and reopens it with back-off.
+    case readerUnresponsive(String)
     /// An RF or transmission error the reader reported (CRC/parity/framing, collision).
     case rfError(String)
     /// The tag or reader answered with bytes that do not fit the protocol.
@@ -66,6 +69,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case timeout = "timeout"
         case tagRemoved = "tag_removed"
         case readerUnavailable = "reader_unavailable"
+        case readerUnresponsive = "reader_unresponsive"
         case rfError = "rf_error"
         case invalidResponse = "invalid_response"
         case unexpectedStatusWord = "unexpected_status_word"
@@ -97,6 +101,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout: .timeout
         case .tagRemoved: .tagRemoved
         case .readerUnavailable: .readerUnavailable
+        case .readerUnresponsive: .readerUnresponsive
         case .rfError: .rfError
         case .invalidResponse: .invalidResponse
         case .unexpectedStatusWord: .unexpectedStatusWord
@@ -132,6 +137,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout: "The tag did not answer in time"
         case .tagRemoved: "The tag left the field"
         case let .readerUnavailable(detail): "The reader is not available: \(detail)"
+        case let .readerUnresponsive(detail): "The reader does not answer: \(detail)"
         case let .rfError(detail): "RF error: \(detail)"
         case let .invalidResponse(bytes):
             bytes.isEmpty ? "The tag gave an empty or unexpected answer" : "Unexpected answer from the tag: \(bytes.hexString)"

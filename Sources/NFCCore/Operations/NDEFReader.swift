@@ -26,7 +26,7 @@ public enum NDEFReader {
             if error.isNFCCancellation { throw error }
             guard let nfcError = error as? NFCError else { return .unreadable(.rfError(String(describing: error))) }
             switch nfcError {
-            case .tagRemoved, .readerUnavailable: throw nfcError
+            case .tagRemoved, .readerUnavailable, .readerUnresponsive: throw nfcError
             default: return .unreadable(nfcError)
             }
         }

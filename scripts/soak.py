@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""make soak: `nfcbridge run` for SOAK_MINUTES (default 60) against a real mosquitto and the PN532
+emulator on a pty, with tag churn, the broker frozen (SIGSTOP) for 30 s and then restarted every
+10 minutes, and the reader unplugged (simulator killed, a new one on the same link) every 15
+minutes. Prints the agent's RSS, open file descriptors and threads every minute; at the end checks
+that every tap was reported exactly once (one `scanned` and one `removed` event per tap, each
+`event_id` once) and that RSS and FDs stayed flat. Exit status 0 when every check passed.
+
+Not part of CI (it takes an hour). Usage: scripts/soak.py [BIN_DIR]   (default .build/debug)
+Environment: SOAK_MINUTES (60), SOAK_BROKER_EVERY (600 s), SOAK_FREEZE (30 s), SOAK_UNPLUG_EVERY
+(900 s), SOAK_RSS_GROWTH_KB (allowed RSS growth from minute 2 to the end, 8192), SOAK_KEEP (keep the
+temporary folder; it is kept anyway when a check fails).
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+MINUTES = float(os.environ.get("SOAK_MINUTES", "60"))
+BROKER_EVERY = float(os.environ.get("SOAK_BROKER_EVERY", "600"))
+FREEZE = float(os.environ.get("SOAK_FREEZE", "30"))
+UNPLUG_EVERY = float(os.environ.get("SOAK_UNPLUG_EVERY", "900"))
+RSS_GROWTH_KB = int(os.environ.get("SOAK_RSS_GROWTH_KB", "8192"))
+ROOT = "nfc/soak"
+
+source = sys.argv[1] if len(sys.argv) > 1 else ".build/debug"
+work = tempfile.mkdtemp(prefix="nfcbridge-soak-")
+# Copies: a rebuild during the hour must not replace the running binaries.
+for name in ("nfcbridge", "nfcbridge-sim"):
+    shutil.copy2(os.path.join(source, name), os.path.join(work, name))
+t0 = time.monotonic()
+children = []
+lock = threading.Lock()
+
+
+def elapsed():
+    return time.monotonic() - t0
+
+
+def say(text):
+    print(f"[{elapsed() / 60:6.2f} min] {text}", flush=True)
+    with open(f"{work}/soak.log", "a") as f:
+        f.write(f"{elapsed():9.3f} {text}\n")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LineLog:
+    """Lines of a child's stream, kept with a condition so callers can wait for a pattern, and all
+    of them written to `path` (kept with the work folder when a check fails)."""
+
+    def __init__(self, stream, path, keep=None):
+        self.lines = []
+        self.cond = threading.Condition()
+        self.keep = keep
+        self.file = open(path, "w", buffering=1)
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.file.write(f"{elapsed():9.3f} {line}")
+            if self.keep and not self.keep(line):
+                continue
+            with self.cond:
+                self.lines.append(line.rstrip("\n"))
+                self.cond.notify_all()
+
+    def count(self, text):
+        with self.cond:
+            return sum(text in line for line in self.lines)
+
+    def wait(self, text, count=1, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while sum(text in line for line in self.lines) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+            return True
+
+
+def spawn(args, **kw):
+    p = subprocess.Popen(args, **kw)
+    children.append(p)
+    return p
+
+
+# Broker: persistence on, so the watcher's QoS 1 session survives restarts.
+port = free_port()
+with open(f"{work}/mosquitto.conf", "w") as f:
+    f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            f"persistence_location {work}/\nlog_dest file {work}/mosquitto.log\n")
+broker = None
+
+
+def start_broker():
+    global broker
+    broker = spawn(["mosquitto", "-c", f"{work}/mosquitto.conf"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("mosquitto did not start")
+
+
+def stop_broker():
+    broker.terminate()
+    broker.wait(10)
+
+
+start_broker()
+
+# The watcher: a persistent MQTT session (QoS 1) that records every event the agent publishes.
+watch = spawn(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-i", "soak-watch", "-c", "-q", "1",
+               "-t", f"{ROOT}/event/#", "-F", "%t %p"], stdout=subprocess.PIPE, text=True)
+events = LineLog(watch.stdout, f"{work}/events.log")
+
+# The simulator: unplugging kills it; a new one opens a new pty behind the same link.
+link = f"{work}/pn532.tty"
+control = f"{work}/control.sock"
+sim = None
+
+
+def start_sim():
+    global sim
+    sim = spawn([f"{work}/nfcbridge-sim", "--link", link, "--control", control],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if "ready" not in (sim.stdout.readline() or ""):
+        raise SystemExit("nfcbridge-sim did not start")
+
+
+def sim_request(request):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(30)
+        s.connect(control)
+        s.sendall((json.dumps(request) + "\n").encode())
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    return json.loads(reply or b"{}")
+
+
+start_sim()
+
+with open(f"{work}/config.yaml", "w") as f:
+    f.write(f"""id: soak
+reader:
+  device: "pn532_uart:{link}"
+  polling: {{interval_ms: 100}}
+mqtt:
+  url: mqtt://127.0.0.1:{port}
+presence: {{removal_grace_ms: 300, min_interval_ms: 0}}
+state_dir: {work}/state
+log: {{level: info}}
+""")
+agent = spawn([f"{work}/nfcbridge", "run", "--config", f"{work}/config.yaml"],
+              env=dict(os.environ, LIBNFC_AUTO_SCAN="false"), stdout=subprocess.DEVNULL,
+              stderr=subprocess.PIPE, text=True)
+log = LineLog(agent.stderr, f"{work}/agent.log", keep=lambda l: "scanned" in l or "removed" in l or "reader" in l
+              or "broker" in l or "warning" in l or "error" in l or "spool" in l)
+if not log.wait("reader opened", timeout=60):
+    raise SystemExit("the agent did not open the reader")
+
+
+def sample():
+    status = {}
+    with open(f"/proc/{agent.pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            status[key] = value.strip()
+    fds = len(os.listdir(f"/proc/{agent.pid}/fd"))
+    return int(status["VmRSS"].split()[0]), fds, int(status["Threads"])
+
+
+taps = []  # (uid, seen_by_agent_scan, seen_by_agent_removal)
+stop = threading.Event()
+reader_free = threading.Lock()  # held while a tap is on the reader, and while it is unplugged
+
+
+def churn():
+    n = 0
+    while not stop.is_set():
+        with reader_free:
+            n += 1
+            if n % 3 == 0:
+                uid, kind = f"{0x10000000 + n:08X}", "classic_1k"
+            else:
+                uid, kind = f"04{n:012X}", "ntag215"
+            tag = f"t{n}"
+            try:
+                sim_request({"cmd": "place", "tag": {"id": tag, "type": kind, "uid": uid}})
+            except OSError as error:
+                say(f"place {uid} failed: {error}")
+                continue
+            scanned = log.wait(f"tag {uid} (", timeout=60)
+            time.sleep(0.5)
+            sim_request({"cmd": "remove", "id": tag})
+            removed = log.wait(f"tag {uid} removed", timeout=60)
+            with lock:
+                taps.append((uid, scanned, removed))
+        time.sleep(0.5)
+
+
+def broker_trouble():
+    k = 0
+    while not stop.wait(BROKER_EVERY - FREEZE if k == 0 else BROKER_EVERY - FREEZE - 2):
+        k += 1
+        say(f"broker frozen (SIGSTOP) for {FREEZE:.0f} s")
+        broker.send_signal(signal.SIGSTOP)
+        if stop.wait(FREEZE):
+            broker.send_signal(signal.SIGCONT)
+            return
+        broker.send_signal(signal.SIGCONT)
+        say("broker thawed; restarting it")
+        stop_broker()
+        time.sleep(2)
+        start_broker()
+
+
+def unplugs():
+    while not stop.wait(UNPLUG_EVERY):
+        with reader_free:
+            reopened = log.count("reader reopened")
+            say("reader unplugged (simulator killed)")
+            sim.kill()
+            sim.wait(10)
+            time.sleep(3)
+            start_sim()
+            ok = log.wait("reader reopened", count=reopened + 1, timeout=120)
+            say("reader plugged in again" + ("" if ok else ": the agent did NOT reopen it within 120 s"))
+
+
+threads = [threading.Thread(target=f, daemon=True) for f in (churn, broker_trouble, unplugs)]
+for t in threads:
+    t.start()
+
+samples = []
+say(f"soak for {MINUTES:g} min; work dir {work}")
+print(f"{'min':>5} {'rss_kb':>8} {'fds':>4} {'threads':>7} {'taps':>6} {'events':>7}", flush=True)
+minute = 0
+while minute < MINUTES:
+    minute += 1
+    time.sleep(max(0.0, t0 + minute * 60 - time.monotonic()))
+    if agent.poll() is not None:
+        say(f"the agent exited with {agent.returncode}")
+        break
+    rss, fds, nthreads = sample()
+    samples.append((minute, rss, fds, nthreads))
+    with lock:
+        ntaps = len(taps)
+    print(f"{minute:5d} {rss:8d} {fds:4d} {nthreads:7d} {ntaps:6d} {len(events.lines):7d}", flush=True)
+
+stop.set()
+for t in threads:
+    t.join(120)
+if broker.poll() is None:
+    broker.send_signal(signal.SIGCONT)
+
+
+def tally():
+    per_uid = {}
+    ids = {}
+    for line in list(events.lines):
+        topic, _, payload = line.partition(" ")
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            continue
+        kind = topic.rsplit("/", 1)[-1]
+        ids.setdefault(event.get("event_id"), 0)
+        ids[event.get("event_id")] += 1
+        if kind in ("scanned", "removed") and "uid" in event:
+            per_uid.setdefault((event["uid"], kind), set()).add(event.get("event_id"))
+    return per_uid, ids
+
+
+# Everything spooled must arrive: wait (bounded) for one `removed` per tap.
+with lock:
+    all_taps = list(taps)
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline:
+    per_uid, ids = tally()
+    if all((uid, "removed") in per_uid for uid, _, _ in all_taps):
+        break
+    time.sleep(1)
+per_uid, ids = tally()
+agent.send_signal(signal.SIGTERM)
+try:
+    agent.wait(30)
+except subprocess.TimeoutExpired:
+    agent.kill()
+
+missing_scanned = [u for u, _, _ in all_taps if (u, "scanned") not in per_uid]
+missing_removed = [u for u, _, _ in all_taps if (u, "removed") not in per_uid]
+twice = [k for k, v in per_uid.items() if len(v) > 1]
+redelivered = sum(c - 1 for c in ids.values() if c > 1)
+not_seen = [u for u, s, r in all_taps if not s or not r]
+errors = [line for line in events.lines if line.startswith(f"{ROOT}/event/error")]
+failures = []
+print("\n=== soak summary ===")
+print(f"duration {elapsed() / 60:.1f} min; taps {len(all_taps)}; events received {len(events.lines)} "
+      f"({len(ids)} distinct event_id, {redelivered} broker redeliveries of an event_id)")
+print(f"taps the agent's log did not show (scan or removal within 60 s): {len(not_seen)} {not_seen[:10]}")
+print(f"taps without a `scanned` event: {len(missing_scanned)} {missing_scanned[:10]}")
+print(f"taps without a `removed` event: {len(missing_removed)} {missing_removed[:10]}")
+print(f"taps reported more than once (different event_ids): {len(twice)} {twice[:10]}")
+print(f"error events: {len(errors)}")
+for line in errors[:20]:
+    print("   ", line[:300])
+if missing_scanned or missing_removed or twice:
+    failures.append("not every tap was reported exactly once")
+if len(samples) >= 3:
+    _, rss0, fds0, thr0 = samples[1]
+    _, rss1, fds1, thr1 = samples[-1]
+    peak = max(s[1] for s in samples)
+    print(f"RSS minute 2 → end: {rss0} → {rss1} kB (peak {peak}); FDs {fds0} → {fds1} "
+          f"(max {max(s[2] for s in samples)}); threads {thr0} → {thr1} (max {max(s[3] for s in samples)})")
+    if rss1 - rss0 > RSS_GROWTH_KB:
+        failures.append(f"RSS grew by {rss1 - rss0} kB (allowed {RSS_GROWTH_KB})")
+    if fds1 > fds0 + 2:
+        failures.append(f"open FDs grew from {fds0} to {fds1}")
+print("RESULT: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)), flush=True)
+
+for p in children:
+    if p.poll() is None:
+        p.terminate()
+for p in children:
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+if os.environ.get("SOAK_KEEP") or failures:
+    print(f"kept {work} (agent.log, events.log, soak.log: seconds since the start on each line)")
+else:
+    shutil.rmtree(work, ignore_errors=True)
+sys.exit(1 if failures else 0)
