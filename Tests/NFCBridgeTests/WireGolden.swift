@@ -5,6 +5,8 @@
 // And by issue 10 (security): `info` shows mqtt.tls_insecure and the commands' signature and idempotency
 // settings; `health` counts connection failures (mqtt.connect_failures); a repeated id's answer says
 // "replayed":true.
+// And by issue 10 (spool): `info` shows spool.max_age_s; `health` shows the broker's acknowledgement
+// state (mqtt.recycles, stalled, stalls, unacked_s) and spool.corrupt_lines.
 
 enum WireGolden {
     static let messages: [(label: String, text: String)] = [
@@ -26,7 +28,7 @@ nfc/test/reader qos=1 retain=true
             "info with the reader",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -285,7 +287,7 @@ online
             "info (reconnect)",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -306,7 +308,7 @@ nfc/test/tag qos=1 retain=true
             "health (reconnect, one event spooled)",
             #"""
 nfc/test/health qos=1 retain=true
-{"mqtt":{"connect_failures":{},"connected":true,"reconnects":1},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":239,"depth":1,"dropped":0,"oldest_age_s":0},"ts":"2026-01-01T00:00:01.202Z","uptime_s":1}
+{"mqtt":{"connect_failures":{},"connected":true,"reconnects":1,"recycles":0,"stalled":false,"stalls":0,"unacked_s":null},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":239,"corrupt_lines":0,"depth":1,"dropped":0,"oldest_age_s":0},"ts":"2026-01-01T00:00:01.202Z","uptime_s":1}
 """#
         ),
         (
