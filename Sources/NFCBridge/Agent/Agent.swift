@@ -35,6 +35,7 @@ public final class Agent: Sendable {
     let spool: EventSpool
     let loopSettings: ReaderLoop.Settings
     let discovery: HomeAssistantDiscovery
+    let presenceStore: PresenceStore
     private let state: Mutex<AgentState>
     private let stopSignal = StopSignal()
 
@@ -77,11 +78,15 @@ public final class Agent: Sendable {
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: self.logger),
             logger: self.logger,
             audit: { audit in await pipeline.emit(.lock, audit) })
+        // What the previous run last saw in the field: tags found there again at start-up are `initial`.
+        presenceStore = PresenceStore(directory: configuration.stateDirectory)
+        let (previous, problem) = presenceStore.load()
+        if let problem { self.logger.warning("\(problem.message); starting without the previous run's presence") }
         state = Mutex(
             AgentState(
                 startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
-                reader: ReaderStatus(
-                    state: .absent, device: configuration.reader.device, since: clock.now, detail: "not opened yet")))
+                reader: ReaderStatus(state: .starting, device: configuration.reader.device, since: clock.now),
+                tags: TagPresence(previous: previous)))
     }
 
     /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
@@ -185,22 +190,39 @@ public final class Agent: Sendable {
         }
     }
 
-    /// `status` online, `info`, `reader`, `tag`, discovery and `health`: everything retained.
+    /// Everything retained, in this order: `reader`, `tag`, `status` online, `info`, discovery and
+    /// `health` (which closes what a connect publishes). A consumer that follows `status` (Home
+    /// Assistant's availability) sees it go online only once `reader` and `tag` hold this run's
+    /// state: the previous run's retained `tag` (after a SIGKILL: `present: true`) is replaced
+    /// while `status` still says `offline` (its will), and `reader` says `starting` — not
+    /// `absent` — until the first open has been tried.
     private func publishEverything() async {
-        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
-        await publishInfo()
         await publishReader()
         await publishTag()
-        if configuration.homeAssistant.enabled {
-            for message in discovery.messages {
-                await pipeline.publishState(message.topic, message.payload)
-            }
-        }
+        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
+        await publishInfo()
+        await publishDiscovery()
         await publishHealth()
     }
 
+    /// The Home Assistant discovery documents, the device's `hw_version` from the reader as last
+    /// opened (when enabled).
+    private func publishDiscovery() async {
+        guard configuration.homeAssistant.enabled else { return }
+        let reader = state.withLock { s -> ReaderInfo? in
+            s.discoveredReader = s.readerInfo
+            return s.readerInfo
+        }
+        for message in discovery.messages(reader: reader) {
+            await pipeline.publishState(message.topic, message.payload)
+        }
+    }
+
     private func shutdown() async {
-        state.withLock { $0.tags = TagPresence() }
+        // The field is no longer watched: `tag` says nothing is present (keeping `last`). The
+        // presence record keeps the tags, which are still there: the next run's first poll finds
+        // them as `initial`.
+        state.withLock { $0.tags.tags = [] }
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
         await pipeline.flush()
@@ -219,8 +241,13 @@ public final class Agent: Sendable {
             switch effect {
             case let .log(level, message): logger.log(level, message)
             case .publishReader: await publishReader()
-            case .publishInfo: await publishInfo()
-            case .publishTag: await publishTag()
+            case .publishInfo:
+                await publishInfo()
+                // The reader became known (or changed): discovery carries it as the device's hw_version.
+                if state.withLock({ $0.readerInfo != $0.discoveredReader }) { await publishDiscovery() }
+            case .publishTag:
+                await publishTag()
+                savePresence()
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
             case let .emitRemoved(uid, present):
                 await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present))
@@ -247,6 +274,16 @@ public final class Agent: Sendable {
 
     private func publishTag() async {
         await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
+    }
+
+    /// Persists the field for the next run (``PresenceStore``); a failure is logged, nothing else.
+    private func savePresence() {
+        let presence = state.withLock { $0.tags }
+        do {
+            try presenceStore.save(presence)
+        } catch {
+            logger.warning("cannot persist the tag presence: \(error.message)")
+        }
     }
 
     private func publishInfo() async {
@@ -317,6 +354,8 @@ public struct AgentState: Sendable {
     public var readerInfo: ReaderInfo?
     /// Tags in the field.
     public var tags = TagPresence()
+    /// The reader the discovery documents published last describe.
+    public var discoveredReader: ReaderInfo?
     /// Reported scans (arrivals and repeats).
     public var scansTotal = 0
     /// Successful reopens of the reader.
@@ -330,10 +369,11 @@ public struct AgentState: Sendable {
     /// When the tag operation under way started (monotonic milliseconds), if one is.
     public var busySince: Int64?
 
-    init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus) {
+    init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus, tags: TagPresence = TagPresence()) {
         self.startedAt = startedAt
         self.startedMonotonic = startedMonotonic
         self.reader = reader
+        self.tags = tags
         self.lastProgress = startedMonotonic
     }
 }
