@@ -172,7 +172,7 @@ public final class Agent: Sendable {
                 } catch {
                     logger.warning("cannot subscribe to \(topics.requestFilter): \(error)")
                 }
-                await publishEverything()
+                await publishEverything(resendingDiscovery: false)
                 await pipeline.drain()
             case .disconnected:
                 logger.warning("lost the broker connection; events go to the spool until it is back")
@@ -184,7 +184,7 @@ public final class Agent: Sendable {
                     message.text == "online"
                 {
                     logger.info("Home Assistant came online: re-sending discovery and state")
-                    await publishEverything()
+                    await publishEverything(resendingDiscovery: true)
                 }
             }
         }
@@ -196,23 +196,30 @@ public final class Agent: Sendable {
     /// state: the previous run's retained `tag` (after a SIGKILL: `present: true`) is replaced
     /// while `status` still says `offline` (its will), and `reader` says `starting` — not
     /// `absent` — until the first open has been tried.
-    private func publishEverything() async {
+    /// `resendingDiscovery`: Home Assistant asked (its birth message), so discovery goes out even
+    /// when this connection already carried it.
+    private func publishEverything(resendingDiscovery: Bool) async {
         await publishReader()
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("online".utf8))
         await publishInfo()
-        await publishDiscovery()
+        await publishDiscovery(force: resendingDiscovery)
         await publishHealth()
     }
 
-    /// The Home Assistant discovery documents, the device's `hw_version` from the reader as last
-    /// opened (when enabled).
-    private func publishDiscovery() async {
+    /// The Home Assistant discovery documents (when enabled), the device's `hw_version` from the
+    /// reader as last opened: once per connection and again when the reader becomes known or
+    /// changes (the connect and the reader's first open may cross: the documents go out once), or
+    /// always when `force`.
+    private func publishDiscovery(force: Bool) async {
         guard configuration.homeAssistant.enabled else { return }
-        let reader = state.withLock { s -> ReaderInfo? in
+        let claimed = state.withLock { s -> ReaderInfo?? in
+            if !force, s.discoveredReader == s.readerInfo, s.discoveredConnection == s.connections { return .none }
             s.discoveredReader = s.readerInfo
-            return s.readerInfo
+            s.discoveredConnection = s.connections
+            return .some(s.readerInfo)
         }
+        guard case let .some(reader) = claimed else { return }
         for message in discovery.messages(reader: reader) {
             await pipeline.publishState(message.topic, message.payload)
         }
@@ -244,7 +251,7 @@ public final class Agent: Sendable {
             case .publishInfo:
                 await publishInfo()
                 // The reader became known (or changed): discovery carries it as the device's hw_version.
-                if state.withLock({ $0.readerInfo != $0.discoveredReader }) { await publishDiscovery() }
+                await publishDiscovery(force: false)
             case .publishTag:
                 await publishTag()
                 savePresence()
@@ -356,6 +363,8 @@ public struct AgentState: Sendable {
     public var tags = TagPresence()
     /// The reader the discovery documents published last describe.
     public var discoveredReader: ReaderInfo?
+    /// The connection (``connections``) that carried them.
+    public var discoveredConnection: Int?
     /// Reported scans (arrivals and repeats).
     public var scansTotal = 0
     /// Successful reopens of the reader.
