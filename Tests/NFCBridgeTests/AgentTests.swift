@@ -217,6 +217,8 @@ import Testing
         // Everything the connection published is out (health comes last, then the subscription).
         await h.waitFor(.reader, where: { $0["state"] == "ok" })
         await h.waitFor(.health)
+        // …and discovery with the reader's hw_version (again, when the reader opened after the connect).
+        await h.publisher.waitForMessage { $0.topic == "homeassistant/sensor/test_version/config" && $0.text.contains("PN532 v1.6") }
         await h.agent.pipeline.flush()
         h.publisher.failNextPublish(with: .refused(.connectionLost("lost")))
         h.device.place(makeTag())

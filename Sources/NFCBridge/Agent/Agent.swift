@@ -38,6 +38,8 @@ public final class Agent: Sendable {
     let presenceStore: PresenceStore
     private let state: Mutex<AgentState>
     private let stopSignal = StopSignal()
+    /// Bumped when the reader became known or changed: discovery goes out again (its hw_version).
+    private let discoveryRequests = Watched(0)
 
     /// Creates the agent: makes the state directory and opens the spool and the sequence there.
     /// Throws a ``StorageError`` when the state directory cannot be used.
@@ -118,6 +120,10 @@ public final class Agent: Sendable {
             }
             group.addTask { [commands] in
                 await commands.run()
+                return .other
+            }
+            group.addTask { [self] in
+                await republishDiscoveryWhenTheReaderChanges()
                 return .other
             }
             // READY before the watchdog task exists: its first ping could otherwise reach systemd first.
@@ -207,6 +213,15 @@ public final class Agent: Sendable {
         await publishHealth()
     }
 
+    private func republishDiscoveryWhenTheReaderChanges() async {
+        var handled = 0
+        while !Task.isCancelled {
+            handled = await discoveryRequests.wait(until: { [handled] in $0 > handled })
+            if Task.isCancelled { break }
+            await publishDiscovery(force: false)
+        }
+    }
+
     /// The Home Assistant discovery documents (when enabled), the device's `hw_version` from the
     /// reader as last opened: once per connection and again when the reader becomes known or
     /// changes (the connect and the reader's first open may cross: the documents go out once), or
@@ -250,11 +265,14 @@ public final class Agent: Sendable {
             case .publishReader: await publishReader()
             case .publishInfo:
                 await publishInfo()
-                // The reader became known (or changed): discovery carries it as the device's hw_version.
-                await publishDiscovery(force: false)
+                // The reader became known (or changed): discovery carries it as the device's
+                // hw_version. Sent from its own task: thirteen acknowledged publishes must not hold
+                // up the reader loop.
+                discoveryRequests.update { $0 += 1 }
             case .publishTag:
-                await publishTag()
+                // Persisted first: once `tag` is out, a SIGKILL cannot lose what the next run needs.
                 savePresence()
+                await publishTag()
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
             case let .emitRemoved(uid, present):
                 await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present))
