@@ -4,6 +4,8 @@
 #   make test     deps + build + every test (unit and end-to-end), then the packaging checks
 #                 (make deb, the .deb's contents, lintian, systemd-analyze verify, udev rules, man pages)
 #   make demo     deps + build + loopback mosquitto + emulated PN532 + the agent, shows MQTT traffic
+#   make test-ha  the agent against a real Home Assistant Core (installed from PyPI into a venv under
+#                 .build/test-ha; slow the first time; not part of `make test`)
 #   make release  the release build, Swift runtime linked in (--static-swift-stdlib)
 #   make install  the release build and the deployment files under $(DESTDIR)$(PREFIX) (and /etc);
 #                 for DESTDIR staging as your user (make deb uses it)
@@ -21,10 +23,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # C libraries (system-library targets), servers and tools the tests drive; socat for
 # docs/simulator.md and make demo; libstdc++-12-dev for the release build (--static-swift-stdlib links
 # -lstdc++, which swift.org's Debian 12 package list does not bring); systemd (systemd-analyze),
-# dpkg-dev, lintian and man-db (man -l) for the packaging checks; python3 for make soak.
+# dpkg-dev, lintian and man-db (man -l) for the packaging checks; python3 for make soak; python3-jinja2
+# for the end-to-end tests that render the Home Assistant discovery templates (python3-venv for make test-ha).
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
         mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
-        dpkg-dev lintian man-db python3
+        dpkg-dev lintian man-db python3 python3-jinja2 python3-venv
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
@@ -50,7 +53,7 @@ DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md d
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy demo bench soak release install install-files deb man clean
+.PHONY: deps build test test-swift test-deploy test-ha demo bench soak release install install-files deb man clean
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -81,6 +84,12 @@ test-swift:
 # the man pages against --help.
 test-deploy: deb
 	scripts/test-deploy.sh .build/deb/nfcbridge_$(VERSION)_$(ARCH).deb
+
+# The agent against a real Home Assistant Core (scripts/test-ha.sh, docs/home-assistant.md): installs
+# HA_VERSION (default 2024.3.3, the newest whose Python requirement Debian 12's 3.11 meets) from PyPI
+# into .build/test-ha/venv, then checks entities, states and tag_scanned through HA's APIs. Not in CI.
+test-ha: build
+	./scripts/test-ha.sh
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
 # traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).

@@ -31,7 +31,10 @@ import Testing
         #expect(removed["uid"] == "04A1B2C3D4E5F6")
         #expect(removed["seq"] == 2)
         #expect(removed["present_ms"] == 0)
-        await h.waitFor(.tag, after: removedAt, where: { $0 == ["present": false] })
+        // Not present; `last` keeps the scan (Home Assistant's Last UID).
+        let (_, absent) = await h.waitFor(.tag, after: removedAt, where: { $0["present"] == false })
+        #expect(absent.objectValue?.keys.sorted() == ["last", "present"], "\(absent)")
+        #expect(absent["last"]?["uid"] == "04A1B2C3D4E5F6")
         await h.stop()
     }
 
@@ -58,7 +61,10 @@ import Testing
         let h = try AgentHarness()
         let (_, reader) = await h.waitFor(.reader, where: { $0["state"] == "ok" })
         #expect(reader["device"] == "virtual:0")
-        let status = h.publisher.published(to: h.topics.topic(.status))
+        // `reader` and `tag` go out before `status` online (the reader may open before or after the connect).
+        let statusTopic = h.topics.topic(.status)
+        await h.publisher.waitForMessage { $0.topic == statusTopic }
+        let status = h.publisher.published(to: statusTopic)
         #expect(status.first?.text == "online")
         #expect(status.first?.retain == true)
         let (_, info) = await h.waitFor(.info, where: { $0["reader"]?["firmware"] == "PN532 v1.6" })
@@ -68,7 +74,14 @@ import Testing
         #expect(info["config"]?["state_dir"] == .string(h.directory.path))
         let (_, health) = await h.waitFor(.health)
         #expect(health["spool"]?["depth"] == 0)
-        #expect(h.publisher.published(to: "homeassistant/tag/test/config").count == 1)
+        // Discovery once on connect, and once more when the reader became known after it (its
+        // chip as the device's hw_version): never more.
+        await h.publisher.waitForMessage { $0.topic == "homeassistant/tag/test/config" && $0.text.contains("PN532 v1.6") }
+        // (Twice with it when the open and the connect's discovery cross: the same retained document.)
+        let discovered = h.publisher.published(to: "homeassistant/tag/test/config")
+        #expect(discovered.last?.text.contains(#""hw_version":"PN532 v1.6""#) == true)
+        #expect(discovered.filter { !$0.text.contains("hw_version") }.count <= 1)
+        #expect(discovered.count <= 2)
         #expect(h.publisher.subscriptions.contains("homeassistant/status"))
         let stateMessages = h.publisher.published.filter { !$0.topic.contains("/event/") }
         #expect(stateMessages.allSatisfy { $0.retain })
@@ -204,6 +217,8 @@ import Testing
         // Everything the connection published is out (health comes last, then the subscription).
         await h.waitFor(.reader, where: { $0["state"] == "ok" })
         await h.waitFor(.health)
+        // …and discovery with the reader's hw_version (again, when the reader opened after the connect).
+        await h.publisher.waitForMessage { $0.topic == "homeassistant/sensor/test_version/config" && $0.text.contains("PN532 v1.6") }
         await h.agent.pipeline.flush()
         h.publisher.failNextPublish(with: .refused(.connectionLost("lost")))
         h.device.place(makeTag())
@@ -235,12 +250,14 @@ import Testing
     @Test func homeAssistantBirthResendsDiscovery() async throws {
         let h = try AgentHarness()
         let discoveryTopic = "homeassistant/event/test_nfc/config"
-        let (firstAt, _) = await h.publisher.waitForMessage { $0.topic == discoveryTopic }
+        // Once the reader is known (its chip is the device's hw_version), nothing else re-sends discovery.
+        let (firstAt, _) = await h.publisher.waitForMessage { $0.topic == discoveryTopic && $0.text.contains("PN532 v1.6") }
+        let before = h.publisher.published(to: discoveryTopic).count
         h.publisher.deliver(InboundMessage(topic: "homeassistant/status", payload: Array("online".utf8)))
         await h.publisher.waitForMessage(after: firstAt) { $0.topic == discoveryTopic }
         h.publisher.deliver(InboundMessage(topic: "homeassistant/status", payload: Array("offline".utf8)))
         await h.stop()
-        #expect(h.publisher.published(to: discoveryTopic).count == 2)
+        #expect(h.publisher.published(to: discoveryTopic).count == before + 1)
     }
 
     @Test func discoveryCanBeTurnedOff() async throws {
@@ -271,7 +288,10 @@ import Testing
         await h.waitFor(.tag, where: { $0["present"] == true })
         await h.stop()
         #expect(h.publisher.published(to: h.topics.topic(.removed)).isEmpty)
-        #expect(h.publisher.published(to: h.topics.topic(.tag)).last?.json == ["present": false])
+        // Not present any more; `last` (the scan) stays for Home Assistant's Last UID.
+        let cleared = h.publisher.published(to: h.topics.topic(.tag)).last?.json
+        #expect(cleared?.objectValue?.keys.sorted() == ["last", "present"], "\(String(describing: cleared))")
+        #expect(cleared?["present"] == false)
     }
 
     @Test func logsNeverContainThePassword() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import NFCCore
 
 @testable import NFCBridge
 
@@ -98,35 +99,96 @@ import Testing
 @Suite struct HomeAssistantDiscoveryTests {
     let discovery = HomeAssistantDiscovery(topics: TopicMap(base: "nfc", id: "hall"), version: "1.2.3")
 
-    @Test func oneDeviceWithFourComponents() throws {
+    func document(_ topic: String) throws -> JSONValue {
+        try #require(discovery.documents.first { $0.topic == topic }?.document, "\(topic)")
+    }
+
+    @Test func oneDeviceWithThirteenComponents() throws {
         let topics = discovery.messages.map(\.topic)
         #expect(
             topics == [
                 "homeassistant/tag/hall/config", "homeassistant/event/hall_nfc/config",
                 "homeassistant/binary_sensor/hall_tag_present/config", "homeassistant/sensor/hall_last_uid/config",
+                "homeassistant/device_automation/hall_tag_scanned/config",
+                "homeassistant/device_automation/hall_tag_removed/config", "homeassistant/binary_sensor/hall_agent/config",
+                "homeassistant/sensor/hall_reader_state/config", "homeassistant/sensor/hall_scans/config",
+                "homeassistant/sensor/hall_spool_depth/config", "homeassistant/sensor/hall_dropped_events/config",
+                "homeassistant/sensor/hall_mqtt_reconnects/config", "homeassistant/sensor/hall_version/config",
             ])
         #expect(discovery.messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce })
         let devices = discovery.documents.compactMap { $0.document["device"] }
-        #expect(devices.count == 4)
+        #expect(devices.count == 13)
         #expect(Set(devices).count == 1)
         #expect(devices[0]["identifiers"] == ["nfcbridge_hall"])
+        #expect(devices[0]["hw_version"] == nil, "the reader is not known yet")
+        #expect(discovery.documents.allSatisfy { $0.document["origin"] == ["name": "NFCBridge", "sw": "1.2.3"] })
+        let reader = ReaderInfo(connstring: "pn532_uart:/dev/ttyS0", name: "pn532_uart:/dev/ttyS0", firmware: "PN532 v1.6")
+        let withReader = discovery.documents(reader: reader).compactMap { $0.document["device"] }
+        var expected = devices[0].objectValue ?? [:]
+        expected["hw_version"] = "PN532 v1.6"
+        #expect(Set(withReader) == Set([JSONValue.object(expected)]))
     }
 
-    @Test func tagScannerReadsTheTagIDOfLiveScans() throws {
-        let tag = try #require(discovery.documents.first { $0.topic.contains("/tag/") }?.document)
+    @Test func tagScannerReadsTheTagIDOfLiveScansWithAStableID() throws {
+        let tag = try document("homeassistant/tag/hall/config")
         #expect(tag["topic"] == "nfc/hall/event/scanned")
-        #expect(tag["value_template"] == "{{ '' if value_json.buffered else value_json.tag_id }}")
+        #expect(
+            tag["value_template"]
+                == "{{ '' if value_json.buffered or value_json.initial | default(false) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
+        )
     }
 
-    @Test func entitiesNeedAgentAndReader() throws {
-        let event = try #require(discovery.documents.first { $0.topic.contains("/event/") }?.document)
+    @Test func tagEntitiesNeedAgentAndReader() throws {
+        let event = try document("homeassistant/event/hall_nfc/config")
+        #expect(event["name"] == "Tag")
         #expect(event["event_types"] == ["scanned", "removed"])
         #expect(event["state_topic"] == "nfc/hall/event/+")
-        #expect(event["availability_mode"] == "all")
-        let availability = try #require(event["availability"]?.arrayValue)
-        #expect(availability.compactMap { $0["topic"]?.stringValue } == ["nfc/hall/status", "nfc/hall/reader"])
-        let sensor = try #require(discovery.documents.first { $0.topic.contains("binary_sensor") }?.document)
+        for topic in ["homeassistant/event/hall_nfc/config", "homeassistant/binary_sensor/hall_tag_present/config"] {
+            let entity = try document(topic)
+            #expect(entity["availability_mode"] == "all")
+            let availability = try #require(entity["availability"]?.arrayValue)
+            #expect(availability.compactMap { $0["topic"]?.stringValue } == ["nfc/hall/status", "nfc/hall/reader"])
+        }
+        let sensor = try document("homeassistant/binary_sensor/hall_tag_present/config")
         #expect(sensor["state_topic"] == "nfc/hall/tag")
+        #expect(sensor["device_class"] == "occupancy")
+    }
+
+    @Test func diagnosticEntitiesNeedTheAgentOnly() throws {
+        let diagnostics: [(String, String)] = [
+            ("sensor/hall_last_uid", "nfc/hall/tag"), ("sensor/hall_reader_state", "nfc/hall/reader"),
+            ("sensor/hall_scans", "nfc/hall/health"), ("sensor/hall_spool_depth", "nfc/hall/health"),
+            ("sensor/hall_dropped_events", "nfc/hall/health"), ("sensor/hall_mqtt_reconnects", "nfc/hall/health"),
+            ("sensor/hall_version", "nfc/hall/info"),
+        ]
+        for (object, stateTopic) in diagnostics {
+            let entity = try document("homeassistant/\(object)/config")
+            #expect(entity["entity_category"] == "diagnostic", "\(object)")
+            #expect(entity["state_topic"]?.stringValue == stateTopic, "\(object)")
+            #expect(entity["availability"] == [["topic": "nfc/hall/status"]], "\(object)")
+            #expect(entity["availability_mode"] == nil, "\(object)")
+        }
+        let reader = try document("homeassistant/sensor/hall_reader_state/config")
+        #expect(reader["json_attributes_template"]?.stringValue?.contains("'detail': value_json.detail | default(none)") == true)
+        // The agent's own connectivity has no availability: it reads "disconnected" when the agent is down.
+        let agent = try document("homeassistant/binary_sensor/hall_agent/config")
+        #expect(agent["state_topic"] == "nfc/hall/status")
+        #expect(agent["device_class"] == "connectivity")
+        #expect(agent["payload_on"] == "online")
+        #expect(agent["payload_off"] == "offline")
+        #expect(agent["availability"] == nil)
+    }
+
+    @Test func deviceTriggersForScannedAndRemoved() throws {
+        let scanned = try document("homeassistant/device_automation/hall_tag_scanned/config")
+        #expect(scanned["automation_type"] == "trigger")
+        #expect(scanned["type"] == "tag_scanned")
+        #expect(scanned["topic"] == "nfc/hall/event/scanned")
+        #expect(scanned["payload"] == "scanned")
+        let removed = try document("homeassistant/device_automation/hall_tag_removed/config")
+        #expect(removed["type"] == "tag_removed")
+        #expect(removed["topic"] == "nfc/hall/event/removed")
+        #expect(removed["payload"] == "removed")
     }
 
     @Test func homeAssistantTagIDComesFromNDEF() {

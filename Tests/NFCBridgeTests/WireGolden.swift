@@ -7,6 +7,11 @@
 // "replayed":true.
 // And by issue 10 (spool): `info` shows spool.max_age_s; `health` shows the broker's acknowledgement
 // state (mqtt.recycles, stalled, stalls, unacked_s) and spool.corrupt_lines.
+// And by issue 11 (Home Assistant): `event/scanned` carries `initial`; `tag` carries `last` (the last
+// live scan); the discovery documents carry `origin` and the device's `hw_version` (the reader's chip,
+// once opened); the event entity is named "Tag", the tag-present sensor has `device_class: occupancy`,
+// Last UID reads the retained `tag` and, diagnostic, needs `status` only; templates use `default` for
+// keys an event may lack; the tag scanner skips initial scans and random UIDs.
 
 enum WireGolden {
     static let messages: [(label: String, text: String)] = [
@@ -42,28 +47,28 @@ online
             "discovery tag",
             #"""
 homeassistant/tag/test/config qos=1 retain=true
-{"device":{"identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"qos":1,"topic":"nfc/test/event/scanned","value_template":"{{ '' if value_json.buffered else value_json.tag_id }}"}
+{"device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"topic":"nfc/test/event/scanned","value_template":"{{ '' if value_json.buffered or value_json.initial | default(false) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"}
 """#
         ),
         (
             "discovery event",
             #"""
 homeassistant/event/test_nfc/config qos=1 retain=true
-{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"event_types":["scanned","removed"],"icon":"mdi:nfc-variant","name":"NFC","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/event/+","unique_id":"test_nfc","value_template":"{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id} | tojson }}{% endif %}"}
+{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"event_types":["scanned","removed"],"icon":"mdi:nfc-variant","name":"Tag","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/event/+","unique_id":"test_nfc","value_template":"{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none), 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false), 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none)} | tojson }}{% endif %}"}
 """#
         ),
         (
             "discovery binary_sensor",
             #"""
 homeassistant/binary_sensor/test_tag_present/config qos=1 retain=true
-{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"icon":"mdi:nfc-tap","json_attributes_topic":"nfc/test/tag","name":"Tag present","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/tag","unique_id":"test_tag_present","value_template":"{{ 'ON' if value_json.present else 'OFF' }}"}
+{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"device_class":"occupancy","icon":"mdi:nfc-tap","json_attributes_template":"{{ {'uid': value_json.uid | default(none), 'cardType': value_json.cardType | default(none), 'since': value_json.since | default(none), 'count': value_json.count | default(1 if value_json.present else 0), 'initial': value_json.initial | default(false)} | tojson }}","json_attributes_topic":"nfc/test/tag","name":"Tag present","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/tag","unique_id":"test_tag_present","value_template":"{{ 'ON' if value_json.present else 'OFF' }}"}
 """#
         ),
         (
             "discovery sensor",
             #"""
 homeassistant/sensor/test_last_uid/config qos=1 retain=true
-{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"entity_category":"diagnostic","icon":"mdi:identifier","json_attributes_template":"{{ {'cardType': value_json.cardType, 'ts': value_json.ts, 'random_uid': value_json.random_uid, 'buffered': value_json.buffered} | tojson }}","json_attributes_topic":"nfc/test/event/scanned","name":"Last UID","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/event/scanned","unique_id":"test_last_uid","value_template":"{{ value_json.uid }}"}
+{"availability":[{"topic":"nfc/test/status"}],"device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"entity_category":"diagnostic","icon":"mdi:identifier","json_attributes_template":"{{ value_json.last | default({}) | tojson }}","json_attributes_topic":"nfc/test/tag","name":"Last UID","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/tag","unique_id":"test_last_uid","value_template":"{{ value_json.last.uid if value_json.last is defined else '' }}"}
 """#
         ),
         (
@@ -161,7 +166,7 @@ nfc/test/response/write qos=1 retain=false
             "event/scanned",
             #"""
 nfc/test/event/scanned qos=1 retain=false
-{"atqa":"0044","buffered":false,"cardFamily":"NTAG","cardType":"NTAG215","event_id":"01KDVDNA00081040G2081040G2","ndef":{"hex":"D101215502686F6D652D617373697374616E742E696F2F7461672F66726F6E742D646F6F72","records":[{"idHex":"","payloadHex":"02686F6D652D617373697374616E742E696F2F7461672F66726F6E742D646F6F72","tnf":1,"type":"U","typeHex":"55","uri":"https://www.home-assistant.io/tag/front-door"}]},"product":"NTAG215","random_uid":false,"reader":"test","sak":"00","seq":2,"tag_id":"front-door","ts":"2026-01-01T00:00:00.000Z","type":"scanned","uid":"04A1B2C3D4E5F6","version":"0004040201001103"}
+{"atqa":"0044","buffered":false,"cardFamily":"NTAG","cardType":"NTAG215","event_id":"01KDVDNA00081040G2081040G2","initial":false,"ndef":{"hex":"D101215502686F6D652D617373697374616E742E696F2F7461672F66726F6E742D646F6F72","records":[{"idHex":"","payloadHex":"02686F6D652D617373697374616E742E696F2F7461672F66726F6E742D646F6F72","tnf":1,"type":"U","typeHex":"55","uri":"https://www.home-assistant.io/tag/front-door"}]},"product":"NTAG215","random_uid":false,"reader":"test","sak":"00","seq":2,"tag_id":"front-door","ts":"2026-01-01T00:00:00.000Z","type":"scanned","uid":"04A1B2C3D4E5F6","version":"0004040201001103"}
 """#
         ),
         (
@@ -175,7 +180,7 @@ nfc/test/event/dump qos=1 retain=false
             "tag present",
             #"""
 nfc/test/tag qos=1 retain=true
-{"cardType":"NTAG215","present":true,"since":"2026-01-01T00:00:00.000Z","uid":"04A1B2C3D4E5F6"}
+{"cardType":"NTAG215","last":{"cardType":"NTAG215","random_uid":false,"tag_id":"front-door","ts":"2026-01-01T00:00:00.000Z","uid":"04A1B2C3D4E5F6"},"present":true,"since":"2026-01-01T00:00:00.000Z","uid":"04A1B2C3D4E5F6"}
 """#
         ),
         (
@@ -301,7 +306,7 @@ nfc/test/reader qos=1 retain=true
             "tag absent (reconnect)",
             #"""
 nfc/test/tag qos=1 retain=true
-{"present":false}
+{"last":{"cardType":"NTAG215","random_uid":false,"tag_id":"04112233445566","ts":"2026-01-01T00:00:00.600Z","uid":"04112233445566"},"present":false}
 """#
         ),
         (
@@ -322,7 +327,7 @@ nfc/test/event/removed qos=1 retain=false
             "tag cleared (stop)",
             #"""
 nfc/test/tag qos=1 retain=true
-{"present":false}
+{"last":{"cardType":"NTAG215","random_uid":false,"tag_id":"04112233445566","ts":"2026-01-01T00:00:00.600Z","uid":"04112233445566"},"present":false}
 """#
         ),
         (

@@ -99,15 +99,18 @@ import Testing
             await take(label, on("nfc/test/response/\(command)") { $0["id"] == id && $0["status"] != "waiting" })
         }
 
+        // Discovery goes out on connect, and again once the reader is known (its chip is the device's
+        // hw_version): the connect may come first. The documents with the reader are recorded.
+        let hasReader: @Sendable (JSONValue) -> Bool = { $0["device"]?["hw_version"] != nil }
         // Start-up: the reader fails once, then opens; everything retained goes out on connect.
         await take("event/error (reader open)", on("nfc/test/event/error"))
         await take("reader ok", on("nfc/test/reader") { $0["state"] == "ok" })
         await take("info with the reader", on("nfc/test/info") { $0["reader"] != .null })
         await take("status online", text("nfc/test/status", "online"))
-        await take("discovery tag", on("homeassistant/tag/test/config"))
-        await take("discovery event", on("homeassistant/event/test_nfc/config"))
-        await take("discovery binary_sensor", on("homeassistant/binary_sensor/test_tag_present/config"))
-        await take("discovery sensor", on("homeassistant/sensor/test_last_uid/config"))
+        await take("discovery tag", on("homeassistant/tag/test/config", hasReader))
+        await take("discovery event", on("homeassistant/event/test_nfc/config", hasReader))
+        await take("discovery binary_sensor", on("homeassistant/binary_sensor/test_tag_present/config", hasReader))
+        await take("discovery sensor", on("homeassistant/sensor/test_last_uid/config", hasReader))
         await take("tag absent", on("nfc/test/tag") { $0["present"] == false })
 
         // Commands refused before any tag acts.

@@ -35,8 +35,11 @@ public final class Agent: Sendable {
     let spool: EventSpool
     let loopSettings: ReaderLoop.Settings
     let discovery: HomeAssistantDiscovery
+    let presenceStore: PresenceStore
     private let state: Mutex<AgentState>
     private let stopSignal = StopSignal()
+    /// Bumped when the reader became known or changed: discovery goes out again (its hw_version).
+    private let discoveryRequests = Watched(0)
 
     /// Creates the agent: makes the state directory and opens the spool and the sequence there.
     /// Throws a ``StorageError`` when the state directory cannot be used.
@@ -85,11 +88,15 @@ public final class Agent: Sendable {
             },
             logger: self.logger,
             audit: { audit in await pipeline.emit(.lock, audit) })
+        // What the previous run last saw in the field: tags found there again at start-up are `initial`.
+        presenceStore = PresenceStore(directory: configuration.stateDirectory)
+        let (previous, problem) = presenceStore.load()
+        if let problem { self.logger.warning("\(problem.message); starting without the previous run's presence") }
         state = Mutex(
             AgentState(
                 startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
-                reader: ReaderStatus(
-                    state: .absent, device: configuration.reader.device, since: clock.now, detail: "not opened yet")))
+                reader: ReaderStatus(state: .starting, device: configuration.reader.device, since: clock.now),
+                tags: TagPresence(previous: previous)))
     }
 
     /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
@@ -122,6 +129,10 @@ public final class Agent: Sendable {
             }
             group.addTask { [commands] in
                 await commands.run()
+                return .other
+            }
+            group.addTask { [self] in
+                await republishDiscoveryWhenTheReaderChanges()
                 return .other
             }
             // READY before the watchdog task exists: its first ping could otherwise reach systemd first.
@@ -182,7 +193,7 @@ public final class Agent: Sendable {
                 } catch {
                     logger.warning("cannot subscribe to \(topics.requestFilter): \(error)")
                 }
-                await publishEverything()
+                await publishEverything(resendingDiscovery: false)
                 await pipeline.drain()
             case .disconnected:
                 pipeline.connectionDown()
@@ -195,28 +206,61 @@ public final class Agent: Sendable {
                     message.text == "online"
                 {
                     logger.info("Home Assistant came online: re-sending discovery and state")
-                    await publishEverything()
+                    await publishEverything(resendingDiscovery: true)
                 }
             }
         }
     }
 
-    /// `status` online, `info`, `reader`, `tag`, discovery and `health`: everything retained.
-    private func publishEverything() async {
-        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
-        await publishInfo()
+    /// Everything retained, in this order: `reader`, `tag`, `status` online, `info`, discovery and
+    /// `health` (which closes what a connect publishes). A consumer that follows `status` (Home
+    /// Assistant's availability) sees it go online only once `reader` and `tag` hold this run's
+    /// state: the previous run's retained `tag` (after a SIGKILL: `present: true`) is replaced
+    /// while `status` still says `offline` (its will), and `reader` says `starting` — not
+    /// `absent` — until the first open has been tried.
+    /// `resendingDiscovery`: Home Assistant asked (its birth message), so discovery goes out even
+    /// when this connection already carried it.
+    private func publishEverything(resendingDiscovery: Bool) async {
         await publishReader()
         await publishTag()
-        if configuration.homeAssistant.enabled {
-            for message in discovery.messages {
-                await pipeline.publishState(message.topic, message.payload)
-            }
-        }
+        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
+        await publishInfo()
+        await publishDiscovery(force: resendingDiscovery)
         await publishHealth()
     }
 
+    private func republishDiscoveryWhenTheReaderChanges() async {
+        var handled = 0
+        while !Task.isCancelled {
+            handled = await discoveryRequests.wait(until: { [handled] in $0 > handled })
+            if Task.isCancelled { break }
+            await publishDiscovery(force: false)
+        }
+    }
+
+    /// The Home Assistant discovery documents (when enabled), the device's `hw_version` from the
+    /// reader as last opened: once per connection and again when the reader becomes known or
+    /// changes (the connect and the reader's first open may cross: the documents go out once), or
+    /// always when `force`.
+    private func publishDiscovery(force: Bool) async {
+        guard configuration.homeAssistant.enabled else { return }
+        let claimed = state.withLock { s -> ReaderInfo?? in
+            if !force, s.discoveredReader == s.readerInfo, s.discoveredConnection == s.connections { return .none }
+            s.discoveredReader = s.readerInfo
+            s.discoveredConnection = s.connections
+            return .some(s.readerInfo)
+        }
+        guard case let .some(reader) = claimed else { return }
+        for message in discovery.messages(reader: reader) {
+            await pipeline.publishState(message.topic, message.payload)
+        }
+    }
+
     private func shutdown() async {
-        state.withLock { $0.tags = TagPresence() }
+        // The field is no longer watched: `tag` says nothing is present (keeping `last`). The
+        // presence record keeps the tags, which are still there: the next run's first poll finds
+        // them as `initial`.
+        state.withLock { $0.tags.tags = [] }
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
         // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
@@ -237,8 +281,16 @@ public final class Agent: Sendable {
             switch effect {
             case let .log(level, message): logger.log(level, message)
             case .publishReader: await publishReader()
-            case .publishInfo: await publishInfo()
-            case .publishTag: await publishTag()
+            case .publishInfo:
+                await publishInfo()
+                // The reader became known (or changed): discovery carries it as the device's
+                // hw_version. Sent from its own task: thirteen acknowledged publishes must not hold
+                // up the reader loop.
+                discoveryRequests.update { $0 += 1 }
+            case .publishTag:
+                // Persisted first: once `tag` is out, a SIGKILL cannot lose what the next run needs.
+                savePresence()
+                await publishTag()
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
             case let .emitRemoved(uid, present):
                 await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present))
@@ -270,6 +322,16 @@ public final class Agent: Sendable {
 
     private func publishTag() async {
         await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
+    }
+
+    /// Persists the field for the next run (``PresenceStore``); a failure is logged, nothing else.
+    private func savePresence() {
+        let presence = state.withLock { $0.tags }
+        do {
+            try presenceStore.save(presence)
+        } catch {
+            logger.warning("cannot persist the tag presence: \(error.message)")
+        }
     }
 
     private func publishInfo() async {
@@ -369,6 +431,10 @@ public struct AgentState: Sendable {
     public var readerInfo: ReaderInfo?
     /// Tags in the field.
     public var tags = TagPresence()
+    /// The reader the discovery documents published last describe.
+    public var discoveredReader: ReaderInfo?
+    /// The connection (``connections``) that carried them.
+    public var discoveredConnection: Int?
     /// Reported scans (arrivals and repeats).
     public var scansTotal = 0
     /// Successful reopens of the reader.
@@ -388,10 +454,11 @@ public struct AgentState: Sendable {
     /// watchdog is no longer petted, so systemd restarts the service.
     public var isReaderHung: Bool { failedUnresponsiveReopens >= AgentReducer.reopensBeforeHung }
 
-    init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus) {
+    init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus, tags: TagPresence = TagPresence()) {
         self.startedAt = startedAt
         self.startedMonotonic = startedMonotonic
         self.reader = reader
+        self.tags = tags
         self.lastProgress = startedMonotonic
     }
 }

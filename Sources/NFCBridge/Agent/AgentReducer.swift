@@ -86,19 +86,18 @@ public enum AgentReducer {
             guard state.reader.state == .error else { return [] }
             state.reader = ReaderStatus(state: .ok, device: state.reader.device, since: now)
             return [.publishReader]
-        case let .arrived(scan, report):
-            state.tags.tags.removeAll { $0.uid == scan.uid }
-            state.tags.tags.append(TagPresence.Tag(uid: scan.uid, cardType: scan.cardType, since: now))
+        case .arrived(var scan, let report):
+            scan.initial = state.tags.arrive(scan, at: now, reported: report)
             guard report else {
                 return [.log(.info, "tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported"), .publishTag]
             }
             state.scansTotal += 1
-            return [.log(.info, "tag \(scan.uid.hexString) (\(scan.cardType)) scanned"), .emitScanned(scan, at: now), .publishTag]
+            return [.log(.info, "tag \(scan.uid.hexString) (\(scan.cardType)) scanned\(scan.initial ? " (initial: it was on the reader before the restart)" : "")"), .emitScanned(scan, at: now), .publishTag]
         case let .repeated(scan):
             state.scansTotal += 1
             return [.log(.debug, "tag \(scan.uid.hexString) still present: scanned again"), .emitScanned(scan, at: nil)]
         case let .removed(uid, presentMilliseconds, report):
-            state.tags.tags.removeAll { $0.uid == uid }
+            state.tags.remove(uid)
             guard report else { return [.publishTag] }
             return [
                 .log(.info, "tag \(uid.hexString) removed after \(presentMilliseconds) ms"),
@@ -112,6 +111,8 @@ public enum AgentReducer {
                 .emitError(error, operation: operation, uid: uid),
             ]
         case .progress:
+            // After the reader opened, a turn of the loop is a poll that has run.
+            if state.reader.state == .ok { state.tags.firstPollDone() }
             state.lastProgress = monotonic
             state.busySince = nil
             return []

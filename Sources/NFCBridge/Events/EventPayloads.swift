@@ -87,12 +87,12 @@ public struct RemovedEvent: Encodable, Sendable {
 }
 
 /// The body of `event/scanned`: the scan object (NFCCore's scan report) plus `uid`, `cardType`,
-/// `random_uid` and `tag_id`.
+/// `random_uid`, `tag_id` and `initial`.
 public struct ScannedEvent: Encodable, Sendable {
     /// The scan.
     public var scan: TagScan
 
-    enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id" }
+    enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial }
 
     public func encode(to encoder: any Encoder) throws {
         try scan.report.encode(to: encoder)
@@ -101,6 +101,7 @@ public struct ScannedEvent: Encodable, Sendable {
         try container.encode(scan.cardType, forKey: .cardType)
         try container.encode(scan.hasRandomUID, forKey: .randomUID)
         try container.encode(scan.homeAssistantTagID, forKey: .tagID)
+        try container.encode(scan.initial, forKey: .initial)
     }
 }
 

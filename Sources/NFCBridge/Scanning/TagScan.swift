@@ -18,6 +18,10 @@ public struct TagScan: Sendable, Equatable {
     /// A dump a scanner read while scanning, if any: `event/dump` then reuses it instead of reading the
     /// tag twice. ``NFCCoreScanner`` reads only the NDEF message and leaves this nil.
     public var tagDump: TagDump?
+    /// Set by the agent: this arrival was found by the first poll after start-up and the tag was
+    /// already in the field when the previous run stopped (``TagPresence/carriedOver``) — the
+    /// `scanned` event's `initial` (docs/mqtt.md).
+    public var initial = false
 
     /// Creates a scan.
     public init(

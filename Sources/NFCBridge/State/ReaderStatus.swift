@@ -6,6 +6,8 @@ import Glibc
 public struct ReaderStatus: Sendable, Equatable, Encodable {
     /// What state the reader is in.
     public enum State: String, Sendable, Equatable, Codable {
+        /// The agent has started and not tried to open the reader yet (it is not known to be absent).
+        case starting
         /// Open and polling.
         case ok
         /// Cannot be opened (unplugged, busy, not configured): retried with back-off.

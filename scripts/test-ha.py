@@ -1,0 +1,536 @@
+"""make test-ha: NFCBridge against a real Home Assistant Core (run by scripts/test-ha.sh in its venv).
+
+Starts, in a temporary folder: a loopback mosquitto on a free port, nfcbridge-sim with three tags
+(a Home Assistant tag, a plain NTAG213, a phone-like Type 4 tag with a random UID), Home
+Assistant (MQTT integration as a pre-seeded config entry, a user made with `hass --script auth`,
+a token through the login flow), and `nfcbridge run`. Then checks, through Home Assistant's REST
+and websocket APIs, what a user sees:
+
+- the device and its entities (names, entity categories, device class, hw_version);
+- states at start, on place, on remove; `tag_scanned` with the right `tag_id` and `device_id`;
+  no tag for the random UID; the event entity's `removed`; the device triggers;
+- reader absent (the simulator stops): the tag entities unavailable, the diagnostic ones not;
+- agent stop: everything unavailable but the "Agent" connectivity sensor, which reads off;
+- Home Assistant restart: the states come back from the retained topics, Last UID included;
+- no template warning or error in Home Assistant's log.
+
+Prints the figures at the end; exits non-zero on the first failed check. Every process it starts
+is stopped on the way out.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+AGENT_ID = "door1"
+TAG_UUID = "5f0ba733-172f-430d-a7f8-e4ad940c88d7"
+CARD_UID = "04A1B2C3D4E5F6"
+PLAIN_UID = "04B1B2B3B4B5B6"
+PHONE_UID = "08A1B2C3"
+GUARD = 90  # seconds: a wait that takes longer fails (only a state that never comes trips it)
+
+figures = {}
+started = time.monotonic()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+    print(f"  ok: {message}")
+
+
+class Processes:
+    """Every child, stopped (SIGTERM, then SIGKILL) on the way out."""
+
+    def __init__(self):
+        self.children = {}
+
+    def start(self, name, args, **kwargs):
+        log = open(os.path.join(self.folder, f"{name}.log"), "ab")
+        child = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, **kwargs)
+        self.children[name] = child
+        return child
+
+    def stop(self, name, sig=signal.SIGTERM):
+        child = self.children.pop(name, None)
+        if child is None or child.poll() is not None:
+            return None
+        child.send_signal(sig)
+        try:
+            return child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            return child.wait()
+
+    def stop_all(self):
+        for name in list(self.children)[::-1]:
+            self.stop(name)
+
+
+class HomeAssistant:
+    def __init__(self, session, port):
+        self.session = session
+        self.base = f"http://127.0.0.1:{port}"
+        self.token = None
+        self.ws = None
+        self.next_id = 1
+        self.events = []
+        self.pending = {}
+        self.reader = None
+
+    async def wait_http(self):
+        deadline = time.monotonic() + 600  # the first start installs nothing, but loads slowly
+        while time.monotonic() < deadline:
+            try:
+                async with self.session.get(self.base + "/auth/providers") as response:
+                    if response.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.5)
+        raise Failure("Home Assistant's HTTP server never came up")
+
+    async def login(self, username, password):
+        client_id = self.base + "/"
+        async with self.session.post(
+            self.base + "/auth/login_flow",
+            json={"client_id": client_id, "handler": ["homeassistant", None], "redirect_uri": client_id},
+        ) as response:
+            flow = await response.json()
+        async with self.session.post(
+            self.base + f"/auth/login_flow/{flow['flow_id']}",
+            json={"client_id": client_id, "username": username, "password": password},
+        ) as response:
+            result = await response.json()
+        if result.get("type") != "create_entry":
+            raise Failure(f"login failed: {result}")
+        async with self.session.post(
+            self.base + "/auth/token",
+            data={"grant_type": "authorization_code", "code": result["result"], "client_id": client_id},
+        ) as response:
+            self.token = (await response.json())["access_token"]
+
+    async def connect_websocket(self):
+        self.ws = await self.session.ws_connect(self.base + "/api/websocket")
+        hello = await self.ws.receive_json()
+        assert hello["type"] == "auth_required", hello
+        await self.ws.send_json({"type": "auth", "access_token": self.token})
+        answer = await self.ws.receive_json()
+        if answer["type"] != "auth_ok":
+            raise Failure(f"websocket auth: {answer}")
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self):
+        async for message in self.ws:
+            data = json.loads(message.data)
+            if data.get("type") == "event":
+                self.events.append(data["event"])
+            elif data.get("id") in self.pending:
+                self.pending.pop(data["id"]).set_result(data)
+
+    async def call(self, message):
+        message = dict(message, id=self.next_id)
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[message["id"]] = future
+        await self.ws.send_json(message)
+        answer = await asyncio.wait_for(future, GUARD)
+        if not answer.get("success", False):
+            raise Failure(f"websocket {message['type']}: {answer}")
+        return answer.get("result")
+
+    async def close(self):
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            self.reader.cancel()
+
+    async def rest(self, path):
+        async with self.session.get(self.base + path, headers={"Authorization": f"Bearer {self.token}"}) as response:
+            if response.status == 404:
+                return None
+            return await response.json()
+
+    async def state(self, entity_id):
+        return await self.rest(f"/api/states/{entity_id}")
+
+    async def wait_state(self, entity_id, predicate, what):
+        deadline = time.monotonic() + GUARD
+        last = None
+        while time.monotonic() < deadline:
+            last = await self.state(entity_id)
+            if last is not None and predicate(last):
+                print(f"  ok: {entity_id} {what} ({last['state']})")
+                return last
+            await asyncio.sleep(0.1)
+        raise Failure(f"{entity_id} never became {what}; last: {last}")
+
+    async def wait_event(self, predicate, after, what):
+        deadline = time.monotonic() + GUARD
+        while time.monotonic() < deadline:
+            for index, event in enumerate(self.events[after:], start=after):
+                if predicate(event):
+                    print(f"  ok: event {what}")
+                    return index, event
+            await asyncio.sleep(0.05)
+        raise Failure(f"no event {what}; events: {self.events[after:]}")
+
+
+def write_files(folder, mqtt_port, ha_port, bin_dir):
+    scenario = os.path.join(folder, "scenario.yaml")
+    with open(scenario, "w") as f:
+        f.write(
+            "tags:\n"
+            f'  - {{id: card, type: ntag215, uid: {CARD_UID}, ndef: [{{uri: "https://www.home-assistant.io/tag/{TAG_UUID}"}}]}}\n'
+            f"  - {{id: plain, type: ntag213, uid: {PLAIN_UID}}}\n"
+            f"  - {{id: phone, type: type4, uid: {PHONE_UID}}}\n"
+        )
+    with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
+        f.write(f"listener {mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    with open(os.path.join(folder, "agent.yaml"), "w") as f:
+        f.write(
+            f"id: {AGENT_ID}\n"
+            "reader:\n"
+            f'  device: "pn532_uart:{folder}/pn532.tty"\n'
+            "  polling: {interval_ms: 100}\n"
+            "mqtt:\n"
+            f"  url: mqtt://127.0.0.1:{mqtt_port}\n"
+            "presence: {removal_grace_ms: 300, min_interval_ms: 0}\n"
+            f"state_dir: {folder}/agent-state\n"
+            "health_interval_s: 5\n"
+        )
+    config = os.path.join(folder, "ha")
+    os.makedirs(os.path.join(config, ".storage"))
+    with open(os.path.join(config, "configuration.yaml"), "w") as f:
+        f.write(
+            "homeassistant:\n"
+            "  name: NFCBridge test\n"
+            "  latitude: 52.5\n  longitude: 13.4\n  elevation: 0\n"
+            "  unit_system: metric\n  time_zone: UTC\n  country: DE\n  currency: EUR\n"
+            "http:\n"
+            "  server_host: 127.0.0.1\n"
+            f"  server_port: {ha_port}\n"
+            "api:\n"
+            "websocket_api:\n"
+            "config:\n"
+            "tag:\n"
+            "device_automation:\n"
+            "logger:\n"
+            "  default: warning\n"
+        )
+    # The MQTT integration is set up through the UI (a config entry), not YAML: seed the entry.
+    entries = {
+        "version": 1,
+        "minor_version": 1,
+        "key": "core.config_entries",
+        "data": {
+            "entries": [
+                {
+                    "entry_id": "0123456789abcdef0123456789abcdef",
+                    "version": 1,
+                    "minor_version": 1,
+                    "domain": "mqtt",
+                    "title": "127.0.0.1",
+                    "data": {"broker": "127.0.0.1", "port": mqtt_port, "discovery": True},
+                    "options": {},
+                    "pref_disable_new_entities": False,
+                    "pref_disable_polling": False,
+                    "source": "user",
+                    "unique_id": None,
+                    "disabled_by": None,
+                }
+            ]
+        },
+    }
+    with open(os.path.join(config, ".storage", "core.config_entries"), "w") as f:
+        json.dump(entries, f)
+    # Onboarding done (the user comes from `hass --script auth`): the login flow is open.
+    onboarding = {"version": 4, "minor_version": 1, "key": "onboarding",
+                  "data": {"done": ["user", "core_config", "analytics", "integration"]}}
+    with open(os.path.join(config, ".storage", "onboarding"), "w") as f:
+        json.dump(onboarding, f)
+    return scenario, config
+
+
+def wait_line(path, text, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and text in open(path, errors="replace").read():
+            return
+        time.sleep(0.1)
+    raise Failure(f"{path} never said {text!r}")
+
+
+def control(folder, request):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(os.path.join(folder, "pn532.sock"))
+        s.sendall((json.dumps(request) + "\n").encode())
+        answer = s.makefile().readline()
+    reply = json.loads(answer)
+    if not reply.get("ok"):
+        raise Failure(f"simulator {request}: {reply}")
+    return reply
+
+
+async def run(args, processes, folder):
+    mqtt_port, ha_port = free_port(), free_port()
+    scenario, config = write_files(folder, mqtt_port, ha_port, args.bin)
+    hass = os.path.join(os.path.dirname(sys.executable), "hass")
+    version = subprocess.run([sys.executable, "-c", "import homeassistant.const as c; print(c.__version__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    figures["home_assistant"] = version
+    print(f"Home Assistant Core {version}, mosquitto :{mqtt_port}, HA :{ha_port}, folder {folder}")
+    subprocess.run([hass, "--script", "auth", "-c", config, "add", "test", "test-password"], check=True,
+                   capture_output=True)
+
+    processes.start("mosquitto", ["mosquitto", "-c", os.path.join(folder, "mosquitto.conf")])
+
+    def start_simulator():
+        processes.start("simulator", [os.path.join(args.bin, "nfcbridge-sim"), "--link", os.path.join(folder, "pn532.tty"),
+                                      "--control", os.path.join(folder, "pn532.sock"), "--scenario", scenario])
+        wait_line(os.path.join(folder, "simulator.log"), "ready link=")
+
+    def start_agent():
+        processes.start("agent", [os.path.join(args.bin, "nfcbridge"), "run", "--config", os.path.join(folder, "agent.yaml")],
+                        env=dict(os.environ, LIBNFC_AUTO_SCAN="false"))
+
+    start_simulator()
+    session = aiohttp.ClientSession()
+    ha = HomeAssistant(session, ha_port)
+    try:
+        t = time.monotonic()
+        processes.start("homeassistant", [hass, "-c", config])
+        await ha.wait_http()
+        await ha.login("test", "test-password")
+        await ha.connect_websocket()
+        figures["ha_start_s"] = round(time.monotonic() - t, 1)
+        entries = await ha.rest("/api/config/config_entries/entry")
+        mqtt_entry = [e for e in entries if e["domain"] == "mqtt"]
+        deadline = time.monotonic() + GUARD
+        while not mqtt_entry or mqtt_entry[0]["state"] != "loaded":
+            if time.monotonic() > deadline:
+                raise Failure(f"the MQTT integration is not loaded: {mqtt_entry}")
+            await asyncio.sleep(0.2)
+            mqtt_entry = [e for e in await ha.rest("/api/config/config_entries/entry") if e["domain"] == "mqtt"]
+        check(True, "the MQTT integration is loaded")
+        await ha.call({"type": "subscribe_events", "event_type": "tag_scanned"})
+
+        print("agent start")
+        t = time.monotonic()
+        start_agent()
+        devices = []
+        deadline = time.monotonic() + GUARD
+        while not devices:
+            if time.monotonic() > deadline:
+                raise Failure("no device for the agent in HA's device registry")
+            await asyncio.sleep(0.2)
+            devices = [d for d in await ha.call({"type": "config/device_registry/list"})
+                       if ["mqtt", f"nfcbridge_{AGENT_ID}"] in d["identifiers"]]
+        device = devices[0]
+        device_id = device["id"]
+        check(device["name"] == f"NFC reader {AGENT_ID}", f"device named {device['name']!r}")
+        entities = []
+        deadline = time.monotonic() + GUARD
+        while len(entities) < 10 and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            entities = [e for e in await ha.call({"type": "config/entity_registry/list"}) if e["device_id"] == device_id]
+        by_unique = {e["unique_id"]: e for e in entities}
+        figures["entities"] = len(entities)
+        check(len(entities) == 10, f"10 entities on the device: {sorted(by_unique)}")
+        ids = {key: by_unique[f"{AGENT_ID}_{key}"]["entity_id"] for key in
+               ["nfc", "tag_present", "last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events",
+                "mqtt_reconnects", "version"]}
+        print("  entity ids: " + ", ".join(sorted(ids.values())))
+        diagnostic = sorted(k for k in ids if by_unique[f"{AGENT_ID}_{k}"]["entity_category"] == "diagnostic")
+        check(diagnostic == sorted(["last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events",
+                                    "mqtt_reconnects", "version"]), f"diagnostic entities: {diagnostic}")
+        check(ids["nfc"] == f"event.nfc_reader_{AGENT_ID}_tag", f"event entity {ids['nfc']}")
+
+        await ha.wait_state(ids["agent"], lambda s: s["state"] == "on", "on (agent connected)")
+        await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok")
+        present = await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        check(present["attributes"].get("device_class") == "occupancy", "tag present: device_class occupancy")
+        figures["agent_start_to_available_s"] = round(time.monotonic() - t, 2)
+        await ha.wait_state(ids["version"], lambda s: s["state"] not in ("unknown", "unavailable"), "the agent version")
+        await ha.wait_state(ids["spool_depth"], lambda s: s["state"] == "0", "0")
+        await ha.wait_state(ids["dropped_events"], lambda s: s["state"] == "0", "0")
+        await ha.wait_state(ids["mqtt_reconnects"], lambda s: s["state"] == "0", "0")
+        device = [d for d in await ha.call({"type": "config/device_registry/list"}) if d["id"] == device_id][0]
+        check(device.get("hw_version") == "PN532 v1.6", f"device hw_version {device.get('hw_version')!r}")
+        figures["device"] = {k: device.get(k) for k in ["name", "manufacturer", "model", "sw_version", "hw_version",
+                                                         "serial_number", "configuration_url"]}
+
+        triggers = await ha.call({"type": "device_automation/trigger/list", "device_id": device_id})
+        mqtt_triggers = sorted((t["type"], t["subtype"]) for t in triggers if t.get("domain") == "mqtt")
+        figures["device_triggers"] = mqtt_triggers
+        check(mqtt_triggers == [("tag_removed", "any_tag"), ("tag_scanned", "any_tag")], f"device triggers {mqtt_triggers}")
+
+        print("place the Home Assistant tag")
+        mark = len(ha.events)
+        t = time.monotonic()
+        control(folder, {"cmd": "place", "id": "card"})
+        _, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned")
+        figures["place_to_tag_scanned_s"] = round(time.monotonic() - t, 2)
+        check(event["data"].get("tag_id") == TAG_UUID, f"tag_scanned tag_id {event['data'].get('tag_id')}")
+        check(event["data"].get("device_id") == device_id, "tag_scanned device_id is the reader's device")
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on" and s["attributes"].get("uid") == CARD_UID, "on")
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "scanned"
+                            and s["attributes"].get("tag_id") == TAG_UUID, "event scanned")
+        await ha.wait_state(ids["last_uid"], lambda s: s["state"] == CARD_UID, CARD_UID)
+
+        print("remove it")
+        control(folder, {"cmd": "remove", "id": "card"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "removed"
+                            and s["attributes"].get("uid") == CARD_UID, "event removed")
+
+        print("a phone (random UID), then a plain tag")
+        mark = len(ha.events)
+        control(folder, {"cmd": "place", "id": "phone"})
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("uid") == PHONE_UID, "event scanned (phone)")
+        control(folder, {"cmd": "remove", "id": "phone"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        control(folder, {"cmd": "place", "id": "plain"})
+        index, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned (plain)")
+        check(event["data"].get("tag_id") == PLAIN_UID, f"the first tag_scanned after the phone is the plain tag's ({event['data']})")
+        tags = await ha.call({"type": "tag/list"})
+        tag_ids = sorted(t["id"] for t in tags)
+        figures["ha_tags"] = tag_ids
+        check(PHONE_UID not in tag_ids, f"no HA tag for the random UID: {tag_ids}")
+        control(folder, {"cmd": "remove", "id": "plain"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        await ha.wait_state(ids["scans"], lambda s: s["state"] == "3", "3 scans")
+
+        print("reader absent (the simulator stops)")
+        processes.stop("simulator")
+        await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "absent" and s["attributes"].get("detail"), "absent, with detail")
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "unavailable", "unavailable")
+        await ha.wait_state(ids["nfc"], lambda s: s["state"] == "unavailable", "unavailable")
+        for key in ["last_uid", "scans", "spool_depth", "version"]:
+            await ha.wait_state(ids[key], lambda s: s["state"] != "unavailable", "available")
+        await ha.wait_state(ids["agent"], lambda s: s["state"] == "on", "on")
+        start_simulator()
+        await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok again")
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+
+        print("agent stop, with the card left on the reader")
+        control(folder, {"cmd": "place", "id": "card"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on")
+        processes.stop("agent")
+        await ha.wait_state(ids["agent"], lambda s: s["state"] == "off", "off")
+        for key in ids:
+            if key != "agent":
+                await ha.wait_state(ids[key], lambda s: s["state"] == "unavailable", "unavailable")
+
+        print("agent start (the card is still on the reader), then Home Assistant restarts")
+        mark = len(ha.events)
+        start_agent()
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on")
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("initial") is True, "event scanned, initial")
+        # The next tag_scanned is the plain tag's: the initial scan of the card fired none.
+        control(folder, {"cmd": "remove", "id": "card"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        control(folder, {"cmd": "place", "id": "plain"})
+        _, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned (plain)")
+        check(event["data"].get("tag_id") == PLAIN_UID,
+              f"the initial scan (card left on the reader across the restart) fired no tag_scanned ({event['data']})")
+        control(folder, {"cmd": "remove", "id": "plain"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        control(folder, {"cmd": "place", "id": "card"})
+        await ha.wait_state(ids["last_uid"], lambda s: s["state"] == CARD_UID, CARD_UID)
+        await ha.close()
+        t = time.monotonic()
+        processes.stop("homeassistant")
+        processes.start("homeassistant", [hass, "-c", config])
+        await ha.wait_http()
+        await ha.connect_websocket()
+        figures["ha_restart_s"] = round(time.monotonic() - t, 1)
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on after the HA restart")
+        await ha.wait_state(ids["last_uid"], lambda s: s["state"] == CARD_UID, f"{CARD_UID} after the HA restart")
+        await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok after the HA restart")
+        await ha.wait_state(ids["agent"], lambda s: s["state"] == "on", "on after the HA restart")
+        await ha.wait_state(ids["mqtt_reconnects"], lambda s: s["state"] == "0", "0 after the HA restart")
+        await ha.call({"type": "subscribe_events", "event_type": "tag_scanned"})
+        mark = len(ha.events)
+        control(folder, {"cmd": "remove", "id": "card"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        control(folder, {"cmd": "place", "id": "card"})
+        _, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned after the HA restart")
+        check(event["data"].get("tag_id") == TAG_UUID and event["data"].get("device_id") == device_id,
+              "tag_scanned after the HA restart: same tag_id and device_id")
+        processes.stop("agent")
+        await ha.wait_state(ids["agent"], lambda s: s["state"] == "off", "off")
+    finally:
+        await ha.close()
+        await session.close()
+
+    processes.stop("homeassistant")
+    log = open(os.path.join(config, "home-assistant.log"), errors="replace").read()
+    # Template trouble anywhere, and any warning or error of the MQTT, tag, event and template code
+    # (not the "Setup of … is taking over 10 seconds" notes of a loaded machine).
+    bad = [line for line in log.splitlines()
+           if re.search(r"Template variable (warning|error)|TypeError|Error rendering|Error parsing value|"
+                        r"not JSON serializable|Traceback", line)
+           or re.search(r"\b(WARNING|ERROR|CRITICAL)\b \([^)]*\) \[homeassistant\.(components\.(mqtt|tag|event)|helpers\.template)\b",
+                        line)]
+    figures["ha_log_lines"] = len(log.splitlines())
+    figures["ha_log_problems"] = len(bad)
+    for line in bad[:20]:
+        print("  log: " + line)
+    check(not bad, "no template warning or MQTT/tag error in Home Assistant's log")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True, help="the folder of nfcbridge and nfcbridge-sim")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="nfcbridge-test-ha-")
+    os.chmod(folder, 0o755)  # mosquitto drops to its own user when started as root
+    processes = Processes()
+    processes.folder = folder
+
+    def interrupted(number, frame):
+        raise SystemExit(f"stopped by signal {number}")
+
+    signal.signal(signal.SIGTERM, interrupted)
+    ok = False
+    try:
+        asyncio.run(run(args, processes, folder))
+        ok = True
+    except Failure as failure:
+        print(f"FAILED: {failure}")
+    finally:
+        processes.stop_all()
+        figures["total_s"] = round(time.monotonic() - started, 1)
+        print("figures: " + json.dumps(figures))
+        if args.keep or not ok:
+            print(f"logs kept in {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
