@@ -16,6 +16,8 @@
 #   make soak     (not in CI) SOAK_MINUTES (default 60) of tag churn, broker freezes/restarts and
 #                 reader unplugs against the agent; prints RSS/FDs/threads each minute, checks every
 #                 tap was reported exactly once (scripts/soak.py, docs/operations.md)
+#   make fuzz     build the libFuzzer harnesses (fuzz/README.md) and run each for 1,000,000 executions
+#   make fuzz-smoke  the same harnesses for a few seconds each (part of make test)
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -53,7 +55,7 @@ DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md d
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy test-ha demo bench soak release install install-files deb man clean
+.PHONY: deps build test test-swift test-deploy test-ha demo bench soak release install install-files deb man clean fuzz fuzz-build fuzz-smoke
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -73,6 +75,7 @@ build: deps
 # such waits can hold both threads while another test's in-process work needs one.
 test: deps
 	$(MAKE) test-swift
+	$(MAKE) fuzz-smoke
 	$(MAKE) test-deploy
 
 test-swift:
@@ -90,6 +93,26 @@ test-deploy: deb
 # into .build/test-ha/venv, then checks entities, states and tag_scanned through HA's APIs. Not in CI.
 test-ha: build
 	./scripts/test-ha.sh
+
+# libFuzzer harnesses (fuzz/README.md): declared in Package.swift only with NFCBRIDGE_FUZZ set and built
+# in their own scratch path, instrumented (-sanitize=fuzzer,address on every module; --sanitize also
+# for SwiftPM's link step), so the normal build and test products are untouched. Release mode: the
+# runs are ten times faster. One harness after another at nice 15 (fuzz/run.sh).
+FUZZ_HARNESSES := $(notdir $(wildcard fuzz/harnesses/*))
+FUZZ_BUILD := NFCBRIDGE_FUZZ=1 $(SWIFT) build -c release --scratch-path .build-fuzz --sanitize fuzzer \
+              --sanitize address -Xswiftc -sanitize=fuzzer,address
+FUZZ_RUNS ?= 1000000
+FUZZ_SMOKE_SECONDS ?= 5
+
+fuzz-build: deps
+	@set -eo pipefail; for h in $(FUZZ_HARNESSES); do \
+	  $(FUZZ_BUILD) --product fuzz-$$h 2>&1 | { grep -v "Cannot export local symbol" || true; }; done
+
+fuzz: fuzz-build
+	fuzz/run.sh runs $(FUZZ_RUNS)
+
+fuzz-smoke: fuzz-build
+	fuzz/run.sh seconds $(FUZZ_SMOKE_SECONDS)
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
 # traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).

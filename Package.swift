@@ -47,3 +47,19 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
     ]
 )
+
+// libFuzzer harnesses (fuzz/README.md, `make fuzz`): declared only when NFCBRIDGE_FUZZ is set, and built
+// in their own scratch path with `--sanitize fuzzer --sanitize address`, so `swift build` and
+// `swift test` never see them. Each is one file with `LLVMFuzzerTestOneInput` and no main (libFuzzer's).
+if Context.environment["NFCBRIDGE_FUZZ"] != nil {
+    let harnesses: [(name: String, dependency: Target.Dependency)] = [
+        ("ndef", "NFCCore"), ("type2tlv", "NFCCore"), ("import-flipper", "NFCCore"), ("import-pm3", "NFCCore"),
+        ("import-mfd", "NFCCore"), ("import-json", "NFCCore"), ("import-auto", "NFCCore"), ("export", "NFCCore"),
+        ("mqtt-request", "NFCBridge"), ("config", "NFCBridge"), ("scenario", "PN532Sim"), ("pn532-frame", "PN532Sim"),
+    ]
+    for harness in harnesses {
+        package.targets.append(.executableTarget(
+            name: "fuzz-" + harness.name, dependencies: [harness.dependency], path: "fuzz/harnesses/" + harness.name,
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

@@ -8,10 +8,12 @@ import NFCCore
 enum DumpCommand {
     static let usage = """
         usage: nfcbridge dump [--device CONNSTRING] [--format json|flipper|pm3|mfd|hex|bin] [--compact]
-                              [--output FILE] [--timeout SECONDS]
+                              [--partial] [--output FILE] [--timeout SECONDS]
           --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
           --format   json (default), flipper (.nfc), pm3 (Proxmark3 MFU), mfd (libnfc), hex, bin
           --compact  json without indentation
+          --partial  pm3 and mfd of a tag not read in full (protected pages, unopened sectors): write
+                     up to the first page or block not read (refused without it)
           --output   write there instead of standard output (binary formats need it on a terminal);
                      when the tag leaves mid-dump, the pages read so far are written there
           --timeout  give up after SECONDS without a tag (exit 3)
@@ -20,7 +22,7 @@ enum DumpCommand {
 
     /// Runs `dump` with the arguments after it.
     static func run(_ args: [String]) async throws {
-        var arguments = try Arguments(args, flagNames: ["compact", "help"])
+        var arguments = try Arguments(args, flagNames: ["compact", "partial", "help"])
         if arguments.flag("help") {
             Console.out(usage)
             return
@@ -32,9 +34,11 @@ enum DumpCommand {
                 "unknown format '\(formatName)': use " + ExportCommand.Format.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let compact = arguments.flag("compact")
+        let partial = arguments.flag("partial")
         let output = arguments.option("output")
         try arguments.finish(optionsOnly: "dump")
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
+        guard !partial || format == .pm3 || format == .mfd else { throw CLIError.usage("--partial applies to --format pm3 and mfd only") }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }
@@ -45,13 +49,14 @@ enum DumpCommand {
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
             if let output {
-                try? write(format.render(error.dump, compact: compact), to: output)
+                // Only the pages read so far, also in pm3 and mfd (never zeros for the rest).
+                try? write(format.render(error.dump, compact: compact, partial: true), to: output)
             }
             throw CLIError.reader(error.cause)
         } catch {
             throw CLIError.reader(failure: error)
         }
-        try write(format.render(dump, compact: compact), to: output)
+        try write(format.render(dump, compact: compact, partial: partial), to: output)
     }
 
     /// A dump that ended early, with what it read (never empty: ``DumpProgress/partialDump(after:)``).

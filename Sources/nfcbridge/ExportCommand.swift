@@ -6,11 +6,14 @@ import NFCCore
 /// Offline; touches no reader. See docs/cli.md, section "export".
 enum ExportCommand {
     static let usage = """
-        usage: nfcbridge export --from FILE --format flipper|pm3|mfd|json|hex|bin [--compact] [--output FILE]
+        usage: nfcbridge export --from FILE --format flipper|pm3|mfd|json|hex|bin [--compact] [--partial]
+                                [--output FILE]
           --from FILE     the dump: NFCBridge/CoreExtendedNFC JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD
                           (told apart by content); - reads standard input
           --format        flipper (.nfc), pm3 (Proxmark3 MFU .bin), mfd (libnfc), json, hex (text), bin (raw)
           --compact       json without indentation
+          --partial       pm3 and mfd of a partial dump (pages or blocks not read): write the pages or
+                          blocks up to the first one not read, nothing after it (refused without it)
           --output FILE   write there instead of standard output (binary formats need it on a terminal)
 
         """
@@ -22,12 +25,14 @@ enum ExportCommand {
         /// Binary formats are not written to a terminal.
         var isBinary: Bool { self == .pm3 || self == .mfd || self == .bin }
 
-        /// `dump` in this format (shared with `dump`, which writes a dump read from a tag).
-        func render(_ dump: TagDump, compact: Bool) throws -> [UInt8] {
+        /// `dump` in this format (shared with `dump`, which writes a dump read from a tag). `partial`
+        /// lets pm3 and mfd write a partial dump's pages or blocks up to the first one not read
+        /// (refused with `partial_dump` otherwise).
+        func render(_ dump: TagDump, compact: Bool, partial: Bool = false) throws -> [UInt8] {
             switch self {
             case .flipper: Array(try dump.exportFlipperNFC().utf8)
-            case .pm3: try dump.exportProxmark3MFU()
-            case .mfd: try dump.exportLibNFCMFD()
+            case .pm3: try dump.exportProxmark3MFU(partial: partial)
+            case .mfd: try dump.exportLibNFCMFD(partial: partial)
             case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
             case .hex: Array(dump.exportHex().utf8)
             case .bin: dump.exportBinary()
@@ -48,7 +53,7 @@ enum ExportCommand {
 
     /// Runs `export` with the arguments after it.
     static func run(_ args: [String]) async throws {
-        var arguments = try Arguments(args, flagNames: ["compact", "help"])
+        var arguments = try Arguments(args, flagNames: ["compact", "partial", "help"])
         if arguments.flag("help") || args.first == "help" {
             Console.out(usage)
             return
@@ -61,18 +66,20 @@ enum ExportCommand {
             throw CLIError.usage("unknown format '\(formatName)': use " + Format.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let compact = arguments.flag("compact")
+        let partial = arguments.flag("partial")
         let output = arguments.option("output")
         try arguments.rejectUnknown()
         guard arguments.positionals.isEmpty else {
             throw CLIError.usage("export takes no positional arguments (got '\(arguments.positionals[0])')")
         }
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
+        guard !partial || format == .pm3 || format == .mfd else { throw CLIError.usage("--partial applies to --format pm3 and mfd only") }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }
 
         let dump = try DumpImporter.importDump(try DumpFile.read(from))
-        let bytes = try format.render(dump, compact: compact)
+        let bytes = try format.render(dump, compact: compact, partial: partial)
         if let output {
             try DumpFile.write(bytes, to: output)
         } else {
@@ -83,16 +90,26 @@ enum ExportCommand {
 
 /// Reading and writing the files of `export` and `import`.
 enum DumpFile {
-    /// The bytes of `path`, or of standard input for `-`.
+    /// The bytes of `path`, or of standard input for `-`. Reading stops after
+    /// ``DumpImporter/maxFileSize`` bytes: a longer input (`/dev/zero`, a wrong file) is no dump and
+    /// answers `malformed_dump` without being read to its end.
     static func read(_ path: String) throws -> [UInt8] {
-        if path == "-" { return Array(Console.readStandardInput()) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard let bytes = Console.readAll(fd) else {
-            throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        let limit = DumpImporter.maxFileSize
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= limit {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
         }
-        return bytes
+        throw NFCError.malformedDump("\(path == "-" ? "standard input" : path) holds more than \(limit) bytes; no dump file is that large")
     }
 
     /// Writes `bytes` to `path` (replacing it atomically).

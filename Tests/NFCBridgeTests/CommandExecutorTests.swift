@@ -177,4 +177,27 @@ struct RemovingExecutor: CommandExecuting {
         }
         await h.stop()
     }
+
+    /// A read-protected tag (AUTH0 = 10h, PROT on) dumps as `json` and `flipper`, which mark the pages
+    /// not read, but `mfd` and `pm3` answer `partial_dump` naming page 16: those files would hold zeros
+    /// there, which written back set AUTH0 = 00h (issue 10).
+    @Test func partialDumpIsRefusedInFixedOffsetFormats() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        let tag = h.placeTag()
+        tag.setPassword([1, 2, 3, 4], pack: [0xAA, 0xBB])
+        tag.setAuth0(0x10)
+        tag.setReadProtection(true)
+        for (n, format) in ["json", "flipper", "mfd", "pm3"].enumerated() {
+            await h.send("dump", #"{"id":"p\#(n)","format":"\#(format)"}"#)
+            let response = await h.response("dump", count: n + 1)
+            if format == "json" || format == "flipper" {
+                #expect(response["status"] == "ok", "\(format): \(response)")
+            } else {
+                #expect(response["status"] == "error", "\(format): \(response)")
+                #expect(response["error"]?["code"] == "partial_dump", "\(format): \(response)")
+                #expect(response["error"]?["message"]?.stringValue?.contains("page 16 of 135 was not read") == true, "\(response)")
+            }
+        }
+        await h.stop()
+    }
 }

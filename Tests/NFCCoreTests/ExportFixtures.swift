@@ -35,6 +35,18 @@ enum ExportFixtures {
         TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0x04, 0x57, 0x01, 0xCA, 0x53, 0x28, 0x80]), pages: pages)
     }
 
+    /// `dump` with every page of its product's readable memory that it lacks added as zeros: a dump read
+    /// in full, for tests of the fixed-offset formats (MFD, Proxmark3), which refuse a partial dump
+    /// (`partial_dump`) rather than fill it with zeros themselves.
+    static func filled(_ dump: TagDump) -> TagDump {
+        var dump = dump
+        let count = max(Type2MemoryMap.forType(dump.cardInfo.type)?.readablePages ?? 0, (dump.pages.map(\.number).max() ?? -1) + 1)
+        let present = Set(dump.pages.map(\.number))
+        dump.pages += (0..<count).filter { !present.contains($0) }.map { Page(number: $0, data: [0, 0, 0, 0]) }
+        dump.pages.sort { $0.number < $1.number }
+        return dump
+    }
+
     /// Pages 0, 1, 2 of the interop dump.
     static let interopPages = [page(0, "04570184"), page(1, "CA532880"), page(2, "DB480000")]
 }

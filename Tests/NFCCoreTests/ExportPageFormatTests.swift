@@ -38,8 +38,15 @@ import Testing
 
     /// NTAG213 with pages {0, 1, 2, 44} → 56 + 45·4 = 236 bytes; 45 pages after import. (Synthetic UID
     /// with invalid BCCs: detected by the header's page byte.)
+    /// Sparse, the dump is partial (page 3 not read): refused, or cut before page 3 with `partial`.
     @Test func proxmarkSizeForSparseNTAG213() throws {
-        let dump = ExportFixtures.interopDump(pages: ExportFixtures.interopPages + [ExportFixtures.page(44, "01020304")])
+        let sparse = ExportFixtures.interopDump(pages: ExportFixtures.interopPages + [ExportFixtures.page(44, "01020304")])
+        #expect(throws: NFCError.partialDump(
+            "page 3 of 45 was not read; a Proxmark3 MFU file has no mark for unread pages and would hold zeros there "
+                + "(written back to a tag they overwrite its data and configuration). Export only pages 0–2 (partial), "
+                + "or use JSON or Flipper .nfc")) { try sparse.exportProxmark3MFU() }
+        #expect(try sparse.exportProxmark3MFU(partial: true).count == 56 + 12)
+        let dump = ExportFixtures.filled(sparse)
         let bytes = try dump.exportProxmark3MFU()
         #expect(bytes.count == 236)
         #expect(bytes[11] == 44)
@@ -70,8 +77,8 @@ import Testing
 
     /// NTAG213 `DEADBEEF` with pages 01020304 / 05060708: the MFD starts with those 8 bytes.
     @Test func mfdStartsWithThePages() throws {
-        let dump = TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0xDE, 0xAD, 0xBE, 0xEF]),
-                           pages: [ExportFixtures.page(0, "01020304"), ExportFixtures.page(1, "05060708")])
+        let dump = ExportFixtures.filled(TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0xDE, 0xAD, 0xBE, 0xEF]),
+                           pages: [ExportFixtures.page(0, "01020304"), ExportFixtures.page(1, "05060708")]))
         let mfd = try dump.exportLibNFCMFD()
         #expect(mfd.prefix(8) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08])
         #expect(mfd.dropFirst(8).allSatisfy { $0 == 0 })
@@ -80,10 +87,15 @@ import Testing
     // MARK: Upstream bugs
 
     /// [BUG] MFD without padding: upstream concatenated the pages it had (8 bytes here); libnfc's
-    /// nfc-mfultralight only reads a full 180-byte NTAG213 image.
+    /// nfc-mfultralight only reads a full 180-byte NTAG213 image. The zeros we padded such a dump
+    /// with wrote AUTH0 = 00h back to a tag (issue 10): a dump of pages 0 and 40 is now refused as
+    /// partial; one read in full is the full image.
     @Test func mfdIsPaddedToTheProductSize() throws {
-        let dump = TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0xDE, 0xAD, 0xBE, 0xEF]),
-                           pages: [ExportFixtures.page(0, "01020304"), ExportFixtures.page(40, "05060708")])
+        let sparse = TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0xDE, 0xAD, 0xBE, 0xEF]),
+                             pages: [ExportFixtures.page(0, "01020304"), ExportFixtures.page(40, "05060708")])
+        let error = #expect(throws: NFCError.self) { try sparse.exportLibNFCMFD() }
+        #expect(error?.code == "partial_dump")
+        let dump = ExportFixtures.filled(sparse)
         let mfd = try dump.exportLibNFCMFD()
         #expect(mfd.count == 180)
         #expect(mfd[160..<164] == [0x05, 0x06, 0x07, 0x08])
@@ -119,8 +131,8 @@ import Testing
     /// [BUG] ATQA LSB first: upstream's tests built `44 00` (the version-2 order) and its Proxmark3
     /// import set `44 00`. Version 4 files and our model hold it MSB first.
     @Test func atqaIsMostSignificantByteFirst() throws {
-        let dump = TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0x04, 0x57, 0x01, 0xCA, 0x53, 0x28, 0x80],
-                                              atqa: [0x00, 0x44], sak: 0x00), pages: ExportFixtures.interopPages)
+        let dump = ExportFixtures.filled(TagDump(cardInfo: CardInfo(type: .ntag213, uid: [0x04, 0x57, 0x01, 0xCA, 0x53, 0x28, 0x80],
+                                              atqa: [0x00, 0x44], sak: 0x00), pages: ExportFixtures.interopPages))
         #expect(try dump.exportFlipperNFC().contains("\nATQA: 00 44\nSAK: 00\n"))
         #expect(try TagDump.importProxmark3MFU(try dump.exportProxmark3MFU()).cardInfo.atqa == [0x00, 0x44])
         #expect(try TagDump.importLibNFCMFD(try dump.exportLibNFCMFD()).cardInfo.atqa == [0x00, 0x44])

@@ -49,6 +49,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidArgument, .invalidNDEF: .invalidRequest
         case .readerUnavailable, .readerUnresponsive: .readerUnavailable
         case .userCanceled: .canceled
+        case .partialDump: .partialDump
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
             .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure:
             reading ? .readFailed : .writeFailed

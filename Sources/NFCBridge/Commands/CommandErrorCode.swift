@@ -37,6 +37,9 @@ public enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case verifyFailed = "verify_failed"
     /// Reading the tag failed (a `dump` that could not finish for another reason than removal).
     case readFailed = "read_failed"
+    /// The dump was read, but only in part, and the requested file format (mfd, pm3) cannot mark the
+    /// pages or blocks not read: JSON and Flipper files keep partial dumps.
+    case partialDump = "partial_dump"
     /// The reader is not available.
     case readerUnavailable = "reader_unavailable"
     /// The request was cancelled by `request/cancel` or by the agent shutting down: nothing was done.

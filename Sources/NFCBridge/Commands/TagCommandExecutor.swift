@@ -89,6 +89,9 @@ public struct TagCommandExecutor: CommandExecuting {
             let bytes: [UInt8]
             do {
                 bytes = try format.export(dump)
+            } catch let error as NFCError where error.errorCode == .partialDump {
+                // A tag read only in part (AUTH0): mfd and pm3 cannot mark the pages not read.
+                throw CommandError(.partialDump, "a \(info.type) dump cannot be exported as \(format.rawValue): \(error.message)")
             } catch {
                 let reason = (error as? NFCError)?.message ?? "\(error)"
                 throw CommandError(.unsupported, "a \(info.type) dump cannot be exported as \(format.rawValue): \(reason)")

@@ -48,6 +48,10 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case tagNotSupported
     /// A page-based export met a page that is not 4 bytes, or a dump file is not well formed.
     case malformedDump(String)
+    /// A fixed-offset file (libnfc MFD, Proxmark3 MFU `.bin`, raw binary) of a dump that misses pages or
+    /// blocks: such a file has no mark for "not read", so it is refused unless the caller asks for the
+    /// pages read only (docs/formats.md, "Partial dumps").
+    case partialDump(String)
     /// NDEF bytes could not be decoded or a record could not be built.
     case invalidNDEF(String)
     /// An argument given by the caller is not valid.
@@ -86,6 +90,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupported = "unsupported"
         case tagNotSupported = "tag_not_supported"
         case malformedDump = "malformed_dump"
+        case partialDump = "partial_dump"
         case invalidNdef = "invalid_ndef"
         case invalidArgument = "invalid_argument"
         case tagMismatch = "tag_mismatch"
@@ -118,6 +123,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedOperation: .unsupported
         case .tagNotSupported: .tagNotSupported
         case .malformedDump: .malformedDump
+        case .partialDump: .partialDump
         case .invalidNDEF: .invalidNdef
         case .invalidArgument: .invalidArgument
         case .tagMismatch: .tagMismatch
@@ -155,6 +161,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupportedOperation(detail): detail
         case .tagNotSupported: "This tag type is not supported"
         case let .malformedDump(detail): "Malformed dump: \(detail)"
+        case let .partialDump(detail): "Partial dump: \(detail)"
         case let .invalidNDEF(detail): "Invalid NDEF: \(detail)"
         case let .invalidArgument(detail): detail
         case let .tagMismatch(expected, actual):

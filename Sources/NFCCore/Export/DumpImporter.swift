@@ -2,35 +2,163 @@ import FoundationEssentials
 
 /// Reads a dump file in any supported format, telling the format from the content.
 public enum DumpImporter {
+    /// The largest dump file read (4 MiB): the largest real dump (a MIFARE Classic 4K or DESFire dump
+    /// as pretty-printed JSON) is a few hundred KiB. Longer inputs answer ``NFCError/malformedDump(_:)``.
+    public static let maxFileSize = 4 << 20
+
     /// The format of `bytes`: JSON when it starts with `{`, Flipper when it starts with `Filetype:`,
     /// MFD for a MIFARE Classic MFD size (320, 1024, 2048, 4096 bytes: no MFU file has these sizes),
     /// Proxmark3 when a 56- or 48-byte MFU header precedes valid UID check bytes, MFD for a page image
     /// of a Type 2 MFD size, Proxmark3 (plain) for other page images with valid UID check bytes.
     /// Nil when nothing fits.
     public static func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
-        // Skip a UTF-8 byte-order mark and leading white space of text formats.
-        let text = bytes.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        if text.first == UInt8(ascii: "{") { return .json }
-        if text.starts(with: Array("Filetype:".utf8)) { return .flipper }
-        // Binary images: each family's file formats say whether they know the bytes (registry order).
-        return TagFamilies.all.lazy.compactMap { $0.detectFormat(bytes) }.first
+        switch FileContent(bytes) {
+        case .json, .proxmark3JSON: return .json
+        case .flipper: return .flipper
+        case .otherText, .binary:
+            // Binary images: each family's file formats say whether they know the bytes (registry order).
+            return TagFamilies.all.lazy.compactMap { $0.detectFormat(bytes) }.first
+        }
     }
 
     /// Reads `bytes` as `format`, or as the detected format when `format` is nil.
-    /// - Throws: ``NFCError/malformedDump(_:)`` when the format is not recognised or the file is not
-    ///   well formed; ``NFCError/unsupportedOperation(_:)`` for files of a recognised format that hold
-    ///   something other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
+    ///
+    /// Whatever the format, the dump must fit the product's memory (page and block numbers and counts
+    /// from its memory map, sizes): a file naming page 2^31 is refused here, not written out as 8 GiB.
+    /// A file that is plainly in another format than the one named (JSON or Flipper text named `pm3`
+    /// or `mfd`, a binary image named `json`, a Proxmark3 JSON dump) is refused naming what it looks like.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when the format is not recognised, the file is not in the
+    ///   named format, is larger than ``maxFileSize``, is not well formed or does not fit the memory;
+    ///   ``NFCError/unsupportedOperation(_:)`` for files of a recognised format that hold something
+    ///   other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
     ///   MIFARE Classic files (Flipper `Device type: Mifare Classic`, MFD and Proxmark3 `hf mf` dumps
     ///   of a Classic size) go to the Classic importers.
     public static func importDump(_ bytes: [UInt8], format: DumpFormat? = nil) throws -> TagDump {
+        guard bytes.count <= maxFileSize else {
+            throw NFCError.malformedDump("\(bytes.count) bytes; no dump file is larger than \(maxFileSize) bytes")
+        }
+        let content = FileContent(bytes)
+        if content == .proxmark3JSON {
+            throw NFCError.malformedDump("this is a Proxmark3 JSON dump\(format.map { ", not \($0.fileDescription)" } ?? ""); "
+                + "NFCBridge reads the Proxmark3 MFU binary (.bin) that `hf mfu dump` saves beside it")
+        }
+        if let format, let mismatch = content.mismatch(named: format) { throw NFCError.malformedDump(mismatch) }
         guard let format = format ?? detectFormat(bytes) else {
             throw NFCError.malformedDump("not a JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD dump (\(bytes.count) bytes)")
         }
+        let dump = try importUnchecked(bytes, format: format)
+        try checkBounds(dump)
+        return dump
+    }
+
+    private static func importUnchecked(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump {
         if format == .json { return try TagDump.importJSON(bytes) }
         // The first family (registry order) whose file formats claim the bytes reads them.
         for family in TagFamilies.all {
             if let dump = try family.importFile(bytes, format: format) { return dump }
         }
         throw NFCError.malformedDump("not a \(format.rawValue) dump (\(bytes.count) bytes)")
+    }
+
+    /// The most pages, blocks or files a dump of any family holds, and the highest page or block
+    /// number (16-bit block numbers: FeliCa block list elements, ISO 15693 extended addressing).
+    static let maxUnits = 65536
+    /// The most bytes in one page or block (ISO 15693 blocks are up to 32 bytes, FeliCa 16).
+    static let maxUnitSize = 256
+
+    /// Throws ``NFCError/malformedDump(_:)`` unless `dump` fits: the family's memory map (Type 2 page
+    /// numbers, MIFARE Classic block numbers: ``familyBounds``), and for every family at most
+    /// ``maxUnits`` pages, blocks and files, numbered 0 ..< ``maxUnits``, each page or block at most
+    /// ``maxUnitSize`` bytes.
+    public static func checkBounds(_ dump: TagDump) throws {
+        // The family's memory first: its message names the product.
+        for check in familyBounds { try check(dump) }
+        for (name, count) in [("pages", dump.pages.count), ("blocks", dump.blocks.count), ("files", dump.files.count)]
+        where count > maxUnits {
+            throw NFCError.malformedDump("\(count) \(name); no tag holds more than \(maxUnits)")
+        }
+        let units = dump.pages.lazy.map { ("page", $0.number, $0.data.count) }
+            + dump.blocks.lazy.map { ("block", $0.number, $0.data.count) }
+        for (name, number, size) in units {
+            guard (0..<maxUnits).contains(number) else {
+                throw NFCError.malformedDump("\(name) number \(number) is outside 0–\(maxUnits - 1)")
+            }
+            guard size <= maxUnitSize else {
+                throw NFCError.malformedDump("\(name) \(number) has \(size) bytes; no tag has pages or blocks over \(maxUnitSize)")
+            }
+        }
+    }
+
+    /// The families' own bounds (each in the family's `Formats/` folder; each applies to its own types only).
+    static let familyBounds: [@Sendable (TagDump) throws -> Void] = [
+        { try ClassicBlockImage.checkBlockNumbers($0) },
+        { if Type2Family().claims($0.cardInfo.type) { try Type2PageImage.checkPageNumbers($0) } },
+    ]
+}
+
+extension DumpFormat {
+    /// The format in words, for messages ("a Proxmark3 MFU binary").
+    var fileDescription: String {
+        switch self {
+        case .json: "a JSON dump"
+        case .flipper: "a Flipper .nfc file"
+        case .proxmark3: "a Proxmark3 MFU binary"
+        case .mfd: "a libnfc MFD file"
+        }
+    }
+}
+
+/// What a file's first bytes say it is, before any format reads it (telling a file named in the
+/// wrong format from a broken one).
+enum FileContent: Equatable {
+    /// JSON text (an object).
+    case json
+    /// Proxmark3's own JSON dump (`"Created": "proxmark3"`, `"FileType"`), which is not our JSON.
+    case proxmark3JSON
+    /// Flipper `.nfc` text (`Filetype:` first).
+    case flipper
+    /// Other UTF-8 text without control characters.
+    case otherText
+    /// Anything else: a binary image.
+    case binary
+
+    init(_ bytes: [UInt8]) {
+        // Skip a UTF-8 byte-order mark and leading white space of text formats.
+        let text = bytes.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if text.first == UInt8(ascii: "{") {
+            // Proxmark3 writes `"Created": "proxmark3"` and `"FileType"` first (client/src/fileutils.c
+            // saveFileJSONex); look at the head only.
+            let head = String(decoding: text.prefix(512), as: UTF8.self)
+            self = head.contains("\"Created\"") && head.contains("proxmark3") || head.contains("\"FileType\"")
+                ? .proxmark3JSON : .json
+        } else if text.starts(with: Array("Filetype:".utf8)) {
+            self = .flipper
+        } else if !bytes.isEmpty, String(validating: bytes, as: UTF8.self) != nil,
+            bytes.allSatisfy({ $0 >= 0x20 || [0x09, 0x0A, 0x0D].contains($0) })
+        {
+            self = .otherText
+        } else {
+            self = .binary
+        }
+    }
+
+    /// Why bytes of this content are not `format`; nil when they may be (the format's reader decides).
+    func mismatch(named format: DumpFormat) -> String? {
+        let what: String
+        switch self {
+        case .json: what = "a JSON dump"
+        case .proxmark3JSON: what = "a Proxmark3 JSON dump"
+        case .flipper: what = "a Flipper .nfc file"
+        case .otherText: what = "text"
+        case .binary: what = "binary data"
+        }
+        let fits: Bool =
+            switch format {
+            case .json: self == .json
+            case .flipper: self == .flipper
+            // Page and block images are binary; an image of printable bytes is possible (text is not refused).
+            case .proxmark3, .mfd: self != .json && self != .proxmark3JSON && self != .flipper
+            }
+        return fits ? nil : "this is \(what), not \(format.fileDescription) (\(format.rawValue))"
     }
 }

@@ -13,19 +13,24 @@ extension TagDump {
 
     /// The dump as a libnfc MFD file: the Type 2 page image `nfc-mfultralight` reads, or the MIFARE
     /// Classic block image of `nfc-mfclassic`.
-    public func exportLibNFCMFD() throws -> [UInt8] {
-        try exportFamilyFile(.mfd)
+    ///
+    /// An MFD has no mark for "not read": a partial dump (a page or block of the image not read) is
+    /// refused with ``NFCError/partialDump(_:)`` naming the first one not read, unless `partial`, which
+    /// writes the image up to that page or block and nothing after it (never zeros for unread data).
+    public func exportLibNFCMFD(partial: Bool = false) throws -> [UInt8] {
+        try exportFamilyFile(.mfd, partial: partial)
     }
 
-    /// The dump as a Proxmark3 MFU file (Type 2 page dumps only).
-    public func exportProxmark3MFU() throws -> [UInt8] {
-        try exportFamilyFile(.proxmark3)
+    /// The dump as a Proxmark3 MFU file (Type 2 page dumps only); a partial dump as for
+    /// ``exportLibNFCMFD(partial:)``.
+    public func exportProxmark3MFU(partial: Bool = false) throws -> [UInt8] {
+        try exportFamilyFile(.proxmark3, partial: partial)
     }
 
     /// `format` from the first family row that writes it for this dump.
-    func exportFamilyFile(_ format: FamilyFileFormat) throws -> [UInt8] {
+    func exportFamilyFile(_ format: FamilyFileFormat, partial: Bool = false) throws -> [UInt8] {
         for family in TagFamilies.all {
-            if let bytes = try family.exportFile(self, as: format) { return bytes }
+            if let bytes = try family.exportFile(self, as: format, partial: partial) { return bytes }
         }
         throw NFCError.unsupportedOperation("No tag family writes \(format.rawValue) files for \(cardInfo.type)")
     }

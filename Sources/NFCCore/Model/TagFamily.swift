@@ -50,6 +50,12 @@ public protocol TagFamily: Sendable {
     /// family does not write that format for this dump (the next row is asked).
     func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]?
 
+    /// ``exportFile(_:as:)`` of a dump that may be partial (what the registry calls): a family with
+    /// fixed-offset images (MFD, Proxmark3 MFU) refuses a dump missing pages or blocks with
+    /// ``NFCError/partialDump(_:)`` unless `partial`, which writes what was read up to the first unit
+    /// not read. The default ignores `partial` and asks ``exportFile(_:as:)``.
+    func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]?
+
     /// Reads `bytes` as `format` when they are this family's file; nil when they are not (the next row
     /// is asked).
     func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump?
@@ -162,6 +168,9 @@ extension TagFamily {
     }
     public var acceptsPassword: Bool { false }
     public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? { nil }
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]? {
+        try exportFile(dump, as: format)
+    }
     public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? { nil }
     public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? { nil }
     public func userSummary(for dump: TagDump, storage: String) -> String? { nil }

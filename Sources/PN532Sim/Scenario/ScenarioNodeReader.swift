@@ -63,13 +63,20 @@ struct ScenarioNodeReader {
         }
     }
 
-    /// A time: seconds as a number (`1.5`), or with a unit (`1.5s`, `250ms`).
+    /// The longest time a scenario names (a year): longer ones are refused, not converted (a number
+    /// like 1e300 trapped in the Int64 conversion, found by fuzz/harnesses/scenario).
+    static let maximumDurationSeconds: Double = 365 * 24 * 3600
+
+    /// A time: seconds as a number (`1.5`), or with a unit (`1.5s`, `250ms`), at most a year.
     func duration(_ node: ScenarioNode, what: String) throws(SimulatorError) -> Duration {
         let text = try string(node, what: what).trimmingSpaces
         let (number, scale): (Substring, Double) =
             text.hasSuffix("ms") ? (text.dropLast(2), 0.001) : text.hasSuffix("s") ? (text.dropLast(), 1) : (Substring(text), 1)
         guard let value = Double(number.trimmingSpaces), value >= 0, value.isFinite else {
             throw error(node, "\(what) must be a time like 2, 1.5s or 250ms, not '\(text)'")
+        }
+        guard value * scale <= Self.maximumDurationSeconds else {
+            throw error(node, "\(what) '\(text)' is longer than a year (\(Int(Self.maximumDurationSeconds)) s)")
         }
         return .milliseconds(Int64((value * scale * 1000).rounded()))
     }

@@ -49,11 +49,11 @@ public struct Type2Family: TagFamily {
 
     /// The page-image formats take any dump with pages (an imported page dump of another type too), so
     /// this row is last among the savers of these formats (``TagFamilies/all``).
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]? {
         switch format {
         case .flipper: Array(try dump.exportType2FlipperNFC().utf8)
-        case .mfd: try dump.exportType2MFD()
-        case .proxmark3: try dump.exportType2Proxmark3MFU()
+        case .mfd: try dump.exportType2MFD(partial: partial)
+        case .proxmark3: try dump.exportType2Proxmark3MFU(partial: partial)
         }
     }
 

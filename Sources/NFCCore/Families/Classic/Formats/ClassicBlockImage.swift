@@ -35,6 +35,21 @@ struct ClassicBlockImage {
         self.gaps = dump.classicTrailerGaps
     }
 
+    /// Throws ``NFCError/malformedDump(_:)`` when a dump of a Classic product (``ClassicFileType``)
+    /// holds a block outside its layout or more blocks than the layout has (importers; the exporters
+    /// check more in ``init(_:unsupportedMessage:)``). Dumps of other types pass.
+    static func checkBlockNumbers(_ dump: TagDump) throws {
+        guard let fileType = ClassicFileType.forType(dump.cardInfo.type) else { return }
+        let total = fileType.layout.totalBlocks
+        guard dump.blocks.count <= total else {
+            throw NFCError.malformedDump("\(dump.blocks.count) blocks; a \(dump.cardInfo.type.description) has \(total)")
+        }
+        if let block = dump.blocks.first(where: { !(0..<total).contains($0.number) }) {
+            throw NFCError.malformedDump(
+                "block \(block.number) is outside the \(total) blocks of a \(dump.cardInfo.type.description)")
+        }
+    }
+
     /// The 16 bytes of block `number`, nil for each byte not known.
     func knownBytes(_ number: Int) -> [UInt8?] {
         guard let data = blocks[number] else { return [UInt8?](repeating: nil, count: 16) }

@@ -40,8 +40,9 @@ extension TagDump {
             lines.append("Tearing \(index): \((tearing ?? 0).hexString)")
         }
         lines.append("Pages total: \(total)")
-        // The pages really read; Flipper treats pages from here on as unread (AUTH0-protected).
-        lines.append("Pages read: \(pages.count)")
+        // The pages really read; Flipper treats pages from here on as unread (AUTH0-protected), so a
+        // gap ends them: pages after it are written but not claimed as read.
+        lines.append("Pages read: \(image.firstMissingPage(below: total) ?? total)")
         for number in 0..<total {
             lines.append("Page \(number): \((image.pages[number] ?? [0, 0, 0, 0]).spacedHexString)")
         }

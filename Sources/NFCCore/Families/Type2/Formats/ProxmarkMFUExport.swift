@@ -14,14 +14,17 @@ extension TagDump {
     /// The dump as a Proxmark3 MFU binary (new 56-byte-header layout).
     ///
     /// N is every page the product lets a reader read (Ultralight C: 44, or 48 when the dump holds the
-    /// key pages, as Proxmark3 appends them only with a known key), never fewer than the dump holds;
-    /// pages missing from the dump are zeros.
+    /// key pages, as Proxmark3 appends them only with a known key), never fewer than the dump holds.
+    /// A partial dump (a page below N not read) is refused, as for MFD (``exportType2MFD(partial:)``);
+    /// with `partial`, N is the first page not read (the header's page byte says so).
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
-    ///   ``NFCError/malformedDump(_:)`` when a page is not 4 bytes or there are more than 256 pages.
-    func exportType2Proxmark3MFU() throws -> [UInt8] {
+    ///   ``NFCError/malformedDump(_:)`` when a page is not 4 bytes, lies outside the memory, or there
+    ///   are more than 256 pages; ``NFCError/partialDump(_:)`` for a partial dump without `partial`.
+    func exportType2Proxmark3MFU(partial: Bool = false) throws -> [UInt8] {
         let image = try Type2PageImage(
             self, unsupportedMessage: "Proxmark3 MFU export is currently available only for page-based Type 2 style dumps.")
-        let count = Type2PageImage.binaryPageCount(for: cardInfo.type, maxPage: image.maxPage)
+        let count = try image.readPageCount(Type2PageImage.binaryPageCount(for: cardInfo.type, maxPage: image.maxPage),
+                                            partial: partial, format: "a Proxmark3 MFU file")
         guard count <= ProxmarkMFULayout.maxPages else {
             throw NFCError.malformedDump("\(count) pages; a Proxmark3 MFU file holds at most \(ProxmarkMFULayout.maxPages)")
         }

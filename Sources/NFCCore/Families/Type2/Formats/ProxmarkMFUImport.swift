@@ -6,7 +6,8 @@ extension TagDump {
     /// The UID comes from pages 0 and 1; the type and product from the header's GET_VERSION answer
     /// (``GetVersionTable``), else from the page count; the NDEF message from the TLV area. ATQA
     /// `00 44` and SAK `00` are set, as every Ultralight/NTAG answers (upstream wrote ATQA LSB first).
-    /// - Throws: ``NFCError/malformedDump(_:)`` when the length does not fit any layout or there are no pages.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when the length does not fit any layout, there are no
+    ///   pages or more than 256.
     public static func importProxmark3MFU(_ bytes: [UInt8]) throws -> TagDump {
         guard let layout = ProxmarkMFULayout.detect(bytes) else {
             throw NFCError.malformedDump("\(bytes.count) bytes is not a Proxmark3 MFU dump (not whole 4-byte pages)")
@@ -39,6 +40,11 @@ extension TagDump {
                 signature = Array(payload.suffix(extra))
                 payload = payload.dropLast(extra)
             }
+        }
+        // `mfu_dump_t.data` holds at most 256 pages (its page byte counts to 255).
+        guard payload.count <= ProxmarkMFULayout.maxPages * 4 else {
+            throw NFCError.malformedDump(
+                "\(payload.count / 4) pages; a Proxmark3 MFU file holds at most \(ProxmarkMFULayout.maxPages)")
         }
         var dump = try TagDump.importType2Pages(
             Array(payload), version: version.flatMap(nonZero), source: "Proxmark3 MFU")

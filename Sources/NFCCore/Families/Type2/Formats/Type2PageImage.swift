@@ -11,15 +11,17 @@ struct Type2PageImage {
     let maxPage: Int
 
     /// Checks `dump`'s pages. `unsupportedMessage` is the upstream message for dumps without pages.
+    /// Every page number must lie in the product's memory (``pageLimit(for:)``): a file format lays
+    /// pages out by number, so one huge number would otherwise ask for a huge file.
     init(_ dump: TagDump, unsupportedMessage: String) throws {
         guard !dump.pages.isEmpty else { throw NFCError.unsupportedOperation(unsupportedMessage) }
+        try Self.checkPageNumbers(dump)
         var pages: [Int: [UInt8]] = [:]
         for page in dump.pages {
             guard page.data.count == 4 else {
                 throw NFCError.malformedDump(
                     "page \(page.number) has \(page.data.count) bytes; page-based formats store exactly 4 bytes per page")
             }
-            guard page.number >= 0 else { throw NFCError.malformedDump("page number \(page.number) is negative") }
             guard pages[page.number] == nil else { throw NFCError.malformedDump("page \(page.number) appears twice") }
             pages[page.number] = page.data
         }
@@ -27,7 +29,57 @@ struct Type2PageImage {
         self.maxPage = pages.keys.max() ?? 0
     }
 
-    /// Pages 0 ..< `count`, missing pages as `00 00 00 00`.
+    /// The most pages a Type 2 memory has in any file format we read or write: Flipper's
+    /// `MF_ULTRALIGHT_MAX_PAGE_NUM` (flipperzero-firmware `mf_ultralight.h`), above every product's
+    /// memory map (NTAG216: 231 pages).
+    static let maxPages = FlipperNFCFormat.maxPages
+
+    /// The pages a dump of `type` can hold: its memory map's total (``Type2MemoryMap``) for a product
+    /// with a map of its own; ``maxPages`` for generic MIFARE Ultralight (files of unknown products
+    /// — NTAG I2C, Ultralight Nano — are typed so) and types outside the family (an imported page dump).
+    static func pageLimit(for type: CardType) -> Int {
+        guard type != .mifareUltralight, let map = Type2MemoryMap.forType(type) else { return maxPages }
+        return map.totalPages
+    }
+
+    /// Throws ``NFCError/malformedDump(_:)`` unless every page number of `dump` lies in
+    /// 0 ..< ``pageLimit(for:)`` and there are no more pages than that (importers and exporters).
+    static func checkPageNumbers(_ dump: TagDump) throws {
+        let limit = pageLimit(for: dump.cardInfo.type)
+        let generic = dump.cardInfo.type == .mifareUltralight || Type2MemoryMap.forType(dump.cardInfo.type) == nil
+        let what = generic ? "a Type 2 memory (at most \(limit) pages" : "\(dump.cardInfo.type.description)'s memory (\(limit) pages"
+        guard dump.pages.count <= limit else {
+            throw NFCError.malformedDump("\(dump.pages.count) pages do not fit \(what))")
+        }
+        if let page = dump.pages.first(where: { !(0..<limit).contains($0.number) }) {
+            throw NFCError.malformedDump("page \(page.number) is outside \(what), 0–\(limit - 1))")
+        }
+    }
+
+    /// The first page of 0 ..< `count` the dump does not hold (a page not read: AUTH0-protected, or
+    /// the read stopped); nil when all are there.
+    func firstMissingPage(below count: Int) -> Int? {
+        (0..<count).first { pages[$0] == nil }
+    }
+
+    /// The page count a fixed-offset image (MFD, Proxmark3 MFU) of this dump is written with:
+    /// `count` when every page below it is there; else, with `partial`, the pages before the first one
+    /// missing (nothing is written for pages not read, never zeros); without `partial`,
+    /// ``NFCError/partialDump(_:)`` naming that page. `format` names the file in the message.
+    func readPageCount(_ count: Int, partial: Bool, format: String) throws -> Int {
+        guard let missing = firstMissingPage(below: count) else { return count }
+        guard partial, missing > 0 else {
+            throw NFCError.partialDump(
+                "page \(missing) of \(count) was not read; \(format) has no mark for unread pages and would hold zeros "
+                    + "there (written back to a tag they overwrite its data and configuration)"
+                    + (missing > 0 ? ". Export only pages 0–\(missing - 1) (partial), or use JSON or Flipper .nfc"
+                        : ", and page 0 is missing: nothing to write. Use JSON or Flipper .nfc"))
+        }
+        return missing
+    }
+
+    /// Pages 0 ..< `count`, missing pages as `00 00 00 00` (only the Flipper file writes them: its
+    /// `Pages read` line marks them unread).
     func bytes(pageCount count: Int) -> [UInt8] {
         var image: [UInt8] = []
         image.reserveCapacity(count * 4)

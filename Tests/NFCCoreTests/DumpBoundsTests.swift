@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import NFCCore
+
+/// Importers and exporters bound what they accept by the product's memory map and refuse partial
+/// dumps in the fixed-offset formats (issue 10, "Bad input"); the fuzz harnesses' findings (fuzz/README.md).
+@Suite struct DumpBoundsTests {
+    static let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
+
+    static func expectError<T>(_ code: String, _ text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+                               _ body: () throws -> T) {
+        let error = #expect(throws: NFCError.self, sourceLocation: sourceLocation) { try body() }
+        #expect(error?.code == code, sourceLocation: sourceLocation)
+        if let text { #expect(error?.message.contains(text) == true, "\(error?.message ?? "")", sourceLocation: sourceLocation) }
+    }
+
+    /// A dump of `type` holding `numbers` (4 bytes each).
+    static func pageDump(_ type: CardType, _ numbers: some Sequence<Int>) -> TagDump {
+        TagDump(cardInfo: CardInfo(type: type, uid: uid),
+                pages: numbers.map { Page(number: $0, data: [UInt8(truncatingIfNeeded: $0), 1, 2, 3]) })
+    }
+
+    /// Page 2^62 (an arithmetic overflow trap in the MFD size before) and 2^31 (an 8 GiB image):
+    /// every page exporter refuses them with `malformed_dump`, whatever the importer let through.
+    @Test(arguments: [1 << 62, 1 << 31, Int.max, -1, 45, 510])
+    func exportersBoundPageNumbers(number: Int) {
+        for type in [CardType.ntag213, .mifareUltralight] {
+            let dump = Self.pageDump(type, [0, number])
+            // 45 and above lie outside an NTAG213; generic Ultralight allows 510 pages (0–509).
+            if type == .mifareUltralight, number == 45 { continue }
+            Self.expectError("malformed_dump", "page \(number) is outside") { try dump.exportLibNFCMFD(partial: true) }
+            Self.expectError("malformed_dump", "page \(number) is outside") { try dump.exportProxmark3MFU(partial: true) }
+            Self.expectError("malformed_dump", "page \(number) is outside") { try dump.exportFlipperNFC() }
+            Self.expectError("malformed_dump", "page \(number) is outside") { try DumpImporter.checkBounds(dump) }
+        }
+    }
+
+    @Test func importerRefusesPagesOutsideTheMemoryMap() {
+        let json = Array(#"{"cardType":"NTAG213","uid":"04A1B2C3D4E5F6","pages":[{"number":45,"data":"00000000"}]}"#.utf8)
+        Self.expectError("malformed_dump", "page 45 is outside NTAG213's memory (45 pages, 0–44)") {
+            try DumpImporter.importDump(json)
+        }
+        let classic = TagDump(cardInfo: CardInfo(type: .mifareMini, uid: [1, 2, 3, 4]),
+                              blocks: [Block(number: 20, data: [UInt8](repeating: 0, count: 16))])
+        Self.expectError("malformed_dump", "block 20 is outside the 20 blocks") { try DumpImporter.checkBounds(classic) }
+        let felica = TagDump(cardInfo: CardInfo(type: .felicaLite, uid: [1]),
+                             blocks: [Block(number: 70000, data: [0])])
+        Self.expectError("malformed_dump", "block number 70000 is outside 0–65535") { try DumpImporter.checkBounds(felica) }
+    }
+
+    /// A Proxmark3 MFU file holds at most 256 pages (`mfu_dump_t`).
+    @Test func proxmark3ImportBoundsThePageCount() {
+        var bytes = [UInt8](repeating: 0, count: 56 + 300 * 4)
+        bytes[11] = 0xFF
+        Self.expectError("malformed_dump", "pages; a Proxmark3 MFU file holds at most 256") {
+            try TagDump.importProxmark3MFU(bytes)
+        }
+    }
+
+    @Test func namedFormatMismatchSaysWhatTheFileIs() {
+        let proxmarkJSON = Array(#"{"Created": "proxmark3", "FileType": "mfu", "blocks": {"0": "04A1B29F"}}"#.utf8)
+        Self.expectError("malformed_dump", "this is a Proxmark3 JSON dump, not a Proxmark3 MFU binary") {
+            try DumpImporter.importDump(proxmarkJSON, format: .proxmark3)
+        }
+        Self.expectError("malformed_dump", "this is a Proxmark3 JSON dump;") { try DumpImporter.importDump(proxmarkJSON) }
+        Self.expectError("malformed_dump", "this is a JSON dump, not a libnfc MFD file") {
+            try DumpImporter.importDump(Array(#"{"cardType":"NTAG213","uid":"04"}"#.utf8), format: .mfd)
+        }
+        Self.expectError("malformed_dump", "this is binary data, not a Flipper .nfc file") {
+            try DumpImporter.importDump([0x04, 0xA1, 0xB2, 0x9F, 0xFF, 0x00, 0x80, 0x01], format: .flipper)
+        }
+        Self.expectError("malformed_dump", "no dump file is larger") {
+            try DumpImporter.importDump([UInt8](repeating: 0x30, count: DumpImporter.maxFileSize + 1))
+        }
+    }
+
+    /// NTAG213 read up to AUTH0 = 10h: MFD and Proxmark3 refuse it, naming page 16; `partial` writes
+    /// pages 0–15 only.
+    @Test func partialType2DumpIsRefusedOrCut() throws {
+        let dump = Self.pageDump(.ntag213, 0..<16)
+        Self.expectError("partial_dump", "page 16 of 45 was not read") { try dump.exportLibNFCMFD() }
+        Self.expectError("partial_dump", "page 16 of 45 was not read") { try dump.exportProxmark3MFU() }
+        let mfd = try dump.exportLibNFCMFD(partial: true)
+        #expect(mfd == dump.pages.flatMap(\.data))
+        let pm3 = try dump.exportProxmark3MFU(partial: true)
+        #expect(pm3.count == 56 + 64)
+        #expect(pm3[11] == 15)
+        #expect(Array(pm3[56...]) == mfd)
+        // The full-size partial files of before are gone from the export set; Flipper keeps the dump.
+        #expect(try dump.exportAll().map(\.fileName).allSatisfy { !$0.hasSuffix(".mfd") && !$0.hasSuffix("proxmark3.bin") })
+        #expect(try dump.exportFlipperNFC().contains("Pages total: 45\nPages read: 16\n"))
+    }
+
+    /// A gap: the files stop before it (nothing after an unread page), and Flipper's `Pages read` ends there.
+    @Test func gapEndsWhatIsWritten() throws {
+        let dump = Self.pageDump(.ntag213, Array(0..<10) + Array(12..<45))
+        Self.expectError("partial_dump", "page 10 of 45 was not read") { try dump.exportLibNFCMFD() }
+        #expect(try dump.exportLibNFCMFD(partial: true).count == 40)
+        #expect(try dump.exportFlipperNFC().contains("Pages read: 10\n"))
+        // Page 0 not read: nothing to write even with partial.
+        Self.expectError("partial_dump", "page 0 is missing") { try Self.pageDump(.ntag213, 1..<45).exportLibNFCMFD(partial: true) }
+        // A full read is not partial (Ultralight C: the key pages 44–47 are never readable).
+        #expect(try Self.pageDump(.ntag213, 0..<45).exportLibNFCMFD().count == 180)
+        #expect(try Self.pageDump(.mifareUltralightC, 0..<44).exportLibNFCMFD().count == 176)
+    }
+}

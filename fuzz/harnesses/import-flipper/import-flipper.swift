@@ -1,0 +1,9 @@
+// libFuzzer harness: the flipper importer, as `nfcbridge import --format flipper` runs it (fuzz/README.md).
+import NFCCore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    _ = try? DumpImporter.importDump(bytes, format: .flipper)
+    return 0
+}
