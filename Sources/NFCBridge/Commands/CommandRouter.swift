@@ -291,6 +291,9 @@ public actor CommandRouter {
         running = Running(pending: pending, phase: .starting)
         defer { running = nil }
         let response = await respond(to: pending)
+        // Done before its answer goes out: a `cancel` arriving while the answer is being sent
+        // (this actor suspends there) finds it finished, not still acting on the tag (`busy`).
+        running = nil
         await finish(pending, response)
     }
 
