@@ -179,6 +179,18 @@ import YAMLDocument
         #expect(CommandPolicy(config) == CommandPolicy(lockEnabled: true, queueCapacity: 2))
     }
 
+    @Test func aPasswordFileIsReadToItsFirstLineOnly() throws {
+        // /dev/zero has no end and no line break: it was read until memory ran out (the agent never started).
+        let endless = try #require(error("mqtt:\n  username: agent\n  password_file: /dev/zero\n"))
+        #expect(endless.code == .invalidConfig)
+        #expect(endless.message == "config.yaml:3: mqtt.password_file: the first line of '/dev/zero' is longer than 65536 bytes: this file should hold one line")
+        let dir = try TempDir()
+        let unterminated = try dir.file("password", "no-line-break")
+        #expect(try parse("mqtt:\n  username: agent\n  password_file: \(unterminated)\n").mqtt.password?.value == "no-line-break")
+        let long = try dir.file("long", String(repeating: "p", count: 70_000) + "\n")
+        #expect(error("mqtt:\n  username: agent\n  password_file: \(long)\n")?.message.contains("longer than 65536 bytes") == true)
+    }
+
     @Test func aPasswordWithoutAUserNameIsInvalidConfig() throws {
         let dir = try TempDir()
         let secret = try dir.file("password", "s3cr3t\n")

@@ -93,15 +93,33 @@ struct ConfigurationValue {
 
     /// The first line of a file, without surrounding white space; an empty one is an error (the
     /// password and signature key files).
+    ///
+    /// Reads at most ``firstLineLimit`` bytes: a path such as `/dev/zero` or a huge file is refused
+    /// instead of read to its end (the agent would never start).
     func firstLine(ofFile path: String) throws(ConfigurationError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw failure("file '\(path)' cannot be read")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("file '\(path)' cannot be read: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !data.contains(UInt8(ascii: "\n")) {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw failure("file '\(path)' cannot be read: \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            data += chunk[0..<count]
+            guard data.count <= Self.firstLineLimit || data.prefix(Self.firstLineLimit).contains(UInt8(ascii: "\n")) else {
+                throw failure("the first line of '\(path)' is longer than \(Self.firstLineLimit) bytes: this file should hold one line")
+            }
         }
         let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
         guard !firstLine.isEmpty else { throw failure("the first line of '\(path)' is empty") }
         return firstLine
     }
+
+    /// The longest first line ``firstLine(ofFile:)`` reads (a password or a hex key is far shorter).
+    static let firstLineLimit = 65_536
 
     /// An MQTT topic prefix: no wildcards, no empty levels, no leading or trailing slash.
     func topicPrefix() throws(ConfigurationError) -> String {
