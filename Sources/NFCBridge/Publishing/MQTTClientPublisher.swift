@@ -44,42 +44,34 @@ public final class MQTTClientPublisher: MessagePublisher {
 
     public var isConnected: Bool { client.isConnected }
 
+    /// ``deliver(_:)`` bounded: it fails after ``acknowledgementTimeout`` or when the link drops.
     public func publish(_ message: OutboundMessage) async throws {
         // Taken before the connection check: a drop from here on ends the wait below.
         let link = linkLoss.generation
         guard client.isConnected else { throw PublisherError.notConnected }
-        let properties = properties(for: message)
-        let qos = MQTTQoS(rawValue: message.qos.rawValue) ?? .atLeastOnce
-        let client = self.client
         let timeout = acknowledgementTimeout
         let linkLoss = self.linkLoss
         enum Outcome { case acknowledged, timedOut, linkLost }
-        do {
-            try await withThrowingTaskGroup(of: Outcome.self) { group in
-                group.addTask {
-                    try await client.publish(
-                        to: message.topic, payload: message.payload, qos: qos, retain: message.retain, properties: properties)
-                    return .acknowledged
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return .timedOut
-                }
-                group.addTask {
-                    await linkLoss.wait(after: link)
-                    return .linkLost
-                }
-                defer { group.cancelAll() }
-                switch try await group.next() {
-                case .acknowledged: return
-                case .linkLost: throw PublisherError.notConnected
-                case .timedOut, nil:
-                    throw PublisherError.timedOut(timeout)
-                }
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                try await self.deliver(message)
+                return .acknowledged
             }
-        } catch let error as MQTTClientError {
-            if case .notConnected = error { throw PublisherError.notConnected }
-            throw PublisherError.refused(error)
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            group.addTask {
+                await linkLoss.wait(after: link)
+                return .linkLost
+            }
+            defer { group.cancelAll() }
+            switch try await group.next() {
+            case .acknowledged: return
+            case .linkLost: throw PublisherError.notConnected
+            case .timedOut, nil:
+                throw PublisherError.timedOut(timeout)
+            }
         }
     }
 
