@@ -109,8 +109,7 @@ import TestSupport
         // A clean stop with the card left on the reader: the next run's first scan is initial too,
         // and `tag` said not present in between (the agent stopped watching).
         let beforeStop = watcher.lastIndex
-        second.send(SIGTERM)
-        #expect(second.waitForExit() == 0, "\(second.errorOutput)")
+        second.expectCleanStop()
         let stoppedAt = await watcher.status("offline", after: beforeStop)
         let (clearedAt, cleared, _) = await watcher.next("tag", after: beforeStop) { $0["present"] as? Bool == false }
         #expect(clearedAt < stoppedAt, "\(cleared)")
@@ -118,8 +117,7 @@ import TestSupport
         defer { third.terminate() }
         let (_, restarted, _) = await watcher.next("event/scanned", after: stoppedAt)
         #expect(restarted["initial"] as? Bool == true, "\(restarted)")
-        third.send(SIGTERM)
-        #expect(third.waitForExit() == 0, "\(third.errorOutput)")
+        third.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -155,8 +153,7 @@ import TestSupport
         await watcher.next("health", after: try await watcher.homeAssistantBirth()) {
             ($0["scans"] as? [String: Any])?["total"] as? Int == 3
         }
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.status("offline", after: position)
 
         // The documents as retained at the end (the last copy of each topic).

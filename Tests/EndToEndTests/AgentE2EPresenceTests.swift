@@ -30,8 +30,7 @@ import TestSupport
         await watcher.next("reader") { $0["state"] as? String == "ok" }
         try await body(simulator, watcher)
         let end = watcher.lastIndex
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.status("offline", after: end)
         let events = watcher.events
         #expect(sequenceNumbers(events) == Array(0..<events.count).map { $0 + 1 }, "seq counts up without a gap")

@@ -77,8 +77,7 @@ import TestSupport
         let (_, health, _) = await watcher.next("health", after: online)
         #expect((health["mqtt"] as? [String: Any])?["connected"] as? Bool == true)
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -122,8 +121,7 @@ import TestSupport
         #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
         #expect(sequenceNumbers(events) == [1, 2, 3, 4])
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -170,8 +168,7 @@ import TestSupport
         let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
         expectEnvelope(removed, type: "removed", buffered: true)
         #expect(sequenceNumbers(watcher.events) == [1, 2])
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -192,8 +189,7 @@ import TestSupport
         try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
         try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
         // Stopping waits for the pipeline: both events are in the spool on disk when it exits.
-        offlineRun.send(SIGTERM)
-        #expect(offlineRun.waitForExit() == 0, "\(offlineRun.errorOutput)")
+        offlineRun.expectCleanStop()
 
         try broker.start()
         let started = watcher.lastIndex
@@ -214,8 +210,7 @@ import TestSupport
         #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned"])
         #expect(events.map { $0["buffered"] as? Bool } == [true, true, false])
         #expect(sequenceNumbers(events) == [1, 2, 3])
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -246,8 +241,7 @@ import TestSupport
         try second.place("first")
         await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
         #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -299,8 +293,7 @@ import TestSupport
         #expect(readerHealth?["reopens"] as? Int == 1, "\(health)")
         #expect(readerHealth?["state"] as? String == "ok", "\(health)")
         #expect((health["scans"] as? [String: Any])?["total"] as? Int == 2, "\(health)")
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -316,8 +309,7 @@ import TestSupport
         #expect(error["op"] as? String == "open", "\(error)")
         // Retrying with back-off (1 s, 2 s, 4 s, … up to 30 s): SIGTERM ends the wait.
         #expect(agent.waitForErrorOutput("reader still unavailable"), "\(agent.errorOutput)")
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         let (clearedAt, _, _) = await watcher.next("tag", after: errorAt) { $0["present"] as? Bool == false }
         #expect(clearedAt < (await watcher.status("offline", after: errorAt)))
         #expect(watcher.events.count == 1, "one error per outage, not per retry")
@@ -338,8 +330,7 @@ import TestSupport
         let (scannedAt, _, _) = await watcher.next("event/scanned")
         let (presentAt, _, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         let (clearedAt, cleared, _) = await watcher.next("tag", after: presentAt) { $0["present"] as? Bool == false }
         // Nothing but `present` and `last` (the scan, kept for Home Assistant's Last UID).
         #expect(Set(cleared.keys) == ["present", "last"], "\(cleared)")

@@ -74,8 +74,7 @@ import TestSupport
         #expect(events.contains { $0["buffered"] as? Bool == true })
         for event in events { expectEnvelope(event, type: event["type"] as? String ?? "?", buffered: event["buffered"] as? Bool ?? false) }
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -119,8 +118,7 @@ import TestSupport
         #expect(copies.count == 7)
         #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
 
-        second.send(SIGTERM)
-        #expect(second.waitForExit() == 0, "\(second.errorOutput.suffix(2000))")
+        second.expectCleanStop()
         await watcher.disconnect()
     }
 }

@@ -118,8 +118,7 @@ import TestSupport
         // The password went to the broker only: no payload, no log line holds it.
         let leaked = watcher.seen.received.filter { $0.payloadString?.contains(secret) == true }.map(\.topic)
         #expect(leaked.isEmpty, "\(leaked)")
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         #expect(!agent.errorOutput.contains(secret))
         await watcher.disconnect()
     }
@@ -162,8 +161,7 @@ import TestSupport
         try simulator.place("card")
         let (_, next, _) = await watcher.next("event/scanned") { $0["seq"] as? Int != 1 }
         #expect(next["seq"] as? Int == 2, "\(next)")
-        again.send(SIGTERM)
-        #expect(again.waitForExit() == 0, "\(again.errorOutput)")
+        again.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -189,8 +187,7 @@ import TestSupport
             #expect(scanned["seq"] as? Int == lastSeq + 1, "run \(run): \(scanned)")
             #expect(removed["seq"] as? Int == lastSeq + 2, "run \(run): \(removed)")
             lastSeq = removed["seq"] as? Int ?? lastSeq
-            agent.send(SIGTERM)
-            #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+            agent.expectCleanStop()
             await watcher.status("offline", after: start)
         }
         #expect(lastSeq == 4)

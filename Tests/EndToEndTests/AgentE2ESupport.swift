@@ -68,6 +68,15 @@ extension TemporaryFolder {
     }
 }
 
+extension ChildProcess {
+    /// Sends SIGTERM and expects a clean exit (status 0), with the process's standard error in the
+    /// failure message: how every end-to-end test ends the agent it started.
+    func expectCleanStop(sourceLocation: SourceLocation = #_sourceLocation) {
+        send(SIGTERM)
+        #expect(waitForExit() == 0, "\(errorOutput)", sourceLocation: sourceLocation)
+    }
+}
+
 /// Starts `nfcbridge run --config <config>` (libnfc never scans for other devices).
 func startAgent(config: String) throws -> ChildProcess {
     try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])

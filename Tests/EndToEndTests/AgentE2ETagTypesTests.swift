@@ -92,8 +92,7 @@ import TestSupport
         #expect((health["spool"] as? [String: Any])?["depth"] as? Int == 0, "\(health)")
 
         let lastEvent = watcher.lastIndex
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.status("offline", after: lastEvent)
 
         // Every tap was scanned, then removed, in order; seq counts up by one without a gap.
@@ -167,8 +166,7 @@ extension AgentE2ETagTypesTests {
         // A tag leaving is no reader problem.
         #expect(!watcher.seen.received.contains { $0.topic == "\(e2eRoot)/reader" && $0.json["state"] as? String == "error" })
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count))
         await watcher.disconnect()
     }

@@ -45,8 +45,7 @@ import TestSupport
         await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
         // One error event for the whole outage; no removal of a tag that never was there.
         #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         await watcher.disconnect()
     }
 
@@ -90,8 +89,7 @@ import TestSupport
         #expect(!whileHung.contains("WATCHDOG=1"), "pinged while the reader was hung: \(Array(whileHung))")
         await watcher.next("reader", after: okAt) { $0["state"] as? String == "ok" && $0["detail"] == nil }
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+        agent.expectCleanStop()
         #expect(notify.received.last == "STOPPING=1", "\(notify.received.suffix(3))")
         await watcher.disconnect()
     }

@@ -127,8 +127,7 @@ import TestSupport
             #expect(agent.waitForErrorOutput(#""state_dir":"\#(expected)""#), "\(agent.errorOutput)")
             var isDirectory: ObjCBool = false
             #expect(FileManager.default.fileExists(atPath: expected, isDirectory: &isDirectory) && isDirectory.boolValue)
-            agent.send(SIGTERM)
-            #expect(agent.waitForExit() == 0, "\(agent.errorOutput)")
+            agent.expectCleanStop()
         }
     }
 
