@@ -176,14 +176,21 @@ final class LibNFCSession {
     /// even a lone tag deselected, which cost a deselect and a select by UID more. With `limit` 1
     /// the tag found stays selected: one `InListPassiveTarget` in all. FeliCa and type B tags
     /// ignore a deselect, so one select is all they get (as in libnfc).
+    /// The SENSF_REQ parameters a FeliCa select sends (JIS X 6319-4 §7.5.1 / NFC Digital §8.6.1):
+    /// system code FFFFh (any), request code 01h (return the system code), time slot 00h (1 slot);
+    /// libnfc's `prepare_initiator_data` sends the same.
+    static let sensfRequest: [UInt8] = [0x00, 0xFF, 0xFF, 0x01, 0x00]
+    /// The ISO 14443-3 REQB parameter AFI 00h: every application family (§7.7.2).
+    static let anyApplicationFamily: [UInt8] = [0x00]
+
     private func listTargets(modulation: Modulation, libnfc: nfc_modulation, limit: Int) throws(NFCError) -> [Target] {
         try setMode(.easy)
         // What libnfc's list sends with each select (`prepare_initiator_data`).
         let initData: [UInt8] =
             switch modulation {
             case .iso14443a, .iso15693: []
-            case .felica212, .felica424: [0x00, 0xFF, 0xFF, 0x01, 0x00]
-            case .iso14443b: [0x00]
+            case .felica212, .felica424: Self.sensfRequest
+            case .iso14443b: Self.anyApplicationFamily
             }
         var targets: [Target] = []
         active = nil
@@ -401,10 +408,8 @@ final class LibNFCSession {
         let initData: [UInt8] =
             switch target.modulation {
             case .iso14443a: target.uid
-            // SENSF_REQ: any system code (FFFF), request code 01 (return the system code), 1 slot.
-            case .felica212, .felica424: [0x00, 0xFF, 0xFF, 0x01, 0x00]
-            // AFI 00: every application family.
-            case .iso14443b, .iso15693: [0x00]
+            case .felica212, .felica424: Self.sensfRequest
+            case .iso14443b, .iso15693: Self.anyApplicationFamily
             }
         active = nil
         isFreshlySelected = false
