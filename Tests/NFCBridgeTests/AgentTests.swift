@@ -252,10 +252,6 @@ import Testing
         let discoveryTopic = "homeassistant/event/test_nfc/config"
         // Once the reader is known (its chip is the device's hw_version), nothing else re-sends discovery.
         let (firstAt, _) = await h.publisher.waitForMessage { $0.topic == discoveryTopic && $0.text.contains("PN532 v1.6") }
-        // The connect sequence ends with `health`: once it is out, the documents of this connection
-        // are too (the reader's first open may come before the connect is handled, which sends
-        // them once more for the new connection).
-        await h.waitFor(.health)
         let before = h.publisher.published(to: discoveryTopic).count
         h.publisher.deliver(InboundMessage(topic: "homeassistant/status", payload: Array("online".utf8)))
         await h.publisher.waitForMessage(after: firstAt) { $0.topic == discoveryTopic }

@@ -245,6 +245,10 @@ public final class Agent: Sendable {
     private func publishDiscovery(force: Bool) async {
         guard configuration.homeAssistant.enabled else { return }
         let claimed = state.withLock { s -> ReaderInfo?? in
+            // Before the first connect is handled, its sequence sends them: the reader's first open
+            // can come between the client's CONNACK and the agent's `.connected` (sending them here
+            // too made a second copy on the same connection).
+            if !force, s.connections == 0 { return .none }
             if !force, s.discoveredReader == s.readerInfo, s.discoveredConnection == s.connections { return .none }
             s.discoveredReader = s.readerInfo
             s.discoveredConnection = s.connections
