@@ -311,6 +311,17 @@ import Testing
         #expect(try await NDEFReader.read(info: info, transport: transport) == .message([]))
     }
 
+    @Test func lockIsRefusedAndWritesNothing() async throws {
+        let tag = try VirtualClassicTag(model: .classic1K, uid: Self.uid)
+        ClassicNDEFFormatter.format(tag, message: ndefMessage(length: 20), ndefSectors: [1])
+        let before = tag.memory
+        let (info, transport) = try await identified(tag)
+        await #expect(throws: TagOperationError(.unsupportedOperation("Locking the NDEF sectors of MIFARE Classic 1K is not supported"))) {
+            try await TagOperations.lock(transport, info: info, expectedUID: Self.uid)
+        }
+        #expect(tag.memory == before)
+    }
+
     @Test func madEncodingRoundTrips() throws {
         let aids: [UInt16] = [0xE103, 0, 0xE103] + [UInt16](repeating: 0, count: 12)
         let bytes = ClassicMAD.encode(aids: aids, count: 15, info: 0x01)

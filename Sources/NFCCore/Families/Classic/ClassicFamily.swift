@@ -33,6 +33,13 @@ public struct ClassicFamily: TagFamily {
         try await ClassicNDEFWriter.format(info: info, transport: transport)
     }
 
+    /// AN1305 read-only sectors (access bits 07 8F 0F, GPB 43h) are not written: lock answers unsupported.
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        throw TagOperationError(.unsupportedOperation("Locking the NDEF sectors of \(info.type) is not supported"))
+    }
+
     public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
         guard ClassicLayout.forType(info.type) != nil else { return .notRead(TagVerb.readNDEF.unsupported(for: info.type)) }
         guard let classic = transport as? any ClassicAuthenticating else {
