@@ -70,8 +70,31 @@ import TestSupport
         #expect(result.out.contains("Protocol Info: 00  81  75"), "\(result.out)")
     }
 
+    /// `nfc-poll` waits in InAutoPoll (its type list includes 03h for type B), sees the card arrive,
+    /// then pings it with libnfc's type B presence check (`BA 01` through InCommunicateThru) until it
+    /// leaves.
+    @Test func libnfcsOwnPollSeesTheCardArriveAndLeave() throws {
+        let simulator = try SimulatorProcess(scenario: """
+            tags:
+              - {id: card, type: type4_b, uid: 1A2B3C4D}
+            """)
+        defer { simulator.stop() }
+        let poll = try ChildProcess(LibNFCTools.path("nfc-poll"), [], environment: simulator.libnfcEnvironment)
+        defer { poll.terminate() }
+        let waited = try simulator.control(["cmd": "wait_command", "code": "60", "timeout_ms": 30000])
+        #expect(waited["ok"] as? Bool == true, "InAutoPoll never came: \(waited) \(poll.errorOutput)")
+        #expect(try simulator.control(["cmd": "place", "id": "card"])["ok"] as? Bool == true)
+        #expect(poll.waitForOutput("Waiting for card removing"), "\(poll.output)\(poll.errorOutput)")
+        #expect(poll.output.contains("ISO/IEC 14443-4B (106 kbps) target:"), "\(poll.output)")
+        #expect(poll.output.contains("PUPI: 1a  2b  3c  4d"), "\(poll.output)")
+        #expect(try simulator.control(["cmd": "remove", "id": "card"])["removed"] as? Int == 1)
+        #expect(poll.waitForExit() == 0, "\(poll.output)\(poll.errorOutput)")
+        #expect(poll.output.contains("done."), "\(poll.output)")
+    }
+
     /// The agent polling `iso14443b`: `event/scanned` and `event/dump` for the B card, then
-    /// `request/write` and `request/dump` on it, the write checked in the card's memory.
+    /// `request/write` and `request/dump` on it, the write checked in the card's memory; its presence
+    /// is checked through libnfc's type B ping until it leaves (`event/removed`).
     @Test func mqttScannedDumpAndWriteOnTheBCard() async throws {
         let h = try await CommandAgentHarness(
             scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", modulations: "[iso14443a, iso14443b]")
@@ -100,6 +123,10 @@ import TestSupport
         #expect(dump?["uid"] as? String == Self.pupi)
         #expect(dump?["cardType"] as? String == "NFC Forum Type 4 Tag")
         #expect(dump?["ndefHex"] as? String == ndef, "\(reply.payloadString ?? "")")
+
+        try h.control(["cmd": "remove", "id": "card"])
+        let removed = await h.next { $0.topic == "nfc/e2e/event/removed" }
+        #expect(removed.object?["uid"] as? String == Self.pupi, "\(removed.payloadString ?? "")")
         await h.stop()
     }
 }
