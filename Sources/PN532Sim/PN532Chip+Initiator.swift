@@ -55,7 +55,8 @@ extension PN532Chip {
 
     /// InAutoPoll: PollNr (FF = endless), Period (× 150 ms), Type₁…Typeₙ.
     /// Answers `NbTg Type Len TargetData` for the first type that finds a tag; types 20h
-    /// (ISO/IEC 14443-4A) include the ATS, types 03h/23h (type B) carry the ATQB and ATTRIB answer. Gives up after PollNr × n × Period × 150 ms with `00`.
+    /// (ISO/IEC 14443-4A) include the ATS, types 03h/23h (type B) the ATQB and the ATTRIB answer.
+    /// Gives up after PollNr × n × Period × 150 ms with `00`.
     func inAutoPoll(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count >= 3, parameters.count <= 17 else { return .syntaxError }
         let pollCount = Int(parameters[0]), period = Int(parameters[1])
@@ -107,7 +108,7 @@ extension PN532Chip {
         0x23: .typeB,  // ISO/IEC 14443-4 type B
     ]
 
-    /// InSelect: Tg. Wakes a listed target again (WUPA + select, RATS for ISO-DEP).
+    /// InSelect: Tg. Wakes a listed target again (WUPA + select, RATS for ISO-DEP; type B: WUPB + ATTRIB).
     func inSelect(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count == 1 else { return .syntaxError }
         guard let index = targets.firstIndex(where: { $0.number == parameters[0] }) else {

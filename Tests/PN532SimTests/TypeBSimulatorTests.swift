@@ -134,9 +134,16 @@ import Testing
     @Test func inDeselectSendsSDeselectSoTheNextREQBFindsNothing() throws {
         let (chip, _) = PN532ChipTests().makeChip([("b", try makeCard())])
         _ = chip.handle([0x4A, 0x01, 0x03, 0x00])
+        let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+        #expect(chip.handle([0x44, 0x01]).immediate == [0x00])
+        #expect(chip.handle([0x40, 0x01] + select).immediate == [0x27])  // deselected target
+        // InSelect wakes it with WUPB + ATTRIB, and blocks reach it again.
+        #expect(chip.handle([0x54, 0x01]).immediate == [0x00])
+        #expect(chip.handle([0x40, 0x01] + select).immediate == [0x00, 0x90, 0x00])
+        // HALTed after S(DESELECT): REQB finds nothing …
         #expect(chip.handle([0x44, 0x00]).immediate == [0x00])
         #expect(chip.handle([0x4A, 0x01, 0x03, 0x00]).wait != nil)
-        // A field reset wakes it (IDLE after power-on).
+        // … until a field reset (IDLE after power-on).
         _ = chip.handle([0x32, 0x01, 0x00])
         _ = chip.handle([0x32, 0x01, 0x01])
         #expect(chip.handle([0x4A, 0x01, 0x03, 0x00]).immediate?.prefix(2) == [0x01, 0x01])
