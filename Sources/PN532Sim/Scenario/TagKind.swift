@@ -8,11 +8,14 @@ public enum TagKind: String, Sendable, CaseIterable {
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
     case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
+    case type4B = "type4_b"
 
     /// Which family of virtual tag a kind is.
     enum Family {
         case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model)
         case desfire(VirtualDESFireTag.Model)
+        /// An ISO 14443-B card carrying the Type 4 NDEF application (``VirtualTypeBTag``).
+        case type4B
     }
 
     /// Kind → model (the one table; VirtualTagFactory builds from it).
@@ -40,6 +43,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .desfireEV3: .desfire(.ev3)
         case .desfireLight: .desfire(.light)
         case .ntag424DNA: .desfire(.ntag424)
+        case .type4B: .type4B
         }
     }
 

@@ -1,7 +1,7 @@
 /// The memory of a virtual tag as the control channel's `dump` returns it: everything the model
 /// stores, in hex, so end-to-end tests can check what an agent wrote.
 public struct TagMemoryDump: Sendable, Equatable {
-    /// The whole memory, concatenated (Type 2: pages; Classic: blocks; Type 4: the NDEF file;
+    /// The whole memory, concatenated (Type 2: pages; Classic: blocks; Type 4, on A or B: the NDEF file;
     /// FeliCa: the blocks listed in `blockNumbers`).
     public var memory: [UInt8]
     /// Bytes per page/block (4 for Type 2, 16 for Classic and FeliCa, 1 for a Type 4 file).
@@ -23,6 +23,8 @@ public struct TagMemoryDump: Sendable, Equatable {
         case let type4 as VirtualType4Tag:
             return TagMemoryDump(memory: type4.ndefFile, unit: 1, capabilityContainer: type4.capabilityContainer,
                                  ndefMessage: type4.ndefMessage)
+        case let typeB as VirtualTypeBTag:
+            return make(typeB.application)
         case let felica as VirtualFeliCaTag:
             let numbers = (0...0xFF).filter { felica.block($0) != nil }
             return TagMemoryDump(memory: numbers.flatMap { felica.block($0) ?? [] }, unit: 16, blockNumbers: numbers,

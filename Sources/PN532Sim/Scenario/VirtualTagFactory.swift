@@ -17,6 +17,10 @@ enum VirtualTagFactory {
                     for (offset, block) in bytes.chunked(16).enumerated() { tag.setBlock(number + offset, block) }
                 }
                 return tag
+            case .type4B:
+                let application = try VirtualType4Tag(uid: defaultUID(spec.id, count: 7), ndef: spec.ndef ?? [],
+                                                      capacity: spec.capacity ?? 2048, writable: spec.writable)
+                return try VirtualTypeBTag(pupi: spec.uid ?? defaultUID(spec.id, count: 4), application: application)
             case let .desfire(model):
                 return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
             }
