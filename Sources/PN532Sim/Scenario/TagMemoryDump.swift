@@ -12,6 +12,8 @@ public struct TagMemoryDump: Sendable, Equatable {
     public var capabilityContainer: [UInt8]?
     /// The NDEF message the tag holds, when the model tracks it.
     public var ndefMessage: [UInt8]?
+    /// Type 4: every UPDATE BINARY of the NDEF file so far (offset, byte count), in order.
+    public var updates: [VirtualType4Tag.Update]?
 
     /// Reads `tag`'s memory; nil for a model the simulator does not know.
     public static func make(_ tag: any VirtualTag) -> TagMemoryDump? {
@@ -22,7 +24,7 @@ public struct TagMemoryDump: Sendable, Equatable {
             return TagMemoryDump(memory: classic.memory.flatMap { $0 }, unit: 16)
         case let type4 as VirtualType4Tag:
             return TagMemoryDump(memory: type4.ndefFile, unit: 1, capabilityContainer: type4.capabilityContainer,
-                                 ndefMessage: type4.ndefMessage)
+                                 ndefMessage: type4.ndefMessage, updates: type4.updates)
         case let felica as VirtualFeliCaTag:
             let numbers = (0...0xFF).filter { felica.block($0) != nil }
             return TagMemoryDump(memory: numbers.flatMap { felica.block($0) ?? [] }, unit: 16, blockNumbers: numbers,
