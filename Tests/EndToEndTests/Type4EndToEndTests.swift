@@ -78,6 +78,13 @@ import TestSupport
         let length = enlen.count / 2
         #expect((v3Dump["memory"] as? String)?.hasPrefix(String(format: "%08X", length)) == true, "\(v3Dump)")
         expectTearSafeOrder(try updates("v3", h), nlen: 4, mlc: 255, length: length)
+        // request/dump: the 17-byte CC and the ENDEF file (ENLEN + message) as the tag holds them.
+        try await h.request("dump", #"{"id":"v3dump"}"#)
+        let dumped = await h.final("dump", id: "v3dump")
+        #expect(dumped.status == "ok", "\(dumped.payloadString ?? "")")
+        let files = ((dumped.data?["dump"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
+        #expect(files.compactMap { ($0["data"] as? String)?.uppercased() }
+                == [v3Dump["cc"] as? String, String(format: "%08X", length) + enlen].compactMap { $0 }, "\(files)")
 
         // A CC with write access FFh: tag_locked, and not one UPDATE reaches the tag.
         try h.control(["cmd": "remove", "id": "v3"])

@@ -134,6 +134,7 @@ public struct SimulatorControl: Sendable {
         if let updates = dump.updates {
             reply["updates"] = .array(updates.map { .array([.number($0.offset), .number($0.count)]) })
         }
+        if let apdus = dump.apdus { reply["apdus"] = .array(apdus.map { .string($0.hexString) }) }
         return ok(reply)
     }
 

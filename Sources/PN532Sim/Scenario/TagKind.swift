@@ -9,11 +9,13 @@ public enum TagKind: String, Sendable, CaseIterable {
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
     case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
+    case emrtd
 
     /// Which family of virtual tag a kind is.
     enum Family {
         case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4(VirtualType4Tag.Variant), felica(VirtualFeliCaTag.Model)
         case desfire(VirtualDESFireTag.Model)
+        case emrtd
     }
 
     /// Kind → model (the one table; VirtualTagFactory builds from it).
@@ -43,6 +45,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .desfireEV3: .desfire(.ev3)
         case .desfireLight: .desfire(.light)
         case .ntag424DNA: .desfire(.ntag424)
+        case .emrtd: .emrtd
         }
     }
 

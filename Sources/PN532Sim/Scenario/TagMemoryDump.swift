@@ -14,6 +14,8 @@ public struct TagMemoryDump: Sendable, Equatable {
     public var ndefMessage: [UInt8]?
     /// Type 4: every UPDATE BINARY of the NDEF file so far (offset, byte count), in order.
     public var updates: [VirtualType4Tag.Update]?
+    /// eMRTD: every APDU the chip received, in order (it has no memory a reader may see).
+    public var apdus: [[UInt8]]?
 
     /// Reads `tag`'s memory; nil for a model the simulator does not know.
     public static func make(_ tag: any VirtualTag) -> TagMemoryDump? {
@@ -29,6 +31,8 @@ public struct TagMemoryDump: Sendable, Equatable {
             let numbers = (0...0xFF).filter { felica.block($0) != nil }
             return TagMemoryDump(memory: numbers.flatMap { felica.block($0) ?? [] }, unit: 16, blockNumbers: numbers,
                                  ndefMessage: felica.ndefMessage)
+        case let emrtd as VirtualEMRTDTag:
+            return TagMemoryDump(memory: [], unit: 1, apdus: emrtd.receivedAPDUs)
         default:
             return nil
         }

@@ -177,6 +177,7 @@ extension TagKind {
         case .type4: [4, 7, 10]
         case .felica: [8]
         case .desfire: [7]
+        case .emrtd: [4, 7]
         }
     }
 }

@@ -19,6 +19,8 @@ enum VirtualTagFactory {
                 return tag
             case let .desfire(model):
                 return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+            case .emrtd:
+                return try VirtualEMRTDTag(uid: spec.uid ?? defaultUID(spec.id, count: 4))
             }
         } catch let error as SimulatorError {
             throw error
