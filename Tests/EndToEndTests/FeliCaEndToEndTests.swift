@@ -60,9 +60,18 @@ import TestSupport
     }
 
     @Test func liteAndLiteSReadAndWriteOverMQTT() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario, modulations: "[felica212]")
+        let h = try await CommandAgentHarness(scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}",
+                                              modulations: "[felica212]")
 
         await expectScanned(h, uid: "012E4C0000000001", cardType: "FeliCa Lite", value: "lite")
+        // dump.on_scan: the Lite's memory map, the attribute block first, and the message.
+        let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
+        let dump = event.object?["dump"] as? [String: Any]
+        #expect(dump?["cardType"] as? String == "FeliCa Lite", "\(event.payloadString ?? "")")
+        let blocks = dump?["blocks"] as? [[String: Any]] ?? []
+        #expect(blocks.first?["number"] as? Int == 0, "\(event.payloadString ?? "")")
+        #expect((blocks.first?["data"] as? String)?.uppercased() == (try block(0, of: "lite", h)).hexString)
+        #expect((dump?["ndefHex"] as? String)?.uppercased() == (try ndef("lite", h)), "\(event.payloadString ?? "")")
         try await writeAndCheck(h, id: "lite", uid: "012E4C0000000001",
                                 records: #"[{"text":"Written to a FeliCa Lite, one block per WRITE"}]"#)
 
