@@ -13,8 +13,7 @@ public enum TagFamilies {
         Type4Family(),
         FeliCaFamily(),
         ISO15693Family(),
-        IdentificationOnlyFamily(name: "eMRTD", families: [.passport],
-                                 summary: { _ in "Passport chips use the dedicated eMRTD workflow instead of generic dump reads." }),
+        EMRTDFamily(),
         IdentificationOnlyFamily(name: "NFC Forum Type 1", families: [.jewelTopaz], capabilities: [.identificationOnly]),
         ISO14443BFamily(),
     ]
@@ -25,7 +24,7 @@ public enum TagFamilies {
     }
 }
 
-/// A family NFCCore identifies but has no verbs for yet (eMRTD, Type 1): every
+/// A family NFCCore identifies but has no verbs for yet (Type 1): every
 /// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``; only the dump summary's wording is its own.
 struct IdentificationOnlyFamily: TagFamily {
     let name: String

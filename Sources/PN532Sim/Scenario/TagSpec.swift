@@ -178,6 +178,7 @@ extension TagKind {
         case .felica: [8]
         case .desfire: [7]
         case .type4B: [4]  // the PUPI
+        case .emrtd: [4, 7]
         }
     }
 }
