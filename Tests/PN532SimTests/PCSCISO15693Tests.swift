@@ -113,6 +113,29 @@ import Testing
         #expect(try transceive(reader, "02231401") == "00" + "0102030405060708")
     }
 
+    /// The reader side's view: NFCCore's ISO 15693 family (its own tables) names both models the way
+    /// the simulator's datasheet rows describe them, and dumps every block.
+    @Test func nfcCoreIdentifiesAndDumpsTheVirtualTags() async throws {
+        _ = try reader(Self.st25dv)
+        let st25dv = VirtualTagTransport(tag: try #require(catalog.tag(id: "sensor")))
+        let info = try await TagIdentifier.identify(st25dv)
+        #expect(info.type == .iso15693_ST25DV)
+        #expect(info.product?.name == "ST25DV64K")
+        #expect(info.probes == ["GET SYSTEM INFORMATION: no size", "EXTENDED GET SYSTEM INFORMATION: 2048 blocks"])
+        let dump = try await TagDumper.dump(info: info, transport: st25dv)
+        #expect(dump.blocks.count == 2048)
+        #expect(dump.blocks.prefix(2).flatMap(\.data) == [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x03, 0xFF])
+        let slixSpec = try Scenario.parse(Self.slix, file: "slix.yaml").tags[0]
+        let slix = VirtualTagTransport(tag: try catalog.define(slixSpec))
+        let slixInfo = try await TagIdentifier.identify(slix)
+        #expect(slixInfo.type == .iso15693_ICODE_SLIX)
+        #expect(slixInfo.product?.name == "ICODE SLIX")
+        let slixDump = try await TagDumper.dump(info: slixInfo, transport: slix)
+        #expect(slixDump.blocks.count == 28)
+        #expect(slixDump.blocks.filter(\.locked).map(\.number) == [21])
+        #expect(slixDump.blocks[20].data == [1, 2, 3, 4])
+    }
+
     @Test func scenarioChecksISO15693Fields() throws {
         #expect(throws: SimulatorError.self) {
             try Scenario.parse("tags:\n  - id: a\n    type: icode_slix\n    uid: E004011011\n", file: "x.yaml")
