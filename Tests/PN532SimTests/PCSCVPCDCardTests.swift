@@ -76,6 +76,20 @@ import Glibc
         #expect(try vpcd.exchange([0x04]).count == 20)
     }
 
+    @Test func theTimelineSwapsTheCard() throws {
+        let vpcd = try FakeVPCD()
+        try vpcd.listen()
+        let scenario = Self.scenario + "\n  - at: 0.5\n    remove: [poster]\n    place: [badge]\n"
+        let card = try VPCDCardProcess(port: vpcd.port, scenario: scenario)
+        defer { card.stop() }
+        // Whenever the test gets to it: the poster's connection ends, and the badge's follows.
+        try vpcd.accept()
+        #expect(try vpcd.waitForHangUp())
+        try vpcd.accept()
+        #expect(try vpcd.exchange([0x04]).hexString == "3B8F8001804F0CA000000306030001000000006A")
+        #expect(try card.control(["cmd": "list"])["field"] as? [String] == ["badge"])
+    }
+
     @Test func emptyFieldMeansNoCard() throws {
         let vpcd = try FakeVPCD()
         try vpcd.listen()
