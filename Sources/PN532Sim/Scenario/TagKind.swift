@@ -11,6 +11,7 @@ public enum TagKind: String, Sendable, CaseIterable {
     case ntag424DNA = "ntag424_dna"
     case type4B = "type4_b"
     case emrtd
+    case st25dv64k, icodeSLIX = "icode_slix"
 
     /// Which family of virtual tag a kind is.
     enum Family {
@@ -19,6 +20,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         /// An ISO 14443-B card carrying the Type 4 NDEF application (``VirtualTypeBTag``).
         case type4B
         case emrtd
+        case iso15693(VirtualISO15693Model)
     }
 
     /// Kind → model (the one table; VirtualTagFactory builds from it).
@@ -50,6 +52,8 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .ntag424DNA: .desfire(.ntag424)
         case .type4B: .type4B
         case .emrtd: .emrtd
+        case .st25dv64k: .iso15693(.st25dv64k)
+        case .icodeSLIX: .iso15693(.icodeSLIX)
         }
     }
 
