@@ -15,7 +15,8 @@ import Testing
     /// dump types its dump adapter (`VirtualType2Tag(dump:)`) reads. No product, GET_VERSION, lock,
     /// access-bit, Classic layout or FeliCa map type.
     static let allowedImports: Set<String> = [
-        "APDUTransport", "CardType", "ClassicAuthenticating", "ClassicKeyType", "Framing", "ISO14443", "Modulation",
+        "APDUTransport", "CardType", "ClassicAuthenticating", "ClassicKeyType", "Framing", "ISO14443", "ISO15693Request",
+        "ISO15693Transport", "Modulation",
         "NDEFMessage", "NDEFRecord", "NFCError", "ReaderDevice", "ReaderInfo", "TagDump", "TagTransport", "Target",
         "TripleDES",
     ]
