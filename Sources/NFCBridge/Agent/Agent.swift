@@ -40,6 +40,9 @@ public final class Agent: Sendable {
     private let stopSignal = StopSignal()
     /// Bumped when the reader became known or changed: discovery goes out again (its hw_version).
     private let discoveryRequests = Watched(0)
+    /// Whose turn it is to publish discovery documents: claims (``AgentState/discoveryClaims``) go out
+    /// one after the other, in claim order.
+    private let discoveryTurn = Watched(0)
 
     /// Creates the agent: makes the state directory and opens the spool and the sequence there.
     /// Throws a ``StorageError`` when the state directory cannot be used.
@@ -244,18 +247,27 @@ public final class Agent: Sendable {
     /// always when `force`.
     private func publishDiscovery(force: Bool) async {
         guard configuration.homeAssistant.enabled else { return }
-        let claimed = state.withLock { s -> ReaderInfo?? in
+        let claimed = state.withLock { s -> (reader: ReaderInfo?, claim: Int)? in
             // Before the first connect is handled, its sequence sends them: the reader's first open
             // can come between the client's CONNACK and the agent's `.connected` (sending them here
             // too made a second copy on the same connection).
-            if !force, s.connections == 0 { return .none }
-            if !force, s.discoveredReader == s.readerInfo, s.discoveredConnection == s.connections { return .none }
+            if !force, s.connections == 0 { return nil }
+            if !force, s.discoveredReader == s.readerInfo, s.discoveredConnection == s.connections { return nil }
             s.discoveredReader = s.readerInfo
             s.discoveredConnection = s.connections
-            return .some(s.readerInfo)
+            s.discoveryClaims += 1
+            return (s.readerInfo, s.discoveryClaims - 1)
         }
-        guard case let .some(reader) = claimed else { return }
-        for message in discovery.messages(reader: reader) {
+        guard let claimed else { return }
+        // One claim at a time, in claim order: the connect's claim (reader not yet known) and the
+        // reader's first open (with its hw_version) used to interleave topic by topic, so the older
+        // document could be the one retained last. A claim overtaken by a newer one stops: the
+        // newer one sends every document after it.
+        await discoveryTurn.wait(until: { $0 >= claimed.claim })
+        defer { discoveryTurn.update { $0 = max($0, claimed.claim + 1) } }
+        for message in discovery.messages(reader: claimed.reader) {
+            let overtaken = state.withLock { $0.discoveryClaims > claimed.claim + 1 }
+            if overtaken || Task.isCancelled { return }
             await pipeline.publishState(message.topic, message.payload)
         }
     }
@@ -439,6 +451,8 @@ public struct AgentState: Sendable {
     public var discoveredReader: ReaderInfo?
     /// The connection (``connections``) that carried them.
     public var discoveredConnection: Int?
+    /// Discovery claims so far (each a full set of documents to send, in this order).
+    public var discoveryClaims = 0
     /// Reported scans (arrivals and repeats).
     public var scansTotal = 0
     /// Successful reopens of the reader.
