@@ -135,7 +135,7 @@ import TestSupport
     @Test(arguments: [
         ["export", "--format", "json"],
         ["export", "--from", "x.json"],
-        ["export", "--from", "x.json", "--format", "eml"],
+        ["export", "--from", "x.json", "--format", "mct"],
         ["export", "--from", "x.json", "--format", "mfd", "--compact"],
         ["export", "--from", "x.json", "--format", "json", "--bogus", "1"],
         ["import"],
