@@ -44,6 +44,31 @@ import TestSupport
         #expect(Array(result.stdout) == (try Self.fixtureBytes(expected)))
     }
 
+    /// `mfd64`: the 64-byte MFD `nfc-mfultralight` loads for Ultralight C (no GET_VERSION) is pages 0–15
+    /// of the full MFD; an NTAG213 (which answers GET_VERSION) is refused naming its type.
+    @Test func exportsTheSixtyFourByteMFD() throws {
+        let ulc = try Self.run(["export", "--from", Self.fixture("ulc.mfd"), "--format", "mfd64"])
+        #expect(ulc.status == 0)
+        #expect(Array(ulc.stdout) == Array(try Self.fixtureBytes("ulc.mfd").prefix(64)))
+        let ntag = try Self.run(["export", "--from", Self.fixture("ntag213.mfd"), "--format", "mfd64"])
+        #expect(ntag.status == 1)
+        #expect(try Self.errorLine(ntag).0 == "unsupported")
+        #expect(try Self.errorLine(ntag).1.contains("NTAG213 dumps: use mfd"))
+    }
+
+    /// Proxmark3 JSON out and back in through the binary: the same dump.
+    @Test func convertsToProxmark3JSONAndBack() throws {
+        try Self.withTemporaryDirectory { (dir: URL) throws in
+            let json = dir.appendingPathComponent("hf-mfu-dump.json").path
+            #expect(try Self.run(["export", "--from", Self.fixture("ntag215.input.json"), "--format", "pm3json", "--output", json]).status == 0)
+            let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: json)), as: UTF8.self)
+            #expect(text.hasPrefix("{\n  \"Created\": \"proxmark3\",\n  \"FileType\": \"mfu\","))
+            let back = try Self.run(["export", "--from", json, "--format", "pm3"])
+            #expect(back.status == 0)
+            #expect(Array(back.stdout) == (try Self.fixtureBytes("ntag215.pm3.bin")))
+        }
+    }
+
     /// Any importable format converts to any export: Flipper → Proxmark3 → MFD → Flipper.
     @Test func convertsBetweenFormatsThroughFiles() throws {
         try Self.withTemporaryDirectory { (dir: URL) throws in

@@ -295,3 +295,33 @@ import Testing
         }
     }
 }
+
+/// The 64-byte MFD `nfc-mfultralight` loads for tags without GET_VERSION (libnfc
+/// `utils/nfc-mfultralight.c`: `iDumpSize = sizeof(mifareul_tag)` unless GET_VERSION answers).
+@Suite struct ExportMFD64Tests {
+    @Test(arguments: ["ulc", "ntag203", "ultralight"])
+    func pages0To15(key: String) throws {
+        let dump = ExportFixtures.filled(try ExportFixtures.type2Dump(key))
+        let mfd64 = try dump.exportLibNFCMFD64()
+        #expect(mfd64.count == 64)
+        #expect(mfd64 == Array(try dump.exportLibNFCMFD().prefix(64)))
+        // Read back it is a 16-page Ultralight (the size names no other product).
+        #expect(try TagDump.importLibNFCMFD(mfd64).cardInfo.type == .mifareUltralight)
+    }
+
+    @Test func productsWithGetVersionUseTheFullMFD() throws {
+        let dump = ExportFixtures.filled(try ExportFixtures.type2Dump("ntag213"))
+        DumpBoundsTests.expectError("unsupported", "NTAG213 dumps: use mfd") { try dump.exportLibNFCMFD64() }
+        DumpBoundsTests.expectError("unsupported", "MIFARE Classic 1K dumps: use mfd") {
+            try ExportProxmarkTests.classic1K().exportLibNFCMFD64()
+        }
+    }
+
+    /// Pages 0–15 must all be there (the rest of the memory may be missing: it is not in the file).
+    @Test func partialBelowPage16IsRefused() throws {
+        let dump = DumpBoundsTests.pageDump(.mifareUltralightC, 0..<10)
+        DumpBoundsTests.expectError("partial_dump", "page 10 of 16 was not read") { try dump.exportLibNFCMFD64() }
+        #expect(try dump.exportLibNFCMFD64(partial: true).count == 40)
+        #expect(try DumpBoundsTests.pageDump(.mifareUltralightC, 0..<20).exportLibNFCMFD64().count == 64)
+    }
+}
