@@ -47,7 +47,9 @@ import Testing
         }
         switch type.family {
         case .felica: return TagDump(cardInfo: info, blocks: [Block(number: 0, data: [UInt8](repeating: 1, count: 16))])
-        case .iso15693: return TagDump(cardInfo: info, blocks: (0..<8).map { Block(number: $0, data: [1, 2, 3, 4]) })
+        case .iso15693:
+            return TagDump(cardInfo: CardInfo(type: type, uid: [0xE0, 0x04] + uid.prefix(6)),
+                           blocks: (0..<8).map { Block(number: $0, data: [1, 2, 3, 4]) })
         case .mifareDesfire, .type4:
             return TagDump(cardInfo: info, files: [FileData(identifier: [0x56, 0x34, 0x12, 0x01], data: [1, 2, 3], name: "563412/01")])
         default: return TagDump(cardInfo: info)
@@ -67,6 +69,7 @@ import Testing
             // (DESFire's Flipper file needs the application walk a dump read from a card has; this
             // dump has only files, so its Flipper export is refused too: DESFireFlipperExportTests.)
             case "pm3key", "eml": holds = isClassic
+            case "flipper": holds = isType2 || isClassic || type.family == .iso15693
             default: holds = isType2 || isClassic
             }
             do {

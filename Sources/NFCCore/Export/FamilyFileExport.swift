@@ -46,8 +46,14 @@ extension TagDump {
         String(decoding: try exportFamilyFile(.eml, partial: partial), as: UTF8.self)
     }
 
-    /// `format` from the first family row that writes it for this dump.
+    /// `format` from the dump's own family first (an ISO 15693 dump's Flipper file is its family's,
+    /// not the Type 2 page image's), then from the first family row that writes it for this dump.
     func exportFamilyFile(_ format: FamilyFileFormat, partial: Bool = false) throws -> [UInt8] {
+        if let own = TagFamilies.family(for: cardInfo.type),
+            let bytes = try own.exportFile(self, as: format, partial: partial)
+        {
+            return bytes
+        }
         for family in TagFamilies.all {
             if let bytes = try family.exportFile(self, as: format, partial: partial) { return bytes }
         }
