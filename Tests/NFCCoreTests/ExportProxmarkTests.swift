@@ -269,6 +269,22 @@ import Testing
         #expect(try TagDump.importProxmark3MFU(binary).pages == dump.pages)
     }
 
+    /// Every Type 2 fixture product: Proxmark3 JSON → import → the same pages, type and chip data as the
+    /// Proxmark3 binary gives, and the same file again.
+    @Test(arguments: ExportFixtures.type2Keys)
+    func type2JSONRoundTrip(key: String) throws {
+        let dump = ExportFixtures.filled(try ExportFixtures.type2Dump(key))
+        let text = try dump.exportProxmark3JSON()
+        let imported = try DumpImporter.importDump(Array(text.utf8))
+        let viaBinary = try TagDump.importProxmark3MFU(try dump.exportProxmark3MFU())
+        #expect(imported.pages == viaBinary.pages)
+        #expect(imported.cardInfo.type == viaBinary.cardInfo.type)
+        #expect(imported.cardInfo.uid == viaBinary.cardInfo.uid)
+        #expect(imported.type2 == viaBinary.type2)
+        #expect(try imported.exportProxmark3JSON() == text)
+        #expect(try imported.exportProxmark3MFU() == dump.exportProxmark3MFU())
+    }
+
     /// A partial Type 2 dump is refused as for the binary; `partial` writes the read prefix.
     @Test func type2JSONOfAPartialDump() throws {
         let dump = DumpBoundsTests.pageDump(.ntag213, 0..<16)
