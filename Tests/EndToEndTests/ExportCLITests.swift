@@ -56,6 +56,31 @@ import TestSupport
         #expect(try Self.errorLine(ntag).1.contains("NTAG213 dumps: use mfd"))
     }
 
+    /// Issue 10: a MIFARE Classic 1K with sector 3 never read is refused in MFD and the Proxmark3 `.bin`
+    /// (exit 1, `partial_dump` naming block 12 and sector 3); `--partial` writes sectors 0–2 (192 bytes),
+    /// the bytes the full image has there.
+    @Test(arguments: ["mfd", "pm3", "eml", "pm3json"])
+    func classicWithAnUnreadSectorIsRefusedOrCut(format: String) throws {
+        let classic = Binaries.packageRoot.appendingPathComponent("Tests/NFCCoreTests/Fixtures/classic").path
+        let refused = try Self.run(["export", "--from", classic + "/1k.input.json", "--format", format])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.isEmpty)
+        let (code, message) = try Self.errorLine(refused)
+        #expect(code == "partial_dump")
+        #expect(message.contains("block 12 (sector 3) of 64 was not read"), "\(message)")
+        let cut = try Self.run(["export", "--from", classic + "/1k.input.json", "--format", format, "--partial"])
+        #expect(cut.status == 0)
+        if format == "mfd" || format == "pm3" {
+            let fixture = Array(try Data(contentsOf: URL(fileURLWithPath: classic + "/1k.mfd")))
+            #expect(Array(cut.stdout) == Array(fixture.prefix(192)))
+        } else if format == "eml" {
+            #expect(String(decoding: cut.stdout, as: UTF8.self).split(separator: "\n").count == 12)
+        } else {
+            let text = String(decoding: cut.stdout, as: UTF8.self)
+            #expect(text.contains(#""11": "#) && !text.contains(#""12": "#), "\(text)")
+        }
+    }
+
     /// Proxmark3 JSON out and back in through the binary: the same dump.
     @Test func convertsToProxmark3JSONAndBack() throws {
         try Self.withTemporaryDirectory { (dir: URL) throws in
