@@ -7,12 +7,14 @@ import NFCCore
 /// See docs/cli.md, section "dump".
 enum DumpCommand {
     static let usage = """
-        usage: nfcbridge dump [--device CONNSTRING] [--format json|flipper|pm3|mfd|hex|bin] [--compact]
+        usage: nfcbridge dump [--device CONNSTRING] [--format json|flipper|pm3|pm3json|pm3key|eml|mfd|mfd64|hex|bin] [--compact]
                               [--partial] [--output FILE] [--timeout SECONDS]
           --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
-          --format   json (default), flipper (.nfc), pm3 (Proxmark3 MFU), mfd (libnfc), hex, bin
+          --format   json (default), flipper (.nfc), pm3 (Proxmark3 MFU; Classic hf mf .bin), pm3json,
+                     pm3key (Classic key file), eml (Classic), mfd (libnfc), mfd64 (Ultralight C,
+                     NTAG203: the 64-byte MFD nfc-mfultralight loads), hex, bin
           --compact  json without indentation
-          --partial  pm3 and mfd of a tag not read in full (protected pages, unopened sectors): write
+          --partial  pm3, pm3json, eml, mfd and mfd64 of a tag not read in full (protected pages, unopened sectors): write
                      up to the first page or block not read (refused without it)
           --output   write there instead of standard output (binary formats need it on a terminal);
                      when the tag leaves mid-dump, the pages read so far are written there
@@ -38,7 +40,9 @@ enum DumpCommand {
         let output = arguments.option("output")
         try arguments.finish(optionsOnly: "dump")
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
-        guard !partial || format == .pm3 || format == .mfd else { throw CLIError.usage("--partial applies to --format pm3 and mfd only") }
+        guard !partial || format.takesPartial else {
+            throw CLIError.usage("--partial applies to --format pm3, pm3json, eml, mfd and mfd64 only")
+        }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }

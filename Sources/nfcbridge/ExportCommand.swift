@@ -6,24 +6,31 @@ import NFCCore
 /// Offline; touches no reader. See docs/cli.md, section "export".
 enum ExportCommand {
     static let usage = """
-        usage: nfcbridge export --from FILE --format flipper|pm3|mfd|json|hex|bin [--compact] [--partial]
-                                [--output FILE]
-          --from FILE     the dump: NFCBridge/CoreExtendedNFC JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD
-                          (told apart by content); - reads standard input
-          --format        flipper (.nfc), pm3 (Proxmark3 MFU .bin), mfd (libnfc), json, hex (text), bin (raw)
+        usage: nfcbridge export --from FILE --format flipper|pm3|pm3json|pm3key|eml|mfd|mfd64|json|hex|bin
+                                [--compact] [--partial] [--output FILE]
+          --from FILE     the dump: NFCBridge/CoreExtendedNFC JSON, Flipper .nfc, Proxmark3 (MFU .bin, hf mf
+                          .bin, JSON, .eml) or libnfc MFD (told apart by content); - reads standard input
+          --format        flipper (.nfc), pm3 (Proxmark3 MFU .bin; Classic: hf-mf-<UID>-dump.bin), pm3json
+                          (Proxmark3 JSON), pm3key (Classic key file hf-mf-<UID>-key.bin), eml (Classic,
+                          Proxmark3 .eml), mfd (libnfc), mfd64 (the 64-byte MFD nfc-mfultralight loads for
+                          Ultralight C and NTAG203), json, hex (text), bin (raw)
           --compact       json without indentation
-          --partial       pm3 and mfd of a partial dump (pages or blocks not read): write the pages or
-                          blocks up to the first one not read, nothing after it (refused without it)
+          --partial       pm3, pm3json, eml, mfd and mfd64 of a partial dump (pages or blocks not read): write the
+                          pages or whole sectors up to the first one not read, nothing after it (refused
+                          without it)
           --output FILE   write there instead of standard output (binary formats need it on a terminal)
 
         """
 
     /// The export formats, by their `--format` name.
     enum Format: String, CaseIterable {
-        case flipper, pm3, mfd, json, hex, bin
+        case flipper, pm3, pm3json, pm3key, eml, mfd, mfd64, json, hex, bin
 
         /// Binary formats are not written to a terminal.
-        var isBinary: Bool { self == .pm3 || self == .mfd || self == .bin }
+        var isBinary: Bool { self == .pm3 || self == .pm3key || self == .mfd || self == .mfd64 || self == .bin }
+
+        /// Formats with fixed places for pages or blocks, which refuse a partial dump unless `--partial`.
+        var takesPartial: Bool { self == .pm3 || self == .pm3json || self == .eml || self == .mfd || self == .mfd64 }
 
         /// `dump` in this format (shared with `dump`, which writes a dump read from a tag). `partial`
         /// lets pm3 and mfd write a partial dump's pages or blocks up to the first one not read
@@ -32,7 +39,11 @@ enum ExportCommand {
             switch self {
             case .flipper: Array(try dump.exportFlipperNFC().utf8)
             case .pm3: try dump.exportProxmark3MFU(partial: partial)
+            case .pm3json: Array(try dump.exportProxmark3JSON(partial: partial).utf8)
+            case .pm3key: try dump.exportProxmark3Keys()
+            case .eml: Array(try dump.exportProxmark3EML(partial: partial).utf8)
             case .mfd: try dump.exportLibNFCMFD(partial: partial)
+            case .mfd64: try dump.exportLibNFCMFD64(partial: partial)
             case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
             case .hex: Array(dump.exportHex().utf8)
             case .bin: dump.exportBinary()
@@ -44,7 +55,9 @@ enum ExportCommand {
             switch self {
             case .flipper: .file(.flipper)
             case .pm3: .file(.proxmark3)
-            case .mfd: .file(.mfd)
+            case .pm3json: .file(.proxmark3JSON)
+            case .mfd, .mfd64: .file(.mfd)
+            case .pm3key, .eml: .memory
             case .json: .everything
             case .hex, .bin: .memory
             }
@@ -73,7 +86,9 @@ enum ExportCommand {
             throw CLIError.usage("export takes no positional arguments (got '\(arguments.positionals[0])')")
         }
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
-        guard !partial || format == .pm3 || format == .mfd else { throw CLIError.usage("--partial applies to --format pm3 and mfd only") }
+        guard !partial || format.takesPartial else {
+            throw CLIError.usage("--partial applies to --format pm3, pm3json, eml, mfd and mfd64 only")
+        }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }

@@ -6,8 +6,9 @@ import NFCCore
 /// Offline; touches no reader. See docs/cli.md, section "import".
 enum ImportCommand {
     static let usage = """
-        usage: nfcbridge import FILE [--format auto|flipper|pm3|mfd|json] [--compact]
-          FILE       Flipper .nfc, Proxmark3 MFU .bin, libnfc .mfd or JSON dump; - reads standard input
+        usage: nfcbridge import FILE [--format auto|flipper|pm3|pm3json|eml|mfd|json] [--compact]
+          FILE       Flipper .nfc, Proxmark3 (MFU .bin, hf mf .bin, JSON, .eml), libnfc .mfd or JSON dump;
+                     - reads standard input
           --format   the file's format (default auto: told apart by content)
           --compact  JSON without indentation
 

@@ -38,17 +38,11 @@ import TestSupport
     }
 
     /// A Proxmark3 JSON dump padded to whole 4-byte "pages" (what `import --format pm3` decoded as a
-    /// 349-page Ultralight before): named `pm3`, `mfd` or left to detection, it is refused saying what it is.
-    @Test(arguments: ["pm3", "mfd", "auto"])
+    /// 349-page Ultralight before): named `pm3` or `mfd`, it is refused saying what it is. (Left to
+    /// detection it was refused too until the Proxmark3 JSON import existed; now it is read: below.)
+    @Test(arguments: ["pm3", "mfd"])
     func proxmark3JSONIsNamedForWhatItIs(format: String) throws {
-        var text = """
-            {
-              "Created": "proxmark3",
-              "FileType": "mfu",
-              "Card": {"UID": "04A1B2C3D4E5F6", "Version": "0004040201000F03"},
-              "blocks": {"0": "04A1B29F", "1": "C3D4E5F6", "2": "E0480000", "3": "E1101200"}
-            }
-            """
+        var text = Self.paddedProxmarkJSON
         while text.utf8.count % 4 != 0 { text += " " }
         let result = try CLI.run(["import", "-", "--format", format], input: Data(text.utf8))
         #expect(result.status == 1)
@@ -57,6 +51,28 @@ import TestSupport
         #expect(message.contains("this is a Proxmark3 JSON dump"), "\(message)")
         if format == "pm3" { #expect(message.contains("not a Proxmark3 MFU binary"), "\(message)") }
         #expect(result.stdout.isEmpty)
+    }
+
+    /// The Proxmark3 JSON dump of the tests above.
+    static let paddedProxmarkJSON = """
+        {
+          "Created": "proxmark3",
+          "FileType": "mfu",
+          "Card": {"UID": "04A1B2C3D4E5F6", "Version": "0004040201000F03"},
+          "blocks": {"0": "04A1B29F", "1": "C3D4E5F6", "2": "E0480000", "3": "E1101200"}
+        }
+        """
+
+    /// The same file left to detection or named `pm3json` is read as Proxmark3 JSON: the NTAG213 its
+    /// GET_VERSION names, the UID from pages 0–1.
+    @Test(arguments: ["auto", "pm3json"])
+    func proxmark3JSONIsRead(format: String) throws {
+        let result = try CLI.run(["import", "-", "--format", format, "--compact"], input: Data(Self.paddedProxmarkJSON.utf8))
+        #expect(result.status == 0)
+        let stdout = String(decoding: result.stdout, as: UTF8.self)
+        #expect(stdout.contains(#""cardType":"NTAG213""#), "\(stdout)")
+        #expect(stdout.contains(#""uid":"04A1B2C3D4E5F6""#), "\(stdout)")
+        #expect(stdout.contains(#"{"data":"E1101200","number":3}"#), "\(stdout)")
     }
 
     /// A file of another format than the one named says what it looks like.

@@ -14,13 +14,17 @@ import Testing
         #expect(artifacts[2].data == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 
-    @Test func sixArtifactsForAPageDump() throws {
+    /// Six artifacts as upstream, then the Proxmark3 JSON (the key file and `.eml` are Classic's).
+    @Test func sevenArtifactsForAPageDump() throws {
         let deadbeef = ExportFixtures.filled(Self.deadbeef)
         let artifacts = try deadbeef.exportAll()
         #expect(artifacts.map(\.fileName) == ["ntag-deadbeef.txt", "ntag-deadbeef.json", "ntag-deadbeef.bin",
-                                              "ntag-deadbeef.mfd", "ntag-deadbeef.nfc", "ntag-deadbeef-proxmark3.bin"])
+                                              "ntag-deadbeef.mfd", "ntag-deadbeef.nfc", "ntag-deadbeef-proxmark3.bin",
+                                              "ntag-deadbeef-proxmark3.json"])
         #expect(artifacts.map(\.contentType) == ["text/plain", "application/json", "application/octet-stream",
-                                                 "application/octet-stream", "text/plain", "application/octet-stream"])
+                                                 "application/octet-stream", "text/plain", "application/octet-stream",
+                                                 "application/json"])
+        #expect(artifacts[6].data == Array(try deadbeef.exportProxmark3JSON().utf8))
         #expect(artifacts[2].data.prefix(8) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(artifacts[3].data.prefix(8) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(artifacts[3].data == (try deadbeef.exportLibNFCMFD()))

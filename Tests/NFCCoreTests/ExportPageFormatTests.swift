@@ -23,11 +23,16 @@ import Testing
         }
     }
 
-    @Test func dumpsWithoutPagesAreUnsupportedWithUpstreamMessages() {
+    @Test func dumpsWithoutPagesAreUnsupportedWithUpstreamMessages() throws {
         let dump = TagDump(cardInfo: CardInfo(type: .iso15693_generic, uid: [0xE0, 4, 1, 0x23, 0x45, 0x67, 0x89, 0xAB]),
                            blocks: [Block(number: 0, data: [0x10, 0x11, 0x12, 0x13])])
+        // (An ISO 15693 dump has its own Flipper file since the ISO15693-3 export exists: the upstream
+        // Flipper message is checked on a FeliCa dump, which still has none.)
+        let felica = TagDump(cardInfo: CardInfo(type: .felicaLite, uid: [1, 2, 3, 4, 5, 6, 7, 8]),
+                             blocks: [Block(number: 0, data: [UInt8](repeating: 0, count: 16))])
         #expect(throws: NFCError.unsupportedOperation(
-            "Flipper Zero export is currently available only for page-based Type 2 style dumps.")) { try dump.exportFlipperNFC() }
+            "Flipper Zero export is currently available only for page-based Type 2 style dumps.")) { try felica.exportFlipperNFC() }
+        #expect(try dump.exportFlipperNFC().contains("Device type: ISO15693-3\n"))
         #expect(throws: NFCError.unsupportedOperation(
             "Proxmark3 MFU export is currently available only for page-based Type 2 style dumps.")) { try dump.exportProxmark3MFU() }
         #expect(throws: NFCError.unsupportedOperation(

@@ -167,6 +167,9 @@ struct GoldenText {
         section("json --compact") { Array(try dump.exportJSON(prettyPrinted: false).utf8) }
         section("hex") { Array(dump.exportHex().utf8) }
         section("bin", { dump.exportBinary() }, binary: true)
+        section("pm3json") { Array(try dump.exportProxmark3JSON().utf8) }
+        section("pm3key", { try dump.exportProxmark3Keys() }, binary: true)
+        section("eml") { Array(try dump.exportProxmark3EML().utf8) }
         section("exportAll") {
             Array(try dump.exportAll().map { "\($0.fileName) \($0.contentType) \($0.data.count)" }.joined(separator: "\n").utf8)
         }

@@ -6,14 +6,17 @@ public enum DumpImporter {
     /// as pretty-printed JSON) is a few hundred KiB. Longer inputs answer ``NFCError/malformedDump(_:)``.
     public static let maxFileSize = 4 << 20
 
-    /// The format of `bytes`: JSON when it starts with `{`, Flipper when it starts with `Filetype:`,
+    /// The format of `bytes`: JSON when it starts with `{` (Proxmark3 JSON when its head names
+    /// `"Created"` … `proxmark3` or a `"FileType"`), Flipper when it starts with `Filetype:`, Proxmark3
+    /// `.eml` for text of 32-digit hex lines,
     /// MFD for a MIFARE Classic MFD size (320, 1024, 2048, 4096 bytes: no MFU file has these sizes),
     /// Proxmark3 when a 56- or 48-byte MFU header precedes valid UID check bytes, MFD for a page image
     /// of a Type 2 MFD size, Proxmark3 (plain) for other page images with valid UID check bytes.
     /// Nil when nothing fits.
     public static func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
         switch FileContent(bytes) {
-        case .json, .proxmark3JSON: return .json
+        case .json: return .json
+        case .proxmark3JSON: return .proxmark3JSON
         case .flipper: return .flipper
         case .otherText, .binary:
             // Binary images: each family's file formats say whether they know the bytes (registry order).
@@ -38,13 +41,10 @@ public enum DumpImporter {
             throw NFCError.malformedDump("\(bytes.count) bytes; no dump file is larger than \(maxFileSize) bytes")
         }
         let content = FileContent(bytes)
-        if content == .proxmark3JSON {
-            throw NFCError.malformedDump("this is a Proxmark3 JSON dump\(format.map { ", not \($0.fileDescription)" } ?? ""); "
-                + "NFCBridge reads the Proxmark3 MFU binary (.bin) that `hf mfu dump` saves beside it")
-        }
         if let format, let mismatch = content.mismatch(named: format) { throw NFCError.malformedDump(mismatch) }
         guard let format = format ?? detectFormat(bytes) else {
-            throw NFCError.malformedDump("not a JSON, Flipper .nfc, Proxmark3 MFU or libnfc MFD dump (\(bytes.count) bytes)")
+            throw NFCError.malformedDump(
+                "not a JSON, Flipper .nfc, Proxmark3 (MFU, hf mf, JSON, .eml) or libnfc MFD dump (\(bytes.count) bytes)")
         }
         let dump = try importUnchecked(bytes, format: format)
         try checkBounds(dump)
@@ -56,6 +56,12 @@ public enum DumpImporter {
         // The first family (registry order) whose file formats claim the bytes reads them.
         for family in TagFamilies.all {
             if let dump = try family.importFile(bytes, format: format) { return dump }
+        }
+        if format == .proxmark3JSON {
+            // A well-formed Proxmark3 JSON file of a type no family reads (iclass, hitag, mfc v3, …).
+            let fileType = try ProxmarkJSON.Document(bytes).fileType
+            throw NFCError.unsupportedOperation(
+                "Proxmark3 JSON files of FileType '\(fileType.prefix(40))' are not read (NFCBridge reads mfu and mfc v2)")
         }
         throw NFCError.malformedDump("not a \(format.rawValue) dump (\(bytes.count) bytes)")
     }
@@ -104,6 +110,8 @@ extension DumpFormat {
         case .flipper: "a Flipper .nfc file"
         case .proxmark3: "a Proxmark3 MFU binary"
         case .mfd: "a libnfc MFD file"
+        case .proxmark3JSON: "a Proxmark3 JSON dump"
+        case .eml: "a Proxmark3 .eml file"
         }
     }
 }
@@ -155,6 +163,8 @@ enum FileContent: Equatable {
         let fits: Bool =
             switch format {
             case .json: self == .json
+            case .proxmark3JSON: self == .proxmark3JSON
+            case .eml: self == .otherText
             case .flipper: self == .flipper
             // Page and block images are binary; an image of printable bytes is possible (text is not refused).
             case .proxmark3, .mfd: self != .json && self != .proxmark3JSON && self != .flipper

@@ -17,8 +17,9 @@ public struct ExportArtifact: Sendable, Hashable {
 extension TagDump {
     /// Every export of this dump, in upstream's order: `<base>.txt` (hex text), `<base>.json` (pretty
     /// JSON), `<base>.bin` (binary), then only those that succeed for this dump: `<base>.mfd`,
-    /// `<base>.nfc` (Flipper) and `<base>-proxmark3.bin`. Page-format exports that fail (no pages, a
-    /// page that is not 4 bytes) are left out rather than failing the whole set.
+    /// `<base>.nfc` (Flipper), `<base>-proxmark3.bin`, `<base>-proxmark3.json`, and for MIFARE Classic
+    /// `<base>-key.bin` (Proxmark3 keys) and `<base>.eml`. Exports that fail (no pages, a page that is
+    /// not 4 bytes, a partial dump) are left out rather than failing the whole set.
     public func exportAll() throws -> [ExportArtifact] {
         let base = exportBaseName
         var artifacts = [
@@ -35,6 +36,16 @@ extension TagDump {
         if let proxmark = try? exportProxmark3MFU() {
             artifacts.append(
                 ExportArtifact(fileName: base + "-proxmark3.bin", contentType: "application/octet-stream", data: proxmark))
+        }
+        if let proxmarkJSON = try? exportProxmark3JSON() {
+            artifacts.append(
+                ExportArtifact(fileName: base + "-proxmark3.json", contentType: "application/json", data: Array(proxmarkJSON.utf8)))
+        }
+        if let keys = try? exportProxmark3Keys() {
+            artifacts.append(ExportArtifact(fileName: base + "-key.bin", contentType: "application/octet-stream", data: keys))
+        }
+        if let eml = try? exportProxmark3EML() {
+            artifacts.append(ExportArtifact(fileName: base + ".eml", contentType: "text/plain", data: Array(eml.utf8)))
         }
         return artifacts
     }

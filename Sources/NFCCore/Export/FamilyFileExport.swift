@@ -21,17 +21,63 @@ extension TagDump {
         try exportFamilyFile(.mfd, partial: partial)
     }
 
-    /// The dump as a Proxmark3 MFU file (Type 2 page dumps only); a partial dump as for
+    /// The dump as a Proxmark3 binary: the MFU file of a Type 2 page dump, the `hf mf` dump
+    /// (`hf-mf-<UID>-dump.bin`, the block image) of a MIFARE Classic; a partial dump as for
     /// ``exportLibNFCMFD(partial:)``.
     public func exportProxmark3MFU(partial: Bool = false) throws -> [UInt8] {
         try exportFamilyFile(.proxmark3, partial: partial)
     }
 
-    /// `format` from the first family row that writes it for this dump.
+    /// The dump as a Proxmark3 JSON dump file (`FileType` `mfu` for Type 2 pages, `mfc v2` for MIFARE
+    /// Classic blocks), with the pages or blocks of ``exportProxmark3MFU(partial:)`` and the same
+    /// refusal of a partial dump unless `partial`.
+    public func exportProxmark3JSON(partial: Bool = false) throws -> String {
+        String(decoding: try exportFamilyFile(.proxmark3JSON, partial: partial), as: UTF8.self)
+    }
+
+    /// The MIFARE Classic keys as the Proxmark3 key file `hf mf restore` reads (`hf-mf-<UID>-key.bin`).
+    public func exportProxmark3Keys() throws -> [UInt8] {
+        try exportFamilyFile(.proxmark3Keys)
+    }
+
+    /// The MIFARE Classic blocks as a Proxmark3 `.eml` file (`hf mf eload`), a partial dump as for
+    /// ``exportLibNFCMFD(partial:)``.
+    public func exportProxmark3EML(partial: Bool = false) throws -> String {
+        String(decoding: try exportFamilyFile(.eml, partial: partial), as: UTF8.self)
+    }
+
+    /// `format` from the dump's own family first (an ISO 15693 dump's Flipper file is its family's,
+    /// not the Type 2 page image's), then from the first family row that writes it for this dump.
     func exportFamilyFile(_ format: FamilyFileFormat, partial: Bool = false) throws -> [UInt8] {
+        if let own = TagFamilies.family(for: cardInfo.type),
+            let bytes = try own.exportFile(self, as: format, partial: partial)
+        {
+            return bytes
+        }
         for family in TagFamilies.all {
             if let bytes = try family.exportFile(self, as: format, partial: partial) { return bytes }
         }
         throw NFCError.unsupportedOperation("No tag family writes \(format.rawValue) files for \(cardInfo.type)")
+    }
+}
+
+extension FamilyFileFormat {
+    /// The format in words, for messages ("Proxmark3 JSON").
+    public var fileDescription: String {
+        switch self {
+        case .flipper: "Flipper Zero .nfc"
+        case .mfd: "libnfc MFD"
+        case .proxmark3: "Proxmark3 binary"
+        case .proxmark3JSON: "Proxmark3 JSON"
+        case .proxmark3Keys: "Proxmark3 key"
+        case .eml: "Proxmark3 .eml"
+        }
+    }
+
+    /// The ``NFCError/unsupportedOperation(_:)`` of a format that cannot hold `dump`'s family: the files
+    /// hold `what`; the message names the family of the dump.
+    func cannotHold(_ dump: TagDump, what: String) -> NFCError {
+        .unsupportedOperation(
+            "\(fileDescription) files hold \(what); they cannot hold \(dump.cardInfo.type.family.description) dumps: use json")
     }
 }

@@ -8,4 +8,8 @@ public enum DumpFormat: String, Sendable, CaseIterable {
     case proxmark3 = "pm3"
     /// libnfc MFD (Type 2 page image, MIFARE Classic block image).
     case mfd
+    /// Proxmark3 JSON dump (`FileType` `mfu` for Type 2, `mfc v2` for MIFARE Classic).
+    case proxmark3JSON = "pm3json"
+    /// Proxmark3 MIFARE Classic emulator file (`.eml`, one block per line).
+    case eml
 }

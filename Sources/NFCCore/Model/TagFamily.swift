@@ -92,8 +92,14 @@ public enum FamilyFileFormat: String, Sendable, CaseIterable {
     case flipper
     /// libnfc MFD.
     case mfd
-    /// Proxmark3 MFU binary.
+    /// Proxmark3 MFU binary; for MIFARE Classic the `hf mf` dump (`hf-mf-<UID>-dump.bin`, the block image).
     case proxmark3 = "pm3"
+    /// Proxmark3 JSON dump (`FileType` `mfu`, `mfc v2`).
+    case proxmark3JSON = "pm3json"
+    /// Proxmark3 MIFARE Classic key file (`hf-mf-<UID>-key.bin`).
+    case proxmark3Keys = "pm3key"
+    /// Proxmark3 MIFARE Classic emulator file (`.eml`).
+    case eml
 }
 
 /// A verb of ``TagFamily``, with the one wording of its refusal.

@@ -14,7 +14,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for partial in [false, true] {
         _ = try? dump.exportLibNFCMFD(partial: partial)
         _ = try? dump.exportProxmark3MFU(partial: partial)
+        _ = try? dump.exportProxmark3JSON(partial: partial)
+        _ = try? dump.exportProxmark3EML(partial: partial)
+        _ = try? dump.exportLibNFCMFD64(partial: partial)
     }
+    _ = try? dump.exportProxmark3Keys()
     _ = try? dump.exportAll()
     _ = dump.summary
     return 0

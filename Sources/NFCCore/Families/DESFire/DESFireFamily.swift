@@ -83,6 +83,8 @@ public struct DESFireFamily: TagFamily {
         case .mfd, .proxmark3:
             throw NFCError.unsupportedOperation(
                 "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(name) dump (applications and files): use json or flipper")
+        case .proxmark3JSON, .proxmark3Keys, .eml:
+            throw format.cannotHold(dump, what: "page or block images")
         }
     }
 }

@@ -68,6 +68,13 @@ public struct ISO15693Family: TagFamily {
         return try await Type5NDEF.lock(info: info, transport: transport)
     }
 
+    /// Flipper's `ISO15693-3` file (Formats/FlipperISO15693Export.swift); the page and block images
+    /// are the other rows' (which refuse a dump without pages).
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+        guard claims(dump.cardInfo.type), format == .flipper else { return nil }
+        return Array(try dump.exportFlipperISO15693NFC().utf8)
+    }
+
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read ISO 15693 vicinity memory with \(storage)." }
 
     public func product(named name: String, type: CardType) -> Product? {

@@ -54,6 +54,8 @@ public struct Type2Family: TagFamily {
         case .flipper: Array(try dump.exportType2FlipperNFC().utf8)
         case .mfd: try dump.exportType2MFD(partial: partial)
         case .proxmark3: try dump.exportType2Proxmark3MFU(partial: partial)
+        case .proxmark3JSON: Array(try dump.exportType2ProxmarkJSON(partial: partial).utf8)
+        case .proxmark3Keys, .eml: throw format.cannotHold(dump, what: "MIFARE Classic keys and blocks")
         }
     }
 
@@ -66,6 +68,11 @@ public struct Type2Family: TagFamily {
             return try TagDump.importFlipperNFC(text)
         case .proxmark3: return try TagDump.importProxmark3MFU(bytes)
         case .mfd: return try TagDump.importLibNFCMFD(bytes)
+        case .proxmark3JSON:
+            let document = try ProxmarkJSON.Document(bytes)
+            guard document.fileType == ProxmarkMFUJSONFormat.fileType else { return nil }
+            return try TagDump.importProxmark3MFUJSON(document)
+        case .eml: return nil
         }
     }
 
@@ -104,8 +111,8 @@ extension DumpTarget {
     /// binary and the hex listing hold the pages only (docs/formats.md, "What each format keeps").
     var holdsType2ChipData: Bool {
         switch self {
-        case .everything, .file(.json), .file(.flipper), .file(.proxmark3): true
-        case .file(.mfd), .memory: false
+        case .everything, .file(.json), .file(.flipper), .file(.proxmark3), .file(.proxmark3JSON): true
+        case .file(.mfd), .file(.eml), .memory: false
         }
     }
 }

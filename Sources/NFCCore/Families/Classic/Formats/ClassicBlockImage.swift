@@ -50,6 +50,41 @@ struct ClassicBlockImage {
         }
     }
 
+    /// The first block of the layout the dump does not hold (a block never read: a sector no key
+    /// opened, a block its access bits keep from the key found); nil when every block is there. A
+    /// trailer whose keys are unknown is there (its gaps are zeros in the fixed-offset images).
+    var firstUnreadBlock: Int? {
+        (0..<layout.totalBlocks).first { blocks[$0] == nil }
+    }
+
+    /// The blocks a fixed-offset image (MFD, Proxmark3 `hf mf` dump, `.eml`) of this dump is written
+    /// with: every block of the layout when all were read; else, with `partial`, the whole sectors
+    /// before the sector of the first block not read (nothing is written for blocks not read, never
+    /// zeros); without `partial`, ``NFCError/partialDump(_:)`` naming that block and its sector.
+    /// `format` names the file in the message ("an MFD file").
+    func readBlockCount(partial: Bool, format: String) throws -> Int {
+        guard let missing = firstUnreadBlock else { return layout.totalBlocks }
+        let sector = layout.sector(ofBlock: missing) ?? 0
+        let cut = layout.firstBlock(ofSector: sector) ?? 0
+        guard partial, cut > 0 else {
+            throw NFCError.partialDump(
+                "block \(missing) (sector \(sector)) of \(layout.totalBlocks) was not read; \(format) has no mark for "
+                    + "unread blocks and would hold zeros there (written back to a card, a trailer of zeros locks its sector)"
+                    + (cut > 0 ? ". Export only sectors 0–\(sector - 1) (partial), or use JSON or Flipper .nfc"
+                        : ", and sector 0 is incomplete: nothing to write. Use JSON or Flipper .nfc"))
+        }
+        return cut
+    }
+
+    /// Blocks 0 ..< `count`, 16 bytes each, the trailer parts the dump does not know as zeros (the
+    /// MFD convention: `nfc-mfclassic` writes zeros for the key it did not use).
+    func bytes(blockCount count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * 16)
+        for number in 0..<count { bytes += knownBytes(number).map { $0 ?? 0 } }
+        return bytes
+    }
+
     /// The 16 bytes of block `number`, nil for each byte not known.
     func knownBytes(_ number: Int) -> [UInt8?] {
         guard let data = blocks[number] else { return [UInt8?](repeating: nil, count: 16) }

@@ -22,3 +22,34 @@ extension TagDump {
         return image.bytes(pageCount: try image.readPageCount(count, partial: partial, format: "an MFD file"))
     }
 }
+
+/// The 64-byte MFD `nfc-mfultralight` loads for a tag that does not answer GET_VERSION.
+///
+/// libnfc's `utils/nfc-mfultralight.c` sizes its dump by GET_VERSION: an Ultralight EV1 or NTAG21x
+/// answer gives that product's page count; a tag that does not answer (MIFARE Ultralight, Ultralight C,
+/// NTAG203) keeps `sizeof(mifareul_tag)`, 16 pages. `w` refuses a file of any other size ("size
+/// mismatch") and `r` writes those 16 pages. So an Ultralight C (44 readable pages) or NTAG203 (42)
+/// MFD of the whole memory cannot be written with the tool; this form can, and holds pages 0–15 only.
+extension TagDump {
+    /// The pages `nfc-mfultralight` reads and writes on a tag without GET_VERSION.
+    public static let libNFCNoVersionPages = 16
+
+    /// The dump as the 64-byte MFD `nfc-mfultralight` loads for Ultralight, Ultralight C and NTAG203:
+    /// pages 0–15, 4 bytes each. The rest of the memory (Ultralight C pages 16–47, NTAG203 16–41) is
+    /// not in it: written back with `nfc-mfultralight w`, only pages 4–15 change (docs/formats.md).
+    /// A dump missing one of pages 0–15 is refused with ``NFCError/partialDump(_:)`` unless `partial`,
+    /// as for ``exportLibNFCMFD(partial:)``.
+    /// - Throws: ``NFCError/unsupportedOperation(_:)`` for products that answer GET_VERSION (their MFD
+    ///   is the whole memory: `mfd`) and for other families; ``NFCError/malformedDump(_:)`` as for `mfd`.
+    public func exportLibNFCMFD64(partial: Bool = false) throws -> [UInt8] {
+        guard let product = Type2Product.forType(cardInfo.type), !product.features.contains(.getVersion) else {
+            throw NFCError.unsupportedOperation(
+                "the 64-byte libnfc MFD is for tags without GET_VERSION (MIFARE Ultralight, Ultralight C, NTAG203); "
+                    + "\(cardInfo.type.description) dumps: use mfd")
+        }
+        let image = try Type2PageImage(
+            self, unsupportedMessage: "libnfc MFD export is currently available only for page-based Type 2 style dumps.")
+        let count = try image.readPageCount(Self.libNFCNoVersionPages, partial: partial, format: "an MFD file")
+        return image.bytes(pageCount: count)
+    }
+}

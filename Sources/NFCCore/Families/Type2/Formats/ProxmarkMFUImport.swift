@@ -12,6 +12,12 @@ extension TagDump {
         guard let layout = ProxmarkMFULayout.detect(bytes) else {
             throw NFCError.malformedDump("\(bytes.count) bytes is not a Proxmark3 MFU dump (not whole 4-byte pages)")
         }
+        return try importProxmark3MFU(bytes, layout: layout, source: "Proxmark3 MFU")
+    }
+
+    /// `bytes` read in `layout` (no detection: the Proxmark3 JSON import builds the new layout);
+    /// `source` is the `Imported From` fact.
+    static func importProxmark3MFU(_ bytes: [UInt8], layout: ProxmarkMFULayout, source: String) throws -> TagDump {
         var version: [UInt8]?
         var signature: [UInt8]?
         var counters: [UInt32?] = [nil, nil, nil]
@@ -47,7 +53,7 @@ extension TagDump {
                 "\(payload.count / 4) pages; a Proxmark3 MFU file holds at most \(ProxmarkMFULayout.maxPages)")
         }
         var dump = try TagDump.importType2Pages(
-            Array(payload), version: version.flatMap(nonZero), source: "Proxmark3 MFU")
+            Array(payload), version: version.flatMap(nonZero), source: source)
         dump.type2?.signature = signature.flatMap(nonZero)
         if layout == .new {
             dump.type2?.counters = counters

@@ -1,0 +1,162 @@
+/// The Proxmark3 (RRG client) files of a MIFARE Classic dump besides the block image
+/// (``TagDump/exportProxmark3ClassicDump(partial:)``, `hf-mf-<UID>-dump.bin`):
+///
+/// - the JSON dump, `FileType: mfc v2` (`client/src/fileutils.c` `prepareJSON` case `jsfMfc_v2`, read by
+///   `loadFileJSONex`):
+///
+///       {
+///         "Created": "proxmark3",
+///         "FileType": "mfc v2",
+///         "Card": { "UID": "DEADBEEF", "ATQA": "0400", "SAK": "08" },
+///         "blocks": { "0": "DEADBEEF220804006263646566676869", … },
+///         "SectorKeys": { "0": { "KeyA": "FFFFFFFFFFFF", "KeyB": "FFFFFFFFFFFF", "AccessConditions": "FF078069" }, … }
+///       }
+///
+///   ATQA in the order it came over the air (least significant byte first: `0400` for ATQA 0004h), as the
+///   client stores `iso14a_card_select_t.atqa`. The client also writes `AccessConditionsText` (its own
+///   descriptions, for people) in each sector; NFCBridge does not, and the client's loader reads
+///   neither that nor `SectorKeys` (only `blocks`).
+/// - the key file `hf-mf-<UID>-key.bin` that `hf mf restore` loads (`createMfcKeyDump`,
+///   `loadFileBinaryKey`): key A of every sector (6 bytes each), then key B of every sector; a key not
+///   known is `FF FF FF FF FF FF`, as the client writes it. `hf mf restore` writes these keys into every
+///   trailer it restores.
+/// - the emulator file `.eml` that `hf mf eload` reads (`loadFileEML_safe`): one block per line, 32
+///   uppercase hex digits, lines separated by `\n` with none after the last (the client's old
+///   `saveFileEML`); lines starting with `#` are comments.
+extension TagDump {
+    /// The dump as a Proxmark3 `mfc v2` JSON file: the blocks of the block image (the same refusal of a
+    /// dump with blocks not read unless `partial`, which writes the whole sectors before the first one),
+    /// unknown trailer parts as zeros (as in the MFD; the import reads zero keys back as unknown).
+    /// - Throws: as ``exportClassicMFD(partial:)``.
+    func exportClassicProxmarkJSON(partial: Bool = false) throws -> String {
+        let image = try ClassicBlockImage(
+            self, unsupportedMessage: "Proxmark3 JSON export of blocks is available only for MIFARE Classic dumps.")
+        let count = try image.readBlockCount(partial: partial, format: "a Proxmark3 JSON file")
+        let bytes = image.bytes(blockCount: count)
+        let blocks = stride(from: 0, to: bytes.count, by: 16).map { Array(bytes[$0..<$0 + 16]) }
+        let atqa = cardInfo.atqa?.count == 2 ? cardInfo.atqa ?? [] : image.fileType.atqa(uidLength: image.uid(self).count)
+        var sectorKeys: [(String, ProxmarkJSON.Value)] = []
+        for number in 0..<count where image.layout.isTrailer(number) {
+            guard let sector = image.layout.sector(ofBlock: number) else { continue }
+            let trailer = blocks[number]
+            sectorKeys.append((String(sector), .object([
+                ("KeyA", .string(Array(trailer[0..<6]).hexString)),
+                ("KeyB", .string(Array(trailer[10..<16]).hexString)),
+                ("AccessConditions", .string(Array(trailer[6..<10]).hexString)),
+            ])))
+        }
+        return ProxmarkJSON.text([
+            ("Created", .string(ProxmarkJSON.creator)),
+            ("FileType", .string(ProxmarkClassicFormat.jsonFileType)),
+            ("Card", .object([
+                ("UID", .string(image.uid(self).hexString)),
+                // Proxmark3 keeps ATQA as received: least significant byte first.
+                ("ATQA", .string(Array(atqa.reversed()).hexString)),
+                ("SAK", .string([cardInfo.sak ?? image.fileType.sak].hexString)),
+            ])),
+            ("blocks", ProxmarkJSON.blocksObject(blocks)),
+            ("SectorKeys", .object(sectorKeys)),
+        ])
+    }
+
+    /// The dump's keys as the Proxmark3 key file `hf-mf-<UID>-key.bin`: key A of sectors 0 … N−1, then
+    /// key B of sectors 0 … N−1, 6 bytes each (Mini 60, 1K 192, Plus 2K 384, 4K 480 bytes); `FF` × 6
+    /// for every key the dump does not know (a sector not read, a key no dictionary key found), as
+    /// `hf mf dump` writes it.
+    /// - Throws: as ``exportClassicMFD(partial:)``, but never ``NFCError/partialDump(_:)``: the file
+    ///   has its own mark for a key not known.
+    public func exportProxmark3ClassicKeys() throws -> [UInt8] {
+        let image = try ClassicBlockImage(
+            self, unsupportedMessage: "Proxmark3 key files are available only for MIFARE Classic dumps.")
+        var keysA: [UInt8] = []
+        var keysB: [UInt8] = []
+        for sector in 0..<image.layout.sectorCount {
+            // A block not in the dump has no known byte (``ClassicBlockImage/knownBytes(_:)``).
+            let trailer = image.layout.trailerBlock(ofSector: sector).map(image.knownBytes)
+                ?? [UInt8?](repeating: nil, count: 16)
+            func key(_ part: ClassicTrailerGaps.Part) -> [UInt8] {
+                let bytes = trailer[part.bytes]
+                return bytes.allSatisfy { $0 != nil } ? bytes.map { $0 ?? 0 } : ProxmarkClassicFormat.unknownKey
+            }
+            keysA += key(.keyA)
+            keysB += key(.keyB)
+        }
+        return keysA + keysB
+    }
+
+    /// The dump as a Proxmark3 `.eml` file: the blocks of the block image, one per line (the same
+    /// refusal of a dump with blocks not read unless `partial`).
+    /// - Throws: as ``exportClassicMFD(partial:)``.
+    public func exportProxmark3ClassicEML(partial: Bool = false) throws -> String {
+        let image = try ClassicBlockImage(
+            self, unsupportedMessage: "Proxmark3 .eml export of blocks is available only for MIFARE Classic dumps.")
+        let bytes = image.bytes(blockCount: try image.readBlockCount(partial: partial, format: "an .eml file"))
+        return stride(from: 0, to: bytes.count, by: 16).map { Array(bytes[$0..<$0 + 16]).hexString }.joined(separator: "\n")
+    }
+
+    /// Reads a Proxmark3 `mfc v2` (or the older `mfcard`) JSON file: `blocks` `"0"` … (16 bytes each,
+    /// from 0 without a gap), typed by their count (320, 1024, 2048, 4096 bytes as in an MFD) or, for a
+    /// shorter file (a `--partial` export), by `Card.SAK`; then read as an MFD is (a sector of zeros was
+    /// not read, a zero key is unknown). UID, ATQA (least significant byte first in the file) and SAK
+    /// come from `Card` when there, else from block 0 and the product.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a block that is not 16 bytes of hex, blocks after a
+    ///   gap, more blocks than a 4K has, a count no product has, or `Card` values of the wrong size.
+    static func importClassicProxmarkJSON(_ document: ProxmarkJSON.Document) throws -> TagDump {
+        let blocks = try document.orderedBlocks(size: 16, limit: ClassicLayout.classic4K.totalBlocks, unit: "block")
+        let sak = try document.card("SAK", length: 1)?.first
+        let fileType =
+            ClassicFileType.forMFDSize(blocks.count * 16)
+            ?? ClassicFileType.rows.first { $0.sak == sak && $0.layout.totalBlocks > blocks.count }
+        guard let fileType, !blocks.isEmpty else {
+            let sizes = ClassicFileType.rows.map { String($0.layout.totalBlocks) }.joined(separator: ", ")
+            throw NFCError.malformedDump(
+                "Proxmark3 JSON: \(blocks.count) blocks is no MIFARE Classic memory (\(sizes) blocks; fewer only with a Card.SAK)")
+        }
+        let image = blocks.flatMap { $0 }
+        let (known, gaps) = zeroMarkedClassicBlocks(image, layout: fileType.layout)
+        let uid = try document.card("UID") ?? known.first { $0.number == 0 }.map { ClassicBlockImage.uid(inBlock0: $0.data) } ?? []
+        let atqa = try document.card("ATQA", length: 2).map { Array($0.reversed()) } ?? fileType.atqa(uidLength: uid.count)
+        return importedClassicDump(fileType: fileType, uid: uid, atqa: atqa, sak: sak ?? fileType.sak,
+                                   blocks: known, gaps: gaps, source: "Proxmark3 JSON")
+    }
+
+    /// Reads a Proxmark3 `.eml` file of a MIFARE Classic: one block of 32 hex digits per line (`#`
+    /// lines and blank lines skipped), typed by the size as an MFD is and then read as one.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a line that is not one block of hex, or a size no
+    ///   Classic product has.
+    public static func importProxmark3ClassicEML(_ text: String) throws -> TagDump {
+        var bytes: [UInt8] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = String(line.filter { $0 != " " && $0 != "\t" && $0 != "\r" })
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            guard let block = [UInt8](hex: trimmed), block.count == 16 else {
+                throw NFCError.malformedDump(".eml line \(index + 1) '\(trimmed.prefix(40))' is not one 16-byte block in hex")
+            }
+            bytes += block
+        }
+        return try importClassicBlocks(bytes, source: "Proxmark3 .eml")
+    }
+}
+
+/// Constants of the Proxmark3 Classic files.
+enum ProxmarkClassicFormat {
+    /// `FileType` of the Classic JSON dump the client writes (`jsfMfc_v2`).
+    static let jsonFileType = "mfc v2"
+    /// The older name the loader reads the same way.
+    static let legacyJSONFileType = "mfcard"
+    /// What `createMfcKeyDump` writes for a key not found.
+    static let unknownKey: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+
+    /// True when `text` looks like an `.eml` file: at least one line, every line not a comment or
+    /// blank exactly 32 hex digits (content sniffing; the import checks the size).
+    static func looksLikeEML(_ bytes: [UInt8]) -> Bool {
+        var blocks = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let trimmed = line.filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }
+            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            guard trimmed.count == 32, trimmed.allSatisfy({ Character(UnicodeScalar($0)).isHexDigit }) else { return false }
+            blocks += 1
+        }
+        return blocks > 0
+    }
+}
