@@ -17,9 +17,10 @@ struct PCSCReturnCode: Error, Equatable {
     }
 
     /// True when pcscd itself is gone: stopped, restarted, or never started. The context must be
-    /// established again.
+    /// established again. `SCARD_F_COMM_ERROR` ("RPC transport error") is what libpcsclite answers a call
+    /// in flight when the daemon's socket closes under it.
     var meansNoService: Bool {
-        rawValue == Int(SCARD_E_NO_SERVICE) || rawValue == Int(SCARD_E_SERVICE_STOPPED)
+        rawValue == Int(SCARD_E_NO_SERVICE) || rawValue == Int(SCARD_E_SERVICE_STOPPED) || rawValue == Int(SCARD_F_COMM_ERROR)
     }
 
     /// True when the reader is gone (unplugged, or its driver lost it) or the reader list is empty.
@@ -38,7 +39,7 @@ struct PCSCReturnCode: Error, Equatable {
     /// which one).
     func nfcError(reader: String, call: String) -> NFCError {
         if meansNoService {
-            return .readerUnavailable("\(reader): \(call) failed: \(text): pcscd is not running (start it: systemctl start pcscd)")
+            return .readerUnavailable("\(reader): \(call) failed: \(text): pcscd is not running or stopped (start it: systemctl start pcscd)")
         }
         if meansReaderGone { return .readerUnavailable("\(reader): \(call) failed: \(text): the reader is gone") }
         if meansCardGone { return .tagRemoved }
