@@ -24,8 +24,7 @@ public final class PN532Emulator: Sendable {
     public var slavePath: String { terminal.slavePath }
 
     private let terminal: PseudoTerminal
-    private let wakeReadFD: Int32
-    private let wakeWriteFD: Int32
+    private let wakePipe: WakePipe
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
@@ -38,22 +37,13 @@ public final class PN532Emulator: Sendable {
         self.timing = timing
         self.monitor = monitor
         terminal = try PseudoTerminal(linkPath: linkPath)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
+        do {
+            wakePipe = try WakePipe()
+        } catch {
             terminal.close()
-            throw .pseudoTerminal("pipe: \(PseudoTerminal.errorText())")
+            throw .pseudoTerminal("pipe: \(error.text)")
         }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakeReadFD = fds[0]
-        wakeWriteFD = fds[1]
-        let writeFD = fds[1]
-        observerToken = field.addObserver {
-            var byte: UInt8 = 1
-            _ = write(writeFD, &byte, 1)
-        }
+        observerToken = field.addObserver(wakePipe.observer())
     }
 
     /// Starts the session thread.
@@ -77,8 +67,7 @@ public final class PN532Emulator: Sendable {
             stopped.wait()
         }
         terminal.close()
-        close(wakeReadFD)
-        close(wakeWriteFD)
+        wakePipe.close()
     }
 
     deinit { stop() }
@@ -86,14 +75,13 @@ public final class PN532Emulator: Sendable {
     // MARK: For the session thread
 
     var masterFD: Int32 { terminal.masterFD }
-    var wakeFD: Int32 { wakeReadFD }
+    var wakeFD: Int32 { wakePipe.readFD }
     var isStopRequested: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
     func resetLineSettings() { terminal.resetLineSettings() }
 
-    private func wake() {
-        var byte: UInt8 = 0
-        _ = write(wakeWriteFD, &byte, 1)
-    }
+    private func wake() { wakePipe.wake() }
+
+    func drainWakePipe() { wakePipe.drain() }
 }
 
 /// The session loop: reads frames, runs the chip, writes ACKs and answers, keeps one command
@@ -164,10 +152,7 @@ final class PN532Session {
         return Int32(clamping: max(0, milliseconds + 1))
     }
 
-    private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(emulator.wakeFD, &buffer, buffer.count) > 0 {}
-    }
+    private func drainWakePipe() { emulator.drainWakePipe() }
 
     /// The field changed: a waiting command may have its tag now.
     private func retryWait() {

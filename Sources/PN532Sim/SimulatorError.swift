@@ -19,6 +19,8 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case timedOut(String)
     /// A command-line argument is wrong.
     case usage(String)
+    /// The vpcd client could not be set up.
+    case vpcd(String)
 
     /// Stable machine-readable code.
     public var code: String {
@@ -32,6 +34,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidTag: "invalid_tag"
         case .timedOut: "timeout"
         case .usage: "usage"
+        case .vpcd: "vpcd_failed"
         }
     }
 
@@ -48,6 +51,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .invalidTag(id, reason): "Tag '\(id)': \(reason)"
         case let .timedOut(detail): "Timed out: \(detail)"
         case let .usage(detail): detail
+        case let .vpcd(detail): "Cannot set up the vpcd client: \(detail)"
         }
     }
 

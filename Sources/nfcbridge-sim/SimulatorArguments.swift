@@ -1,9 +1,13 @@
 import PN532Sim
 
 /// `nfcbridge-sim` command line: `--link PATH [--control PATH] [--scenario FILE] [--baud N]
-/// [--time-scale F] [--trace]`.
+/// [--time-scale F] [--trace]`, or `--vpcd HOST:PORT` instead of `--link` for the PC/SC card.
 struct SimulatorArguments {
     var linkPath: String?
+    /// `--vpcd`: where vsmartcard's vpcd listens.
+    var vpcd: (host: String, port: Int)?
+    /// `--pcsc-get-data-atqa-sak`: the PC/SC reader answers FF CA 02/03 (ATQA, SAK).
+    var answersATQAAndSAK = false
     var controlPath: String?
     var scenarioPath: String?
     var baudRate: Int?
@@ -13,20 +17,31 @@ struct SimulatorArguments {
 
     static let usage = """
         usage: nfcbridge-sim --link PATH [--control PATH] [--scenario FILE] [--baud N] [--time-scale F] [--trace]
+               nfcbridge-sim --vpcd HOST:PORT [--control PATH] [--scenario FILE] [--pcsc-get-data-atqa-sak] [--trace]
 
           --link PATH       symlink to the emulated PN532's pty (no ':'); point libnfc at pn532_uart:PATH
+          --vpcd HOST:PORT  be the card of vsmartcard's vpcd reader in pcscd (vpcd listens there; IPv4 or
+                            localhost): connected while a tag lies in the field, a PC/SC part 3 reader's answers
+          --pcsc-get-data-atqa-sak  with --vpcd: answer FF CA 02 00 (ATQA) and FF CA 03 00 (SAK), as some readers do
           --control PATH    unix socket for the JSON control channel (docs/simulator.md)
           --scenario FILE   YAML file with tags and a timeline (config/scenarios/demo.yaml)
           --baud N          model serial line time at N baud (115200 ≈ 87 µs per byte)
-          --time-scale F    multiply the chip's RF delays by F (0.05 = twenty times faster)
-          --trace           print every PN532 command and client session on stderr
+          --time-scale F    multiply the chip's RF delays by F (0.05 = twenty times faster; --vpcd models no delays)
+          --trace           print every PN532 command (--vpcd: every APDU) and client session on stderr
 
-        Prints `ready link=… control=… pty=…` on stdout once serving; stops on SIGINT or SIGTERM.
+        Prints `ready link=… control=… pty=…` (--vpcd: `ready vpcd=HOST:PORT control=…`) on stdout once
+        serving; stops on SIGINT or SIGTERM.
         """
 
     /// Option name → what it sets. Switches take no value.
     private static let options: [String: @Sendable (inout SimulatorArguments, String) throws(SimulatorError) -> Void] = [
         "link": { $0.linkPath = $1 },
+        "vpcd": { arguments, text throws(SimulatorError) in
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                (1...65535).contains(port), colon != text.startIndex
+            else { throw .usage("--vpcd needs HOST:PORT (127.0.0.1:35963), got '\(text)'") }
+            arguments.vpcd = (String(text[..<colon]), port)
+        },
         "control": { $0.controlPath = $1 },
         "scenario": { $0.scenarioPath = $1 },
         "baud": { arguments, text throws(SimulatorError) in
@@ -42,6 +57,7 @@ struct SimulatorArguments {
     ]
     private static let switches: [String: @Sendable (inout SimulatorArguments) -> Void] = [
         "trace": { $0.trace = true },
+        "pcsc-get-data-atqa-sak": { $0.answersATQAAndSAK = true },
         "help": { $0.help = true },
     ]
 
@@ -69,6 +85,13 @@ struct SimulatorArguments {
             }
             index += 1
         }
-        if !help && linkPath == nil { throw .usage("--link PATH is required\n\(Self.usage)") }
+        guard !help else { return }
+        switch (linkPath, vpcd) {
+        case (nil, nil): throw .usage("--link PATH or --vpcd HOST:PORT is required\n\(Self.usage)")
+        case (.some, .some): throw .usage("give either --link or --vpcd, not both\n\(Self.usage)")
+        case (.some, nil) where answersATQAAndSAK: throw .usage("--pcsc-get-data-atqa-sak needs --vpcd")
+        case (nil, .some) where baudRate != nil: throw .usage("--baud is for --link (a serial line); --vpcd has none")
+        default: break
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PN532Sim
 
-/// nfcbridge-sim: an emulated PN532 on a pty for libnfc's pn532_uart driver (docs/simulator.md).
+/// nfcbridge-sim: an emulated PN532 on a pty for libnfc's pn532_uart driver, or the card of
+/// vsmartcard's vpcd reader for pcscd (docs/simulator.md).
 
 func fail(_ error: SimulatorError) -> Never {
     if case let .usage(text) = error {
@@ -33,22 +34,32 @@ sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 signal(SIGPIPE, SIG_IGN)
 
-let simulator: Simulator
+let log: (@Sendable (String) -> Void)? = arguments.trace
+    ? { @Sendable line in FileHandle.standardError.write(Data((line + "\n").utf8)) } : nil
+let stop: () -> Void
 do {
     let scenario = try arguments.scenarioPath.map { path throws(SimulatorError) in try Scenario.load(path: path) } ?? Scenario()
-    let log: (@Sendable (String) -> Void)? = arguments.trace
-        ? { @Sendable line in FileHandle.standardError.write(Data((line + "\n").utf8)) } : nil
-    simulator = try Simulator(configuration: Simulator.Configuration(
-        linkPath: arguments.linkPath ?? "", controlPath: arguments.controlPath, scenario: scenario,
-        timing: PN532Timing(baudRate: arguments.baudRate, timeScale: arguments.timeScale), log: log))
+    if let vpcd = arguments.vpcd {
+        let simulator = try VPCDSimulator(configuration: VPCDSimulator.Configuration(
+            host: vpcd.host, port: vpcd.port, controlPath: arguments.controlPath, scenario: scenario,
+            profile: PCSCReaderEmulation.Profile(answersATQAAndSAK: arguments.answersATQAAndSAK), log: log))
+        simulator.start()
+        FileHandle.standardOutput.write(Data("ready vpcd=\(vpcd.host):\(vpcd.port) control=\(simulator.controlPath ?? "-")\n".utf8))
+        stop = simulator.stop
+    } else {
+        let simulator = try Simulator(configuration: Simulator.Configuration(
+            linkPath: arguments.linkPath ?? "", controlPath: arguments.controlPath, scenario: scenario,
+            timing: PN532Timing(baudRate: arguments.baudRate, timeScale: arguments.timeScale), log: log))
+        simulator.start()
+        let ready = "ready link=\(simulator.emulator.linkPath) control=\(simulator.controlPath ?? "-") pty=\(simulator.emulator.slavePath)\n"
+        FileHandle.standardOutput.write(Data(ready.utf8))
+        stop = simulator.stop
+    }
 } catch {
     fail(error)
 }
-simulator.start()
-let ready = "ready link=\(simulator.emulator.linkPath) control=\(simulator.controlPath ?? "-") pty=\(simulator.emulator.slavePath)\n"
-FileHandle.standardOutput.write(Data(ready.utf8))
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
-simulator.stop()
+stop()
 exit(0)
