@@ -4,13 +4,21 @@ import NFCCore
 /// a `transmit` function so the mapping is tested without pcscd. One value per exchange; it holds no
 /// state but the Classic WRITE's two halves (``Exchange/pendingWrite``), which the session keeps.
 struct PCSCCommandMapping {
-    /// Sends one APDU and returns the data and status word.
-    typealias Transmit = ([UInt8]) throws(NFCError) -> (data: [UInt8], sw1: UInt8, sw2: UInt8)
+    /// Sends one APDU and returns the whole answer as the card (or reader) gave it.
+    typealias Exchange = ([UInt8]) throws(NFCError) -> [UInt8]
 
     /// `pcsc:<reader name>`, named in `unsupported` errors.
     let reader: String
     let target: Target
-    let transmit: Transmit
+    let exchange: Exchange
+
+    /// Sends one APDU and returns the data and status word; an answer shorter than a status word is
+    /// ``NFCError/invalidResponse(_:)``.
+    func transmit(_ apdu: [UInt8]) throws(NFCError) -> (data: [UInt8], sw1: UInt8, sw2: UInt8) {
+        let answer = try exchange(apdu)
+        guard let parts = PCSCPseudoAPDU.split(answer) else { throw .invalidResponse(answer) }
+        return parts
+    }
 
     /// MIFARE Classic (SAK bit 4, 08h): 16-byte blocks and Crypto1 sectors.
     var isClassic: Bool { target.modulation == .iso14443a && !target.isISODEP && (target.sak ?? 0) & 0x08 != 0 }
@@ -101,10 +109,22 @@ struct PCSCCommandMapping {
 
     // MARK: ISO-DEP
 
-    /// An APDU (or a DESFire native frame) as it is; the answer with its status word.
+    /// An APDU (or a DESFire native frame) as it is; the answer as the card sent it (a native DESFire
+    /// answer may be its status byte alone).
+    ///
+    /// A frame shorter than an APDU header (4 bytes) cannot be an ISO 7816-4 command: it is a DESFire
+    /// native command (GetApplicationIDs 6Ah, GetKeySettings 45h, AFh, GetFileSettings F5h + file…),
+    /// which PC/SC readers may refuse as a malformed APDU and vsmartcard's vpcd even takes for a
+    /// control message when it is one byte. It travels ISO/IEC 7816-4 wrapped instead
+    /// (`90 INS 00 00 [Lc data] 00`, MIFARE DESFire EV1 datasheet §9.2), and the wrapped answer
+    /// (data, `91 status`) is given back in native form (status, data): the same exchange.
     func passThrough(_ apdu: [UInt8]) throws(NFCError) -> [UInt8] {
-        let (data, sw1, sw2) = try transmit(apdu)
-        return data + [sw1, sw2]
+        guard apdu.count < 4, let instruction = apdu.first else { return try exchange(apdu) }
+        let data = Array(apdu.dropFirst())
+        let wrapped = [0x90, instruction, 0x00, 0x00] + (data.isEmpty ? [] : [UInt8(data.count)] + data) + [0x00]
+        let answer = try exchange(wrapped)
+        guard let (body, sw1, sw2) = PCSCPseudoAPDU.split(answer), sw1 == 0x91 else { return answer }
+        return [sw2] + body
     }
 
     // MARK: MIFARE Classic

@@ -5,8 +5,9 @@ import NFCCore
 /// functions: no pcsc-lite call here, so every encoding is unit-tested.
 enum PCSCPseudoAPDU {
     /// GET DATA (§3.2.2.1.3) `FF CA P1 00 00`. P1 00h: the UID (PC/SC part 3). P1 01h: the ATS with its
-    /// TL byte, 02h: the SAK, 03h: the ATQA (MSB first) — the vendor extension libnfc's `pcsc` driver asks
-    /// Feitian readers for; other readers refuse them (6A 81 / 6B 00) and the card name stands in.
+    /// TL byte (ACR1252U reference manual §5.2.4.1); 02h / 03h: the SAK and the ATQA (MSB first), vendor
+    /// extensions in either order (libnfc's `pcsc` driver asks Feitian readers for 02 SAK, 03 ATQA), told
+    /// apart by their length. Readers without them refuse (6A 81) and the ATR's card name stands in.
     enum GetData: UInt8 {
         case uid = 0x00
         case ats = 0x01

@@ -269,8 +269,12 @@ final class PCSCSession {
         }
         var atqa: [UInt8]?, sak: UInt8?, ats: [UInt8]?
         if atr.modulation == .iso14443a {
-            atqa = try getData(.atqa).flatMap { $0.count == 2 ? $0 : nil }
-            sak = try getData(.sak).flatMap { $0.count == 1 ? $0[0] : nil }
+            // Readers that answer P1 02h / 03h disagree on which is which (libnfc's Feitian: 02 SAK, 03 ATQA;
+            // others the other way round): the length tells them apart (ATQA 2 bytes, SAK 1).
+            for what in [PCSCPseudoAPDU.GetData.sak, .atqa] {
+                guard let value = try getData(what) else { continue }
+                if value.count == 2 { atqa = value } else if value.count == 1 { sak = value[0] }
+            }
             if case .isoDEP = atr.kind { ats = try getData(.ats).map(PCSCPseudoAPDU.atsWithoutLength) }
         }
         return Target(contactlessATR: atr, uid: uid, atqa: atqa, sak: sak, ats: ats)

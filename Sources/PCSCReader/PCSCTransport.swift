@@ -45,6 +45,11 @@ public final class PCSCTransport: APDUTransport, ClassicAuthenticating, ISO15693
         try await run { _, mapping throws(NFCError) in try mapping.passThrough(apdu) }
     }
 
+    /// False: a PC/SC reader (or its driver: vsmartcard's vpcd, some readers' firmware) may refuse a DESFire
+    /// native frame as a malformed APDU, so DESFire commands travel ISO 7816-4 wrapped (DESFire EV1
+    /// datasheet §9.2), which every DESFire-family chip accepts.
+    public var carriesNativeDESFireFrames: Bool { false }
+
     /// MIFARE Classic authentication: LOAD KEYS + GENERAL AUTHENTICATE. Wraps `SCardTransmit`.
     public func authenticate(block: Int, keyType: ClassicKeyType, key: [UInt8]) async throws {
         try await run { _, mapping throws(NFCError) in try mapping.authenticate(block: block, keyType: keyType, key: key) }
@@ -65,7 +70,7 @@ public final class PCSCTransport: APDUTransport, ClassicAuthenticating, ISO15693
         return try await device.perform { session throws(NFCError) in
             guard session.card?.generation == generation else { throw .tagRemoved }
             let mapping = PCSCCommandMapping(reader: session.label, target: target) { apdu throws(NFCError) in
-                try session.transmit(apdu)
+                try session.transmitRaw(apdu)
             }
             return try body(session, mapping)
         }

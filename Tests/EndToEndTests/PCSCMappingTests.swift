@@ -14,10 +14,8 @@ import Testing
         func mapping(_ target: Target) -> PCSCCommandMapping {
             PCSCCommandMapping(reader: "pcsc:Test Reader 00 00", target: target) { apdu throws(NFCError) in
                 self.sent.append(apdu)
-                guard !self.answers.isEmpty, let parts = PCSCPseudoAPDU.split(self.answers.removeFirst()) else {
-                    throw NFCError.timeout
-                }
-                return parts
+                guard !self.answers.isEmpty else { throw NFCError.timeout }
+                return self.answers.removeFirst()
             }
         }
     }
@@ -137,6 +135,20 @@ import Testing
         #expect(reader.sent[0] == [0xFF, 0xB0, 0x07, 0x01, 0x00])
         #expect(reader.sent[1] == [0xFF, 0xD6, 0x00, 0x03, 0x04, 9, 9, 9, 9])
         #expect(reader.sent[4] == PCSCPseudoAPDU.transparentExchange([0x22, 0x2B] + uid.reversed()))
+    }
+
+    /// APDUs and native DESFire frames of 4 bytes or more pass unchanged (a native answer of one status
+    /// byte comes back as it is); shorter native frames travel wrapped and come back native.
+    @Test func isoDEPFramesPassThroughAndShortNativeFramesAreWrapped() throws {
+        let reader = ScriptedReader([[0x00], [0x90, 0x00], [0x01, 0x00, 0x00, 0x91, 0x00], [0x91, 0xAE]])
+        let mapping = reader.mapping(Target(uid: [0x04, 1, 2, 3, 4, 5, 6], atqa: [0x03, 0x44], sak: 0x20))
+        #expect(try mapping.passThrough([0x5A, 0x01, 0x00, 0x00]) == [0x00])
+        #expect(try mapping.passThrough([0x00, 0xA4, 0x04, 0x00]) == [0x90, 0x00])
+        #expect(try mapping.passThrough([0x6A]) == [0x00, 0x01, 0x00, 0x00])
+        #expect(try mapping.passThrough([0xF5, 0x02]) == [0xAE])
+        #expect(reader.sent == [
+            [0x5A, 0x01, 0x00, 0x00], [0x00, 0xA4, 0x04, 0x00], [0x90, 0x6A, 0x00, 0x00, 0x00], [0x90, 0xF5, 0x00, 0x00, 0x01, 0x02, 0x00],
+        ])
     }
 
     @Test func transparentAnswersParse() throws {
