@@ -67,7 +67,7 @@ ROFF
 {
     echo ".TH NFCBRIDGE-SIM 1 \"\" \"nfcbridge $version\" \"NFCBridge\""
     echo ".SH NAME"
-    echo "nfcbridge-sim \\- an emulated PN532 with virtual tags on a pseudo-terminal, for libnfc"
+    echo "nfcbridge-sim \\- an emulated PN532 with virtual tags on a pseudo-terminal, for libnfc; or their PC/SC card for vsmartcard's vpcd"
     echo ".SH SYNOPSIS"
     "$bin/nfcbridge-sim" --help | verbatim
     cat <<'ROFF'

@@ -142,6 +142,13 @@ import Testing
         #expect(send(type4, "00A4000C02E103") == "9000")
         #expect(send(type4, "00B000000F").hasPrefix("000F20"))
         #expect(send(type4, "FFB0000010") == "6A81", "Read Binary pseudo-APDU is for storage cards")
+        // An extended-length READ BINARY (Lc 00 + 2 bytes) is the card's to judge, not the reader's.
+        let extended = "00B000000000" + "0F"
+        let twin = try VirtualType4Tag(uid: [0x04, 1, 2, 3, 4, 5, 6], ndef: try NDEFMessage(records: [.uri("https://a.b")]).bytes)
+        _ = twin.activate()
+        _ = twin.process(apdu: "00A4040007D276000085010100".hexBytes)
+        _ = twin.process(apdu: "00A4000C02E103".hexBytes)
+        #expect(send(type4, extended) == twin.process(apdu: extended.hexBytes).hexString)
         let desfire = try reader(TagSpec(id: "d", kind: .desfireEV2))
         let version = send(desfire, "9060000000")
         #expect(version.hasPrefix("04") && version.hasSuffix("91AF"), "GetVersion, ISO-wrapped: \(version)")

@@ -76,6 +76,20 @@ import Glibc
         #expect(try vpcd.exchange([0x04]).count == 20)
     }
 
+    @Test func theTimelineSwapsTheCard() throws {
+        let vpcd = try FakeVPCD()
+        try vpcd.listen()
+        let scenario = Self.scenario + "\n  - at: 0.5\n    remove: [poster]\n    place: [badge]\n"
+        let card = try VPCDCardProcess(port: vpcd.port, scenario: scenario)
+        defer { card.stop() }
+        // Whenever the test gets to it: the poster's connection ends, and the badge's follows.
+        try vpcd.accept()
+        #expect(try vpcd.waitForHangUp())
+        try vpcd.accept()
+        #expect(try vpcd.exchange([0x04]).hexString == "3B8F8001804F0CA000000306030001000000006A")
+        #expect(try card.control(["cmd": "list"])["field"] as? [String] == ["badge"])
+    }
+
     @Test func emptyFieldMeansNoCard() throws {
         let vpcd = try FakeVPCD()
         try vpcd.listen()
@@ -86,6 +100,25 @@ import Glibc
         try vpcd.accept()
         #expect(try vpcd.exchange([0x04]).hexString == "3B8180018080")
         #expect(try vpcd.exchange("00A4040007D276000085010100").hexString == "9000")
+    }
+
+    @Test func iso15693TagPlacedOnTheControlChannelIsReadAndWrittenPastBlock255() throws {
+        let vpcd = try FakeVPCD()
+        try vpcd.listen()
+        let card = try VPCDCardProcess(port: vpcd.port)
+        defer { card.stop() }
+        let placed = try card.control(["cmd": "place", "tag": ["id": "sensor", "type": "st25dv64k", "uid": "E002260011223344"]])
+        #expect(placed["ok"] as? Bool == true)
+        try vpcd.accept()
+        try vpcd.send([0x01])
+        #expect(try vpcd.exchange([0x04]).hexString == "3B8F8001804F0CA0000003060B00000000000063")
+        #expect(try vpcd.exchange("FFD6040004CAFEF00D").hexString == "9000")
+        #expect(try vpcd.exchange("FFB0040004").hexString == "CAFEF00D9000")
+        let dump = try card.dump("sensor")
+        #expect(dump["unit"] as? Int == 4)
+        let memory = try #require(dump["memory"] as? String)
+        #expect(memory.count == 2048 * 8)
+        #expect(memory.dropFirst(1024 * 8).prefix(8) == "CAFEF00D", "block 1024")
     }
 
     @Test func vpcdAndLinkAreExclusive() throws {

@@ -99,8 +99,9 @@ public final class PCSCReaderEmulation {
             guard apdu[2] == 0x00 else { return PCSCStatusWord.wrongParameters.bytes }
             return authenticate(block: Int(apdu[3]), keyType: apdu[4], slot: apdu[5], card)
         }
+        // Other classes go to the card as they are (the card judges their form, extended lengths too).
+        guard apdu.first == 0xFF else { return passThrough(apdu, to: card) }
         guard let command = CommandAPDU(apdu) else { return PCSCStatusWord.wrongLength.bytes }
-        guard command.cla == 0xFF else { return passThrough(apdu, to: card) }
         switch command.ins {
         case 0xCA: return getData(command, card)
         case 0xB0: return readBinary(command, card)

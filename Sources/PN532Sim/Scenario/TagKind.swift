@@ -8,11 +8,13 @@ public enum TagKind: String, Sendable, CaseIterable {
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
     case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
+    case st25dv64k, icodeSLIX = "icode_slix"
 
     /// Which family of virtual tag a kind is.
     enum Family {
         case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model)
         case desfire(VirtualDESFireTag.Model)
+        case iso15693(VirtualISO15693Model)
     }
 
     /// Kind → model (the one table; VirtualTagFactory builds from it).
@@ -40,6 +42,8 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .desfireEV3: .desfire(.ev3)
         case .desfireLight: .desfire(.light)
         case .ntag424DNA: .desfire(.ntag424)
+        case .st25dv64k: .iso15693(.st25dv64k)
+        case .icodeSLIX: .iso15693(.icodeSLIX)
         }
     }
 

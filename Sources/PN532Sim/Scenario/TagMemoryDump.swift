@@ -4,7 +4,7 @@ public struct TagMemoryDump: Sendable, Equatable {
     /// The whole memory, concatenated (Type 2: pages; Classic: blocks; Type 4: the NDEF file;
     /// FeliCa: the blocks listed in `blockNumbers`).
     public var memory: [UInt8]
-    /// Bytes per page/block (4 for Type 2, 16 for Classic and FeliCa, 1 for a Type 4 file).
+    /// Bytes per page/block (4 for Type 2 and ISO 15693, 16 for Classic and FeliCa, 1 for a Type 4 file).
     public var unit: Int
     /// FeliCa: which block each 16-byte slice of `memory` is.
     public var blockNumbers: [Int]?
@@ -23,6 +23,8 @@ public struct TagMemoryDump: Sendable, Equatable {
         case let type4 as VirtualType4Tag:
             return TagMemoryDump(memory: type4.ndefFile, unit: 1, capabilityContainer: type4.capabilityContainer,
                                  ndefMessage: type4.ndefMessage)
+        case let iso15693 as VirtualISO15693Tag:
+            return TagMemoryDump(memory: iso15693.memory, unit: iso15693.blockSize)
         case let felica as VirtualFeliCaTag:
             let numbers = (0...0xFF).filter { felica.block($0) != nil }
             return TagMemoryDump(memory: numbers.flatMap { felica.block($0) ?? [] }, unit: 16, blockNumbers: numbers,

@@ -32,7 +32,8 @@ public struct TagSpec: Sendable, Equatable {
     public var ndef: [UInt8]?
     /// Raw Type 2 memory: first page → bytes (4 per page, may span pages). Applied after `ndef`.
     public var pages: [Int: [UInt8]] = [:]
-    /// Raw blocks (Classic, FeliCa): block number → 16 bytes. Applied after `ndef`.
+    /// Raw blocks (Classic, FeliCa: 16 bytes each; ISO 15693: the model's block size): block number →
+    /// bytes. Applied after `ndef`.
     public var blocks: [Int: [UInt8]] = [:]
     /// Type 2 password (PWD, 4 bytes) and its PACK (2 bytes).
     public var password: [UInt8]?
@@ -55,6 +56,8 @@ public struct TagSpec: Sendable, Equatable {
     public var applications: [VirtualDESFireTag.Application]?
     /// DESFire: GetApplicationIDs needs the PICC master key (answers 91AE).
     public var directoryProtected = false
+    /// ISO 15693: blocks locked as by LOCK BLOCK.
+    public var lockedBlocks: [Int] = []
     /// Where the definition started (1-based line, 0 for JSON).
     public var line = 0
 
@@ -70,6 +73,7 @@ public struct TagSpec: Sendable, Equatable {
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
         "read_protected", "keys", "pmm", "system_code", "writable", "capacity", "applications", "directory_protected",
+        "locked_blocks",
     ]
 
     /// Reads a definition from `node` (a mapping).
@@ -94,7 +98,7 @@ public struct TagSpec: Sendable, Equatable {
             spec.ndef = try reader.hex(hex, what: "ndef_hex")
         }
         if let pages = fields["pages"] { spec.pages = try readMemory(pages, unit: 4, what: "pages", with: reader) }
-        if let blocks = fields["blocks"] { spec.blocks = try readMemory(blocks, unit: 16, what: "blocks", with: reader) }
+        if let blocks = fields["blocks"] { spec.blocks = try readMemory(blocks, unit: kind.blockUnit, what: "blocks", with: reader) }
         if let password = fields["password"] { spec.password = try reader.hex(password, what: "password", counts: [4]) }
         if let pack = fields["pack"] { spec.pack = try reader.hex(pack, what: "pack", counts: [2]) }
         if let auth0 = fields["auth0"] { spec.auth0 = UInt8(try reader.integer(auth0, what: "auth0", range: 0...255)) }
@@ -108,6 +112,11 @@ public struct TagSpec: Sendable, Equatable {
         if let capacity = fields["capacity"] { spec.capacity = try reader.integer(capacity, what: "capacity", range: 5...0x7FFF) }
         if let apps = fields["applications"] { spec.applications = try DESFireScenario.readApplications(apps, with: reader) }
         if let flag = fields["directory_protected"] { spec.directoryProtected = try reader.bool(flag, what: "directory_protected") }
+        if let locked = fields["locked_blocks"] {
+            for item in try reader.list(locked, what: "locked_blocks") {
+                spec.lockedBlocks.append(try reader.integer(item, what: "a locked block", range: 0...0xFFFF))
+            }
+        }
         return spec
     }
 
@@ -177,6 +186,13 @@ extension TagKind {
         case .type4: [4, 7, 10]
         case .felica: [8]
         case .desfire: [7]
+        case .iso15693: [8]
         }
+    }
+
+    /// Bytes per block of `blocks:` (16 for Classic and FeliCa; the model's for ISO 15693).
+    var blockUnit: Int {
+        if case let .iso15693(model) = family { return model.blockSize }
+        return 16
     }
 }

@@ -19,6 +19,8 @@ enum VirtualTagFactory {
                 return tag
             case let .desfire(model):
                 return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+            case let .iso15693(model):
+                return try makeISO15693(spec, model)
             }
         } catch let error as SimulatorError {
             throw error
@@ -65,6 +67,27 @@ enum VirtualTagFactory {
             }
             tag.setKeys(sector: keys.sector, a: keys.keyA, b: keys.keyB,
                         accessBits: keys.accessBits ?? VirtualClassicTag.factoryAccessBits)
+        }
+        return tag
+    }
+
+    private static func makeISO15693(_ spec: TagSpec, _ model: VirtualISO15693Model) throws -> VirtualISO15693Tag {
+        let serial = (0..<8).map { UInt8(truncatingIfNeeded: fnv1a(spec.id) >> ($0 * 8)) }
+        let tag = try VirtualISO15693Tag(model: model, uid: spec.uid ?? VirtualISO15693Tag.uid(for: model, serial: serial))
+        if let ndef = spec.ndef { try tag.writeNDEF(ndef) }
+        var memory = tag.memory
+        for (block, bytes) in spec.blocks {
+            guard (block * model.blockSize) + bytes.count <= memory.count else {
+                throw SimulatorError.invalidTag(id: spec.id, reason: "blocks \(block)… go past the last block (\(model.blockCount - 1))")
+            }
+            memory.replaceSubrange(block * model.blockSize..<block * model.blockSize + bytes.count, with: bytes)
+        }
+        tag.memory = memory
+        for block in spec.lockedBlocks {
+            guard block < model.blockCount else {
+                throw SimulatorError.invalidTag(id: spec.id, reason: "locked block \(block) does not exist (\(model.blockCount) blocks)")
+            }
+            tag.lock(block: block)
         }
         return tag
     }

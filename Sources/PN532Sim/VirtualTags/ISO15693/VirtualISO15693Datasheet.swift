@@ -1,0 +1,73 @@
+/// The ISO 15693 products the simulator models — its own datasheet table (never NFCCore's).
+public struct VirtualISO15693Model: Sendable, Hashable {
+    /// Product name.
+    public var name: String
+    /// UID bytes fixed by the product, MSB first: `E0`, the ISO/IEC 7816-6 manufacturer code, then
+    /// product bytes; the rest of the 8-byte UID is the serial number.
+    public var uidPrefix: [UInt8]
+    /// User memory.
+    public var blockCount: Int
+    public var blockSize: Int
+    /// IC reference of GET SYSTEM INFORMATION.
+    public var icReference: UInt8
+    /// GET SYSTEM INFORMATION's information flags (bit 1 DSFID, 2 AFI, 3 memory size, 4 IC reference):
+    /// products with more than 256 blocks leave the memory size out.
+    public var systemInfoFlags: UInt8
+    /// Has EXTENDED READ/WRITE SINGLE BLOCK (30h/31h) and EXTENDED GET SYSTEM INFORMATION (3Bh).
+    public var hasExtendedCommands: Bool
+    /// Has LOCK BLOCK (22h).
+    public var hasLockBlock: Bool
+    /// Card name in a PC/SC part 3 reader's ATR (``PCSCAnswerToReset/CardName``).
+    public var pcscCardName: [UInt8]
+
+    /// ST25DV64K (STMicroelectronics DS10925, ST25DV04K/16K/64K datasheet): 64 kbit, 2048 blocks of
+    /// 4 bytes; UID `E0 02 26 …` (manufacturer 02h, IC_REF 26h for the -IE parts, "Unique identifier");
+    /// "Get System Info" gives info flags 0Bh — no memory size, which needs two bytes — and "Extended Get
+    /// System Info" (3Bh) the size; the EXTENDED commands reach every block. No LOCK BLOCK: the
+    /// ST25DV protects areas with passwords ("Data protection").
+    public static let st25dv64k = VirtualISO15693Model(
+        name: "ST25DV64K", uidPrefix: [0xE0, 0x02, 0x26], blockCount: 2048, blockSize: 4, icReference: 0x26,
+        systemInfoFlags: 0x0B, hasExtendedCommands: true, hasLockBlock: false, pcscCardName: PCSCAnswerToReset.CardName.unnamed)
+
+    /// ICODE SLIX (NXP SL2S2002): 28 user blocks of 4 bytes ("Memory organization"); UID `E0 04 01`
+    /// with the type indicator 10b in UID bits 37–36 ("Unique identifier": byte 3 = 1xh for SLIX);
+    /// GET SYSTEM INFORMATION gives info flags 0Fh, memory size 1B 03, IC reference 01h; LOCK BLOCK is
+    /// there; the EXTENDED commands are not, and get error 01h (command not supported).
+    public static let icodeSLIX = VirtualISO15693Model(
+        name: "ICODE SLIX", uidPrefix: [0xE0, 0x04, 0x01, 0x10], blockCount: 28, blockSize: 4, icReference: 0x01,
+        systemInfoFlags: 0x0F, hasExtendedCommands: false, hasLockBlock: true, pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
+}
+
+/// ISO/IEC 15693-3 command codes the virtual tags answer ("Command codes" table), and the error codes
+/// of an error response ("Response error code definition").
+enum VirtualISO15693Command {
+    static let inventory: UInt8 = 0x01, stayQuiet: UInt8 = 0x02
+    static let readSingleBlock: UInt8 = 0x20, writeSingleBlock: UInt8 = 0x21, lockBlock: UInt8 = 0x22
+    static let readMultipleBlocks: UInt8 = 0x23, select: UInt8 = 0x25, resetToReady: UInt8 = 0x26
+    static let getSystemInformation: UInt8 = 0x2B
+    static let extendedReadSingleBlock: UInt8 = 0x30, extendedWriteSingleBlock: UInt8 = 0x31
+    static let extendedLockBlock: UInt8 = 0x32, extendedGetSystemInformation: UInt8 = 0x3B
+
+    /// Request flags: bit 3 inventory; outside inventory bit 5 select, bit 6 address, bit 7 option.
+    static let inventoryFlag: UInt8 = 0x04, selectFlag: UInt8 = 0x10, addressFlag: UInt8 = 0x20, optionFlag: UInt8 = 0x40
+
+    static let errorNotSupported: UInt8 = 0x01, errorNotRecognised: UInt8 = 0x02, errorOption: UInt8 = 0x03
+    static let errorBlockNotAvailable: UInt8 = 0x10, errorAlreadyLocked: UInt8 = 0x11, errorLocked: UInt8 = 0x12
+}
+
+/// The NFC Forum Type 5 Tag capability container the simulator writes for an `ndef:` scenario field
+/// (NFC Forum T5T Technical Specification, "Capability Container"): magic E1h (E2h when blocks past 255
+/// exist), version 1.0 with free access (40h), MLEN = the data area in 8-byte units, features (bit 0
+/// READ MULTIPLE BLOCKS, bit 3 LOCK BLOCK). A data area over 2040 bytes takes the 8-byte form: MLEN 00h,
+/// then bytes 6–7 the MLEN.
+enum VirtualType5CapabilityContainer {
+    static func make(_ model: VirtualISO15693Model) -> [UInt8] {
+        let memory = model.blockCount * model.blockSize
+        let magic: UInt8 = model.blockCount > 256 ? 0xE2 : 0xE1
+        let features: UInt8 = 0x01 | (model.hasLockBlock ? 0x08 : 0x00)
+        let short = (memory - 4) / 8
+        if short <= 0xFF { return [magic, 0x40, UInt8(short), features] }
+        let mlen = min((memory - 8) / 8, 0xFFFF)
+        return [magic, 0x40, 0x00, features, 0x00, 0x00, UInt8(mlen >> 8), UInt8(mlen & 0xFF)]
+    }
+}
