@@ -137,3 +137,33 @@ extension PCSCEndToEndTests {
         await watcher.disconnect()
     }
 }
+
+extension PCSCEndToEndTests {
+    /// ISO 15693 through pcscd, which libnfc cannot reach: `scan` names the product NFCCore's family
+    /// finds for the in-process tag, `dump` reads every block (the ST25DV64K's 2048 through the EXTENDED
+    /// commands, the ICODE SLIX's 28), and NDEF written as Type 5 is read back and in the tag's memory.
+    @Test(arguments: [("icode_slix", "ICODE SLIX", 28)])
+    func vicinityTagsScanDumpAndTakeNDEF(_ kind: String, _ product: String, _ blocks: Int) throws {
+        let pcsc = try PCSCCard(scenario: pcscScenario(kind: kind))
+        defer { pcsc.stop() }
+        let scanned = try runNFCBridge(["scan", "--device", pcsc.connstring, "--once", "--json", "--timeout", "20"])
+        #expect(scanned.status == 0, "\(scanned.err)")
+        let report = try pcscJSON(scanned.out)
+        #expect(report["product"] as? String == product, "\(scanned.out)")
+        #expect((report["cardType"] as? String)?.contains("ISO 15693") == true, "\(scanned.out)")
+
+        let dumped = try runNFCBridge(["dump", "--device", pcsc.connstring, "--compact", "--timeout", "60"])
+        #expect(dumped.status == 0, "\(dumped.err)")
+        let dump = try pcscJSON(dumped.out)
+        #expect((dump["blocks"] as? [Any])?.count == blocks, "\(dumped.out.prefix(600))")
+
+        let uri = "https://example.org/pcsc-\(kind)"
+        let written = try runNFCBridge(["write", "--device", pcsc.connstring, "--uri", uri, "--timeout", "20"])
+        #expect(written.status == 0, "\(written.err)")
+        let again = try runNFCBridge(["scan", "--device", pcsc.connstring, "--once", "--json", "--timeout", "20"])
+        let records = (try pcscJSON(again.out)["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
+        #expect(records?.first?["uri"] as? String == uri, "\(again.out)")
+        let memory = try pcsc.card.dump("tag")
+        #expect("\(memory)".uppercased().contains(Array(uri.dropFirst("https://".count).utf8).hexString), "\(memory)")
+    }
+}
