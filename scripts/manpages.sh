@@ -24,7 +24,7 @@ verbatim() {
     echo ".SH SYNOPSIS"
     "$bin/nfcbridge" --help | verbatim
     echo ".SH COMMANDS"
-    for command in $("$bin/nfcbridge" --help | sed -n 's/^  \([a-z]\+\)  .*/\1/p'); do
+    for command in $("$bin/nfcbridge" --help | sed -n 's/^  \([a-z-]\+\)  .*/\1/p'); do
         echo ".SS $command"
         "$bin/nfcbridge" help "$command" | verbatim
     done

@@ -40,7 +40,12 @@ extension Target {
                 modulation: modulation, uid: Self.bytes(of: info.abtId, count: 8),
                 pmm: Self.bytes(of: info.abtPad, count: 8), systemCode: systemCode)
         case .iso14443b:
-            self.init(modulation: .iso14443b, uid: Self.bytes(of: target.nti.nbi.abtPupi, count: 4))
+            // `pn53x_decode_target_data` splits the ATQB (after its 50h): PUPI, application data, protocol info.
+            let info = target.nti.nbi
+            self.init(
+                pupi: Self.bytes(of: info.abtPupi, count: 4),
+                applicationData: Self.bytes(of: info.abtApplicationData, count: 4),
+                protocolInfo: Self.bytes(of: info.abtProtocolInfo, count: 3))
         case .iso15693:
             return nil
         }

@@ -23,7 +23,8 @@ extension PN532Chip {
         switch registers.framing {
         case .typeA: return rawTypeA(data)
         case .felica: return rawFeliCa(data)
-        case .typeB, .active: return timeoutAnswer  // no virtual tag speaks these
+        case .typeB: return rawTypeB(data)
+        case .active: return timeoutAnswer  // no virtual tag speaks this
         }
     }
 

@@ -24,9 +24,12 @@ extension PN532Chip {
             return felicaExchange(placed, data)
         case .typeA:
             if airState(placed).isoDEP != nil, let isoDEP = placed.tag as? ISODEPVirtualTag {
-                return isoDEPExchange(index, isoDEP, data, moreFromHost: moreFromHost)
+                return isoDEPExchange(index, data, moreFromHost: moreFromHost) { isoDEP.process(apdu: $0) }
             }
             return mifareExchange(placed, data)
+        case .typeB:
+            // The firmware runs the blocks with CRC_B on the air (PN532Chip+TypeB).
+            return isoDEPExchange(index, data, moreFromHost: moreFromHost) { [unowned self] in self.typeBExchange(index, apdu: $0) }
         }
     }
 
@@ -42,10 +45,11 @@ extension PN532Chip {
         return sized([UInt8(truncatingIfNeeded: response.count + 1)] + response)
     }
 
-    /// ISO-DEP: the firmware wraps DataOut in I-blocks; the tag gets the whole APDU.
-    private func isoDEPExchange(_ index: Int, _ tag: ISODEPVirtualTag, _ data: [UInt8], moreFromHost: Bool)
-        -> PN532Outcome
-    {
+    /// ISO-DEP: the firmware wraps DataOut in I-blocks; `exchange` takes the whole APDU to the tag and
+    /// returns its response (nil: the tag went silent).
+    private func isoDEPExchange(
+        _ index: Int, _ data: [UInt8], moreFromHost: Bool, exchange: ([UInt8]) -> [UInt8]?
+    ) -> PN532Outcome {
         if moreFromHost {
             targets[index].hostChain += data
             return statusAnswer(.success)
@@ -55,7 +59,8 @@ extension PN532Chip {
         var apdu = targets[index].hostChain + data
         targets[index].hostChain = []
         if WriteCorruption.isAPDUWrite(apdu), field.takeCorruptNextWrite() { apdu = WriteCorruption.corrupted(apdu) }
-        targets[index].chainedAnswer = tag.process(apdu: apdu)
+        guard let response = exchange(apdu) else { return timeoutAnswer }
+        targets[index].chainedAnswer = response
         return nextAnswerPart(index)
     }
 

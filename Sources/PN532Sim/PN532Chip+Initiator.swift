@@ -13,8 +13,9 @@ extension PN532Chip {
     /// (`88 u0 u1 u2 u3…u6`) — then that tag is woken even from HALT (WUPA), else HALTed tags stay
     /// quiet (REQA). With fAutomaticRATS (SetParameters bit 4) an ISO-DEP tag also gets RATS and its
     /// ATS is appended. BrTy 01/02 (FeliCa 212/424): initiator data is the SENSF_REQ payload
-    /// `00 SC SC RC TSN`; RC 01 adds the system code to the answer. BrTy 03 (type B) and 04 (Jewel)
-    /// find nothing: no such virtual tags exist.
+    /// `00 SC SC RC TSN`; RC 01 adds the system code to the answer. BrTy 03 (106 kbps type B): the
+    /// initiator data is the AFI (and an optional polling method byte); each card found gets REQB and
+    /// ATTRIB (PN532Chip+TypeB). BrTy 04 (Jewel) finds nothing: no such virtual tags exist.
     func inListPassiveTarget(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count >= 2, (1...2).contains(parameters[0]) else { return .syntaxError }
         let maxTargets = Int(parameters[0])
@@ -33,9 +34,10 @@ extension PN532Chip {
             registers.selectModulation(framing: .felica, speed: parameters[1])
             probe = { [unowned self] in listAnswer(discoverFeliCa(maxTargets: maxTargets, request: initiatorData)) }
         case 0x03:
-            guard !initiatorData.isEmpty else { return .syntaxError }
+            guard (1...2).contains(initiatorData.count) else { return .syntaxError }
             registers.selectModulation(framing: .typeB, speed: 0)
-            probe = { nil }
+            let afi = initiatorData[0]
+            probe = { [unowned self] in listAnswer(discoverTypeB(maxTargets: maxTargets, afi: afi)) }
         case 0x04:
             registers.selectModulation(framing: .typeA, speed: 0)
             probe = { nil }
@@ -53,7 +55,8 @@ extension PN532Chip {
 
     /// InAutoPoll: PollNr (FF = endless), Period (× 150 ms), Type₁…Typeₙ.
     /// Answers `NbTg Type Len TargetData` for the first type that finds a tag; types 20h
-    /// (ISO/IEC 14443-4A) include the ATS. Gives up after PollNr × n × Period × 150 ms with `00`.
+    /// (ISO/IEC 14443-4A) include the ATS, types 03h/23h (type B) the ATQB and the ATTRIB answer.
+    /// Gives up after PollNr × n × Period × 150 ms with `00`.
     func inAutoPoll(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count >= 3, parameters.count <= 17 else { return .syntaxError }
         let pollCount = Int(parameters[0]), period = Int(parameters[1])
@@ -67,6 +70,10 @@ extension PN532Chip {
                     found = discoverTypeA(maxTargets: 1, uid: nil, onlyISODEP: onlyISODEP, rats: onlyISODEP)
                 case .felica:
                     found = discoverFeliCa(maxTargets: 1, request: [0x00, 0xFF, 0xFF, 0x00, 0x00])
+                case .typeB:
+                    registers.selectModulation(framing: .typeB, speed: 0)
+                    found = discoverTypeB(maxTargets: 1, afi: 0x00)
+                    if found.isEmpty { registers.selectModulation(framing: .typeA, speed: 0) }
                 }
                 guard let first = found.first else { continue }
                 adopt([first])
@@ -86,24 +93,33 @@ extension PN532Chip {
     enum AutoPollType {
         case typeA(onlyISODEP: Bool)
         case felica
+        /// 106 kbps type B, AFI 00h (every virtual B card is ISO/IEC 14443-4, so 03h and 23h find the same).
+        case typeB
     }
 
-    /// Target types the emulator can find; the others (type B, Jewel, DEP) never answer.
+    /// Target types the emulator can find; the others (Jewel, DEP) never answer.
     static let autoPollTypes: [UInt8: AutoPollType] = [
         0x00: .typeA(onlyISODEP: false),  // generic passive 106 kbps
         0x10: .typeA(onlyISODEP: false),  // MIFARE
         0x20: .typeA(onlyISODEP: true),  // ISO/IEC 14443-4 type A
         0x01: .felica, 0x11: .felica,  // passive 212 kbps
         0x02: .felica, 0x12: .felica,  // passive 424 kbps
+        0x03: .typeB,  // passive 106 kbps ISO/IEC 14443-3 type B
+        0x23: .typeB,  // ISO/IEC 14443-4 type B
     ]
 
-    /// InSelect: Tg. Wakes a listed target again (WUPA + select, RATS for ISO-DEP).
+    /// InSelect: Tg. Wakes a listed target again (WUPA + select, RATS for ISO-DEP; type B: WUPB + ATTRIB).
     func inSelect(_ parameters: [UInt8]) -> PN532Outcome {
         guard parameters.count == 1 else { return .syntaxError }
         guard let index = targets.firstIndex(where: { $0.number == parameters[0] }) else {
             return statusAnswer(.wrongContext)
         }
         let placed = targets[index].placed
+        if targets[index].kind == .typeB {
+            guard reaches(placed), reactivateTypeB(index) else { return timeoutAnswer }
+            targets[index].isDeselected = false
+            return statusAnswer(.success)
+        }
         guard reaches(placed), placed.tag.activate() else { return timeoutAnswer }
         targets[index].isDeselected = false
         if targets[index].kind == .typeA {
@@ -220,9 +236,12 @@ extension PN532Chip {
         lastStatus = .success
     }
 
-    /// HALTs a type A target (the PN532 sends HLTA, or S(DESELECT) to an ISO-DEP tag).
+    /// HALTs a type A target (the PN532 sends HLTA, or S(DESELECT) to an ISO-DEP tag) or a type B one
+    /// (S(DESELECT) with its CID).
     private func halt(_ target: inout ActivatedTarget) {
+        let wasDeselected = target.isDeselected
         target.isDeselected = true
+        if target.kind == .typeB, !wasDeselected { deselectTypeB(target) }
         guard target.kind == .typeA else { return }
         let placed = target.placed
         if isFieldOn, field.isPlaced(placed.placement), airState(placed).isoDEP == nil {

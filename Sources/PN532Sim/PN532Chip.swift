@@ -7,7 +7,7 @@ import struct NFCCore.Target
 final class PN532Chip {
     /// A target the chip activated (InListPassiveTarget / InAutoPoll), numbered Tg 1, 2.
     struct ActivatedTarget {
-        enum Kind: Equatable { case typeA, felica }
+        enum Kind: Equatable { case typeA, felica, typeB }
         let number: UInt8
         let placed: PlacedTag
         let kind: Kind
@@ -16,6 +16,8 @@ final class PN532Chip {
         var chainedAnswer: [UInt8] = []
         /// APDU parts the host sent with MI set in the Tg byte.
         var hostChain: [UInt8] = []
+        /// Type B: the PCD's ISO-DEP block number (ISO/IEC 14443-4 §7.5.3.2, rule A: 0 after activation).
+        var blockNumber: UInt8 = 0
     }
 
     /// What the air interface knows about one placement.

@@ -14,7 +14,8 @@ enum ScanCommand {
           --once     stop after the first tag
           --timeout  stop after SECONDS; exit 3 when no tag came
           --json     one JSON object per tag (uid, cardType, cardFamily, product, atqa, sak, ats,
-                     version, pmm, systemCode, ndef {hex, records}, ndefStatus, ndefError)
+                     version, pmm, systemCode, applicationData, protocolInfo, ndef {hex, records},
+                     ndefStatus, ndefError)
 
         """
 

@@ -46,9 +46,9 @@ enum TagCommandRunner {
     /// `--device`, `--timeout` and `--password`, and refuses anything else. Nil after printing
     /// `usage` for `--help`.
     static func arguments<Options>(
-        _ args: [String], command: String, usage: String, _ parse: (inout Arguments) throws -> Options
+        _ args: [String], command: String, usage: String, flags: Set<String> = [], _ parse: (inout Arguments) throws -> Options
     ) throws -> (options: Options, reader: ReaderOptions, password: [UInt8]?)? {
-        var arguments = try Arguments(args, flagNames: ["help"])
+        var arguments = try Arguments(args, flagNames: flags.union(["help"]))
         if arguments.flag("help") {
             Console.out(usage)
             return nil

@@ -31,6 +31,7 @@ let commands: [Subcommand] = [
     Subcommand(name: "run", help: "run the agent: reader → MQTT events, state, Home Assistant discovery", usage: RunCommand.usage) { try await RunCommand.run($0) },
     Subcommand(name: "write", help: "write an NDEF message to the first tag found and verify it", usage: WriteCommand.usage) { try await WriteCommand.run($0) },
     Subcommand(name: "format", help: "NDEF-format the first tag found (empty message)", usage: FormatCommand.usage) { try await FormatCommand.run($0) },
+    Subcommand(name: "write-block", help: "write one raw MIFARE Classic block with a known key and verify it", usage: WriteBlockCommand.usage) { try await WriteBlockCommand.run($0) },
     Subcommand(name: "lock", help: "make the tag with --uid read-only for good (irreversible)", usage: LockCommand.usage) { try await LockCommand.run($0) },
     Subcommand(name: "help", help: "print this help, or a command's usage: help <command>", usage: "usage: nfcbridge help [COMMAND]\n") { _ in },
 ]
@@ -45,7 +46,8 @@ enum NFCBridgeVersion {
 func usage(_ commands: [Subcommand]) -> String {
     var text = "usage: nfcbridge <command> [options]\n       nfcbridge --version | --help | help <command>\n\ncommands:\n"
     for command in commands {
-        text += "  " + (command.name + String(repeating: " ", count: max(0, 10 - command.name.count))).prefix(10) + command.help + "\n"
+        // Names of 10 characters or more (write-block) get two spaces instead of the column.
+        text += "  " + command.name + String(repeating: " ", count: max(2, 10 - command.name.count)) + command.help + "\n"
     }
     return text + "\n`nfcbridge <command> --help` (or -h) prints a command's options. See docs/cli.md and nfcbridge(1).\n"
 }

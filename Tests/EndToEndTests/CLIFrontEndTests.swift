@@ -7,7 +7,7 @@ import TestSupport
 /// and the state directory errors.
 @Suite(.timeLimit(.minutes(3))) struct CLIFrontEndTests {
     static let nfcbridge = Binaries.path("nfcbridge")
-    static let commands = ["version", "ndef", "export", "import", "readers", "scan", "dump", "run", "write", "format", "lock", "help"]
+    static let commands = ["version", "ndef", "export", "import", "readers", "scan", "dump", "run", "write", "format", "write-block", "lock", "help"]
 
     /// The one JSON error line of a failed run: its code and message (nil fields when it is not one).
     static func error(_ result: ProcessResult) -> (code: String?, message: String?, lines: Int) {

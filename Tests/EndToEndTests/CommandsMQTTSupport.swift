@@ -51,10 +51,11 @@ final class CommandAgentHarness: @unchecked Sendable {
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
     /// connected (to leave retained requests there, for instance). `commands` replaces the
     /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol`, and
-    /// `extraConfiguration` is appended to the configuration (`dump: {on_scan: true}`) (executable mode).
+    /// `extraConfiguration` is appended to the configuration (`dump: {on_scan: true}`) and `modulations`
+    /// is its `reader.polling.modulations` (executable mode).
     init(
         scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
-        agentProtocol: String = "5", extraConfiguration: String = "",
+        agentProtocol: String = "5", extraConfiguration: String = "", modulations: String = "[iso14443a]",
         clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
         broker = try MosquittoBroker()
@@ -76,7 +77,7 @@ final class CommandAgentHarness: @unchecked Sendable {
                 id: e2e
                 reader:
                   device: "pn532_uart:\(simulator.linkPath)"
-                  polling: {modulations: [iso14443a]}
+                  polling: {modulations: \(modulations)}
                 mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"}
                 homeassistant: {enabled: false}
                 commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")

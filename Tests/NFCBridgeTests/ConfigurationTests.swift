@@ -90,7 +90,7 @@ import YAMLDocument
         #expect(config.log.level == .debug)
         #expect(config.healthIntervalSeconds == 30)
         #expect(config.commands.lockEnabled)
-        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel"])
+        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel", "write_blocks"])
     }
 
     @Test func unknownKeyNamesKeyLineAndSuggestion() throws {

@@ -33,7 +33,7 @@ nfc/test/reader qos=1 retain=true
             "info with the reader",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -82,7 +82,7 @@ nfc/test/tag qos=1 retain=true
             "response unknown_command",
             #"""
 nfc/test/response/bogus qos=1 retain=false
-{"data":{},"error":{"code":"unknown_command","message":"unknown command 'bogus' (known: write, format, lock, dump, cancel)"},"id":"u1","status":"error"}
+{"data":{},"error":{"code":"unknown_command","message":"unknown command 'bogus' (known: write, format, lock, dump, cancel, write_blocks)"},"id":"u1","status":"error"}
 """#
         ),
         (
@@ -292,7 +292,7 @@ online
             "info (reconnect)",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"password_file":null,"protocol":"5","tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (

@@ -69,7 +69,9 @@ import Testing
     }
 
     @Test func classicTagsHaveNoNDEFOperations() async throws {
-        let info = CardInfo(type: .mifareClassic1K, uid: [1, 2, 3, 4])
+        // MIFARE Plus in SL3 (AES only): the Classic family without a sector layout. Classic 1K itself has
+        // AN1305 NDEF operations now (ClassicWriteTests).
+        let info = CardInfo(type: .mifarePlusSL3_4K, uid: [1, 2, 3, 4])
         let transport = VirtualTagTransport(tag: try VirtualType4Tag(uid: [1, 2, 3, 4]))
         let error = await operationError { () async throws(TagOperationError) in
             try await TagOperations.write(ndef: ndefMessage(length: 10), to: transport, info: info)

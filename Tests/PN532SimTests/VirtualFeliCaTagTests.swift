@@ -72,6 +72,25 @@ import Testing
         #expect(tag.writeCount == 2)
     }
 
+    /// Lite-S user's manual §2.3.10: MC permission bits are write-once, and MC_ALL 00h makes MC and the
+    /// system blocks read-only.
+    @Test func memoryConfigurationBitsOnlyGoReadOnly() throws {
+        let tag = try VirtualFeliCaTag(model: .lite, idm: idm, ndef: message)
+        var mc = try #require(tag.block(0x88))
+        mc[0] = 0xFE
+        #expect(write(tag, block: 0x88, data: mc) == [0x09] + idm + [0x00, 0x00])
+        #expect(write(tag, block: 0, data: [UInt8](repeating: 0, count: 16)) == [0x09] + idm + [0x01, 0xA5], "S_PAD0 read-only")
+        mc[0] = 0xFF
+        #expect(write(tag, block: 0x88, data: mc) == [0x09] + idm + [0x00, 0x00])
+        #expect(tag.block(0x88)?[0] == 0xFE, "a cleared permission bit stays cleared")
+        #expect(write(tag, block: 1, data: [UInt8](repeating: 0x11, count: 16)) == [0x09] + idm + [0x00, 0x00], "S_PAD1 still writable")
+        mc[2] = 0x00
+        #expect(write(tag, block: 0x88, data: mc) == [0x09] + idm + [0x00, 0x00])
+        mc[2] = 0xFF
+        #expect(write(tag, block: 0x88, data: mc) == [0x09] + idm + [0x01, 0xA5], "MC_ALL 00h: MC is read-only")
+        #expect(write(tag, block: 0x82, data: [UInt8](repeating: 0, count: 16)) == [0x09] + idm + [0x01, 0xA5], "ID too")
+    }
+
     @Test func requestServiceResponseAndSystemCodes() throws {
         let tag = try VirtualFeliCaTag(model: .standard, idm: idm, ndef: message, services: [0x008B: [[UInt8](repeating: 1, count: 16)]])
         #expect(tag.process(felica: [0x02] + idm + [0x03, 0x0B, 0x00, 0x8B, 0x00, 0x4B, 0x00])

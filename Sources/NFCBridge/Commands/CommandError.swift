@@ -50,6 +50,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         case .readerUnavailable, .readerUnresponsive: .readerUnavailable
         case .userCanceled: .canceled
         case .partialDump: .partialDump
+        case .accessDenied: .accessDenied
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
             .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure:
             reading ? .readFailed : .writeFailed

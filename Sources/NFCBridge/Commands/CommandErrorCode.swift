@@ -42,6 +42,9 @@ public enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case partialDump = "partial_dump"
     /// The reader is not available.
     case readerUnavailable = "reader_unavailable"
+    /// A MIFARE Classic sector's access bits do not let the given key do the write (`write_blocks`):
+    /// nothing was written.
+    case accessDenied = "access_denied"
     /// The request was cancelled by `request/cancel` or by the agent shutting down: nothing was done.
     case canceled
 }

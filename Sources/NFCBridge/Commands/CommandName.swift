@@ -10,4 +10,6 @@ public enum CommandName: String, Sendable, CaseIterable, Codable {
     case dump
     /// End a queued or waiting request (`{"id":…}` names it).
     case cancel
+    /// Write raw MIFARE Classic blocks with a known key (`blocks`, `key`, `key_type`, `allow_trailer`).
+    case writeBlocks = "write_blocks"
 }

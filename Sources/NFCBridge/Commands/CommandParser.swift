@@ -38,6 +38,7 @@ public enum CommandParser {
         .lock: commonFields.union(["confirm", "password"]),
         .dump: commonFields.union(["format"]),
         .cancel: ["id", "transaction"],
+        .writeBlocks: commonFields.union(WriteBlocksRequest.fields),
     ]
 
     /// Longest `id` string accepted (it is stored in the persisted result cache).
@@ -144,6 +145,8 @@ public enum CommandParser {
             request.action = .dump(format: format)
         case .cancel:
             break
+        case .writeBlocks:
+            request.action = try WriteBlocksRequest.action(object, uid: request.uid)
         }
 
         if let expiry = request.expiresAtMonotonic, expiry <= monotonic {

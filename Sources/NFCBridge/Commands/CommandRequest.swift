@@ -58,4 +58,7 @@ public enum CommandAction: Sendable, Equatable {
     case dump(format: DumpFileFormat)
     /// Cancel the queued or waiting request with this id.
     case cancel
+    /// Write raw MIFARE Classic `blocks` with `key` as key `keyType`; sector trailers only with
+    /// `allowTrailer` (``WriteBlocksRequest``).
+    case writeBlocks(blocks: [ClassicBlockData], key: [UInt8], keyType: ClassicKeyType, allowTrailer: Bool)
 }

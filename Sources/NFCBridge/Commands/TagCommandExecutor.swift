@@ -9,6 +9,7 @@ import NFCCore
 /// - write / format: `uid`, `cardType`, `bytes_written`, `pages_written` (Type 2 pages / Type 3
 ///   blocks, in write order), `message_length`, `capability_container` (hex);
 /// - lock: `uid`, `cardType`, `pages_written`, `capability_container`, `lock_bytes` (hex);
+/// - write_blocks: `uid`, `cardType`, `bytes_written`, `pages_written` (the Classic blocks, in write order);
 /// - dump: `uid`, `cardType`, `format`, and `dump` (the JSON export as an object) or `file` (base64)
 ///   with `file_name` and `content_type`.
 ///
@@ -26,7 +27,7 @@ public struct TagCommandExecutor: CommandExecuting {
     public func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
         let changesTag: Bool
         switch action {
-        case .write, .format, .lock: changesTag = true
+        case .write, .format, .lock, .writeBlocks: changesTag = true
         case .dump: changesTag = false
         case .cancel: throw CommandError(.invalidRequest, "cancel does not act on a tag")
         }
@@ -51,6 +52,11 @@ public struct TagCommandExecutor: CommandExecuting {
             }
         case let .dump(format):
             return try await dump(info: info, transport: transport, format: format)
+        case let .writeBlocks(blocks, key, keyType, allowTrailer):
+            return try await run { () throws(TagOperationError) in
+                Self.data(try await ClassicBlockWriter.write(
+                    blocks, key: key, keyType: keyType, allowTrailer: allowTrailer, to: transport, info: info))
+            }
         case .cancel:
             throw CommandError(.invalidRequest, "cancel does not act on a tag")
         }
@@ -115,6 +121,30 @@ public struct TagCommandExecutor: CommandExecuting {
 
     static func data(_ report: WriteReport) -> [String: JSONValue] {
         JSONValueEncoder.members(of: WriteResult(report))
+    }
+
+    static func data(_ report: ClassicBlockWriteReport) -> [String: JSONValue] {
+        JSONValueEncoder.members(of: BlocksResult(report))
+    }
+
+    /// `data` of a `write_blocks`: the blocks written (as `pages_written`, the key failures use too) and
+    /// their bytes.
+    struct BlocksResult: Encodable {
+        var uid: String
+        var cardType: String
+        var bytesWritten: Int
+        var pagesWritten: [Int]
+
+        enum CodingKeys: String, CodingKey {
+            case uid, cardType, bytesWritten = "bytes_written", pagesWritten = "pages_written"
+        }
+
+        init(_ report: ClassicBlockWriteReport) {
+            uid = report.uid.hexString
+            cardType = report.cardType.description
+            bytesWritten = report.blocksWritten.count * 16
+            pagesWritten = report.blocksWritten
+        }
     }
 
     static func data(_ report: LockReport) -> [String: JSONValue] {

@@ -35,6 +35,10 @@ public struct ScanReport: Sendable, Codable, Equatable {
     public var pmm: String?
     /// FeliCa system code, hex.
     public var systemCode: String?
+    /// ISO 14443-B: the ATQB's Application Data (AFI, CRC_B(AID), number of applications), hex.
+    public var applicationData: String?
+    /// ISO 14443-B: the ATQB's Protocol Info (bit rates, frame size and protocol type, FWI/ADC/FO), hex.
+    public var protocolInfo: String?
     /// The tag's NDEF message; absent when the tag holds none (not formatted, no NDEF TLV/file), or
     /// when it could not be read (then ``ndefStatus`` says so).
     public var ndef: NDEFContent?
@@ -94,6 +98,8 @@ public struct ScanReport: Sendable, Codable, Equatable {
         version = cardInfo.version?.hexString
         pmm = cardInfo.pmm?.hexString
         systemCode = cardInfo.systemCode?.hexString
+        applicationData = cardInfo.applicationData?.hexString
+        protocolInfo = cardInfo.protocolInfo?.hexString
         ndef = ndefMessage.map(NDEFContent.init(message:))
     }
 
@@ -126,6 +132,7 @@ public struct ScanReport: Sendable, Codable, Equatable {
         if let atqa, let sak { parts.append("ATQA \(atqa) SAK \(sak)") }
         if let ats { parts.append("ATS \(ats)") }
         if let systemCode { parts.append("system code \(systemCode)") }
+        if let applicationData, let protocolInfo { parts.append("ATQB application data \(applicationData) protocol info \(protocolInfo)") }
         if let ndef {
             let count = ndef.records.count
             var text = "NDEF \(count) record\(count == 1 ? "" : "s")"

@@ -65,6 +65,9 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     case scanInProgress
     /// The cryptography library (OpenSSL libcrypto) failed or lacks an algorithm; carries its detail.
     case cryptoFailure(String)
+    /// The key authenticated, but the MIFARE Classic sector's access bits do not let it do this (MF1S50yyX
+    /// §8.7): nothing was written. Carries which block, key and condition.
+    case accessDenied(String)
 
     /// The stable codes, one per case (several cases never share one). Never rename a raw value: they are
     /// published (MQTT error events and responses, CLI error lines, scan reports).
@@ -97,6 +100,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case canceled = "canceled"
         case scanInProgress = "scan_in_progress"
         case cryptoFailure = "crypto_failure"
+        case accessDenied = "access_denied"
     }
 
     /// The case's stable code.
@@ -130,6 +134,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .userCanceled: .canceled
         case .scanInProgress: .scanInProgress
         case .cryptoFailure: .cryptoFailure
+        case .accessDenied: .accessDenied
         }
     }
 
@@ -169,6 +174,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .userCanceled: "The operation was cancelled"
         case .scanInProgress: "A scan is already in progress on this reader"
         case let .cryptoFailure(detail): "Cryptography failed: \(detail)"
+        case let .accessDenied(detail): detail
         }
     }
 

@@ -6,7 +6,7 @@ public enum TagIdentifier {
     /// Fills uid/atqa/sak/ats (and PMm / system code for FeliCa) from the target, classifies with
     /// ``CardClassifier``, then refines Type 2 tags (GET_VERSION, READ 2Bh / 29h fallbacks) and
     /// Classic-looking tags with a 7-byte UID (READ 30 00 + BCC check), ISO-DEP cards
-    /// (``ISODEPRefinement``) and FeliCa Lite / Lite-S (``FeliCaRefinement``). Refused probes re-select the
+    /// (``ISODEPRefinement``, on ISO 14443-A and -B alike) and FeliCa Lite / Lite-S (``FeliCaRefinement``). Refused probes re-select the
     /// tag, so it is ACTIVE again when this returns. Throws ``NFCError/tagRemoved`` when the tag
     /// leaves during probing; other transport errors pass through.
     public static func identify(_ transport: some TagTransport) async throws -> CardInfo {
@@ -20,7 +20,10 @@ public enum TagIdentifier {
         case .felica212, .felica424:
             info.pmm = target.pmm.isEmpty ? nil : target.pmm
             info.systemCode = target.systemCode.isEmpty ? nil : target.systemCode
-        case .iso14443b, .iso15693:
+        case .iso14443b:
+            info.applicationData = target.applicationData.isEmpty ? nil : target.applicationData
+            info.protocolInfo = target.protocolInfo.isEmpty ? nil : target.protocolInfo
+        case .iso15693:
             break
         }
 

@@ -19,6 +19,10 @@ public struct CardInfo: Sendable, Hashable {
     public var pmm: [UInt8]?
     /// FeliCa system code (2 bytes, big-endian).
     public var systemCode: [UInt8]?
+    /// ISO 14443-B: the ATQB's Application Data (4 bytes, ISO/IEC 14443-3 §7.9.3); nil otherwise.
+    public var applicationData: [UInt8]?
+    /// ISO 14443-B: the ATQB's Protocol Info (3 bytes, ISO/IEC 14443-3 §7.9.4); nil otherwise.
+    public var protocolInfo: [UInt8]?
     /// Which probes were sent during refinement and how each ended, in order
     /// (e.g. `["GET_VERSION: ok"]`, `["GET_VERSION: refused", "READ 2B: 16 bytes"]`).
     public var probes: [String]

@@ -8,4 +8,6 @@ public enum NDEFMapping: String, Sendable, CaseIterable {
     case type4
     /// Type 5: CC in the first 4 or 8 bytes, TLVs after it, in ISO 15693 blocks (ICODE, ST25, Tag-it).
     case type5
+    /// MIFARE Classic (NXP AN1305): MAD in sector 0 (and 16), TLVs in the NDEF sectors (AID E103h).
+    case mifareClassic = "mifare_classic"
 }

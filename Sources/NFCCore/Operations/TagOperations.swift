@@ -32,8 +32,9 @@ public enum TagOperations {
         return try await family.write(ndef: bytes, to: transport, info: info, password: password)
     }
 
-    /// Formats the tag for NDEF with an empty message (Type 2 only: Type 3 and Type 4 tags are formatted
-    /// by their firmware or issuer, and give ``NFCError/unsupportedOperation(_:)``).
+    /// Formats the tag for NDEF with an empty message (Type 2, and MIFARE Classic per NXP AN1305: Type 3
+    /// and Type 4 tags are formatted by their firmware or issuer, and give
+    /// ``NFCError/unsupportedOperation(_:)``).
     public static func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]? = nil)
         async throws(TagOperationError) -> WriteReport
     {

@@ -13,10 +13,9 @@ public enum TagFamilies {
         Type4Family(),
         FeliCaFamily(),
         ISO15693Family(),
-        IdentificationOnlyFamily(name: "eMRTD", families: [.passport],
-                                 summary: { _ in "Passport chips use the dedicated eMRTD workflow instead of generic dump reads." }),
+        EMRTDFamily(),
         IdentificationOnlyFamily(name: "NFC Forum Type 1", families: [.jewelTopaz], capabilities: [.identificationOnly]),
-        IdentificationOnlyFamily(name: "ISO 14443-B", families: [.iso14443B]),
+        ISO14443BFamily(),
     ]
 
     /// The family that owns `type`; nil for none.
@@ -25,7 +24,7 @@ public enum TagFamilies {
     }
 }
 
-/// A family NFCCore identifies but has no verbs for yet (eMRTD, Type 1, ISO 14443-B): every
+/// A family NFCCore identifies but has no verbs for yet (Type 1): every
 /// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``; only the dump summary's wording is its own.
 struct IdentificationOnlyFamily: TagFamily {
     let name: String

@@ -28,6 +28,12 @@ public struct Target: Sendable, Hashable, Codable {
     public var pmm: [UInt8]
     /// FeliCa system code (2 bytes, big-endian as on the wire); empty otherwise.
     public var systemCode: [UInt8]
+    /// ISO 14443-B: the ATQB's Application Data field (4 bytes: AFI, CRC_B(AID), number of
+    /// applications; ISO/IEC 14443-3 §7.9.3); empty otherwise.
+    public var applicationData: [UInt8] = []
+    /// ISO 14443-B: the ATQB's Protocol Info field (3 bytes: bit rates, max frame size and
+    /// protocol type, FWI/ADC/FO; ISO/IEC 14443-3 §7.9.4); empty otherwise.
+    public var protocolInfo: [UInt8] = []
 
     /// Creates a target description.
     public init(
@@ -43,9 +49,24 @@ public struct Target: Sendable, Hashable, Codable {
         self.systemCode = systemCode
     }
 
+    /// Creates an ISO 14443-B target: the PUPI as the UID, with the ATQB's application data and
+    /// protocol info.
+    public init(pupi: [UInt8], applicationData: [UInt8], protocolInfo: [UInt8]) {
+        self.init(modulation: .iso14443b, uid: pupi)
+        self.applicationData = applicationData
+        self.protocolInfo = protocolInfo
+    }
+
     /// True for a 4-byte UID that starts with 08h: a random ID (ISO/IEC 14443-3 §6.5.4).
     public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
 
     /// True when the tag said it speaks ISO/IEC 14443-4 (SAK bit 6, 0x20).
     public var isISODEP: Bool { (sak ?? 0) & 0x20 != 0 }
+
+    /// ISO 14443-B: true unless the ATQB's Protocol_Type says the PICC is not ISO/IEC 14443-4
+    /// compliant (bit 1 of the protocol info's second byte, ISO/IEC 14443-3 §7.9.4.3). A target
+    /// without protocol info (not from an ATQB) counts as ISO-DEP, as every PN53x-selected B tag is.
+    public var speaksISODEPOverB: Bool {
+        modulation == .iso14443b && (protocolInfo.count < 2 || protocolInfo[1] & 0x01 != 0)
+    }
 }

@@ -131,6 +131,10 @@ public struct SimulatorControl: Sendable {
         if let numbers = dump.blockNumbers { reply["blocks"] = .array(numbers.map(JSONValue.number)) }
         if let cc = dump.capabilityContainer { reply["cc"] = .string(cc.hexString) }
         if let ndef = dump.ndefMessage { reply["ndef"] = .string(ndef.hexString) }
+        if let updates = dump.updates {
+            reply["updates"] = .array(updates.map { .array([.number($0.offset), .number($0.count)]) })
+        }
+        if let apdus = dump.apdus { reply["apdus"] = .array(apdus.map { .string($0.hexString) }) }
         return ok(reply)
     }
 

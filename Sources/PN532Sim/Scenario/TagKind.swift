@@ -5,15 +5,21 @@ public enum TagKind: String, Sendable, CaseIterable {
     case ntag203, ntag210, ntag212, ntag213, ntag215, ntag216
     case classicMini = "classic_mini", classic1K = "classic_1k", classic4K = "classic_4k"
     case type4
+    case type4V3 = "type4_v3", type4SmallMLc = "type4_small_mlc"
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
     case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
+    case type4B = "type4_b"
+    case emrtd
     case st25dv64k, icodeSLIX = "icode_slix"
 
     /// Which family of virtual tag a kind is.
     enum Family {
-        case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4, felica(VirtualFeliCaTag.Model)
+        case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4(VirtualType4Tag.Variant), felica(VirtualFeliCaTag.Model)
         case desfire(VirtualDESFireTag.Model)
+        /// An ISO 14443-B card carrying the Type 4 NDEF application (``VirtualTypeBTag``).
+        case type4B
+        case emrtd
         case iso15693(VirtualISO15693Model)
     }
 
@@ -33,7 +39,9 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .classicMini: .classic(.mini)
         case .classic1K: .classic(.classic1K)
         case .classic4K: .classic(.classic4K)
-        case .type4: .type4
+        case .type4: .type4(.mapping20)
+        case .type4V3: .type4(.mapping30)
+        case .type4SmallMLc: .type4(.smallChunks)
         case .felicaLite: .felica(.lite)
         case .felicaLiteS: .felica(.liteS)
         case .felicaStandard: .felica(.standard)
@@ -42,6 +50,8 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .desfireEV3: .desfire(.ev3)
         case .desfireLight: .desfire(.light)
         case .ntag424DNA: .desfire(.ntag424)
+        case .type4B: .type4B
+        case .emrtd: .emrtd
         case .st25dv64k: .iso15693(.st25dv64k)
         case .icodeSLIX: .iso15693(.icodeSLIX)
         }

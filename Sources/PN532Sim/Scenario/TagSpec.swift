@@ -186,6 +186,8 @@ extension TagKind {
         case .type4: [4, 7, 10]
         case .felica: [8]
         case .desfire: [7]
+        case .type4B: [4]  // the PUPI
+        case .emrtd: [4, 7]
         case .iso15693: [8]
         }
     }

@@ -7,8 +7,8 @@ enum VirtualTagFactory {
             switch spec.kind.family {
             case let .type2(model): return try makeType2(spec, model)
             case let .classic(model): return try makeClassic(spec, model)
-            case .type4:
-                return try VirtualType4Tag(uid: spec.uid ?? defaultUID(spec.id, count: 7), ndef: spec.ndef ?? [],
+            case let .type4(variant):
+                return try VirtualType4Tag(uid: spec.uid ?? defaultUID(spec.id, count: 7), variant: variant, ndef: spec.ndef ?? [],
                                            capacity: spec.capacity ?? 2048, writable: spec.writable)
             case let .felica(model):
                 let tag = try VirtualFeliCaTag(model: model, idm: spec.uid ?? defaultIDm(spec.id), pmm: spec.pmm,
@@ -17,8 +17,14 @@ enum VirtualTagFactory {
                     for (offset, block) in bytes.chunked(16).enumerated() { tag.setBlock(number + offset, block) }
                 }
                 return tag
+            case .type4B:
+                let application = try VirtualType4Tag(uid: defaultUID(spec.id, count: 7), ndef: spec.ndef ?? [],
+                                                      capacity: spec.capacity ?? 2048, writable: spec.writable)
+                return try VirtualTypeBTag(pupi: spec.uid ?? defaultUID(spec.id, count: 4), application: application)
             case let .desfire(model):
                 return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+            case .emrtd:
+                return try VirtualEMRTDTag(uid: spec.uid ?? defaultUID(spec.id, count: 4))
             case let .iso15693(model):
                 return try makeISO15693(spec, model)
             }

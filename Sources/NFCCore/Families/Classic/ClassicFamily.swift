@@ -14,6 +14,32 @@ public struct ClassicFamily: TagFamily {
         return try await Type2Refinement.refine(info, transport: transport)
     }
 
+    /// NXP AN1305 for every product with a Classic sector layout (not Plus SL2/SL3).
+    public func ndefMapping(for type: CardType) -> NDEFMapping? {
+        ClassicLayout.forType(type) != nil ? .mifareClassic : nil
+    }
+
+    /// NDEF write on an NFC Forum formatted card (``ClassicNDEFWriter``).
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await ClassicNDEFWriter.write(ndef: bytes, info: info, transport: transport)
+    }
+
+    /// NFC Forum format of a factory card, or the empty message on a formatted one (``ClassicNDEFWriter``).
+    public func format(_ transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await ClassicNDEFWriter.format(info: info, transport: transport)
+    }
+
+    /// AN1305 read-only sectors (access bits 07 8F 0F, GPB 43h) are not written: lock answers unsupported.
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        throw TagOperationError(.unsupportedOperation("Locking the NDEF sectors of \(info.type) is not supported"))
+    }
+
     public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
         guard ClassicLayout.forType(info.type) != nil else { return .notRead(TagVerb.readNDEF.unsupported(for: info.type)) }
         guard let classic = transport as? any ClassicAuthenticating else {

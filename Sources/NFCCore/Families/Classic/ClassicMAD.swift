@@ -62,6 +62,18 @@ public struct ClassicMAD: Sendable, Hashable {
         return crc
     }
 
+    /// A MAD1 (15 AIDs: 32 bytes, blocks 1–2) or MAD2 (23 AIDs: 48 bytes, blocks 64–66) directory: CRC,
+    /// `info` byte, then each AID stored application code first, function cluster code second
+    /// (AN10787, MAD1 and MAD2 structure). Missing AIDs are 0000h (free sector).
+    public static func encode(aids: [UInt16], count: Int, info: UInt8) -> [UInt8] {
+        var body: [UInt8] = [info]
+        for index in 0..<count {
+            let aid = index < aids.count ? aids[index] : 0
+            body += [UInt8(aid & 0xFF), UInt8(aid >> 8)]
+        }
+        return [crc(body)] + body
+    }
+
     private static func entries(_ bytes: [UInt8], count: Int, firstSector: Int) throws(NFCError) -> [Int: UInt16] {
         guard bytes.count == 2 + count * 2 else { throw .invalidResponse(bytes) }
         guard crc(Array(bytes.dropFirst())) == bytes[0] else { throw .crcMismatch }

@@ -21,28 +21,11 @@ enum ClassicNDEFReader {
             return .notRead(.unsupportedOperation("\(info.type.description) has no MIFARE Classic sector layout"))
         }
         let session = ClassicDump.Session(transport: transport, keys: [])
-
-        // MAD1: sector 0, blocks 1–2; its trailer's general-purpose byte (byte 9) says whether it exists.
-        guard try await session.authenticate(block: 3, keyType: .a, key: ClassicMAD.publicKeyA) else { return .noMessage }
-        guard let trailer = try await readBlock(3, session: session) else { return .unreadable(refusal) }
-        guard let version = ClassicMAD.version(generalPurposeByte: trailer[9]) else { return .noMessage }
-        guard let block1 = try await readBlock(1, session: session), let block2 = try await readBlock(2, session: session) else {
-            return .unreadable(refusal)
-        }
-        var mad = try ClassicMAD(sector0: block1 + block2, version: version)
-        if version == 2, layout.sectorCount > ClassicMAD.mad2Sector {
-            // MAD2: blocks 64–66, trailer 67.
-            let madBlocks = layout.blocks(ofSector: ClassicMAD.mad2Sector)
-            try Task.checkCancellation()
-            guard let madTrailer = madBlocks.last,
-                try await session.authenticate(block: madTrailer, keyType: .a, key: ClassicMAD.publicKeyA)
-            else { return .unreadable(.authenticationFailed) }
-            var bytes: [UInt8] = []
-            for number in madBlocks.dropLast() {
-                guard let block = try await readBlock(number, session: session) else { return .unreadable(refusal) }
-                bytes += block
-            }
-            try mad.addMAD2(sector16: bytes)
+        let mad: ClassicMAD
+        switch try await directory(session: session, layout: layout) {
+        case .none: return .noMessage
+        case let .unreadable(error): return .unreadable(error)
+        case let .mad(found, _): mad = found
         }
 
         let sectors = mad.sectors(of: ClassicMAD.ndefAID).filter { $0 < layout.sectorCount && $0 != ClassicMAD.mad2Sector }
@@ -65,25 +48,49 @@ enum ClassicNDEFReader {
                 else { return .unreadable(.authenticationFailed) }
                 authenticatedSector = sector
             }
-            guard let data = try await readBlock(block, session: session) else { return .unreadable(refusal) }
+            guard let data = try await session.readBlock(block) else { return .unreadable(refusal) }
             memory += data
         }
     }
 
+    /// What sector 0 (and 16) say about NFC Forum sectors.
+    enum Directory {
+        /// No MAD: the MAD key A does not open sector 0, or its general-purpose byte announces none.
+        case none
+        /// A MAD should be there but could not be read.
+        case unreadable(NFCError)
+        /// The MAD, and the MAD1 bytes (blocks 1–2) it was read from.
+        case mad(ClassicMAD, mad1: [UInt8])
+    }
+
+    /// Reads MAD1 (and MAD2 on cards with more than 16 sectors when the GPB says version 2) with the
+    /// MAD public key A. A bad CRC throws ``NFCError/crcMismatch``.
+    static func directory(session: ClassicDump.Session, layout: ClassicLayout) async throws -> Directory {
+        // MAD1: sector 0, blocks 1–2; its trailer's general-purpose byte (byte 9) says whether it exists.
+        guard try await session.authenticate(block: 3, keyType: .a, key: ClassicMAD.publicKeyA) else { return .none }
+        guard let trailer = try await session.readBlock(3) else { return .unreadable(refusal) }
+        guard let version = ClassicMAD.version(generalPurposeByte: trailer[9]) else { return .none }
+        guard let block1 = try await session.readBlock(1), let block2 = try await session.readBlock(2) else {
+            return .unreadable(refusal)
+        }
+        var mad = try ClassicMAD(sector0: block1 + block2, version: version)
+        if version == 2, layout.sectorCount > ClassicMAD.mad2Sector {
+            // MAD2: blocks 64–66, trailer 67.
+            let madBlocks = layout.blocks(ofSector: ClassicMAD.mad2Sector)
+            try Task.checkCancellation()
+            guard let madTrailer = madBlocks.last,
+                try await session.authenticate(block: madTrailer, keyType: .a, key: ClassicMAD.publicKeyA)
+            else { return .unreadable(.authenticationFailed) }
+            var bytes: [UInt8] = []
+            for number in madBlocks.dropLast() {
+                guard let block = try await session.readBlock(number) else { return .unreadable(refusal) }
+                bytes += block
+            }
+            try mad.addMAD2(sector16: bytes)
+        }
+        return .mad(mad, mad1: block1 + block2)
+    }
+
     /// What a refused READ becomes.
     private static let refusal = NFCError.commandRefused(command: 0x30, nak: nil)
-
-    /// READ of one block in the authenticated sector; nil when the card refuses it (it is then
-    /// re-selected). A short answer throws ``NFCError/invalidResponse(_:)``.
-    private static func readBlock(_ number: Int, session: ClassicDump.Session) async throws -> [UInt8]? {
-        try Task.checkCancellation()
-        do {
-            let answer = try await session.transport.transceive([0x30, UInt8(truncatingIfNeeded: number)])
-            guard answer.count >= 16 else { throw NFCError.invalidResponse(answer) }
-            return Array(answer.prefix(16))
-        } catch let error as NFCError where session.isRefusal(error) {
-            try await session.transport.reselect()
-            return nil
-        }
-    }
 }

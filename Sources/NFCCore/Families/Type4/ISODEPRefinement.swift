@@ -1,4 +1,5 @@
-/// Refines ISO-DEP cards (SAK 20, 28, 38) that the ATQA/SAK table could only call `.smartMX`:
+/// Refines ISO-DEP cards (SAK 20, 28, 38) that the ATQA/SAK table could only call `.smartMX`, and
+/// ISO 14443-4 B cards (`.iso14443B_generic`, through ``ISO14443BFamily``) the same way:
 /// probes for an eMRTD, an NFC Forum Type 4 Tag and a DESFire-style GET_VERSION, in upstream's order
 /// (reference notes coreextendednfc.md §2.4 step 3b). A card identified as plain `.mifareDesfire` is
 /// only version-probed, to learn EV1/EV2/EV3.
@@ -23,7 +24,7 @@ public enum ISODEPRefinement {
         guard let transport = transport as? any APDUTransport else { return (info, nil) }
         var info = info
         switch info.type {
-        case .smartMX:
+        case .smartMX, .iso14443B_generic:
             let emrtd = await probe("SELECT eMRTD", into: &info) {
                 try await transport.send(emrtdSelect).requireSuccess()
             }

@@ -1,14 +1,15 @@
 /// Dumps an NFC Forum Type 4 Tag: the CC and NDEF files (reference notes coreextendednfc.md §3.6).
 public enum Type4Dump {
     /// Reads the CC and the NDEF file. Files: "Capability Container" (E103, the CC re-encoded from its
-    /// fields) and "NDEF File" (NLEN + message). Facts: Mapping Version, MLe, MLc, NDEF File ID,
+    /// fields) and "NDEF File" (NLEN + message; ENLEN + message for a mapping 3.0 extended file).
+    /// Facts: Mapping Version, MLe, MLc, NDEF File ID,
     /// NDEF Bytes, Write Access. Checks for cancellation between the files.
     public static func dump(info: CardInfo, transport: any APDUTransport) async throws -> TagDump {
         try Task.checkCancellation()
         let cc = try await Type4NDEF.readCapabilityContainer(transport: transport)
         try Task.checkCancellation()
         let message = try await Type4NDEF.read(transport: transport, capabilityContainer: cc)
-        let nlen = [UInt8((message.count >> 8) & 0xFF), UInt8(message.count & 0xFF)]
+        let nlen = cc.lengthField(message.count)
         return TagDump(
             cardInfo: info,
             files: [

@@ -2,7 +2,7 @@
 ///
 /// The write is ``Type4NDEF/write(_:transport:)`` (CC write access and capacity checked before the first
 /// UPDATE BINARY; NLEN 0000, message, NLEN), then the CC and the message are read back; a difference is
-/// ``NFCError/verifyFailed(page:)`` with the byte offset in the NDEF file (NLEN at 0–1) where it starts.
+/// ``NFCError/verifyFailed(page:)`` with the byte offset in the NDEF file (NLEN at 0–1, ENLEN at 0–3) where it starts.
 /// UPDATE BINARY has no pages, so errors carry none.
 enum Type4NDEFOperations {
     static func write(_ message: [UInt8], to transport: any TagTransport, info: CardInfo)
@@ -14,9 +14,9 @@ enum Type4NDEFOperations {
             let cc = try await Type4NDEF.readCapabilityContainer(transport: apdu)
             let readBack = try await Type4NDEF.read(transport: apdu, capabilityContainer: cc)
             if readBack.count != message.count { throw NFCError.verifyFailed(page: 0) }
-            if let index = readBack.firstDifference(from: message) { throw NFCError.verifyFailed(page: 2 + index) }
+            if let index = readBack.firstDifference(from: message) { throw NFCError.verifyFailed(page: cc.nlenSize + index) }
             return WriteReport(uid: info.uid, cardType: info.type, messageLength: message.count,
-                               bytesWritten: message.count + 2, pagesWritten: [], capabilityContainer: cc.bytes)
+                               bytesWritten: message.count + cc.nlenSize, pagesWritten: [], capabilityContainer: cc.bytes)
         } catch {
             throw TagOperationError(wrapping: error)
         }

@@ -125,7 +125,12 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
     }
 
     /// How a Lite-family block may be written.
-    enum LiteWrite: Equatable { case never, always, userBit(Int), system }
+    enum LiteWrite: Equatable {
+        case never, always, userBit(Int), system
+        /// The MC block: writable while MC_ALL (byte 2) is FFh, and its permission bits (bytes 0–1) are
+        /// write-once — a bit cleared to read-only is never set again (Lite-S user's manual §2.3.10).
+        case memoryConfiguration
+    }
 
     /// One block of the Lite / Lite-S memory: its name, whether it can be read on its own, how it may be
     /// written, and whether only Lite-S has it.
@@ -142,7 +147,8 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
     /// NFCCore's). S_PAD0–13 and REG (00h–0Eh) follow their MC write-permission bit (MC bytes 0–1, §2.3.10);
     /// RC and CK are write-only, MAC and MAC_A only come back behind other blocks in a MAC-checked read
     /// (not modelled, so never readable here); ID, CKV and CK are system blocks, writable while MC byte 2
-    /// is FFh; D_ID, SER_C, SYS_C and WCNT are read-only; MC and STATE are writable.
+    /// is FFh; D_ID, SER_C, SYS_C and WCNT are read-only; STATE is writable; MC is writable while its
+    /// byte 2 is FFh, and clears its permission bits for good (``LiteWrite/memoryConfiguration``).
     static let liteMemory: [LiteBlock] = (0x00...0x0D).map {
         LiteBlock(number: $0, name: "S_PAD\($0)", readable: true, write: .userBit($0))
     } + [
@@ -155,11 +161,23 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
         LiteBlock(number: 0x85, name: "SYS_C", readable: true, write: .never),
         LiteBlock(number: 0x86, name: "CKV", readable: true, write: .system),
         LiteBlock(number: 0x87, name: "CK", readable: false, write: .system),
-        LiteBlock(number: 0x88, name: "MC", readable: true, write: .always),
+        LiteBlock(number: 0x88, name: "MC", readable: true, write: .memoryConfiguration),
         LiteBlock(number: 0x90, name: "WCNT", readable: true, write: .never, liteSOnly: true),
         LiteBlock(number: 0x91, name: "MAC_A", readable: false, write: .never, liteSOnly: true),
         LiteBlock(number: 0x92, name: "STATE", readable: true, write: .always, liteSOnly: true),
     ]
+
+    /// The MC block number (Lite-S user's manual §2.3.10).
+    static let memoryConfigurationBlock = 0x88
+
+    /// MC after a write of `new`: S_PAD / REG permission bits (bytes 0–1) only go from 1 (writable) to 0.
+    static func mergedMemoryConfiguration(old: [UInt8]?, new: [UInt8]) -> [UInt8] {
+        guard let old else { return new }
+        var merged = new
+        merged[0] = old[0] & new[0]
+        merged[1] = old[1] & new[1]
+        return merged
+    }
 
     /// The blocks `model` has, by number (empty for a Standard card).
     private static func liteBlocks(_ model: Model) -> [Int: LiteBlock] {
@@ -376,7 +394,7 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
             case .never: return false
             case .always: return true
             case let .userBit(bit): return (Int(mc[0]) | Int(mc[1]) << 8) >> bit & 1 == 1
-            case .system: return mc[2] == 0xFF
+            case .system, .memoryConfiguration: return mc[2] == 0xFF
             }
         }
         // Attribute 09h (random) / 0Dh (cyclic) are read/write without key.
@@ -398,7 +416,8 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
                 let data = Array(request.rest[(index * 16)..<(index * 16 + 16)])
                 let service = request.services[element.service]
                 if service == Self.ndefWriteService {
-                    s.blocks[element.block] = data
+                    s.blocks[element.block] = model != .standard && element.block == Self.memoryConfigurationBlock
+                        ? Self.mergedMemoryConfiguration(old: s.blocks[element.block], new: data) : data
                 } else {
                     s.services[service]?[element.block] = data
                 }
