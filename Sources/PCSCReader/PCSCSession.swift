@@ -289,6 +289,10 @@ final class PCSCSession {
     /// Disconnects the card, leaving it powered (`SCARD_LEAVE_CARD`). Wraps `SCardDisconnect`.
     func disconnectCard() {
         guard let card else { return }
+        if transparentSessionOpen {
+            transparentSessionOpen = false
+            _ = try? send(PCSCPseudoAPDU.endSession)
+        }
         SCardDisconnect(card.handle, DWORD(SCARD_LEAVE_CARD))
         self.card = nil
         pendingWrite = nil
@@ -323,6 +327,7 @@ final class PCSCSession {
         }
         guard result.isSuccess else { throw result.nfcError(reader: label, call: "SCardReconnect") }
         self.card?.activeProtocol = activeProtocol
+        if disposition != DWORD(SCARD_LEAVE_CARD) { transparentSessionOpen = false }
         return true
     }
 
@@ -341,7 +346,29 @@ final class PCSCSession {
     }
 
     /// Sends `apdu` and returns the whole answer, status word included.
+    ///
+    /// Transparent sessions are kept open between exchanges: a start while one is open and an end are
+    /// answered here (90 00) without a round trip, and the session really ends before the next APDU of
+    /// another kind and on disconnect. An ISO 15693 dump of 2048 blocks with their security status is
+    /// then one APDU per block, not three.
     func transmitRaw(_ apdu: [UInt8]) throws(NFCError) -> [UInt8] {
+        if apdu == PCSCPseudoAPDU.endSession { return [0x90, 0x00] }
+        if apdu == PCSCPseudoAPDU.startSession, transparentSessionOpen { return [0x90, 0x00] }
+        let isTransparent = apdu.count >= 2 && apdu[0] == 0xFF && apdu[1] == 0xC2
+        if transparentSessionOpen, !isTransparent {
+            transparentSessionOpen = false
+            _ = try send(PCSCPseudoAPDU.endSession)
+        }
+        let answer = try send(apdu)
+        if apdu == PCSCPseudoAPDU.startSession, answer.suffix(2) == [0x90, 0x00] { transparentSessionOpen = true }
+        return answer
+    }
+
+    /// A transparent session started and not yet ended (``transmitRaw(_:)``).
+    private var transparentSessionOpen = false
+
+    /// One `SCardTransmit`, reconnecting once after a reset by another program.
+    private func send(_ apdu: [UInt8]) throws(NFCError) -> [UInt8] {
         for attempt in 0..<2 {
             guard let card else { throw .tagRemoved }
             var answer = [UInt8](repeating: 0, count: Self.answerCapacity)
