@@ -29,7 +29,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # for the end-to-end tests that render the Home Assistant discovery templates (python3-venv for make test-ha).
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
         mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
-        dpkg-dev lintian man-db python3 python3-jinja2 python3-venv
+        dpkg-dev lintian man-db python3 python3-jinja2 python3-venv \
+        pcscd vsmartcard-vpcd libpcsclite-dev
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)

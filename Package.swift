@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
 
         // libyaml's event parser as a node tree with line numbers (agent configuration, scenarios).
         .target(name: "YAMLDocument", dependencies: ["CYAML"]),
@@ -29,12 +30,14 @@ let package = Package(
         .target(name: "POSIXThreads"),
         // The libnfc backend.
         .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC", "POSIXThreads"]),
+        // The PC/SC backend (pcsc-lite's pcscd: ACR122U/ACR1252U/ACR1552U…, ISO 15693).
+        .target(name: "PCSCReader", dependencies: ["NFCCore", "CPCSCLite", "POSIXThreads"]),
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
         // The agent.
         .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd", "CCrypto"]),
 
-        .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "MQTTClient"]),
+        .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "PCSCReader", "MQTTClient"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
 
         // Helpers shared by the test targets (built products, child processes, brokers, simulators).
@@ -44,7 +47,7 @@ let package = Package(
         .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore", "TestSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
         .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "YAMLDocument", "NFCCore", "PN532Sim", "MQTTClient", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "PCSCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
     ]
 )
 

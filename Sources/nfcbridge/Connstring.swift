@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// A libnfc connection string (`driver[:port[:speed]]`) checked before libnfc sees it, so a typo
-/// gets its own message instead of libnfc's one "nfc_open failed" for every kind of mistake.
+/// gets its own message instead of libnfc's one "nfc_open failed" for every kind of mistake; or the
+/// PC/SC backend's `pcsc[:<reader name or index>]`.
 ///
 /// libnfc splits a connstring on ':' into at most three fields (libnfc 1.8 `connstring_decode`,
 /// nfc-internal.c) and picks the driver by the first field; a serial, I2C or SPI driver needs the
@@ -14,8 +15,10 @@ struct Connstring {
         case i2c = "an I2C bus (/dev/i2c-1…)"
         case spi = "an SPI device (/dev/spidev0.0…)"
         case usb = "no port (or BUS:DEVICE from lsusb)"
+        /// Not libnfc: the PC/SC backend, `pcsc` or `pcsc:<reader name or index>` (`nfcbridge readers`).
+        case pcsc = "a PC/SC reader name or index (pcsc:0, pcsc:ACS ACR1252 1S CL Reader PICC 00 00)"
 
-        var needsPort: Bool { self != .usb }
+        var needsPort: Bool { self == .uart || self == .i2c || self == .spi }
     }
 
     /// The drivers Debian 12's libnfc 1.8 is built with (its `libnfc.driver.*` log categories), with
@@ -38,8 +41,17 @@ struct Connstring {
 
     /// Checks `text`; the message of the error says what is wrong and shows a correct example.
     init(_ text: String) throws(CLIError) {
-        let known = Self.drivers.map(\.name).joined(separator: ", ")
+        let known = Self.drivers.map(\.name).joined(separator: ", ") + ", or pcsc:<reader> for the PC/SC backend"
         guard !text.isEmpty else { throw Self.problem(text, "empty (use e.g. pn532_uart:/dev/ttyS0)") }
+        // PC/SC reader names hold spaces ("ACS ACR122U PICC Interface 00 00"): everything after `pcsc:` is the name.
+        if text == "pcsc" || text.hasPrefix("pcsc:") {
+            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                throw Self.problem(text, "malformed: it contains control characters")
+            }
+            driver = "pcsc"
+            bus = .pcsc
+            return
+        }
         guard text.utf8.count <= Self.maximumLength else {
             throw Self.problem(text, "longer than libnfc's \(Self.maximumLength) characters")
         }

@@ -71,7 +71,7 @@ enum DumpCommand {
 
     /// Waits for a tag, identifies it and dumps it. What the family read before a failure comes back
     /// in ``PartialDump``.
-    private static func dumpFirstTag(device: LibNFCDevice, options: ReaderOptions, target: DumpTarget) async throws
+    private static func dumpFirstTag(device: any ReaderDevice, options: ReaderOptions, target: DumpTarget) async throws
         -> TagDump
     {
         let transport = try await options.firstTag(on: device).transport

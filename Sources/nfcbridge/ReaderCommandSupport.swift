@@ -4,6 +4,7 @@ import Glibc
 import LibNFCReader
 import NFCBridge
 import NFCCore
+import PCSCReader
 
 /// Exit statuses of the commands that use a reader (`readers`, `scan`, `dump`); docs/cli.md,
 /// "Exit codes", is the user-facing copy of this table.
@@ -76,11 +77,19 @@ struct ReaderOptions {
     /// The connstring for messages.
     var deviceLabel: String { connstring ?? "the default libnfc device" }
 
+    /// True when `--device` names a PC/SC reader (`pcsc`, `pcsc:<reader name or index>`).
+    var usesPCSC: Bool { connstring.map(PCSCDevice.accepts) ?? false }
+
+    /// What the one-shot commands poll for: every PN53x modulation, and ISO 15693 on a PC/SC reader.
+    var modulations: [Modulation] {
+        usesPCSC ? ScanCommand.modulations + [.iso15693] : ScanCommand.modulations
+    }
+
     /// Opens the reader, runs `body` with it in a task SIGINT/SIGTERM cancel (``Interruption``)
     /// and closes it (field off) however `body` ended. A reader that cannot be opened exits 2
     /// with a message naming it; `body`'s errors come back as thrown.
-    func withReader<T: Sendable>(_ body: @escaping @Sendable (LibNFCDevice) async throws -> T) async throws -> T {
-        let device = LibNFCDevice(connstring: connstring)
+    func withReader<T: Sendable>(_ body: @escaping @Sendable (any ReaderDevice) async throws -> T) async throws -> T {
+        let device = ReaderBackendChoice.device(connstring: connstring, backend: .auto, shareMode: .exclusive)
         do {
             _ = try await device.open()
         } catch let error as NFCError {
@@ -98,9 +107,9 @@ struct ReaderOptions {
 
     /// The first tag `device` finds (any modulation ``ScanCommand/modulations`` lists) before
     /// `--timeout` runs out; no tag in time exits 3.
-    func firstTag(on device: LibNFCDevice) async throws -> PresentTag {
+    func firstTag(on device: any ReaderDevice) async throws -> PresentTag {
         var reader = AgentConfiguration.ReaderSettings()
-        reader.modulations = ScanCommand.modulations
+        reader.modulations = modulations
         let access = DeviceTagAccess(device: device, reader: reader)
         guard let tag = try await access.firstTag(within: timeoutDuration) else {
             throw CLIError.noTag(after: timeout ?? 0, device: deviceLabel)
@@ -124,7 +133,7 @@ struct ReaderOptions {
 enum Interruption {
     /// Runs `body` in a task that SIGINT/SIGTERM cancel (after aborting `device`'s poll).
     static func run<T: Sendable>(
-        aborting device: LibNFCDevice, _ body: @escaping @Sendable () async throws -> T
+        aborting device: any ReaderDevice, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let task = Task { try await body() }
         let sources = [SIGINT, SIGTERM].map { signalNumber in
@@ -139,5 +148,37 @@ enum Interruption {
         }
         defer { sources.forEach { $0.cancel() } }
         return try await task.value
+    }
+}
+
+/// Which backend drives a reader: `reader.backend` and the connstring (docs/cli.md, "Backends").
+enum ReaderBackendChoice {
+    /// The backend `backend` and `connstring` select: `pcsc` always PC/SC, `libnfc` always libnfc, `auto`
+    /// PC/SC for a `pcsc` / `pcsc:…` connstring and libnfc otherwise (no connstring: libnfc's default device).
+    static func usesPCSC(connstring: String?, backend: AgentConfiguration.ReaderBackend) -> Bool {
+        switch backend {
+        case .pcsc: true
+        case .libnfc: false
+        case .auto: connstring.map(PCSCDevice.accepts) ?? false
+        }
+    }
+
+    /// The device for `connstring` on the selected backend. With `reader.backend: pcsc` a connstring
+    /// without the `pcsc:` prefix is taken as the reader's name (or index).
+    static func device(
+        connstring: String?, backend: AgentConfiguration.ReaderBackend, shareMode: AgentConfiguration.PCSCShareMode
+    ) -> any ReaderDevice {
+        guard usesPCSC(connstring: connstring, backend: backend) else { return LibNFCDevice(connstring: connstring) }
+        let mode: PCSCShareMode = shareMode == .shared ? .shared : .exclusive
+        guard let connstring else { return PCSCDevice(reader: nil, shareMode: mode) }
+        if PCSCDevice.accepts(connstring) { return PCSCDevice(connstring: connstring, shareMode: mode) }
+        return PCSCDevice(reader: connstring, shareMode: mode)
+    }
+
+    /// Why `connstring` cannot go with `backend`: a `pcsc:` connstring with `reader.backend: libnfc`
+    /// (Debian's libnfc has no pcsc driver); nil when they fit.
+    static func mismatch(connstring: String?, backend: AgentConfiguration.ReaderBackend) -> String? {
+        guard backend == .libnfc, let connstring, PCSCDevice.accepts(connstring) else { return nil }
+        return "'\(connstring)' is a PC/SC reader but reader.backend is libnfc (set reader.backend: pcsc or auto)"
     }
 }

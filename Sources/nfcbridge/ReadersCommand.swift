@@ -2,15 +2,17 @@ import FoundationEssentials
 import Glibc
 import LibNFCReader
 import NFCCore
+import PCSCReader
 
-/// `nfcbridge readers [--probe] [--json]`: the NFC devices libnfc knows, one connstring per line.
-/// See docs/cli.md, section "readers".
+/// `nfcbridge readers [--probe] [--json]`: the NFC devices libnfc knows, then the PC/SC readers pcscd
+/// knows (`pcsc:<reader name>`), one connstring per line. See docs/cli.md, section "readers".
 enum ReadersCommand {
     static let usage = """
         usage: nfcbridge readers [--probe] [--json]
           Lists the connstrings libnfc knows: LIBNFC_DEVICE (the only one when set), else
           LIBNFC_DEFAULT_DEVICE and libnfc.conf / devices.d, then autoscan (LIBNFC_AUTO_SCAN=false
-          turns it off).
+          turns it off); then the PC/SC readers pcscd knows, as pcsc:<reader name> (pcsc:<index>
+          names the same reader by its place in that list).
           --probe  open each device and print its chip and firmware
           --json   one JSON object per line: {"connstring":…[,"name":…,"firmware":…]}
 
@@ -33,16 +35,25 @@ enum ReadersCommand {
         let probe = arguments.flag("probe"), json = arguments.flag("json")
         try arguments.finish(optionsOnly: "readers")
 
-        let connstrings = try await LibNFC.connstrings()
+        var connstrings = try await LibNFC.connstrings()
+        // pcscd not running is no error here: it only means no PC/SC reader.
+        var pcscProblem: String?
+        do {
+            connstrings += try await PCSC.readerNames().map { "\(PCSCDevice.connstringPrefix):\($0)" }
+        } catch let error as NFCError {
+            pcscProblem = error.message
+        }
         guard !connstrings.isEmpty else {
             throw CLIError.reader(
-                .readerUnavailable("no NFC device found (set LIBNFC_DEVICE or LIBNFC_DEFAULT_DEVICE, or configure libnfc.conf)"))
+                .readerUnavailable("no NFC device found (set LIBNFC_DEVICE or LIBNFC_DEFAULT_DEVICE, or configure libnfc.conf; "
+                    + "PC/SC: \(pcscProblem ?? "pcscd knows no reader"))"))
         }
         var failures = 0
         for connstring in connstrings {
             var line = Line(connstring: connstring)
             if probe {
-                let device = LibNFCDevice(connstring: connstring)
+                let device: any ReaderDevice =
+                    PCSCDevice.accepts(connstring) ? PCSCDevice(connstring: connstring, shareMode: .shared) : LibNFCDevice(connstring: connstring)
                 do {
                     let info = try await device.open()
                     line.name = info.name

@@ -5,6 +5,7 @@ import LibNFCReader
 import MQTTClient
 import NFCBridge
 import NFCCore
+import PCSCReader
 import Synchronization
 
 /// `nfcbridge run`: the agent. Reads the configuration (exit 2 on any problem, before anything
@@ -15,7 +16,7 @@ enum RunCommand {
         usage: nfcbridge run [--config FILE] [--device CONNSTRING] [--broker URL] [--state-dir DIR]
 
           --config FILE        configuration (default /etc/nfcbridge/config.yaml when it exists)
-          --device CONNSTRING  libnfc connstring, replaces reader.device
+          --device CONNSTRING  libnfc connstring or pcsc:<reader name or index>, replaces reader.device
           --broker URL         mqtt://host[:port] or mqtts://host[:port], replaces mqtt.url
           --state-dir DIR      spool and sequence number there, replaces state_dir
           NFCBRIDGE_MQTT_PASSWORD in the environment replaces mqtt.password_file.
@@ -49,7 +50,8 @@ enum RunCommand {
         } catch {
             throw CLIError(code: error.code.rawValue, message: error.message, exitCode: 2)
         }
-        if let connstring = configuration.reader.device {
+        // With `reader.backend: pcsc` the device may be a bare PC/SC reader name (spaces and all).
+        if let connstring = configuration.reader.device, configuration.reader.backend != .pcsc {
             do {
                 _ = try Connstring(connstring)
             } catch {
@@ -57,9 +59,15 @@ enum RunCommand {
                 throw CLIError(code: ConfigurationError.Code.invalidConfig.rawValue, message: "\(source): \(error.message)", exitCode: 2)
             }
         }
-        // libnfc has no ISO 15693 modulation: a configuration that polls for it is refused here, before
-        // anything connects, rather than failing every poll (docs/cli.md, "run").
-        if let problem = LibNFCDevice.unsupportedPolling(of: configuration.reader.modulations) {
+        let backend = configuration.reader.backend
+        if let mismatch = ReaderBackendChoice.mismatch(connstring: configuration.reader.device, backend: backend) {
+            let source = device != nil ? "--device" : "\(configPath ?? ConfigurationLoader.defaultPath): reader.device"
+            throw CLIError(code: ConfigurationError.Code.invalidConfig.rawValue, message: "\(source): \(mismatch)", exitCode: 2)
+        }
+        let usesPCSC = ReaderBackendChoice.usesPCSC(connstring: configuration.reader.device, backend: backend)
+        // libnfc has no ISO 15693 modulation: a configuration that polls for it on the libnfc backend is
+        // refused here, before anything connects, rather than failing every poll (docs/cli.md, "run").
+        if !usesPCSC, let problem = LibNFCDevice.unsupportedPolling(of: configuration.reader.modulations) {
             throw CLIError(code: problem.code,
                            message: "\(configPath ?? ConfigurationLoader.defaultPath): reader.polling.modulations: \(problem.message)",
                            exitCode: 2)
@@ -77,7 +85,8 @@ enum RunCommand {
             throw CLIError(code: error.code, message: error.message, exitCode: 2)
         }
         let publisher = MQTTClientPublisher(client: client)
-        let reader = LibNFCDevice(connstring: configuration.reader.device)
+        let reader = ReaderBackendChoice.device(
+            connstring: configuration.reader.device, backend: backend, shareMode: configuration.reader.pcscShareMode)
         let agent: Agent
         do {
             agent = try Agent(

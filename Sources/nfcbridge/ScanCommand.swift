@@ -59,7 +59,7 @@ enum ScanCommand {
     }
 
     /// Polls until `--once` is satisfied, the deadline passes or a signal interrupts.
-    private static func scan(device: LibNFCDevice, options: ReaderOptions, once: Bool, json: Bool) async throws -> Outcome {
+    private static func scan(device: any ReaderDevice, options: ReaderOptions, once: Bool, json: Bool) async throws -> Outcome {
         let deadline = options.deadline()
         var outcome = Outcome()
         while true {
@@ -75,8 +75,8 @@ enum ScanCommand {
                 // field is not looked for, which would cost a deselect and two more selects).
                 transports =
                     once
-                    ? try await device.poll(modulations: modulations, timeout: slice, limit: 1)
-                    : try await device.poll(modulations: modulations, timeout: slice)
+                    ? try await device.poll(modulations: options.modulations, timeout: slice, limit: 1)
+                    : try await device.poll(modulations: options.modulations, timeout: slice)
             } catch let error where error.isNFCCancellation {
                 outcome.interrupted = true
                 return outcome
@@ -113,7 +113,7 @@ enum ScanCommand {
     /// Checks, every ``presenceInterval``, until none of the tags answers any more (or the deadline
     /// passes, or the task is cancelled). A tag whose check fails counts as gone.
     private static func waitForRemoval(
-        of transports: [any TagTransport], device: LibNFCDevice, deadline: ContinuousClock.Instant?
+        of transports: [any TagTransport], device: any ReaderDevice, deadline: ContinuousClock.Instant?
     ) async throws {
         var present = transports
         while !present.isEmpty {

@@ -25,7 +25,7 @@ enum TagCommandRunner {
     }
 
     private static func act(
-        _ action: CommandAction, device: LibNFCDevice, options: ReaderOptions, expectedUID: [UInt8]?
+        _ action: CommandAction, device: any ReaderDevice, options: ReaderOptions, expectedUID: [UInt8]?
     ) async throws -> [String: JSONValue] {
         let tag = try await options.firstTag(on: device)
         if let expectedUID, tag.uid != expectedUID {

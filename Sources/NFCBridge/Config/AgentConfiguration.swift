@@ -49,11 +49,33 @@ public struct AgentConfiguration: Sendable, Equatable {
         public var retryInitialMilliseconds = 1000
         /// Longest retry delay, in milliseconds (not a configuration key).
         public var retryMaximumMilliseconds = 30_000
+        /// Which backend drives the reader (`reader.backend`).
+        public var backend: ReaderBackend = .auto
+        /// How the PC/SC backend shares the card with other programs (`reader.pcsc_share_mode`).
+        public var pcscShareMode: PCSCShareMode = .exclusive
         public init() {}
 
         /// Every modulation the PN53x readers libnfc drives can poll: what the CLI's one-shot
         /// commands (`scan`, `write`, `dump`, …) look for, as docs/cli.md says.
         public static let everyPN53xModulation: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
+    }
+
+    /// The reader backend (`reader.backend`, docs/getting-started.md "PC/SC readers").
+    public enum ReaderBackend: String, Sendable, Equatable, CaseIterable {
+        /// libnfc (PN532 on UART/I2C/SPI, ACR122U / PN533 on USB without pcscd).
+        case libnfc
+        /// pcsc-lite's pcscd (ACR122U, ACR1252U, ACR1552U, …; the one backend for ISO 15693).
+        case pcsc
+        /// The connstring decides: `pcsc` / `pcsc:…` is PC/SC, any other (or none) libnfc.
+        case auto
+    }
+
+    /// `SCardConnect`'s share mode for the PC/SC backend (`reader.pcsc_share_mode`).
+    public enum PCSCShareMode: String, Sendable, Equatable, CaseIterable {
+        /// No other program reaches the card while the agent holds it (the default).
+        case exclusive
+        /// Other PC/SC programs may connect to the card too.
+        case shared
     }
 
     /// The MQTT protocol version spoken to the broker.

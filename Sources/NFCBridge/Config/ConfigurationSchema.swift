@@ -25,6 +25,12 @@ enum ConfigurationSchema {
         ConfigurationKey(path: "reader.device") { config, value throws(ConfigurationError) in
             config.reader.device = try value.nonEmptyString()
         },
+        ConfigurationKey(path: "reader.backend") { config, value throws(ConfigurationError) in
+            config.reader.backend = try value.choice(AgentConfiguration.ReaderBackend.self)
+        },
+        ConfigurationKey(path: "reader.pcsc_share_mode") { config, value throws(ConfigurationError) in
+            config.reader.pcscShareMode = try value.choice(AgentConfiguration.PCSCShareMode.self)
+        },
         ConfigurationKey(path: "reader.polling.modulations") { config, value throws(ConfigurationError) in
             config.reader.modulations = try value.choices(Modulation.self)
         },

@@ -39,8 +39,8 @@ public enum CardClassifier {
         Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
     ]
 
-    /// The coarse card type of `target`. ISO 14443-A goes through ``rules`` (an ATQA shorter than
-    /// 2 bytes or no rule match gives `.unknown(atqa:sak:)`); FeliCa is `.felicaStandard` (Lite / Lite-S
+    /// The coarse card type of `target`. ISO 14443-A goes through ``rules`` (an empty ATQA with a SAK
+    /// only through the rows that accept any ATQA; an ATQA of 1 byte or no rule match gives `.unknown(atqa:sak:)`); FeliCa is `.felicaStandard` (Lite / Lite-S
     /// are told apart by probing), ISO 14443-B `.iso14443B_generic`, ISO 15693 `.iso15693_generic`.
     public static func classify(_ target: Target) -> CardType {
         switch target.modulation {
@@ -50,6 +50,11 @@ public enum CardClassifier {
         case .iso14443a: break
         }
         let sak = target.sak ?? 0
+        // No ATQA at all: a PC/SC reader that does not answer `FF CA 03` (``ContactlessATR``). Only the
+        // rows that accept any ATQA can match.
+        if target.atqa.isEmpty, target.sak != nil {
+            return rules.first { $0.atqaValues.isEmpty && $0.saks.contains(sak) }?.type ?? .unknown(atqa: [], sak: sak)
+        }
         guard target.atqa.count >= 2 else { return .unknown(atqa: target.atqa, sak: sak) }
         let atqa = UInt16(target.atqa[0]) << 8 | UInt16(target.atqa[1])
         return rules.first { $0.matches(atqa: atqa, sak: sak) }?.type ?? .unknown(atqa: target.atqa, sak: sak)

@@ -44,6 +44,16 @@ public protocol APDUTransport: TagTransport {
     /// returns the answer as the card sent it: the response APDU including SW1 SW2, or a native
     /// DESFire answer, whose status byte may come alone.
     func sendAPDU(_ apdu: [UInt8]) async throws -> [UInt8]
+
+    /// False when DESFire native frames (a command byte and its data, not an ISO 7816-4 APDU) may not
+    /// reach the card as they are: a PC/SC reader or its driver may take one for a malformed APDU. The
+    /// DESFire family then frames every command ISO 7816-4 wrapped. True by default (PN53x).
+    var carriesNativeDESFireFrames: Bool { get }
+}
+
+extension APDUTransport {
+    /// PN53x readers pass any ISO-DEP information field.
+    public var carriesNativeDESFireFrames: Bool { true }
 }
 
 /// Which MIFARE Classic key.

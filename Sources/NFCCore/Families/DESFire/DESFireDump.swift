@@ -115,7 +115,8 @@ public enum DESFireDumper {
     public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil) async throws -> DESFireDump {
         let version: DESFireVersion
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
-        let framing = DESFireFraming.framing(for: version)
+        // A reader that cannot carry native frames (PC/SC) gets every command wrapped.
+        let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
         let channel = DESFireChannel(transport: transport, framing: framing)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
