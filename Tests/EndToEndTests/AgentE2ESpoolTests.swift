@@ -78,6 +78,52 @@ import TestSupport
         await watcher.disconnect()
     }
 
+    /// A broker that stops acknowledging (SIGSTOP: TCP stays up, no PUBACK comes) is found stalled
+    /// after `mqtt.stall_after_s`, logged, its connection dropped and made again every
+    /// `mqtt.recycle_after_s` while it lasts, and both show in `health` once it answers again;
+    /// then everything spooled is delivered.
+    @Test func aBrokerThatStopsAcknowledgingIsReportedAndItsConnectionRecycled() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        defer { broker.resume() }
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        // Small thresholds (seconds) under `mqtt:`, after its url.
+        let config = try folder.writeAgentConfiguration(
+            device: simulator.connstring, brokerURL: "\(broker.url)\n  stall_after_s: 1\n  recycle_after_s: 2",
+            extra: "health_interval_s: 5\n")
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let online = await watcher.status("online")
+        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+        #expect(agent.errorOutput.contains("\"recycle_after_s\":2") && agent.errorOutput.contains("\"stall_after_s\":1"))
+
+        broker.pause()
+        try tap(1, on: simulator, agent: agent)
+        // The `scanned` publish waits for its PUBACK: stalled, then recycled, twice while it lasts.
+        #expect(agent.waitForErrorOutput("the broker has not acknowledged"), "\(agent.errorOutput.suffix(3000))")
+        #expect(
+            agent.waitForErrorOutput("dropping the connection to make it again", count: 2),
+            "\(agent.errorOutput.suffix(3000))")
+        #expect(agent.errorOutput.components(separatedBy: "the broker has not acknowledged").count - 1 == 1, "logged once per stall")
+        // Polling goes on meanwhile.
+        try tap(2, on: simulator, agent: agent)
+        #expect(watcher.events.isEmpty, "nothing got through the frozen broker")
+        broker.resume()
+
+        await watcher.message { $0.topic == "\(e2eRoot)/event/removed" && $0.json["seq"] as? Int == 4 }
+        #expect(sequenceNumbers(watcher.events) == [1, 2, 3, 4])
+        let (_, health, _) = await watcher.next("health") { (($0["mqtt"] as? [String: Any])?["recycles"] as? Int ?? 0) >= 2 }
+        let mqtt = health["mqtt"] as? [String: Any]
+        #expect((mqtt?["stalls"] as? Int ?? 0) >= 1, "\(health)")
+        #expect(mqtt?["connected"] as? Bool == true, "\(health)")
+        #expect(agent.errorOutput.contains("reconnected to the broker"), "\(agent.errorOutput.suffix(2000))")
+        agent.expectCleanStop()
+        await watcher.disconnect()
+    }
+
     @Test func eventsSpooledWhenTheAgentIsKilledAreDeliveredOnceByTheNextRun() async throws {
         let broker = try MosquittoBroker()
         defer { broker.stop() }
