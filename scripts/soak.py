@@ -96,11 +96,18 @@ def spawn(args, **kw):
     return p
 
 
-# Broker: persistence on, so the watcher's QoS 1 session survives restarts.
+# Broker: persistence on, so the watcher's QoS 1 session — messages the broker acknowledged to the
+# agent but had not passed on yet — survives restarts. Started as root, mosquitto drops to its own
+# user, which cannot write into the 0700 work folder: without a folder it can write, it keeps no
+# database, and a restart loses what it held (an earlier soak lost two events that way).
 port = free_port()
+broker_dir = f"{work}/broker"
+os.mkdir(broker_dir)
+os.chmod(work, 0o755)
+os.chmod(broker_dir, 0o777)
 with open(f"{work}/mosquitto.conf", "w") as f:
     f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {work}/\nlog_dest file {work}/mosquitto.log\n")
+            f"persistence_location {broker_dir}/\nlog_dest file {broker_dir}/mosquitto.log\n")
 broker = None
 
 
@@ -119,6 +126,8 @@ def start_broker():
 def stop_broker():
     broker.terminate()
     broker.wait(10)
+    if not os.path.exists(f"{broker_dir}/mosquitto.db"):
+        say(f"WARNING: mosquitto saved no database in {broker_dir}: a restart loses what it held")
 
 
 start_broker()
