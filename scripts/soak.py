@@ -96,11 +96,18 @@ def spawn(args, **kw):
     return p
 
 
-# Broker: persistence on, so the watcher's QoS 1 session survives restarts.
+# Broker: persistence on, so the watcher's QoS 1 session — messages the broker acknowledged to the
+# agent but had not passed on yet — survives restarts. Started as root, mosquitto drops to its own
+# user, which cannot write into the 0700 work folder: without a folder it can write, it keeps no
+# database, and a restart loses what it held (an earlier soak lost two events that way).
 port = free_port()
+broker_dir = f"{work}/broker"
+os.mkdir(broker_dir)
+os.chmod(work, 0o755)
+os.chmod(broker_dir, 0o777)
 with open(f"{work}/mosquitto.conf", "w") as f:
     f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {work}/\nlog_dest file {work}/mosquitto.log\n")
+            f"persistence_location {broker_dir}/\nlog_dest file {broker_dir}/mosquitto.log\nlog_type all\n")
 broker = None
 
 
@@ -119,6 +126,8 @@ def start_broker():
 def stop_broker():
     broker.terminate()
     broker.wait(10)
+    if not os.path.exists(f"{broker_dir}/mosquitto.db"):
+        say(f"WARNING: mosquitto saved no database in {broker_dir}: a restart loses what it held")
 
 
 start_broker()
@@ -325,6 +334,24 @@ for line in errors[:20]:
     print("   ", line[:300])
 if missing_scanned or missing_removed or twice:
     failures.append("not every tap was reported exactly once")
+    # Who lost them: the broker's log (log_type all) counts the events it took from the agent and
+    # those it passed to the watcher. The agent publishes the next event only after the PUBACK of
+    # the one before, so more taken than passed on (beyond redeliveries) is the broker's loss.
+    taken = passed = taken_dup = passed_dup = 0
+    try:
+        with open(f"{broker_dir}/mosquitto.log", errors="replace") as f:
+            for line in f:
+                if f"'{ROOT}/event/" not in line:
+                    continue
+                dup = "(d1," in line
+                if "Received PUBLISH from " in line and "Received PUBLISH from soak-watch" not in line:
+                    taken, taken_dup = taken + (not dup), taken_dup + dup
+                elif "Sending PUBLISH to soak-watch " in line:
+                    passed, passed_dup = passed + (not dup), passed_dup + dup
+    except OSError as error:
+        print(f"broker log unreadable: {error}")
+    print(f"broker log: took {taken} events from the agent (+{taken_dup} resent with DUP), passed "
+          f"{passed} to the watcher (+{passed_dup} with DUP); the watcher received {len(ids)} distinct event_ids")
 if len(samples) >= 3:
     _, rss0, fds0, thr0 = samples[1]
     _, rss1, fds1, thr1 = samples[-1]

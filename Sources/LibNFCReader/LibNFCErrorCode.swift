@@ -36,11 +36,21 @@ struct LibNFCErrorCode: Error, Equatable {
         return "libnfc error \(rawValue)"
     }
 
-    /// True when the device itself is gone or unusable (unplugged, port closed).
-    var meansReaderGone: Bool { rawValue == NFC_EIO || rawValue == NFC_ENOTSUCHDEV }
+    /// True when libnfc itself says the device is gone (`NFC_ENOTSUCHDEV`).
+    ///
+    /// `NFC_EIO` is not enough for that: pn532_uart returns it for a port that was closed (the
+    /// read or write fails) and just as well for a frame that came late or garbled — an ACK
+    /// where an answer was due, a preamble, length or checksum mismatch (pn532_uart_receive,
+    /// pn53x_check_ack_frame in libnfc 1.8.0), which a slow serial line or a loaded host produces.
+    /// ``LibNFCSession`` looks at the port and asks the chip before it calls one gone.
+    var meansReaderGone: Bool { rawValue == NFC_ENOTSUCHDEV }
+
+    /// True for `NFC_EIO`: the device may be gone, or a frame was lost or garbled on the way.
+    var isIOError: Bool { rawValue == NFC_EIO }
 
     /// True when a failed select or presence check says nothing about the tag: the reader is gone
-    /// or ``LibNFCAbortControl`` aborted the call. Anything else there means "no such tag here".
+    /// or ``LibNFCAbortControl`` aborted the call. Anything else there means "no such tag here"
+    /// (after `NFC_EIO` and `NFC_ETIMEOUT` are settled by asking the chip).
     var meansReaderGoneOrAborted: Bool { meansReaderGone || rawValue == NFC_EOPABORTED }
 
     /// The plain mapping, for calls whose `NFC_ERFTRANS` needs no second look.

@@ -205,8 +205,9 @@ final class LibNFCSession {
             }
             if result < 0 {
                 // A reader that went away is an error, and so is one that timed out and then does
-                // not answer the probe either; any other failed select (aborted, a garbled answer,
-                // a timeout the chip answers after) is an empty field, as in libnfc's list.
+                // not answer the probe either; an I/O error the chip answers a probe after is a
+                // transient error (see checkAnswers); any other failed select (aborted, a garbled
+                // answer, a timeout the chip answers after) is an empty field, as in libnfc's list.
                 let error = LibNFCErrorCode(rawValue: result)
                 if error.meansReaderGone {
                     throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
@@ -510,27 +511,61 @@ final class LibNFCSession {
         }
     }
 
-    // MARK: Silent reader
+    // MARK: Silent, gone or merely slow reader
 
-    /// After a call that failed with `result`: when the host gave up waiting (`NFC_ETIMEOUT`: no
-    /// ACK or no answer frame within the call's timeout, see pn532_uart_send/receive in libnfc
-    /// 1.8.0), asks the chip for its firmware version. A PN53x reports a silent tag or an empty
-    /// field itself (status 01h, `NFC_ERFTRANS`, or NbTg 0 — select retries are finite, see
-    /// ``open(connstring:generation:control:configuration:)``), so a host-side timeout that the
-    /// probe also meets means the reader stopped answering: ``NFCError/readerUnresponsive(_:)``.
-    /// A probe that answers leaves the call's own error in force. Not for libnfc's `pcsc` driver.
+    /// After a call that failed with `result`, tells a reader that is gone or silent from one
+    /// whose line merely hiccuped. Returns when the call's own error stands; throws otherwise.
+    ///
+    /// - `NFC_ETIMEOUT` (the host gave up waiting: no ACK or no answer frame within the call's
+    ///   timeout, see pn532_uart_send/receive in libnfc 1.8.0): asks the chip for its firmware
+    ///   version. A PN53x reports a silent tag or an empty field itself (status 01h, `NFC_ERFTRANS`,
+    ///   or NbTg 0 — select retries are finite, see ``open(connstring:generation:control:configuration:)``),
+    ///   so a host-side timeout that the probe also meets means the reader stopped answering:
+    ///   ``NFCError/readerUnresponsive(_:)``. A probe that answers, or that meets a late frame
+    ///   (`NFC_EIO`: bytes came, just not its ACK), leaves the call's error in force.
+    /// - `NFC_EIO` (see ``LibNFCErrorCode/meansReaderGone``): a serial port that is no longer
+    ///   there (the device node or the pty behind the link vanished), or a chip that fails three
+    ///   probes with `NFC_EIO` as well, is gone: ``NFCError/readerUnavailable(_:)``. Probes that
+    ///   time out: ``NFCError/readerUnresponsive(_:)``. A probe that answers makes it a transient
+    ///   error of this call — a late or garbled frame — thrown as ``NFCError/rfError(_:)``: the
+    ///   reader stays open and the caller goes on (the reader loop polls again and counts it).
+    ///
+    /// Not for libnfc's `pcsc` driver (no PN53x to probe): its `NFC_EIO` means the reader is gone.
     private func checkAnswers(after result: Int32, call: String) throws(NFCError) {
-        guard result == NFC_ETIMEOUT, hasPN53xRegisters else { return }
-        // Twice: a chip still finishing the command that timed out may answer the first probe late.
-        for _ in 0..<2 where probe() { return }
+        let code = LibNFCErrorCode(rawValue: result)
+        guard result == NFC_ETIMEOUT || code.isIOError else { return }
+        if code.isIOError, !hasPN53xRegisters { throw code.nfcError(connstring: connstring, call: call) }
+        if let port = Self.serialPort(of: connstring), !Self.isCharacterDevice(port) {
+            throw .readerUnavailable("\(connstring): \(call) failed (\(code.text)) and \(port) is no longer there")
+        }
+        guard hasPN53xRegisters else { return }
+        // More than once: a chip still finishing the command that failed answers it late, and
+        // that late frame is what the next probe meets (NFC_EIO: not the ACK it waits for). After a
+        // timeout, such a frame is a sign of life too; after NFC_EIO a third probe gets a say.
+        var probes: [Int32] = []
+        for _ in 0..<(code.isIOError ? 3 : 2) {
+            let answer = probe()
+            if !code.isIOError, answer >= 0 || answer == NFC_EIO { return }
+            if answer >= 0 {
+                throw .rfError(
+                    "\(call): \(code.text); the PN53x answered a GetFirmwareVersion probe right after it, "
+                        + "so the reader is there: a late or garbled frame on the line")
+            }
+            probes.append(answer)
+        }
+        if code.isIOError, probes.allSatisfy({ $0 == NFC_EIO }) {
+            throw .readerUnavailable(
+                "\(connstring): \(call) failed: \(code.text), and \(probes.count) GetFirmwareVersion probes failed the same way")
+        }
+        let what = code.isIOError ? "failed (\(code.text)) and the PN53x answered none of three" : "timed out and the PN53x answered neither of two"
         throw .readerUnresponsive(
-            "\(connstring): \(call) timed out and the PN53x answered neither of two GetFirmwareVersion probes "
-                + "(\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
+            "\(connstring): \(call) \(what) GetFirmwareVersion probes (\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
     }
 
     /// One `GetFirmwareVersion` (02h, PN532 user manual UM0701-02 §7.2.2) with ``LibNFCConfiguration/probeTimeout``:
-    /// true when the chip answered. Wraps `pn53x_transceive`.
-    private func probe() -> Bool {
+    /// libnfc's result (≥ 0 when the chip answered; `NFC_ETIMEOUT` when the call passed its
+    /// deadline). Wraps `pn53x_transceive`.
+    private func probe() -> Int32 {
         let command: [UInt8] = [0x02]
         var answer = [UInt8](repeating: 0, count: 16)
         let capacity = answer.count
@@ -542,7 +577,7 @@ final class LibNFCSession {
                 }
             }
         }
-        return result >= 0 && !expired
+        return expired ? NFC_ETIMEOUT : result
     }
 
     /// The timeout libnfc gives `nfc_initiator_select_passive_target` (and its list functions).

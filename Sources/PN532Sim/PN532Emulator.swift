@@ -222,8 +222,11 @@ final class PN532Session {
     }
 
     private func send(_ frame: PN532Frame) {
-        let bytes = frame.bytes
+        var bytes = frame.bytes
         lastAnswer = bytes
+        // The garble_next_answer fault: DCS (the byte before the postamble, UM0701-02 §6.2.1.1)
+        // inverted; a NACK gets the intact frame again.
+        if bytes.count >= 2, emulator.field.takeGarbleNextAnswer() { bytes[bytes.count - 2] ^= 0xFF }
         write(bytes)
     }
 

@@ -22,6 +22,7 @@ public final class RFField: Sendable {
         var nextPlacement: UInt64 = 1
         var removeAfterCommands: [String: Int] = [:]
         var corruptNextWrite = false
+        var garbleNextAnswer = false
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 1
     }
@@ -83,6 +84,20 @@ public final class RFField: Sendable {
     /// Fault: the next write command that reaches any tag gets its last data byte flipped.
     public func corruptNextWrite() {
         state.withLock { $0.corruptNextWrite = true }
+    }
+
+    /// Fault (of the line rather than of a tag, kept here with the others): the chip's next answer
+    /// frame reaches the host with a wrong data checksum, as a noisy or overrun serial line delivers it.
+    public func garbleNextAnswer() {
+        state.withLock { $0.garbleNextAnswer = true }
+    }
+
+    /// Takes the garble-next-answer fault if one is armed.
+    func takeGarbleNextAnswer() -> Bool {
+        state.withLock { s in
+            defer { s.garbleNextAnswer = false }
+            return s.garbleNextAnswer
+        }
     }
 
     /// Called before a command reaches `placed`. Counts down a pending `removeAfterCommands`;

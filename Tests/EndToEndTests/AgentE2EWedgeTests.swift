@@ -49,6 +49,55 @@ import TestSupport
         await watcher.disconnect()
     }
 
+    /// A frame garbled on the line (libnfc: `NFC_EIO`, "Data checksum mismatch") while the chip is
+    /// fine — what a slow pty under CPU load produces — is a transient error: the reader stays
+    /// open and `ok`, is never `absent` or reopened, the poll failure is counted and the taps go on.
+    @Test func aGarbledFrameIsATransientErrorNotALostReader() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.writeAgentConfiguration(
+            device: simulator.connstring, brokerURL: broker.url, extra: "health_interval_s: 5\n")
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+
+        // Empty field: the garbled answer is a poll's (InListPassiveTarget).
+        let polls = try simulator.commandCount("4A")
+        try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
+        try await simulator.waitForCommand("4A", count: polls + 3)
+        let (_, error, _) = await watcher.next("event/error", after: okAt)
+        #expect((error["error"] as? [String: Any])?["code"] as? String == "rf_error", "\(error)")
+        #expect(error["op"] as? String == "poll", "\(error)")
+        #expect(agent.errorOutput.contains("a late or garbled frame on the line"), "\(agent.errorOutput)")
+
+        // A tag in the field: the garbled answer is a presence check's (InDataExchange READ).
+        try simulator.place("first")
+        let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
+        // Scanned (no dump on scan here): only presence checks talk to the tag now.
+        let reads = try simulator.commandCount("40")
+        try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
+        try await simulator.waitForCommand("40", count: reads + 3)
+        try simulator.remove("first")
+        let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
+
+        // One tap, one error event; the reader was never given up.
+        #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned", "removed"])
+        let states = watcher.seen.received.filter { $0.topic == "\(e2eRoot)/reader" }.compactMap { $0.json["state"] as? String }
+        #expect(!states.contains("absent") && !states.contains("error"), "\(states)")
+        #expect(!agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
+        let (_, health, _) = await watcher.next("health", after: removedAt)
+        let readerHealth = health["reader"] as? [String: Any]
+        #expect(readerHealth?["reopens"] as? Int == 0, "\(health)")
+        #expect(readerHealth?["state"] as? String == "ok", "\(health)")
+        #expect((readerHealth?["poll_errors"] as? Int ?? 0) >= 1, "counted: \(health)")
+        agent.expectCleanStop()
+        await watcher.disconnect()
+    }
+
     @Test func theWatchdogGoesOnThroughABrokerOutageAndStopsWhileTheReaderIsHung() async throws {
         let broker = try MosquittoBroker()
         defer { broker.stop() }

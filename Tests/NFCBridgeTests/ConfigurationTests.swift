@@ -266,6 +266,21 @@ import YAMLDocument
         #expect(window.key == "commands.idempotency_window_s")
     }
 
+    @Test func brokerStallThresholdsAreKeysWithTheFormerConstantsAsDefaults() throws {
+        let defaults = try parse("mqtt:\n  url: mqtt://h\n")
+        #expect(defaults.mqtt.stallAfterSeconds == 10)
+        #expect(defaults.mqtt.recycleAfterSeconds == 60)
+        let set = try parse("mqtt:\n  url: mqtt://h\n  stall_after_s: 2\n  recycle_after_s: 5\n")
+        #expect(set.mqtt.stallAfterSeconds == 2)
+        #expect(set.mqtt.recycleAfterSeconds == 5)
+        let inverted = try #require(error("mqtt:\n  url: mqtt://h\n  stall_after_s: 20\n  recycle_after_s: 5\n"))
+        #expect(inverted.key == "mqtt.recycle_after_s")
+        #expect(inverted.line == 4)
+        #expect(inverted.message.contains("must not be shorter"), "\(inverted.message)")
+        let zero = try #require(error("mqtt:\n  url: mqtt://h\n  stall_after_s: 0\n"))
+        #expect(zero.key == "mqtt.stall_after_s")
+    }
+
     @Test func tlsInsecureNeedsTLSAndReachesTheClient() throws {
         let plain = try #require(error("mqtt:\n  url: mqtt://h\n  tls_insecure: true\n"))
         #expect(plain.key == "mqtt.tls_insecure")

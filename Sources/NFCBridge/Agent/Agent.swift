@@ -76,7 +76,8 @@ public final class Agent: Sendable {
         if let recovery = sequence.recovery { self.logger.warning(recovery) }
         pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: self.logger,
-            eventIDs: eventIDs)
+            eventIDs: eventIDs, acknowledgementDeadline: .seconds(configuration.mqtt.stallAfterSeconds),
+            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds))
         let policy = CommandPolicy(configuration)
         let pipeline = self.pipeline
         commands = CommandRouter(

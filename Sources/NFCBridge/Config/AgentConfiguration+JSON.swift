@@ -50,9 +50,12 @@ public struct PublicConfiguration: Encodable, Sendable {
         var keyFile: OrNull<String>
         var `protocol`: String
         var tlsInsecure: Bool
+        var stallAfterSeconds: Int
+        var recycleAfterSeconds: Int
         enum CodingKeys: String, CodingKey {
             case url, baseTopic = "base_topic", username, passwordFile = "password_file", caFile = "ca_file",
                 certFile = "cert_file", keyFile = "key_file", `protocol`, tlsInsecure = "tls_insecure"
+            case stallAfterSeconds = "stall_after_s", recycleAfterSeconds = "recycle_after_s"
         }
     }
     struct Presence: Encodable, Sendable {
@@ -126,7 +129,8 @@ public struct PublicConfiguration: Encodable, Sendable {
         self.mqtt = MQTT(
             url: mqtt.url, baseTopic: mqtt.baseTopic, username: OrNull(mqtt.username),
             passwordFile: OrNull(mqtt.passwordFile), caFile: OrNull(mqtt.caFile), certFile: OrNull(mqtt.certFile),
-            keyFile: OrNull(mqtt.keyFile), protocol: mqtt.protocolVersion.rawValue, tlsInsecure: mqtt.tlsInsecure)
+            keyFile: OrNull(mqtt.keyFile), protocol: mqtt.protocolVersion.rawValue, tlsInsecure: mqtt.tlsInsecure,
+            stallAfterSeconds: mqtt.stallAfterSeconds, recycleAfterSeconds: mqtt.recycleAfterSeconds)
         presence = Presence(
             mode: config.presence.mode.rawValue, removalGraceMilliseconds: config.presence.removalGraceMilliseconds,
             rearmMilliseconds: config.presence.rearmMilliseconds,

@@ -111,6 +111,12 @@ public struct AgentConfiguration: Sendable, Equatable {
         /// `mqtt.tls_insecure`: do not verify the broker at all (neither its certificate chain nor its
         /// host name). Lab use only: logged as a warning at every connect and shown in `info`.
         public var tlsInsecure = false
+        /// `mqtt.stall_after_s`: a publish the broker has not acknowledged for this long marks it as
+        /// stalled (a warning in the log, `health.mqtt.stalled`).
+        public var stallAfterSeconds = 10
+        /// `mqtt.recycle_after_s`: a publish still unacknowledged after this long drops the
+        /// connection, which is then made again (`health.mqtt.recycles`); at least ``stallAfterSeconds``.
+        public var recycleAfterSeconds = 60
         public init() {}
     }
 

@@ -93,6 +93,12 @@ public enum ConfigurationLoader {
                 source: source, line: lines["mqtt.tls_insecure"], key: "mqtt.tls_insecure",
                 detail: "TLS settings need an mqtts:// broker URL (mqtt.url is \(config.mqtt.url))")
         }
+        if config.mqtt.recycleAfterSeconds < config.mqtt.stallAfterSeconds {
+            throw ConfigurationError(
+                source: source, line: lines["mqtt.recycle_after_s"] ?? lines["mqtt.stall_after_s"],
+                key: lines["mqtt.recycle_after_s"] != nil ? "mqtt.recycle_after_s" : "mqtt.stall_after_s",
+                detail: "mqtt.recycle_after_s (\(config.mqtt.recycleAfterSeconds)) must not be shorter than mqtt.stall_after_s (\(config.mqtt.stallAfterSeconds))")
+        }
         return config
     }
 

@@ -73,6 +73,12 @@ enum ConfigurationSchema {
         ConfigurationKey(path: "mqtt.protocol") { config, value throws(ConfigurationError) in
             config.mqtt.protocolVersion = try value.choice(AgentConfiguration.MQTTProtocolVersion.self)
         },
+        ConfigurationKey(path: "mqtt.stall_after_s") { config, value throws(ConfigurationError) in
+            config.mqtt.stallAfterSeconds = try value.int(in: 1...3600)
+        },
+        ConfigurationKey(path: "mqtt.recycle_after_s") { config, value throws(ConfigurationError) in
+            config.mqtt.recycleAfterSeconds = try value.int(in: 1...86_400)
+        },
         ConfigurationKey(path: "presence.mode") { config, value throws(ConfigurationError) in
             config.presence.mode = try value.choice(AgentConfiguration.PresenceMode.self)
         },
