@@ -14,7 +14,7 @@ public enum LibNFC {
     /// answer; the others are listed without being opened. Runs on its own thread.
     /// Wraps `nfc_init`, `nfc_list_devices`, `nfc_exit`.
     public static func connstrings(limit: Int = defaultDeviceLimit) async throws -> [String] {
-        let thread = LibNFCThread(name: "libnfc-list")
+        let thread = LibNFCThread(libNFCName: "libnfc-list")
         defer { thread.stop() }
         return try await thread.run { listConnstrings(limit: max(1, limit)) }
     }

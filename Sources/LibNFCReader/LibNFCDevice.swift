@@ -54,7 +54,7 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     public init(connstring: String? = nil, configuration: LibNFCConfiguration = LibNFCConfiguration()) {
         self.connstring = connstring
         self.configuration = configuration
-        self.thread = LibNFCThread(name: "libnfc-device")
+        self.thread = LibNFCThread(libNFCName: "libnfc-device")
     }
 
     deinit {

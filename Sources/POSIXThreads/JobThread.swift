@@ -8,9 +8,13 @@ public final class JobThread: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var stopped = false
 
-    /// Starts the thread, named `name` (at most 15 bytes are kept, the kernel's limit).
-    public init(name: String) {
-        startThread(name: name) { [self] in runLoop() }
+    /// Starts the thread, named `name` (at most 15 bytes are kept, the kernel's limit). `prepare`, when
+    /// given, runs on the thread before its first job (a library's own per-thread set-up).
+    public init(name: String, prepare: (@Sendable () -> Void)? = nil) {
+        startThread(name: name) { [self] in
+            prepare?()
+            runLoop()
+        }
     }
 
     /// Queues `job`; it runs after every job queued before it. Jobs queued after ``stop()`` still run.

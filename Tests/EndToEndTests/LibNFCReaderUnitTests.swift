@@ -71,7 +71,7 @@ import Testing
     // MARK: Thread and device
 
     @Test func jobsRunInOrderOffTheCallingThread() async throws {
-        let thread = LibNFCThread(name: "libnfc-test")
+        let thread = LibNFCThread(libNFCName: "libnfc-test")
         defer { thread.stop() }
         let names = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<5 {
