@@ -37,7 +37,7 @@ let package = Package(
         // The agent.
         .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd", "CCrypto"]),
 
-        .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "PCSCReader", "MQTTClient"]),
+        .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "PCSCReader", "MQTTClient", "POSIXThreads"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
 
         // Helpers shared by the test targets (built products, child processes, brokers, simulators).

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import LibNFCReader
@@ -136,18 +135,12 @@ enum Interruption {
         aborting device: any ReaderDevice, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let task = Task { try await body() }
-        let sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                device.abort()
-                task.cancel()
-            }
-            source.resume()
-            return source
+        return try await StopSignals.handling(with: { _ in
+            device.abort()
+            task.cancel()
+        }) {
+            try await task.value
         }
-        defer { sources.forEach { $0.cancel() } }
-        return try await task.value
     }
 }
 

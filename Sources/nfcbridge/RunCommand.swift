@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import LibNFCReader
@@ -97,41 +96,21 @@ enum RunCommand {
             throw CLIError(code: error.code.rawValue, message: "\(source): \(error.message)", exitCode: 2)
         }
 
-        let signals = StopSignals { signalNumber in
+        // SIGTERM and SIGINT stop the agent cleanly (offline published, tag cleared, reader closed);
+        // a second signal while it stops ends the process at once.
+        let received = Mutex(false)
+        try await StopSignals.handling(with: { signalNumber in
+            let again = received.withLock { seen in
+                defer { seen = true }
+                return seen
+            }
+            if again { exit(130) }
             logger.notice("signal \(signalNumber): stopping")
             agent.stop()
+        }) {
+            try publisher.start()
+            await agent.run()
+            await publisher.disconnect()
         }
-        defer { signals.cancel() }
-        try publisher.start()
-        await agent.run()
-        await publisher.disconnect()
-    }
-}
-
-/// SIGTERM and SIGINT stop the agent cleanly (offline published, tag cleared, reader closed); a
-/// second signal while it stops ends the process at once.
-final class StopSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init(onFirst: @escaping @Sendable (Int32) -> Void) {
-        let received = Mutex(false)
-        sources = [SIGTERM, SIGINT].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                let again = received.withLock { seen in
-                    defer { seen = true }
-                    return seen
-                }
-                if again { exit(130) }
-                onFirst(signalNumber)
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
     }
 }

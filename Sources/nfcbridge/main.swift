@@ -2,6 +2,9 @@ import FoundationEssentials
 import Glibc
 import NFCCore
 
+// SIGINT / SIGTERM caught from here on, acted on by one thread (StopSignals.swift).
+StopSignals.install()
+
 // libnfc logs its own errors on stderr (`error libnfc.driver.pn532_uart Invalid serial port`,
 // `Unable to find USB busses`) before ours: off unless the user asks for them. Set before the first
 // nfc_init (libnfc reads LIBNFC_LOG_LEVEL there); an explicit LIBNFC_LOG_LEVEL is kept.
