@@ -363,6 +363,19 @@ import Testing
         }
     }
 
+    /// A DESFire dump without the application walk (a JSON import) has no Flipper file: the MFD and
+    /// Proxmark3 refusals then name json alone, not flipper.
+    @Test func desfireRefusalNamesFlipperOnlyWhenItHoldsTheDump() throws {
+        let dump = TagDump(cardInfo: CardInfo(type: .mifareDesfireEV1, uid: [0x04, 1, 2, 3, 4, 5, 6]),
+                           files: [FileData(identifier: [0x01, 0x00, 0x00, 0x01], data: [0xCA, 0xFE], name: "000001/01")])
+        #expect(throws: NFCError.self) { try dump.exportFlipperNFC() }
+        for export in [{ try dump.exportLibNFCMFD() }, { try dump.exportProxmark3MFU() }] {
+            let error = #expect(throws: NFCError.self) { try export() }
+            #expect(error?.code == "unsupported")
+            #expect(error?.message.hasSuffix("(applications and files): use json") == true, "\(error?.message ?? "")")
+        }
+    }
+
     /// Pages 0–15 must all be there (the rest of the memory may be missing: it is not in the file).
     @Test func partialBelowPage16IsRefused() throws {
         let dump = DumpBoundsTests.pageDump(.mifareUltralightC, 0..<10)
