@@ -30,10 +30,9 @@ enum DumpCommand {
             return
         }
         let options = try ReaderOptions(&arguments)
-        let formatName = arguments.option("format") ?? ExportCommand.Format.json.rawValue
-        guard let format = ExportCommand.Format(rawValue: formatName) else {
-            throw CLIError.usage(
-                "unknown format '\(formatName)': use " + ExportCommand.Format.allCases.map(\.rawValue).joined(separator: ", "))
+        let formatName = arguments.option("format") ?? ExportFormat.json.rawValue
+        guard let format = ExportFormat(rawValue: formatName) else {
+            throw CLIError.usage("unknown format '\(formatName)': use " + ExportFormat.names(separator: ", "))
         }
         let compact = arguments.flag("compact")
         let partial = arguments.flag("partial")
@@ -41,7 +40,7 @@ enum DumpCommand {
         try arguments.finish(optionsOnly: "dump")
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
         guard !partial || format.takesPartial else {
-            throw CLIError.usage("--partial applies to --format pm3, pm3json, eml, mfd and mfd64 only")
+            throw CLIError.usage("--partial applies to --format \(ExportFormat.partialFormatNames) only")
         }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")

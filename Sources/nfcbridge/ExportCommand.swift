@@ -6,7 +6,7 @@ import NFCCore
 /// Offline; touches no reader. See docs/cli.md, section "export".
 enum ExportCommand {
     static let usage = """
-        usage: nfcbridge export --from FILE --format flipper|pm3|pm3json|pm3key|eml|mfd|mfd64|json|hex|bin
+        usage: nfcbridge export --from FILE --format \(ExportFormat.names(separator: "|"))
                                 [--compact] [--partial] [--output FILE]
           --from FILE     the dump: NFCBridge/CoreExtendedNFC JSON, Flipper .nfc, Proxmark3 (MFU .bin, hf mf
                           .bin, JSON, .eml) or libnfc MFD (told apart by content); - reads standard input
@@ -22,48 +22,6 @@ enum ExportCommand {
 
         """
 
-    /// The export formats, by their `--format` name.
-    enum Format: String, CaseIterable {
-        case flipper, pm3, pm3json, pm3key, eml, mfd, mfd64, json, hex, bin
-
-        /// Binary formats are not written to a terminal.
-        var isBinary: Bool { self == .pm3 || self == .pm3key || self == .mfd || self == .mfd64 || self == .bin }
-
-        /// Formats with fixed places for pages or blocks, which refuse a partial dump unless `--partial`.
-        var takesPartial: Bool { self == .pm3 || self == .pm3json || self == .eml || self == .mfd || self == .mfd64 }
-
-        /// `dump` in this format (shared with `dump`, which writes a dump read from a tag). `partial`
-        /// lets pm3 and mfd write a partial dump's pages or blocks up to the first one not read
-        /// (refused with `partial_dump` otherwise).
-        func render(_ dump: TagDump, compact: Bool, partial: Bool = false) throws -> [UInt8] {
-            switch self {
-            case .flipper: Array(try dump.exportFlipperNFC().utf8)
-            case .pm3: try dump.exportProxmark3MFU(partial: partial)
-            case .pm3json: Array(try dump.exportProxmark3JSON(partial: partial).utf8)
-            case .pm3key: try dump.exportProxmark3Keys()
-            case .eml: Array(try dump.exportProxmark3EML(partial: partial).utf8)
-            case .mfd: try dump.exportLibNFCMFD(partial: partial)
-            case .mfd64: try dump.exportLibNFCMFD64(partial: partial)
-            case .json: Array(try dump.exportJSON(prettyPrinted: !compact).utf8)
-            case .hex: Array(dump.exportHex().utf8)
-            case .bin: dump.exportBinary()
-            }
-        }
-
-        /// What a dump written in this format needs read (`dump` reads no more: no counters for mfd).
-        var dumpTarget: DumpTarget {
-            switch self {
-            case .flipper: .file(.flipper)
-            case .pm3: .file(.proxmark3)
-            case .pm3json: .file(.proxmark3JSON)
-            case .mfd, .mfd64: .file(.mfd)
-            case .pm3key, .eml: .memory
-            case .json: .everything
-            case .hex, .bin: .memory
-            }
-        }
-    }
-
     /// Runs `export` with the arguments after it.
     static func run(_ args: [String]) async throws {
         var arguments = try Arguments(args, flagNames: ["compact", "partial", "help"])
@@ -73,10 +31,10 @@ enum ExportCommand {
         }
         guard let from = arguments.option("from") else { throw CLIError.usage("export needs --from FILE") }
         guard let formatName = arguments.option("format") else {
-            throw CLIError.usage("export needs --format " + Format.allCases.map(\.rawValue).joined(separator: "|"))
+            throw CLIError.usage("export needs --format " + ExportFormat.names(separator: "|"))
         }
-        guard let format = Format(rawValue: formatName) else {
-            throw CLIError.usage("unknown format '\(formatName)': use " + Format.allCases.map(\.rawValue).joined(separator: ", "))
+        guard let format = ExportFormat(rawValue: formatName) else {
+            throw CLIError.usage("unknown format '\(formatName)': use " + ExportFormat.names(separator: ", "))
         }
         let compact = arguments.flag("compact")
         let partial = arguments.flag("partial")
@@ -87,7 +45,7 @@ enum ExportCommand {
         }
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
         guard !partial || format.takesPartial else {
-            throw CLIError.usage("--partial applies to --format pm3, pm3json, eml, mfd and mfd64 only")
+            throw CLIError.usage("--partial applies to --format \(ExportFormat.partialFormatNames) only")
         }
         if format.isBinary, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")

@@ -182,6 +182,22 @@ import TestSupport
         try await h.client.publish(to: "nfc/e2e/request/write", text: huge, qos: .atLeastOnce)
         let tooBig = await h.next { $0.topic == "nfc/e2e/response/write" && $0.errorMessage?.contains("over the limit") == true }
         #expect(tooBig.errorCode == "invalid_request")
+        // dump: partial is strict and only for the fixed-offset formats; a format MQTT gained with the
+        // shared export table (pm3json) answers on the same agent.
+        try await h.request("dump", #"{"id":"px","format":"hex","partial":true}"#)
+        let partialHex = await h.final("dump", id: "px")
+        #expect(partialHex.errorCode == "invalid_request")
+        #expect(partialHex.errorMessage?.hasPrefix("partial: applies to format pm3, pm3json, eml, mfd and mfd64 only") == true)
+        try await h.request("dump", #"{"id":"ps","format":"mfd","partial":"yes"}"#)
+        #expect(await h.final("dump", id: "ps").errorMessage == "partial: must be true or false")
+        try await h.request("dump", #"{"id":"pj","format":"pm3json"}"#)
+        let pm3json = await h.final("dump", id: "pj")
+        #expect(pm3json.status == "ok", "\(pm3json.payloadString ?? "")")
+        #expect(pm3json.data?["content_type"] as? String == "application/json")
+        #expect((pm3json.data?["file_name"] as? String)?.hasSuffix("-proxmark3.json") == true, "\(pm3json.payloadString ?? "")")
+        let pm3file = (pm3json.data?["file"] as? String).flatMap { Data(base64Encoded: $0) }
+        let document = try pm3file.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        #expect(document?["FileType"] as? String == "mfu", "\(pm3json.payloadString ?? "")")
         try await h.request("write", #"{"id":"fine","ndef_hex":"D00000"}"#)
         #expect(await h.final("write", id: "fine").status == "ok")
         await h.stop()

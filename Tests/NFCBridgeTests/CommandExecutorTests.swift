@@ -200,4 +200,93 @@ struct RemovingExecutor: CommandExecuting {
         }
         await h.stop()
     }
+    /// The file of an MQTT `dump` in `format`, decoded, with its name and content type.
+    func dumpFile(_ h: CommandHarness, id: String, _ request: String, count: Int) async throws
+        -> (bytes: [UInt8], fileName: String?, contentType: String?)
+    {
+        await h.send("dump", request)
+        let response = await h.response("dump", count: count)
+        #expect(response["status"] == "ok", "\(request): \(response)")
+        #expect(response["id"] == .string(id))
+        let file = try #require(response["data"]?["file"]?.stringValue.flatMap { Data(base64Encoded: $0) }, "\(response)")
+        return ([UInt8](file), response["data"]?["file_name"]?.stringValue, response["data"]?["content_type"]?.stringValue)
+    }
+
+    /// What the CLI writes for `format`: `nfcbridge dump --format` dumps for the format's target and
+    /// renders through the same table; `nfcbridge export` of that dump renders it the same way.
+    func cliExport(of tag: any VirtualTag, _ format: ExportFormat, partial: Bool = false) async throws -> [UInt8] {
+        let transport = VirtualTagTransport(tag: tag)
+        let info = try await TagIdentifier.identify(transport)
+        var options = DumpOptions()
+        options.target = format.dumpTarget
+        let dump = try await TagDumper.dump(info: info, transport: transport, options: options)
+        return try format.render(dump, compact: false, partial: partial)
+    }
+
+    /// The formats MQTT could not give before one table served both (pm3json, pm3key, eml, mfd64, bin):
+    /// the same bytes as the CLI's export of the same tag, under the table's file name and content type.
+    @Test func newFormatsAreTheCLIsBytes() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        var count = 0
+        func check(_ tag: () throws -> any VirtualTag, _ formats: [ExportFormat], base: String) async throws {
+            let placed = try tag()
+            h.device.place(placed)
+            for format in formats {
+                count += 1
+                let file = try await dumpFile(h, id: "n\(count)", #"{"id":"n\#(count)","format":"\#(format.rawValue)"}"#, count: count)
+                let cli = try await cliExport(of: try tag(), format)
+                #expect(!cli.isEmpty, "\(format.rawValue)")
+                #expect(file.bytes == cli, "\(format.rawValue) of \(base)")
+                #expect(file.fileName == base + format.fileSuffix)
+                #expect(file.contentType == format.contentType)
+            }
+            h.device.remove(placed)
+        }
+        try await check({ VirtualType2Tag(model: .ntag203, uid: CommandHarness.tagUID) }, [.mfd64, .pm3json, .bin],
+                        base: "ntag-04a1b2c3d4e5f6")
+        try await check({ try VirtualClassicTag(model: .classic1K, uid: [0xDE, 0xAD, 0xBE, 0xEF]) },
+                        [.eml, .pm3key, .pm3json, .bin], base: "mifare-classic-deadbeef")
+        await h.stop()
+    }
+
+    /// `partial: true` over MQTT writes what the CLI's `--partial` writes; without it the same dump is
+    /// `partial_dump`; a format that cannot hold the family is `unsupported` with a hint naming only
+    /// formats that hold it; and the router goes on serving requests after each refusal.
+    @Test func partialAndRefusalsOverMQTT() async throws {
+        let h = try await CommandHarness(executor: TagCommandExecutor())
+        func protected() -> VirtualType2Tag {
+            let tag = VirtualType2Tag(model: .ntag215, uid: CommandHarness.tagUID)
+            tag.setPassword([1, 2, 3, 4], pack: [0xAA, 0xBB])
+            tag.setAuth0(0x10)
+            tag.setReadProtection(true)
+            return tag
+        }
+        let tag = protected()
+        h.device.place(tag)
+        await h.send("dump", #"{"id":"p1","format":"pm3json"}"#)
+        let refused = await h.response("dump")
+        #expect(refused["status"] == "error", "\(refused)")
+        #expect(refused["error"]?["code"] == "partial_dump", "\(refused)")
+        #expect(refused["error"]?["message"]?.stringValue?.contains("page 16 of 135 was not read") == true, "\(refused)")
+        for (n, format) in [ExportFormat.pm3json, .mfd, .pm3].enumerated() {
+            let file = try await dumpFile(
+                h, id: "q\(n)", #"{"id":"q\#(n)","format":"\#(format.rawValue)","partial":true}"#, count: n + 2)
+            #expect(file.bytes == (try await cliExport(of: protected(), format, partial: true)), "\(format.rawValue)")
+        }
+        h.device.remove(tag)
+
+        let desfire = try VirtualDESFireTag(uid: [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60], model: .ev1, applications: [])
+        h.device.place(desfire)
+        await h.send("dump", #"{"id":"d64","format":"mfd64"}"#)
+        let unsupported = await h.response("dump", count: 5)
+        #expect(unsupported["status"] == "error", "\(unsupported)")
+        #expect(unsupported["error"]?["code"] == "unsupported", "\(unsupported)")
+        let message = try #require(unsupported["error"]?["message"]?.stringValue)
+        #expect(message.contains("cannot be exported as mfd64"), "\(message)")
+        #expect(!message.hasSuffix("use mfd") && message.contains("use flipper"), "\(message)")
+        // Still serving: the same card in a format the hint named.
+        let flipper = try await dumpFile(h, id: "df", #"{"id":"df","format":"flipper"}"#, count: 6)
+        #expect(String(decoding: flipper.bytes, as: UTF8.self).hasPrefix("Filetype: Flipper NFC device"))
+        await h.stop()
+    }
 }

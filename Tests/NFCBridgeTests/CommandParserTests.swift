@@ -81,8 +81,54 @@ import Testing
 
     @Test func dumpFormats() throws {
         #expect(try request("dump", #"{"id":"d"}"#).action == .dump(format: .json))
-        for format in DumpFileFormat.allCases {
+        for format in ExportFormat.allCases {
             #expect(try request("dump", #"{"id":"d","format":"\#(format.rawValue)"}"#).action == .dump(format: format))
+        }
+        // Every name of the export table, spelled out: MQTT takes what `nfcbridge export` takes.
+        let names = ["flipper", "pm3", "pm3json", "pm3key", "eml", "mfd", "mfd64", "json", "hex", "bin"]
+        #expect(ExportFormat.allCases.map(\.rawValue) == names)
+        for name in names {
+            let action = try request("dump", #"{"id":"d","format":"\#(name)"}"#).action
+            #expect(action == .dump(format: try #require(ExportFormat(rawValue: name)), partial: false), "\(name)")
+        }
+        let unknown = rejection("dump", #"{"id":"d","format":"mfd128"}"#)
+        #expect(unknown?.error.code == .invalidRequest)
+        #expect(unknown?.error.message == "format: must be one of " + names.joined(separator: ", "))
+        #expect(unknown?.id == "d")
+        let notString = rejection("dump", #"{"id":"d","format":7}"#)
+        #expect(notString?.error.code == .invalidRequest)
+        #expect(notString?.error.message.hasPrefix("format:") == true)
+    }
+
+    /// `partial` is a strict boolean, and only for the formats with fixed places for pages or blocks
+    /// (the CLI's `--partial`).
+    @Test func dumpPartial() throws {
+        for name in ["pm3", "pm3json", "eml", "mfd", "mfd64"] {
+            let format = try #require(ExportFormat(rawValue: name))
+            #expect(format.takesPartial)
+            #expect(try request("dump", #"{"id":"d","format":"\#(name)","partial":true}"#).action
+                == .dump(format: format, partial: true))
+            #expect(try request("dump", #"{"id":"d","format":"\#(name)","partial":false}"#).action
+                == .dump(format: format, partial: false))
+        }
+        for name in ["flipper", "pm3key", "json", "hex", "bin"] {
+            let format = try #require(ExportFormat(rawValue: name))
+            #expect(!format.takesPartial)
+            let refused = rejection("dump", #"{"id":"d","format":"\#(name)","partial":true}"#)
+            #expect(refused?.error.code == .invalidRequest, "\(name)")
+            #expect(refused?.error.message
+                == "partial: applies to format pm3, pm3json, eml, mfd and mfd64 only (format is \(name))", "\(name)")
+            #expect(refused?.id == "d")
+            // false asks for nothing, so it is taken with any format.
+            #expect(try request("dump", #"{"id":"d","format":"\#(name)","partial":false}"#).action
+                == .dump(format: format, partial: false))
+        }
+        // Without a format, the default json does not take partial.
+        #expect(rejection("dump", #"{"id":"d","partial":true}"#)?.error.message.hasPrefix("partial: applies to") == true)
+        for wrong in [#""true""#, "1", "null", "[true]", #"{"x":1}"#] {
+            let refused = rejection("dump", #"{"id":"d","format":"mfd","partial":\#(wrong)}"#)
+            #expect(refused?.error.code == .invalidRequest, "\(wrong)")
+            #expect(refused?.error.message == "partial: must be true or false", "\(wrong)")
         }
     }
 

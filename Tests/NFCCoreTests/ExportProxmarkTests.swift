@@ -333,6 +333,49 @@ import Testing
         }
     }
 
+    /// The refusal of a dump that `mfd` cannot hold either (DESFire files, FeliCa and ISO 15693 blocks)
+    /// names only formats of the table that hold it — never `mfd` — and every one of them writes it.
+    @Test(arguments: [
+        TagDump(cardInfo: CardInfo(type: .mifareDesfireEV1, uid: [0x04, 1, 2, 3, 4, 5, 6]),
+                files: [FileData(identifier: [0x01, 0x00, 0x00, 0x01], data: [0xCA, 0xFE], name: "000001/01")]),
+        TagDump(cardInfo: CardInfo(type: .felicaLite, uid: [1, 2, 3, 4, 5, 6, 7, 8]),
+                blocks: (0..<4).map { Block(number: $0, data: [UInt8](repeating: UInt8($0), count: 16)) }),
+        TagDump(cardInfo: CardInfo(type: .iso15693_ICODE_SLIX, uid: [0xE0, 4, 1, 2, 3, 4, 5, 6]),
+                blocks: (0..<28).map { Block(number: $0, data: [UInt8(truncatingIfNeeded: $0), 0, 0, 0]) }),
+    ])
+    func refusalNamesOnlyFormatsThatHoldTheDump(dump: TagDump) throws {
+        let error = #expect(throws: NFCError.self) { try dump.exportLibNFCMFD64() }
+        #expect(error?.code == "unsupported")
+        let message = try #require(error?.message)
+        let parts = message.components(separatedBy: ": use ")
+        #expect(parts.count == 2, "\(message)")
+        let named = (parts.last ?? "").replacingOccurrences(of: " or ", with: ", ").components(separatedBy: ", ")
+        #expect(!named.contains("mfd"), "\(message)")
+        #expect(named.contains("json"), "\(message)")
+        for name in named {
+            let format = try #require(ExportFormat(rawValue: name), "\(name) in \(message)")
+            #expect(format != .mfd64)
+            #expect(throws: Never.self, "\(name) in \(message)") { try format.render(dump) }
+        }
+        // And every other format of the table refuses it: the hint leaves none out.
+        for format in ExportFormat.allCases where format != .mfd64 && !named.contains(format.rawValue) {
+            #expect(throws: NFCError.self, "\(format.rawValue) for \(dump.cardInfo.type)") { try format.render(dump) }
+        }
+    }
+
+    /// A DESFire dump without the application walk (a JSON import) has no Flipper file: the MFD and
+    /// Proxmark3 refusals then name json alone, not flipper.
+    @Test func desfireRefusalNamesFlipperOnlyWhenItHoldsTheDump() throws {
+        let dump = TagDump(cardInfo: CardInfo(type: .mifareDesfireEV1, uid: [0x04, 1, 2, 3, 4, 5, 6]),
+                           files: [FileData(identifier: [0x01, 0x00, 0x00, 0x01], data: [0xCA, 0xFE], name: "000001/01")])
+        #expect(throws: NFCError.self) { try dump.exportFlipperNFC() }
+        for export in [{ try dump.exportLibNFCMFD() }, { try dump.exportProxmark3MFU() }] {
+            let error = #expect(throws: NFCError.self) { try export() }
+            #expect(error?.code == "unsupported")
+            #expect(error?.message.hasSuffix("(applications and files): use json") == true, "\(error?.message ?? "")")
+        }
+    }
+
     /// Pages 0–15 must all be there (the rest of the memory may be missing: it is not in the file).
     @Test func partialBelowPage16IsRefused() throws {
         let dump = DumpBoundsTests.pageDump(.mifareUltralightC, 0..<10)

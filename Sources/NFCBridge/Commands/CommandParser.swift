@@ -36,7 +36,7 @@ public enum CommandParser {
         .write: commonFields.union(["records", "ndef_hex", "password"]),
         .format: commonFields.union(["password"]),
         .lock: commonFields.union(["confirm", "password"]),
-        .dump: commonFields.union(["format"]),
+        .dump: commonFields.union(["format", "partial"]),
         .cancel: ["id", "transaction"],
         .writeBlocks: commonFields.union(WriteBlocksRequest.fields),
     ]
@@ -134,15 +134,22 @@ public enum CommandParser {
             }
             request.action = .lock(uid: target, password: try password(object["password"]))
         case .dump:
-            var format = DumpFileFormat.json
+            var format = ExportFormat.json
             if let value = object["format"] {
-                guard let text = value.stringValue, let parsed = DumpFileFormat(rawValue: text) else {
-                    let names = DumpFileFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw .invalid("format", "must be one of \(names)")
+                guard let text = value.stringValue, let parsed = ExportFormat(rawValue: text) else {
+                    throw .invalid("format", "must be one of \(ExportFormat.names(separator: ", "))")
                 }
                 format = parsed
             }
-            request.action = .dump(format: format)
+            var partial = false
+            if let value = object["partial"] {
+                guard let flag = value.boolValue else { throw .invalid("partial", "must be true or false") }
+                guard !flag || format.takesPartial else {
+                    throw .invalid("partial", "applies to format \(ExportFormat.partialFormatNames) only (format is \(format.rawValue))")
+                }
+                partial = flag
+            }
+            request.action = .dump(format: format, partial: partial)
         case .cancel:
             break
         case .writeBlocks:

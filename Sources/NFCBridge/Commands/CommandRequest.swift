@@ -54,8 +54,9 @@ public enum CommandAction: Sendable, Equatable {
     case format(password: [UInt8]?)
     /// Lock the tag, which must be `uid` (the request's `confirm`, equal to its `uid`).
     case lock(uid: [UInt8], password: [UInt8]?)
-    /// Dump the tag and export it in `format`.
-    case dump(format: DumpFileFormat)
+    /// Dump the tag and export it in `format`; `partial` lets a format that ``ExportFormat/takesPartial``
+    /// write a dump read only in part (up to the first page or block not read).
+    case dump(format: ExportFormat, partial: Bool = false)
     /// Cancel the queued or waiting request with this id.
     case cancel
     /// Write raw MIFARE Classic `blocks` with `key` as key `keyType`; sector trailers only with

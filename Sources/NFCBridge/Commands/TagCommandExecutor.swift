@@ -50,8 +50,8 @@ public struct TagCommandExecutor: CommandExecuting {
             return try await run { () throws(TagOperationError) in
                 Self.data(try await TagOperations.lock(transport, info: info, expectedUID: uid, password: password))
             }
-        case let .dump(format):
-            return try await dump(info: info, transport: transport, format: format)
+        case let .dump(format, partial):
+            return try await dump(info: info, transport: transport, format: format, partial: partial)
         case let .writeBlocks(blocks, key, keyType, allowTrailer):
             return try await run { () throws(TagOperationError) in
                 Self.data(try await ClassicBlockWriter.write(
@@ -72,8 +72,8 @@ public struct TagCommandExecutor: CommandExecuting {
         }
     }
 
-    private func dump(info: CardInfo, transport: any TagTransport, format: DumpFileFormat) async throws(CommandError)
-        -> [String: JSONValue]
+    private func dump(info: CardInfo, transport: any TagTransport, format: ExportFormat, partial: Bool)
+        async throws(CommandError) -> [String: JSONValue]
     {
         let dump: TagDump
         do {
@@ -94,17 +94,17 @@ public struct TagCommandExecutor: CommandExecuting {
         } else {
             let bytes: [UInt8]
             do {
-                bytes = try format.export(dump)
+                bytes = try format.render(dump, partial: partial)
             } catch let error as NFCError where error.errorCode == .partialDump {
-                // A tag read only in part (AUTH0): mfd and pm3 cannot mark the pages not read.
+                // A tag read only in part (AUTH0), without `partial`: pm3, mfd, … cannot mark the pages not read.
                 throw CommandError(.partialDump, "a \(info.type) dump cannot be exported as \(format.rawValue): \(error.message)")
             } catch {
                 let reason = (error as? NFCError)?.message ?? "\(error)"
                 throw CommandError(.unsupported, "a \(info.type) dump cannot be exported as \(format.rawValue): \(reason)")
             }
             data.file = Data(bytes).base64EncodedString()
-            data.fileName = dump.exportBaseName + format.file.suffix
-            data.contentType = format.file.contentType
+            data.fileName = dump.exportBaseName + format.fileSuffix
+            data.contentType = format.contentType
         }
         return JSONValueEncoder.members(of: data)
     }
@@ -201,7 +201,7 @@ public struct TagCommandExecutor: CommandExecuting {
     struct DumpResult: Encodable {
         var uid: [UInt8]
         var cardType: String
-        var format: DumpFileFormat
+        var format: ExportFormat
         var dump: JSONValue?
         var file: String?
         var fileName: String?

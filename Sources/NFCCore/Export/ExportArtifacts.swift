@@ -21,31 +21,13 @@ extension TagDump {
     /// `<base>-key.bin` (Proxmark3 keys) and `<base>.eml`. Exports that fail (no pages, a page that is
     /// not 4 bytes, a partial dump) are left out rather than failing the whole set.
     public func exportAll() throws -> [ExportArtifact] {
-        let base = exportBaseName
-        var artifacts = [
-            ExportArtifact(fileName: base + ".txt", contentType: "text/plain", data: Array(exportHex().utf8)),
-            ExportArtifact(fileName: base + ".json", contentType: "application/json", data: Array(try exportJSON().utf8)),
-            ExportArtifact(fileName: base + ".bin", contentType: "application/octet-stream", data: exportBinary()),
-        ]
-        if let mfd = try? exportLibNFCMFD() {
-            artifacts.append(ExportArtifact(fileName: base + ".mfd", contentType: "application/octet-stream", data: mfd))
+        func artifact(_ format: ExportFormat, _ data: [UInt8]) -> ExportArtifact {
+            ExportArtifact(fileName: exportBaseName + format.fileSuffix, contentType: format.contentType, data: data)
         }
-        if let flipper = try? exportFlipperNFC() {
-            artifacts.append(ExportArtifact(fileName: base + ".nfc", contentType: "text/plain", data: Array(flipper.utf8)))
-        }
-        if let proxmark = try? exportProxmark3MFU() {
-            artifacts.append(
-                ExportArtifact(fileName: base + "-proxmark3.bin", contentType: "application/octet-stream", data: proxmark))
-        }
-        if let proxmarkJSON = try? exportProxmark3JSON() {
-            artifacts.append(
-                ExportArtifact(fileName: base + "-proxmark3.json", contentType: "application/json", data: Array(proxmarkJSON.utf8)))
-        }
-        if let keys = try? exportProxmark3Keys() {
-            artifacts.append(ExportArtifact(fileName: base + "-key.bin", contentType: "application/octet-stream", data: keys))
-        }
-        if let eml = try? exportProxmark3EML() {
-            artifacts.append(ExportArtifact(fileName: base + ".eml", contentType: "text/plain", data: Array(eml.utf8)))
+        // File names and content types from the one table (ExportFormat), as the MQTT dump names them.
+        var artifacts = try [ExportFormat.hex, .json, .bin].map { artifact($0, try $0.render(self)) }
+        for format in [ExportFormat.mfd, .flipper, .pm3, .pm3json, .pm3key, .eml] {
+            if let data = try? format.render(self) { artifacts.append(artifact(format, data)) }
         }
         return artifacts
     }

@@ -81,8 +81,10 @@ public struct DESFireFamily: TagFamily {
         case .flipper:
             return Array(try DESFireFlipperExport.export(dump).utf8)
         case .mfd, .proxmark3:
+            // Flipper is named only when it holds this dump (not a DESFire Light, not a JSON import without the walk).
+            let hint = (try? DESFireFlipperExport.export(dump)) != nil ? "use json or flipper" : "use json"
             throw NFCError.unsupportedOperation(
-                "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(name) dump (applications and files): use json or flipper")
+                "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(name) dump (applications and files): \(hint)")
         case .proxmark3JSON, .proxmark3Keys, .eml:
             throw format.cannotHold(dump, what: "page or block images")
         }

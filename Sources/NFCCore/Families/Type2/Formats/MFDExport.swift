@@ -40,12 +40,14 @@ extension TagDump {
     /// A dump missing one of pages 0–15 is refused with ``NFCError/partialDump(_:)`` unless `partial`,
     /// as for ``exportLibNFCMFD(partial:)``.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for products that answer GET_VERSION (their MFD
-    ///   is the whole memory: `mfd`) and for other families; ``NFCError/malformedDump(_:)`` as for `mfd`.
+    ///   is the whole memory: the hint names `mfd`) and for other families (the hint names the formats
+    ///   that hold the dump, ``ExportFormat/hint(for:refused:preferred:)``); ``NFCError/malformedDump(_:)``
+    ///   as for `mfd`.
     public func exportLibNFCMFD64(partial: Bool = false) throws -> [UInt8] {
         guard let product = Type2Product.forType(cardInfo.type), !product.features.contains(.getVersion) else {
             throw NFCError.unsupportedOperation(
                 "the 64-byte libnfc MFD is for tags without GET_VERSION (MIFARE Ultralight, Ultralight C, NTAG203); "
-                    + "\(cardInfo.type.description) dumps: use mfd")
+                    + "\(cardInfo.type.description) dumps: \(ExportFormat.hint(for: self, refused: .mfd64, preferred: [.mfd]))")
         }
         let image = try Type2PageImage(
             self, unsupportedMessage: "libnfc MFD export is currently available only for page-based Type 2 style dumps.")
