@@ -2,6 +2,10 @@ import NFCCore
 import PN532Sim
 import Testing
 
+/// What the import's message says each ATQB field is.
+private let applicationDataMeaning = "(the ATQB's Application Data, ISO/IEC 14443-3 §7.9.3)"
+private let protocolInfoMeaning = "(the ATQB's Protocol Info, ISO/IEC 14443-3 §7.9.4)"
+
 /// An ISO 14443-B card's ATQB fields in the dump JSON: `applicationData` and `protocolInfo` written as
 /// hex (the scan report's keys), read back by the JSON import, and refused when malformed.
 @Suite struct TypeBDumpJSONTests {
@@ -59,12 +63,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("applicationData", "00E2AF", "applicationData '00E2AF' is not 4 bytes (the ATQB's Application Data, ISO/IEC 14443-3 §7.9.3)"),
-        ("applicationData", "00E2AF0102", "applicationData '00E2AF0102' is not 4 bytes (the ATQB's Application Data, ISO/IEC 14443-3 §7.9.3)"),
-        ("applicationData", "", "applicationData '' is not 4 bytes (the ATQB's Application Data, ISO/IEC 14443-3 §7.9.3)"),
+        ("applicationData", "00E2AF", "applicationData '00E2AF' is not 4 bytes \(applicationDataMeaning)"),
+        ("applicationData", "00E2AF0102", "applicationData '00E2AF0102' is not 4 bytes \(applicationDataMeaning)"),
+        ("applicationData", "", "applicationData '' is not 4 bytes \(applicationDataMeaning)"),
         ("applicationData", "00E2AFZZ", "applicationData '00E2AFZZ' is not hex"),
-        ("protocolInfo", "0081", "protocolInfo '0081' is not 3 bytes (the ATQB's Protocol Info, ISO/IEC 14443-3 §7.9.4)"),
-        ("protocolInfo", "00817500", "protocolInfo '00817500' is not 3 bytes (the ATQB's Protocol Info, ISO/IEC 14443-3 §7.9.4)"),
+        ("protocolInfo", "0081", "protocolInfo '0081' is not 3 bytes \(protocolInfoMeaning)"),
+        ("protocolInfo", "00817500", "protocolInfo '00817500' is not 3 bytes \(protocolInfoMeaning)"),
         ("protocolInfo", "00817G", "protocolInfo '00817G' is not hex"),
     ])
     func aMalformedATQBFieldIsRefused(key: String, value: String, message: String) throws {
