@@ -9,11 +9,12 @@ extension TagDump {
     /// Upstream keys: `blocks`, `capabilities` (the summary's: inferred when the dump stores none),
     /// `cardFamily`, `cardType`, `facts`, `files`, `ndefHex` (when there is a message), `pages`,
     /// `parsedNDEF` (when it parses), `technicalSummary`, `uid`, `userSummary`.
-    /// Additive keys, each only when known: `atqa`, `sak`, `ats`, `applicationData`, `protocolInfo`
-    /// (an ISO 14443-B card's ATQB fields), `product`, `version`, `pmm`, `systemCode`, `probes` (when not empty), `capabilitiesInferred` (true when the dump stores no
+    /// Additive keys, each only when known: `atqa`, `sak`, `ats`, `product`, `version`, `pmm`,
+    /// `systemCode`, `probes` (when not empty), `capabilitiesInferred` (true when the dump stores no
     /// capabilities), and the family's typed data, as its ``FamilyDumpPayload`` writes it (Type 2 chip
     /// data: `signature`, `counters`, `tearing`, `pagesTotal`; Classic: `trailerGaps`; Type 4 and FeliCa:
     /// `ndefWritable`) — the keys ``TagFamily/jsonFamilyData(of:)`` names.
+    /// An ISO 14443-B card's ATQB fields are two more additive keys, `applicationData` and `protocolInfo`.
     /// - Throws: ``NFCError/invalidArgument(_:)`` if Foundation cannot encode (not expected).
     public func exportJSON(prettyPrinted: Bool = true) throws -> String {
         let document = jsonDocument
