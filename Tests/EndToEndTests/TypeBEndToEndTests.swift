@@ -45,6 +45,26 @@ import TestSupport
         #expect(record?["uri"] as? String == "https://example.com/b", "\(report)")
     }
 
+    /// `dump --format json` of the B card carries the ATQB fields, and `export --from` / `import` of
+    /// that file give the same bytes back.
+    @Test func theJSONDumpKeepsTheATQBFieldsThroughExportAndImport() throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let dump = try nfcbridge(["dump", "--format", "json", "--timeout", "20"], on: simulator)
+        #expect(dump.status == 0, "\(dump.err)")
+        let object = try #require(jsonObject(dump.out), "\(dump.out)")
+        #expect(object["uid"] as? String == Self.pupi)
+        #expect(object["applicationData"] as? String == "00E2AF01", "\(dump.out)")
+        #expect(object["protocolInfo"] as? String == "008175", "\(dump.out)")
+        let cli = Binaries.path("nfcbridge")
+        let exported = try runProcess(cli, ["export", "--from", "-", "--format", "json"], input: dump.stdout)
+        #expect(exported.status == 0, "\(exported.err)")
+        #expect(exported.out == dump.out)
+        let imported = try runProcess(cli, ["import", "-"], input: dump.stdout)
+        #expect(imported.status == 0, "\(imported.err)")
+        #expect(imported.out == dump.out + "\n")
+    }
+
     @Test func writeThenReadBackThroughTheSimulatorAndTheScan() throws {
         let simulator = try SimulatorProcess(scenario: Self.scenario)
         defer { simulator.stop() }
@@ -109,6 +129,8 @@ import TestSupport
         let eventDump = event.object?["dump"] as? [String: Any]
         #expect(eventDump?["uid"] as? String == Self.pupi, "\(event.payloadString ?? "")")
         #expect(eventDump?["cardFamily"] as? String == "NFC Forum Type 4")
+        #expect(eventDump?["applicationData"] as? String == "00E2AF01", "\(event.payloadString ?? "")")
+        #expect(eventDump?["protocolInfo"] as? String == "008175")
 
         try await h.request("write", #"{"id":"w","records":[{"uri":"https://example.com/b/written"}]}"#)
         let written = await h.final("write", id: "w")
@@ -123,6 +145,8 @@ import TestSupport
         #expect(dump?["uid"] as? String == Self.pupi)
         #expect(dump?["cardType"] as? String == "NFC Forum Type 4 Tag")
         #expect(dump?["ndefHex"] as? String == ndef, "\(reply.payloadString ?? "")")
+        #expect(dump?["applicationData"] as? String == "00E2AF01")
+        #expect(dump?["protocolInfo"] as? String == "008175")
 
         try h.control(["cmd": "remove", "id": "card"])
         let removed = await h.next { $0.topic == "nfc/e2e/event/removed" }

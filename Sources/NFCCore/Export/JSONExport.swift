@@ -14,6 +14,7 @@ extension TagDump {
     /// capabilities), and the family's typed data, as its ``FamilyDumpPayload`` writes it (Type 2 chip
     /// data: `signature`, `counters`, `tearing`, `pagesTotal`; Classic: `trailerGaps`; Type 4 and FeliCa:
     /// `ndefWritable`) — the keys ``TagFamily/jsonFamilyData(of:)`` names.
+    /// An ISO 14443-B card's ATQB fields are two more additive keys, `applicationData` and `protocolInfo`.
     /// - Throws: ``NFCError/invalidArgument(_:)`` if Foundation cannot encode (not expected).
     public func exportJSON(prettyPrinted: Bool = true) throws -> String {
         let document = jsonDocument
@@ -51,12 +52,14 @@ extension TagDump {
             technicalSummary: summary.technicalSummary,
             uid: cardInfo.uid.hexString,
             userSummary: summary.userSummary,
+            applicationData: cardInfo.applicationData?.hexString,
             atqa: cardInfo.atqa?.hexString,
             ats: cardInfo.ats?.hexString,
             capabilitiesInferred: capabilities.isEmpty ? true : nil,
             pmm: cardInfo.pmm?.hexString,
             probes: cardInfo.probes.isEmpty ? nil : cardInfo.probes,
             product: cardInfo.product?.name,
+            protocolInfo: cardInfo.protocolInfo?.hexString,
             sak: cardInfo.sak?.hexString,
             systemCode: cardInfo.systemCode?.hexString,
             version: cardInfo.version?.hexString
@@ -117,12 +120,14 @@ struct DumpJSONDocument: Codable {
     var userSummary: String?
 
     // Additive (NFCBridge). The family's own keys are its payload's (``FamilyDumpPayload``).
+    var applicationData: String?
     var atqa: String?
     var ats: String?
     var capabilitiesInferred: Bool?
     var pmm: String?
     var probes: [String]?
     var product: String?
+    var protocolInfo: String?
     var sak: String?
     var systemCode: String?
     var version: String?

@@ -7,8 +7,8 @@ extension TagDump {
     /// (``TagFamily/familyData(fromJSON:dump:)``);
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
-    /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex,
-    ///   or the card type or a capability is unknown.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
+    ///   (or an ATQB field not its length), or the card type or a capability is unknown.
     public static func importJSON(_ bytes: [UInt8]) throws -> TagDump {
         let document: DumpJSONDocument
         do {
@@ -29,6 +29,12 @@ extension TagDump {
             let byte = try hex(text, "sak")
             guard byte.count == 1 else { throw NFCError.malformedDump("sak '\(text)' is not one byte") }
             return byte[0]
+        }
+        let applicationData = try document.applicationData.map {
+            try hex($0, "applicationData", count: 4, meaning: "the ATQB's Application Data, ISO/IEC 14443-3 §7.9.3")
+        }
+        let protocolInfo = try document.protocolInfo.map {
+            try hex($0, "protocolInfo", count: 3, meaning: "the ATQB's Protocol Info, ISO/IEC 14443-3 §7.9.4")
         }
         var dump = TagDump(
             cardInfo: CardInfo(
@@ -53,6 +59,8 @@ extension TagDump {
             facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
             capabilities: document.capabilitiesInferred == true ? [] : stored
         )
+        dump.cardInfo.applicationData = applicationData
+        dump.cardInfo.protocolInfo = protocolInfo
         // The family's typed data, from its additive keys (or, in a file written without them, from the
         // memory): the card's own family first, then any other whose keys the file holds.
         let owner = TagFamilies.family(for: type)
@@ -67,6 +75,15 @@ extension TagDump {
 
     private static func hex(_ text: String, _ field: String) throws -> [UInt8] {
         guard let bytes = [UInt8](hex: text) else { throw NFCError.malformedDump("\(field) '\(text)' is not hex") }
+        return bytes
+    }
+
+    /// ``hex(_:_:)`` of a field with a fixed length; `meaning` says what the field is, for the message.
+    private static func hex(_ text: String, _ field: String, count: Int, meaning: String) throws -> [UInt8] {
+        let bytes = try hex(text, field)
+        guard bytes.count == count else {
+            throw NFCError.malformedDump("\(field) '\(text)' is not \(count) bytes (\(meaning))")
+        }
         return bytes
     }
 }

@@ -60,21 +60,23 @@ struct ClassicBlockImage {
     /// The blocks a fixed-offset image (MFD, Proxmark3 `hf mf` dump, `.eml`) of this dump is written
     /// with: every block of the layout when all were read; else, with `partial`, the whole sectors
     /// before the sector of the first block not read (nothing is written for blocks not read, never
-    /// zeros); without `partial`, ``NFCError/partialDump(_:)`` naming that block and its sector.
-    /// `format` names the file in the message ("an MFD file").
+    /// zeros); without `partial`, ``NFCError/partialDump(_:)`` naming that block and its sector
+    /// (``FixedImageCut``). `format` names the file in the message ("an MFD file").
     func readBlockCount(partial: Bool, format: String) throws -> Int {
-        guard let missing = firstUnreadBlock else { return layout.totalBlocks }
-        let sector = layout.sector(ofBlock: missing) ?? 0
-        let cut = layout.firstBlock(ofSector: sector) ?? 0
-        guard partial, cut > 0 else {
-            throw NFCError.partialDump(
-                "block \(missing) (sector \(sector)) of \(layout.totalBlocks) was not read; \(format) has no mark for "
-                    + "unread blocks and would hold zeros there (written back to a card, a trailer of zeros locks its sector)"
-                    + (cut > 0 ? ". Export only sectors 0–\(sector - 1) (partial), or use JSON or Flipper .nfc"
-                        : ", and sector 0 is incomplete: nothing to write. Use JSON or Flipper .nfc"))
+        try Self.cut.unitCount(total: layout.totalBlocks, firstUnread: firstUnreadBlock, partial: partial, format: format) {
+            // A sector is written whole or not at all: the image stops at the first block of the
+            // sector holding the block not read.
+            let sector = layout.sector(ofBlock: $0) ?? 0
+            return FixedImageCut.Cut(
+                units: layout.firstBlock(ofSector: sector) ?? 0, parts: sector, location: " (sector \(sector))")
         }
-        return cut
     }
+
+    /// A block image is cut at a sector's first block; zeros in a trailer are keys and access bits
+    /// that lock the sector for good.
+    private static let cut = FixedImageCut(
+        unit: "block", part: "sector", emptyPart: "incomplete",
+        risk: "written back to a card, a trailer of zeros locks its sector")
 
     /// Blocks 0 ..< `count`, 16 bytes each, the trailer parts the dump does not know as zeros (the
     /// MFD convention: `nfc-mfclassic` writes zeros for the key it did not use).

@@ -65,18 +65,17 @@ struct Type2PageImage {
     /// The page count a fixed-offset image (MFD, Proxmark3 MFU) of this dump is written with:
     /// `count` when every page below it is there; else, with `partial`, the pages before the first one
     /// missing (nothing is written for pages not read, never zeros); without `partial`,
-    /// ``NFCError/partialDump(_:)`` naming that page. `format` names the file in the message.
+    /// ``NFCError/partialDump(_:)`` naming that page (``FixedImageCut``). `format` names the file in the message.
     func readPageCount(_ count: Int, partial: Bool, format: String) throws -> Int {
-        guard let missing = firstMissingPage(below: count) else { return count }
-        guard partial, missing > 0 else {
-            throw NFCError.partialDump(
-                "page \(missing) of \(count) was not read; \(format) has no mark for unread pages and would hold zeros "
-                    + "there (written back to a tag they overwrite its data and configuration)"
-                    + (missing > 0 ? ". Export only pages 0–\(missing - 1) (partial), or use JSON or Flipper .nfc"
-                        : ", and page 0 is missing: nothing to write. Use JSON or Flipper .nfc"))
+        try Self.cut.unitCount(total: count, firstUnread: firstMissingPage(below: count), partial: partial, format: format) {
+            FixedImageCut.Cut(units: $0, parts: $0)
         }
-        return missing
     }
+
+    /// A page image is cut at the first page not read; zeros there would overwrite data and, in the
+    /// last pages, the configuration (AUTH0, ACCESS, PWD).
+    private static let cut = FixedImageCut(
+        unit: "page", part: "page", emptyPart: "missing", risk: "written back to a tag they overwrite its data and configuration")
 
     /// Pages 0 ..< `count`, missing pages as `00 00 00 00` (only the Flipper file writes them: its
     /// `Pages read` line marks them unread).
