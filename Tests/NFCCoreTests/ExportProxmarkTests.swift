@@ -363,6 +363,13 @@ import Testing
         }
     }
 
+    /// Every format of the table has its own file name: the files of one tag never overwrite each other.
+    @Test func everyFormatHasItsOwnFileSuffix() {
+        let suffixes = ExportFormat.allCases.map(\.fileSuffix)
+        #expect(Set(suffixes).count == suffixes.count, "\(suffixes)")
+        #expect(ExportFormat.mfd.fileSuffix == ".mfd" && ExportFormat.mfd64.fileSuffix == "-64.mfd")
+    }
+
     /// A DESFire dump without the application walk (a JSON import) has no Flipper file: the MFD and
     /// Proxmark3 refusals then name json alone, not flipper.
     @Test func desfireRefusalNamesFlipperOnlyWhenItHoldsTheDump() throws {

@@ -41,7 +41,9 @@ public enum ExportFormat: String, Sendable, CaseIterable, Codable {
         case .pm3json: "-proxmark3.json"
         case .pm3key: "-key.bin"
         case .eml: ".eml"
-        case .mfd, .mfd64: ".mfd"
+        case .mfd: ".mfd"
+        // Its own name: a client saving both MFD files of one tag must not overwrite one with the other.
+        case .mfd64: "-64.mfd"
         case .hex: ".txt"
         case .bin: ".bin"
         }
