@@ -139,7 +139,8 @@ public final class PCSCReaderEmulation {
 
     /// ISO/IEC 14443-4 cards get the APDU as it is; other cards do not know classes other than FF.
     private func passThrough(_ apdu: [UInt8], to card: PlacedTag) -> [UInt8] {
-        guard card.tag.target.isISODEP, let isoDEP = card.tag as? ISODEPVirtualTag else {
+        let target = card.tag.target
+        guard target.isISODEP || target.speaksISODEPOverB, let isoDEP = card.tag as? ISODEPVirtualTag else {
             return PCSCStatusWord.classNotSupported.bytes
         }
         guard reach(card) else { return PCSCStatusWord.failed.bytes }
