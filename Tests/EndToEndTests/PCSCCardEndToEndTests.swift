@@ -40,13 +40,22 @@ func pcscJSON(_ text: String) throws -> [String: Any] {
 }
 
 extension PCSCEndToEndTests {
-    /// The tag kinds a PC/SC reader and a PN532 both reach, for the parity checks.
-    static let parityKinds = ["ntag215", "ntag213", "ultralight_ev1_11", "classic_1k", "classic_4k", "classic_mini", "type4", "desfire_ev2"]
+    /// The tag kinds a PC/SC reader and a PN532 both reach, for the parity checks: ISO 14443-A, FeliCa
+    /// (PMm and system code from a Polling through the transparent session) and ISO 14443-B (the ATQB
+    /// fields from the ATR).
+    static let parityKinds = [
+        "ntag215", "ntag213", "ultralight_ev1_11", "classic_1k", "classic_4k", "classic_mini", "type4", "desfire_ev2",
+        "felica_lite_s", "type4_b",
+    ]
+
+    /// What a parity tag carries beyond ``ScanCommandTests/tagDefinition(kind:id:)`` (which gives
+    /// `type4_b` no NDEF message).
+    static let parityExtras = ["type4_b": ", uid: 1A2B3C4D, ndef: [{uri: 'https://example.com/type4_b'}]"]
 
     /// `scan` through pcscd gives the same card type, product, UID and NDEF as `scan` through libnfc and
     /// the PN532 for the same scenario tag.
     @Test(arguments: parityKinds) func scanMatchesTheLibNFCPath(_ kind: String) throws {
-        let scenario = pcscScenario(kind: kind)
+        let scenario = pcscScenario(kind: kind, extra: Self.parityExtras[kind] ?? "")
         let pcsc = try PCSCCard(scenario: scenario)
         defer { pcsc.stop() }
         let pn532 = try SimulatorProcess(scenario: scenario)
@@ -56,19 +65,22 @@ extension PCSCEndToEndTests {
         #expect(viaPCSC.status == 0, "\(viaPCSC.err)")
         #expect(viaLibNFC.status == 0, "\(viaLibNFC.err)")
         let (a, b) = (try pcscJSON(viaPCSC.out), try pcscJSON(viaLibNFC.out))
-        for key in ["cardType", "cardFamily", "product", "uid"] {
+        for key in ["cardType", "cardFamily", "product", "uid", "pmm", "systemCode", "applicationData", "protocolInfo"] {
             #expect(a[key] as? String == b[key] as? String, "\(kind) \(key): pcsc \(a) libnfc \(b)")
         }
         #expect(a["cardType"] != nil)
+        if kind == "felica_lite_s" { #expect(a["cardType"] as? String == "FeliCa Lite-S" && a["pmm"] != nil, "\(a)") }
+        if kind == "type4_b" { #expect(a["cardType"] as? String == "NFC Forum Type 4 Tag" && a["uid"] as? String == "1A2B3C4D", "\(a)") }
         #expect((a["ndef"] as? [String: Any])?["hex"] as? String == (b["ndef"] as? [String: Any])?["hex"] as? String, "\(kind)")
     }
 
     /// `dump` through pcscd gives the same JSON dump as through libnfc: NTAG215 (135 pages), Classic 1K
-    /// with its keys (sector 1 under its own keys), Type 4, DESFire EV2. The reader here also answers
-    /// ATQA and SAK (`FF CA 02` / `03`), so even those fields match.
-    @Test(arguments: ["ntag215", "classic_1k", "type4", "desfire_ev2"]) func dumpMatchesTheLibNFCPath(_ kind: String) throws {
+    /// with its keys (sector 1 under its own keys), Type 4, DESFire EV2, FeliCa Lite-S, the type B Type 4
+    /// card. The reader here also answers ATQA and SAK (`FF CA 02` / `03`), so even those fields match.
+    @Test(arguments: ["ntag215", "classic_1k", "type4", "desfire_ev2", "felica_lite_s", "type4_b"])
+    func dumpMatchesTheLibNFCPath(_ kind: String) throws {
         let keys = kind == "classic_1k" ? ", keys: [{sector: 1, a: A0A1A2A3A4A5, b: B0B1B2B3B4B5}], blocks: {4: 00112233445566778899AABBCCDDEEFF}" : ""
-        let scenario = pcscScenario(kind: kind, extra: keys)
+        let scenario = pcscScenario(kind: kind, extra: keys + (Self.parityExtras[kind] ?? ""))
         let pcsc = try PCSCCard(scenario: scenario, arguments: ["--pcsc-get-data-atqa-sak"])
         defer { pcsc.stop() }
         let pn532 = try SimulatorProcess(scenario: scenario)
@@ -84,11 +96,12 @@ extension PCSCEndToEndTests {
         if kind == "desfire_ev2" { #expect(viaPCSC.out.contains(#""value":"ISO 7816 wrapped""#), "\(viaPCSC.out)") }
         if kind == "classic_1k" { #expect(viaPCSC.out.contains("00112233445566778899AABBCCDDEEFF"), "\(viaPCSC.out)") }
         if kind == "ntag215" { #expect(viaPCSC.out.contains("135"), "\(viaPCSC.out)") }
+        if kind == "type4_b" { #expect(viaPCSC.out.contains(#""protocolInfo":"008175""#), "\(viaPCSC.out)") }
     }
 
     /// NDEF written through pcscd is read back through pcscd, and is in the tag's memory (the
-    /// simulator's `dump`): Type 2 and Type 4.
-    @Test(arguments: ["ntag215", "type4"]) func ndefWriteAndReadBack(_ kind: String) throws {
+    /// simulator's `dump`): Type 2, Type 4 over A and over B, FeliCa Lite-S (Type 3).
+    @Test(arguments: ["ntag215", "type4", "type4_b", "felica_lite_s"]) func ndefWriteAndReadBack(_ kind: String) throws {
         let pcsc = try PCSCCard(scenario: pcscScenario(kind: kind))
         defer { pcsc.stop() }
         let uri = "https://example.org/pcsc-\(kind)"
