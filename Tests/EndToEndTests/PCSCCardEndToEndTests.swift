@@ -45,7 +45,7 @@ extension PCSCEndToEndTests {
     /// fields from the ATR).
     static let parityKinds = [
         "ntag215", "ntag213", "ultralight_ev1_11", "classic_1k", "classic_4k", "classic_mini", "type4", "desfire_ev2",
-        "felica_lite_s", "type4_b",
+        "felica_lite_s", "felica_lite", "felica_standard", "type4_b",
     ]
 
     /// What a parity tag carries beyond ``ScanCommandTests/tagDefinition(kind:id:)`` (which gives
