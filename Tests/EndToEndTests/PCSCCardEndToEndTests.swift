@@ -183,3 +183,48 @@ extension PCSCEndToEndTests {
         #expect("\(memory)".uppercased().contains(Array(uri.dropFirst("https://".count).utf8).hexString), "\(memory)")
     }
 }
+
+extension PCSCEndToEndTests {
+    /// `nfcbridge run` on the PC/SC reader polling `[iso14443a, iso14443b, felica212]`, as
+    /// docs/getting-started.md tells: a FeliCa Lite-S is `scanned` by its IDm with its type, removed, and
+    /// a type B Type 4 card is `scanned` by its PUPI with its NDEF.
+    @Test func theAgentScansFeliCaAndTypeBCardsThroughPCSC() async throws {
+        let pcsc = try PCSCCard(scenario: """
+            tags:
+              - {id: lite, type: felica_lite_s, idm: 012E3D23BA075C45, ndef: [{text: 'Hello over PC/SC'}]}
+              - {id: bee, type: type4_b, uid: 1A2B3C4D, ndef: [{uri: 'https://example.com/pcsc-b'}]}
+            """)
+        defer { pcsc.stop() }
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.write("config.yaml", """
+            id: e2e
+            reader:
+              device: "\(pcsc.connstring)"
+              polling: {interval_ms: 100, modulations: [iso14443a, iso14443b, felica212]}
+            mqtt:
+              url: \(broker.url)
+            presence: \(e2ePresence)
+            state_dir: \(folder.path)/state
+            log: {level: debug}
+            """)
+        let watcher = try await Watcher.connect(broker.url)
+        let agent = try startAgent(config: config)
+        defer { agent.terminate() }
+        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+
+        try pcsc.card.place("lite")
+        let (liteAt, lite, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "012E3D23BA075C45" }
+        #expect(lite["cardType"] as? String == "FeliCa Lite-S", "\(lite)")
+        #expect("\(lite)".contains("Hello over PC/SC"), "\(lite)")
+        try pcsc.card.remove("lite")
+        let (goneAt, _, _) = await watcher.next("event/removed", after: liteAt) { $0["uid"] as? String == "012E3D23BA075C45" }
+        try pcsc.card.place("bee")
+        let (_, bee, _) = await watcher.next("event/scanned", after: goneAt) { $0["uid"] as? String == "1A2B3C4D" }
+        #expect(bee["cardType"] as? String == "NFC Forum Type 4 Tag", "\(bee)")
+        #expect("\(bee)".contains("https://example.com/pcsc-b"), "\(bee)")
+        agent.expectCleanStop()
+        await watcher.disconnect()
+    }
+}
