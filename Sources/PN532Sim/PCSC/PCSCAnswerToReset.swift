@@ -99,10 +99,10 @@ public enum PCSCAnswerToReset {
             let name = (tag as? ISO15693VirtualTag)?.pcscCardName ?? CardName.unnamed
             return storageCard(standard: .iso15693Part3, name: name)
         case .iso14443b:
-            // Only ISO/IEC 14443-4 B cards have a PC/SC ATR. ``VirtualTypeBTag`` answers ATTRIB with
-            // MBLI 0 (no buffer limit given, ISO/IEC 14443-3 §7.11).
-            guard tag is VirtualTypeBTag, target.speaksISODEPOverB, target.applicationData.count == 4,
-                  target.protocolInfo.count == 3 else { return nil }
+            // Only ISO/IEC 14443-4 B cards have a PC/SC ATR: the simulator's one is ``VirtualTypeBTag``
+            // (Protocol_Type 1 in its ATQB), which answers ATTRIB with MBLI 0 (no buffer limit given,
+            // ISO/IEC 14443-3 §7.11).
+            guard tag is VirtualTypeBTag, target.applicationData.count == 4, target.protocolInfo.count == 3 else { return nil }
             return typeB(applicationData: target.applicationData, protocolInfo: target.protocolInfo, mbli: 0)
         }
     }
