@@ -290,7 +290,7 @@ final class PCSCSession {
 
     /// A FeliCa target with the PMm and system code of a Polling through the reader's FeliCa pass-through
     /// (``PCSCCardIdentification/felicaPolling``); the IDm alone when the reader cannot send it or the
-    /// card does not answer it (the card is then a plain FeliCa card, no product, no Lite refinement).
+    /// card does not answer it (the card is then classified "FeliCa Standard": no product, no Lite refinement).
     private func withPollingAnswer(_ target: Target) throws(NFCError) -> Target {
         let mapping = PCSCCommandMapping(reader: label, target: target) { apdu throws(NFCError) in try self.transmitRaw(apdu) }
         var pending: Int?
