@@ -28,11 +28,13 @@ enum PCSCCardIdentification {
 
     /// The type B target an ISO-DEP ATR and the reader's GET DATA answers describe, or nil when they
     /// describe a type A card: the historical bytes have the type B form (``TypeBATR``), the UID is a
-    /// 4-byte PUPI, and the reader gave no ATS (`FF CA 01 00`), which only a type A card has.
+    /// 4-byte PUPI, and the reader gave no ATS (`FF CA 01 00`), which only a type A card has: it refused,
+    /// or answered nothing (what a reader that gives a B card's higher-layer response there answers for
+    /// a card with none).
     static func typeBTarget(historicalBytes bytes: [UInt8], uid: [UInt8], ats: [UInt8]?) -> Target? {
         guard bytes.count == TypeBATR.historicalByteCount, bytes[TypeBATR.mbliByte] & 0x0F == 0,
               bytes[TypeBATR.protocolInfo.lowerBound + 1] & TypeBATR.protocolTypeMask == TypeBATR.protocolTypeISODEP,
-              uid.count == TypeBATR.pupiLength, ats == nil
+              uid.count == TypeBATR.pupiLength, ats?.isEmpty ?? true
         else { return nil }
         return Target(
             pupi: uid, applicationData: Array(bytes[TypeBATR.applicationData]), protocolInfo: Array(bytes[TypeBATR.protocolInfo]))

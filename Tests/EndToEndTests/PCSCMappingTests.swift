@@ -188,6 +188,8 @@ import Testing
         #expect(target.applicationData == [0x00, 0xE2, 0xAF, 0x01])
         #expect(target.protocolInfo == [0x00, 0x81, 0x75])
         #expect(target.speaksISODEPOverB)
+        // A reader answering `FF CA 01` with an empty higher-layer response gives no ATS either.
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: typeBHistorical, uid: pupi, ats: [])?.uid == pupi)
     }
 
     @Test func typeACardsStayTypeA() {
