@@ -275,9 +275,34 @@ final class PCSCSession {
                 guard let value = try getData(what) else { continue }
                 if value.count == 2 { atqa = value } else if value.count == 1 { sak = value[0] }
             }
-            if case .isoDEP = atr.kind { ats = try getData(.ats).map(PCSCPseudoAPDU.atsWithoutLength) }
+            if case let .isoDEP(historical) = atr.kind {
+                ats = try getData(.ats).map(PCSCPseudoAPDU.atsWithoutLength)
+                if atqa == nil, sak == nil,
+                   let typeB = PCSCCardIdentification.typeBTarget(historicalBytes: historical, uid: uid, ats: ats) {
+                    return typeB
+                }
+            }
         }
-        return Target(contactlessATR: atr, uid: uid, atqa: atqa, sak: sak, ats: ats)
+        guard let target = Target(contactlessATR: atr, uid: uid, atqa: atqa, sak: sak, ats: ats) else { return nil }
+        if target.modulation == .felica212 || target.modulation == .felica424 { return try withPollingAnswer(target) }
+        return target
+    }
+
+    /// A FeliCa target with the PMm and system code of a Polling through the reader's FeliCa pass-through
+    /// (``PCSCCardIdentification/felicaPolling``); the IDm alone when the reader cannot send it or the
+    /// card does not answer it (the card is then classified "FeliCa Standard": no product, no Lite refinement).
+    private func withPollingAnswer(_ target: Target) throws(NFCError) -> Target {
+        let mapping = PCSCCommandMapping(reader: label, target: target) { apdu throws(NFCError) in try self.transmitRaw(apdu) }
+        var pending: Int?
+        do throws(NFCError) {
+            let answer = try mapping.transceive(PCSCCardIdentification.felicaPolling, framing: .standard, pendingWrite: &pending)
+            return PCSCCardIdentification.felicaTarget(target, pollingAnswer: answer) ?? target
+        } catch {
+            switch error {
+            case .unsupportedOperation, .timeout, .invalidResponse, .rfError: return target
+            default: throw error
+            }
+        }
     }
 
     /// One GET DATA; nil when the reader refuses it.

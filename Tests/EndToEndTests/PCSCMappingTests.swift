@@ -173,3 +173,71 @@ import Testing
         #expect(!PCSCDevice.accepts("pcsc_uart:/dev/x"))
     }
 }
+
+/// How the backend tells a type B ISO-DEP card from a type A one and completes a FeliCa target
+/// (``PCSCCardIdentification``), on the answers a reader gives.
+@Suite struct PCSCCardIdentificationTests {
+    let pupi: [UInt8] = [0x1A, 0x2B, 0x3C, 0x4D]
+    /// ATQB application data 00 E2 AF 01, protocol info 00 81 75, MBLI 0.
+    let typeBHistorical: [UInt8] = [0x00, 0xE2, 0xAF, 0x01, 0x00, 0x81, 0x75, 0x00]
+
+    @Test func aTypeBATRWithAPUPIAndNoATSIsATypeBCard() throws {
+        let target = try #require(PCSCCardIdentification.typeBTarget(historicalBytes: typeBHistorical, uid: pupi, ats: nil))
+        #expect(target.modulation == .iso14443b)
+        #expect(target.uid == pupi)
+        #expect(target.applicationData == [0x00, 0xE2, 0xAF, 0x01])
+        #expect(target.protocolInfo == [0x00, 0x81, 0x75])
+        #expect(target.speaksISODEPOverB)
+        // A reader answering `FF CA 01` with an empty higher-layer response gives no ATS either.
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: typeBHistorical, uid: pupi, ats: [])?.uid == pupi)
+    }
+
+    @Test func typeACardsStayTypeA() {
+        // The reader gave an ATS: only a type A card has one.
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: typeBHistorical, uid: pupi, ats: [0x78, 0x77, 0x81, 0x02]) == nil)
+        // A 7-byte UID is no PUPI.
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: typeBHistorical, uid: [0x04, 1, 2, 3, 4, 5, 6], ats: nil) == nil)
+        // DESFire's one historical byte (80h), a JCOP's fifteen.
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: [0x80], uid: pupi, ats: nil) == nil)
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: Array(repeating: 0x80, count: 15), uid: pupi, ats: nil) == nil)
+        // Byte 8's low nibble is 0 in a B ATR; Protocol_Type b1 is 1 for an ISO-DEP B card.
+        var oddLastByte = typeBHistorical
+        oddLastByte[7] = 0x01
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: oddLastByte, uid: pupi, ats: nil) == nil)
+        var notISODEP = typeBHistorical
+        notISODEP[5] = 0x80
+        #expect(PCSCCardIdentification.typeBTarget(historicalBytes: notISODEP, uid: pupi, ats: nil) == nil)
+    }
+
+    @Test func aFeliCaPollingAnswerGivesPMmAndSystemCode() throws {
+        let idm: [UInt8] = [0x01, 0x2E, 0x3D, 0x23, 0xBA, 0x07, 0x5C, 0x45]
+        let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
+        let felica = Target(modulation: .felica212, uid: idm)
+        let completed = try #require(PCSCCardIdentification.felicaTarget(felica, pollingAnswer: [0x01] + idm + pmm + [0x88, 0xB4]))
+        #expect(completed.pmm == pmm)
+        #expect(completed.systemCode == [0x88, 0xB4])
+        #expect(completed.uid == idm && completed.modulation == .felica212)
+        // Request code 00 answers no system code; another card's IDm or another response code is no answer.
+        #expect(PCSCCardIdentification.felicaTarget(felica, pollingAnswer: [0x01] + idm + pmm)?.systemCode == [])
+        #expect(PCSCCardIdentification.felicaTarget(felica, pollingAnswer: [0x01] + idm.reversed() + pmm + [0x88, 0xB4]) == nil)
+        #expect(PCSCCardIdentification.felicaTarget(felica, pollingAnswer: [0x07] + idm + pmm) == nil)
+        #expect(PCSCCardIdentification.felicaTarget(felica, pollingAnswer: [0x01] + idm) == nil)
+    }
+
+    /// The Polling goes as NFCCore's FeliCa frames do: LEN added, through the transparent session.
+    @Test func thePollingTravelsThroughTheTransparentSessionWithItsLength() throws {
+        let idm: [UInt8] = [0x01, 0x2E, 0x3D, 0x23, 0xBA, 0x07, 0x5C, 0x45]
+        let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
+        let answer: [UInt8] = [0x14, 0x01] + idm + pmm + [0x88, 0xB4]
+        let reader = PCSCMappingTests.ScriptedReader([
+            [0x90, 0x00],
+            [0xC0, 0x03, 0x00, 0x90, 0x00, 0x92, 0x01, 0x00, 0x97, 0x14] + answer + [0x90, 0x00],
+            [0x90, 0x00],
+        ])
+        var pending: Int?
+        let felica = Target(modulation: .felica212, uid: idm)
+        let frame = try reader.mapping(felica).transceive(PCSCCardIdentification.felicaPolling, framing: .standard, pendingWrite: &pending)
+        #expect(frame == Array(answer.dropFirst()))
+        #expect(reader.sent[1] == [0xFF, 0xC2, 0x00, 0x01, 0x0C, 0x90, 0x02, 0x00, 0x00, 0x95, 0x06, 0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00])
+    }
+}

@@ -158,6 +158,34 @@ import Testing
         #expect(send(ntag, "FFCA") == "6700")
     }
 
+    /// An ISO/IEC 14443-4 B card: the part 3 ATR of its ATQB (application data, protocol info, MBLI 0),
+    /// GET DATA UID = the PUPI, no ATS, and APDUs through to its Type 4 application.
+    @Test func typeBCardsGetTheirATQBInTheATRAndPlainAPDUs() throws {
+        let ndef = try NDEFMessage(records: [.uri("https://b.example")]).bytes
+        let card = try reader(TagSpec(id: "b", kind: .type4B, uid: [0x1A, 0x2B, 0x3C, 0x4D], ndef: ndef))
+        #expect(card.atr?.hexString == "3B888001" + "00E2AF01" + "008175" + "00" + "B1")
+        #expect(send(card, "FFCA000000") == "1A2B3C4D9000")
+        #expect(send(card, "FFCA010000") == "6A81", "an ATS is a type A card's")
+        #expect(send(card, "FFB0000010") == "6A81", "Read Binary pseudo-APDU is for storage cards")
+        #expect(send(card, "00A4040007D276000085010100") == "9000")
+        #expect(send(card, "00A4000C02E103") == "9000")
+        #expect(send(card, "00B000000F").hasPrefix("000F20"))
+    }
+
+    /// FeliCa frames go through the transparent session with their LEN byte both ways (ACR1252U
+    /// reference manual §5.2.6: FeliCa commands "start with Length Byte"): a Polling for any system
+    /// with request code 01 answers IDm, PMm and the system code.
+    @Test func felicaFramesCarryTheirLengthThroughTheTransparentSession() throws {
+        let idm: [UInt8] = [0x01, 0x2E, 0x3D, 0x23, 0xBA, 0x07, 0x5C, 0x45]
+        let card = try reader(TagSpec(id: "f", kind: .felicaLiteS, uid: idm))
+        #expect(send(card, "FFCA000000") == idm.hexString + "9000")
+        #expect(send(card, "FFC2000002810000") == "C00300900090" + "00")
+        let answer = send(card, "FFC200010C" + "90020000" + "9506" + "0600FFFF0100")
+        let pmm = try #require(card.card?.tag.target.pmm)
+        #expect(answer == "C00300900092010096020000" + "9714" + "1401" + idm.hexString + pmm.hexString + "88B4" + "9000", "\(answer)")
+        #expect(send(card, "FFC200010C" + "90020000" + "9506" + "0600ABCD0100") == "C003026401" + "9000", "no answer for another system")
+    }
+
     @Test func faultsActOnTheCard() throws {
         let ntag = try reader(TagSpec(id: "n", kind: .ntag215))
         let tag = try #require(catalog.tag(id: "n") as? VirtualType2Tag)

@@ -6,7 +6,9 @@
 /// TS, T0 (TD1 follows, 15 historical bytes), TD1 (TD2 follows, T=0), TD2 (T=1), then the historical
 /// bytes — category 80, tag 4F (application identifier) of length 0C: RID A0 00 00 03 06, the standard
 /// byte SS, the card name NN NN and four RFU bytes — and TCK, the XOR of T0 to the last historical byte.
-/// ISO/IEC 14443-4 type A cards get `3B 8n 80 01 <historical bytes of the ATS> TCK` (§3.1.3.2.3.2).
+/// ISO/IEC 14443-4 type A cards get `3B 8n 80 01 <historical bytes of the ATS> TCK`, type B cards
+/// `3B 88 80 01 <ATQB application data (4)> <ATQB protocol info (3)> <MBLI << 4> TCK` (§3.1.3.2.3.2; the
+/// same mapping in SCM/Identiv SCL3711 reference manual §5.3.3.5 "ATR for ISO/IEC 14443-4 user tokens").
 public enum PCSCAnswerToReset {
     /// Registered application provider identifier of the PC/SC Workgroup (part 3 §3.1.3.2.3.1).
     public static let rid: [UInt8] = [0xA0, 0x00, 0x00, 0x03, 0x06]
@@ -61,6 +63,14 @@ public enum PCSCAnswerToReset {
         return withCheckByte([0x3B, 0x80 | UInt8(historical.count), 0x80, 0x01] + historical)
     }
 
+    /// The ISO/IEC 14443-4 type B ATR: eight historical bytes — the ATQB's application data (bytes 1–4)
+    /// and protocol info (5–7), then the MBLI the card gave in its ATTRIB answer in the high nibble of
+    /// byte 8, low nibble 0 (PC/SC part 3 §3.1.3.2.3.2).
+    public static func typeB(applicationData: [UInt8], protocolInfo: [UInt8], mbli: UInt8) -> [UInt8] {
+        let historical = Array(applicationData.prefix(4)) + Array(protocolInfo.prefix(3)) + [(mbli & 0x0F) << 4]
+        return withCheckByte([0x3B, 0x80 | UInt8(historical.count), 0x80, 0x01] + historical)
+    }
+
     /// The historical bytes of an ATS given without its TL byte.
     static func historicalBytes(ofATS ats: [UInt8]) -> [UInt8] {
         guard let t0 = ats.first else { return [] }
@@ -89,7 +99,11 @@ public enum PCSCAnswerToReset {
             let name = (tag as? ISO15693VirtualTag)?.pcscCardName ?? CardName.unnamed
             return storageCard(standard: .iso15693Part3, name: name)
         case .iso14443b:
-            return nil
+            // Only ISO/IEC 14443-4 B cards have a PC/SC ATR: the simulator's one is ``VirtualTypeBTag``
+            // (Protocol_Type 1 in its ATQB), which answers ATTRIB with MBLI 0 (no buffer limit given,
+            // ISO/IEC 14443-3 §7.11).
+            guard tag is VirtualTypeBTag, target.applicationData.count == 4, target.protocolInfo.count == 3 else { return nil }
+            return typeB(applicationData: target.applicationData, protocolInfo: target.protocolInfo, mbli: 0)
         }
     }
 }

@@ -137,9 +137,10 @@ public final class PCSCReaderEmulation {
         return reply
     }
 
-    /// ISO/IEC 14443-4 cards get the APDU as it is; other cards do not know classes other than FF.
+    /// ISO/IEC 14443-4 cards (type A with SAK bit 6, the type B card) get the APDU as it is; other cards
+    /// do not know classes other than FF.
     private func passThrough(_ apdu: [UInt8], to card: PlacedTag) -> [UInt8] {
-        guard card.tag.target.isISODEP, let isoDEP = card.tag as? ISODEPVirtualTag else {
+        guard card.tag.target.isISODEP || card.tag is VirtualTypeBTag, let isoDEP = card.tag as? ISODEPVirtualTag else {
             return PCSCStatusWord.classNotSupported.bytes
         }
         guard reach(card) else { return PCSCStatusWord.failed.bytes }
