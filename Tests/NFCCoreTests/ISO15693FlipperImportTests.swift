@@ -300,6 +300,10 @@ import Testing
         DumpBoundsTests.expectError("malformed_dump", "Signature has 30 bytes; a SLIX Signature has 32") {
             try Self.importFlipper(signature)
         }
+        let notNXP = Self.flipperSLIX2.replacingOccurrences(of: "UID: E0 04 01 08", with: "UID: E0 02 01 08")
+        DumpBoundsTests.expectError("malformed_dump", "UID 'E0 02 01 08 49 D0 DC 81' is not an NXP UID") {
+            try Self.importFlipper(notNXP)
+        }
         let privacy = Self.flipperSLIX2.replacingOccurrences(of: "Privacy Mode: false", with: "Privacy Mode: 0")
         DumpBoundsTests.expectError("malformed_dump", "Privacy Mode '0' is not true or false") { try Self.importFlipper(privacy) }
     }

@@ -4,7 +4,8 @@
 /// export beside it (FlipperISO15693Export.swift) writes:
 ///
 ///     Device type: ISO15693-3 | SLIX        (Version 4; Versions 2–3: ISO15693)
-///     UID: E0 04 01 50 12 34 56 78          required: 8 bytes, E0 first (ISO/IEC 15693-3 "Unique identifier")
+///     UID: E0 04 01 50 12 34 56 78          required: 8 bytes, E0 first (ISO/IEC 15693-3 "Unique identifier");
+///                                           a SLIX file's an NXP one (E0 04)
 ///     DSFID: 26 / AFI: 00 / IC Reference: 01   optional, one hex byte each
 ///     Lock DSFID: false / Lock AFI: false   optional, both or neither
 ///     Block Count: 28                       required, decimal 1–256
@@ -46,6 +47,11 @@ extension TagDump {
         guard uid.count == 8, uid.first == 0xE0 else {
             throw NFCError.malformedDump(
                 "UID '\(uid.spacedHexString.prefix(60))' is not an ISO 15693 UID (8 bytes, the first E0)")
+        }
+        // `slix_get_type`: a SLIX file whose UID is not NXP's (manufacturer 04h) does not load.
+        if deviceType == FlipperISO15693Format.slixDeviceType, uid[1] != FlipperISO15693Format.nxpManufacturer {
+            throw NFCError.malformedDump(
+                "UID '\(uid.spacedHexString)' is not an NXP UID (E0 04 …), which a SLIX file's is")
         }
         let dsfid = try file.optionalByte("DSFID")
         let afi = try file.optionalByte("AFI")
@@ -158,6 +164,8 @@ extension FlipperISO15693Format {
     static let slixDeviceType = "SLIX"
     /// `Block Size`: "valid range = 01...20 (hex)"; ISO/IEC 15693-3 block sizes are 1–32 bytes.
     static let blockSizes = 1...32
+    /// ISO/IEC 7816-6 manufacturer code of NXP, UID byte 1 of every SLIX (`SLIX_NXP_MANUFACTURER_CODE`).
+    static let nxpManufacturer: UInt8 = 0x04
     /// The legacy lock byte's bits (`ISO15693_3_LOCK_DSFID_LEGACY`, `…_AFI_LEGACY`).
     static let legacyDSFIDLock: UInt8 = 0x01, legacyAFILock: UInt8 = 0x02
 
