@@ -2,17 +2,17 @@
 /// looked up here, so adding a family is one folder under `Families/` and one row below.
 ///
 /// Order matters twice: the first row that ``TagFamily/claims(_:)`` a card type owns it, and file
-/// imports and exports ask the rows in order (MIFARE Classic and DESFire before Type 2, whose page-image
-/// formats take any dump or file left over).
+/// imports and exports ask the rows in order (MIFARE Classic, DESFire and ISO 15693 — whose Flipper files
+/// name their device type — before Type 2, whose page-image formats take any dump or file left over).
 public enum TagFamilies {
     /// Every family, in look-up order.
     public static let all: [any TagFamily] = [
         ClassicFamily(),
         DESFireFamily(),
+        ISO15693Family(),
         Type2Family(),
         Type4Family(),
         FeliCaFamily(),
-        ISO15693Family(),
         EMRTDFamily(),
         IdentificationOnlyFamily(name: "NFC Forum Type 1", families: [.jewelTopaz], capabilities: [.identificationOnly]),
         ISO14443BFamily(),

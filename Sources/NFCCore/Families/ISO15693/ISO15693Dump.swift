@@ -110,6 +110,9 @@ enum ISO15693Facts {
         if let reference = system.icReference {
             facts.append(Fact(key: "IC Reference", value: "0x" + reference.hexString, monospaced: true))
         }
+        // Known only from a Flipper file (`Lock DSFID: true`); a tag's dump never says.
+        if system.dsfidLocked == true { facts.append(Fact(key: "DSFID Lock", value: "Locked")) }
+        if system.afiLocked == true { facts.append(Fact(key: "AFI Lock", value: "Locked")) }
         return facts
     }
 }

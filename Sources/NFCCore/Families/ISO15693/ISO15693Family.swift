@@ -75,6 +75,18 @@ public struct ISO15693Family: TagFamily {
         return Array(try dump.exportFlipperISO15693NFC().utf8)
     }
 
+    /// Flipper files of `Device type: ISO15693-3` or `SLIX` (the legacy `ISO15693` of Versions 2–3):
+    /// Formats/FlipperISO15693Import.swift. Other files are the next row's.
+    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
+        // Not UTF-8: not this row's to say (the Type 2 row refuses it as "not UTF-8 text").
+        guard format == .flipper, let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        let file = FlipperKeyValues(text)
+        guard let deviceType = file["Device type"], let version = try? file.fileVersion(),
+            FlipperISO15693Format.reads(deviceType, fileVersion: version)
+        else { return nil }
+        return try TagDump.importFlipperISO15693NFC(text)
+    }
+
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read ISO 15693 vicinity memory with \(storage)." }
 
     public func product(named name: String, type: CardType) -> Product? {
@@ -87,6 +99,7 @@ public struct ISO15693Family: TagFamily {
         guard let stored = try FamilyJSON.decode(ISO15693SystemInfo.JSONKeys.self, from: json).iso15693 else { return nil }
         return .iso15693(ISO15693SystemInfo(uid: dump.cardInfo.uid, dsfid: stored.dsfid, afi: stored.afi,
                                             blockCount: stored.blockCount, blockSize: stored.blockSize,
-                                            icReference: stored.icReference))
+                                            icReference: stored.icReference, dsfidLocked: stored.dsfidLocked,
+                                            afiLocked: stored.afiLocked))
     }
 }

@@ -14,16 +14,24 @@ public struct ISO15693SystemInfo: FamilyDumpPayload {
     public var blockSize: Int?
     /// IC reference (manufacturer-defined product code).
     public var icReference: UInt8?
+    /// True when the DSFID is known to be locked (LOCK DSFID, ISO/IEC 15693-3). Neither GET SYSTEM
+    /// INFORMATION nor NFCBridge's dump tells it: only a Flipper file's `Lock DSFID: true` does; nil
+    /// means not known (a `false` there is what NFCBridge's own export writes for "not known").
+    public var dsfidLocked: Bool?
+    /// True when the AFI is known to be locked (LOCK AFI), as ``dsfidLocked``.
+    public var afiLocked: Bool?
 
     /// Creates system information.
     public init(uid: [UInt8], dsfid: UInt8? = nil, afi: UInt8? = nil, blockCount: Int? = nil, blockSize: Int? = nil,
-                icReference: UInt8? = nil) {
+                icReference: UInt8? = nil, dsfidLocked: Bool? = nil, afiLocked: Bool? = nil) {
         self.uid = uid
         self.dsfid = dsfid
         self.afi = afi
         self.blockCount = blockCount
         self.blockSize = blockSize
         self.icReference = icReference
+        self.dsfidLocked = dsfidLocked
+        self.afiLocked = afiLocked
     }
 
     /// Information flags of both answers: DSFID, AFI, memory size, IC reference (bits 1–4).
@@ -134,7 +142,8 @@ public struct ISO15693SystemInfo: FamilyDumpPayload {
 
 extension ISO15693SystemInfo {
     /// The JSON export's additive key: `"iso15693": {"dsfid", "afi", "blockCount", "blockSize",
-    /// "icReference"}` (numbers; a field the tag did not report is left out). The UID is the dump's own.
+    /// "icReference", "dsfidLocked", "afiLocked"}` (numbers, the two locks `true`; a field the tag did
+    /// not report, a lock not known, is left out). The UID is the dump's own.
     struct JSONKeys: Decodable {
         struct Stored: Codable {
             var dsfid: UInt8?
@@ -142,6 +151,8 @@ extension ISO15693SystemInfo {
             var blockCount: Int?
             var blockSize: Int?
             var icReference: UInt8?
+            var dsfidLocked: Bool?
+            var afiLocked: Bool?
         }
         var iso15693: Stored?
     }
@@ -151,7 +162,8 @@ extension ISO15693SystemInfo {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(JSONKeys.Stored(dsfid: dsfid, afi: afi, blockCount: blockCount, blockSize: blockSize,
-                                             icReference: icReference), forKey: .iso15693)
+                                             icReference: icReference, dsfidLocked: dsfidLocked, afiLocked: afiLocked),
+                             forKey: .iso15693)
     }
 }
 

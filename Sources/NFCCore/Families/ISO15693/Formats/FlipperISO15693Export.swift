@@ -19,7 +19,9 @@
 /// The loader reads `Security Status` as one byte per block only when both `Lock` keys are there
 /// (otherwise as the legacy layout, a lock byte first), so both are always written. NFCBridge does not
 /// read the DSFID and AFI lock state (GET SYSTEM INFORMATION does not report it): `false` there means
-/// "not known to be locked".
+/// "not known to be locked"; `true` is written only for a lock the dump knows (one imported from a
+/// Flipper file that said so, ``ISO15693SystemInfo/dsfidLocked``). The import is
+/// FlipperISO15693Import.swift beside this file.
 extension TagDump {
     /// The most blocks Flipper's ISO15693-3 file holds (its `Block Count` comment: 1..256; block
     /// numbers are one byte in its data model).
@@ -74,8 +76,8 @@ extension TagDump {
         if let afi = system.afi { lines.append("AFI: \([afi].spacedHexString)") }
         if let reference = system.icReference { lines.append("IC Reference: \([reference].spacedHexString)") }
         lines += [
-            "Lock DSFID: false",
-            "Lock AFI: false",
+            "Lock DSFID: \(system.dsfidLocked == true)",
+            "Lock AFI: \(system.afiLocked == true)",
             "Block Count: \(count)",
             "Block Size: \([UInt8(size)].spacedHexString)",
             "Data Content: \(ordered.flatMap(\.data).spacedHexString)",
