@@ -27,21 +27,48 @@ public final class PCSCDaemon: @unchecked Sendable {
     /// The reader name pcscd lists (``friendlyName`` and slot `00 00`).
     public let readerName = "\(PCSCDaemon.friendlyName) 00 00"
     /// The TCP port vpcd listens on for the virtual card.
-    public let port: Int
+    public private(set) var port: Int
     /// The daemon's reader.conf.d.
     public let configurationDirectory: String
     private var process: ChildProcess?
 
     /// Writes the reader.conf.d and starts pcscd. Throws when pcscd or the vpcd driver is missing, or
-    /// another pcscd runs.
-    public init() throws {
+    /// another pcscd runs. `ports` picks vpcd's port (a test can hand it a taken one first).
+    public init(ports: () throws -> Int = LoopbackPort.free) throws {
         for file in [Self.executable, Self.vpcdDriver] where !FileManager.default.fileExists(atPath: file) {
             throw ChildProcessError("\(file) is missing: install pcscd and vsmartcard-vpcd (make deps)")
         }
-        port = try LoopbackPort.free()
+        port = try ports()
         var template = Array((FileManager.default.temporaryDirectory.path + "/nfcbridge-pcscd-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ChildProcessError("mkdtemp failed for pcscd's reader.conf.d") }
         configurationDirectory = String(cString: made)
+        // The port was free when picked, but any outgoing connection on the machine may take it as its
+        // local port before vpcd binds it; pcscd then starts without the reader (and says "daemon
+        // ready" all the same). Another free port is tried then.
+        for attempt in 1...Self.portAttempts {
+            try writeReaderEntry()
+            do {
+                try start()
+                return
+            } catch let error as VPCDPortTaken where attempt < Self.portAttempts {
+                _ = error
+                port = try ports()
+            }
+        }
+    }
+
+    /// How many ports ``init()`` tries before it gives up.
+    static let portAttempts = 5
+
+    /// vpcd could not listen on ``port`` (pcscd logged it and left the reader out).
+    struct VPCDPortTaken: Error, CustomStringConvertible {
+        let port: Int
+        let log: String
+        var description: String { "vpcd could not listen on 127.0.0.1:\(port) (taken): \(log)" }
+    }
+
+    /// The reader.conf.d entry for one vpcd reader on ``port``.
+    private func writeReaderEntry() throws {
         // vpcd's DEVICENAME is /dev/null:PORT (Debian's /etc/reader.conf.d/vpcd); CHANNELID is ignored by it.
         let entry = """
             FRIENDLYNAME "\(Self.friendlyName)"
@@ -51,7 +78,6 @@ public final class PCSCDaemon: @unchecked Sendable {
 
             """
         try entry.write(toFile: configurationDirectory + "/vpcd", atomically: true, encoding: .utf8)
-        try start()
     }
 
     deinit {
@@ -80,6 +106,13 @@ public final class PCSCDaemon: @unchecked Sendable {
         guard child.waitForOutput("daemon ready", timeout: .seconds(30)) else {
             child.terminate()
             throw ChildProcessError("pcscd did not get ready: \(child.output)\(child.errorOutput)")
+        }
+        // pcsc-lite 1.9.9 / vsmartcard's ifd-vpcd.c: a reader whose channel cannot be opened is logged
+        // ("Could not initialize connection to virtual ICC", "… init failed.") and left out.
+        let log = child.output + child.errorOutput
+        if log.contains("Could not initialize connection to virtual ICC") || log.contains("\(Self.friendlyName) init failed") {
+            child.terminate()
+            throw VPCDPortTaken(port: port, log: log)
         }
         process = child
     }

@@ -24,6 +24,34 @@ import TestSupport
         #expect(json["name"] as? String == daemon.readerName)
     }
 
+    /// vpcd's port taken between picking it and pcscd's start (any outgoing connection may take a free
+    /// port as its local one): pcscd says "daemon ready" without the reader, so `PCSCDaemon` sees that in
+    /// its log and starts again on another port, and the reader is there.
+    @Test func aTakenVPCDPortIsLeftForAnother() throws {
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        var address = LoopbackPort.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let taken = Int(UInt16(bigEndian: address.sin_port))
+        var picks = 0
+        let daemon = try PCSCDaemon(ports: {
+            picks += 1
+            return picks == 1 ? taken : try LoopbackPort.free()
+        })
+        defer { daemon.stop() }
+        #expect(picks == 2)
+        #expect(daemon.port != taken)
+        let listed = try runNFCBridge(["readers"])
+        #expect(listed.out.split(separator: "\n").contains("pcsc:\(daemon.readerName)"), "\(listed.out)\n\(daemon.log)")
+    }
+
     /// An empty reader: `scan` by index and by name waits for a card and exits 3; an unknown reader exits 2
     /// naming the readers pcscd knows.
     @Test func anEmptyReaderGivesNoTagAndAnUnknownOneIsNamed() throws {
