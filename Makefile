@@ -80,13 +80,15 @@ test: deps
 	$(MAKE) test-deploy
 
 # The whole log goes to .build/test-swift.log as well; when a test fails, the failing tests and their
-# issues are printed again at the end, so a log's tail (all a CI summary shows) names them.
+# issues (with their ↳ detail lines) are printed again at the end, so a log's tail (all a CI summary
+# shows) names them.
 test-swift:
 	$(SWIFT) build --build-tests
 	@set -o pipefail; mkdir -p .build; rc=0; $(SWIFT) test --skip-build --no-parallel 2>&1 | tee .build/test-swift.log || rc=$$?; \
 	if [ $$rc -ne 0 ]; then \
 	  echo "=== failed tests (from .build/test-swift.log) ==="; \
-	  grep -E '^✘ (Test|Suite) ' .build/test-swift.log | grep -v '^✘ Test run with' | cut -c1-400 | tail -n 40; \
+	  awk '/^✘ (Test|Suite) / && !/^✘ Test run with/ { print substr($$0, 1, 400); follow = 1; next } \
+	       /^↳/ { if (follow) print substr($$0, 1, 400); next } { follow = 0 }' .build/test-swift.log | tail -n 60; \
 	fi; exit $$rc
 
 # The packaging checks (scripts/test-deploy.sh): builds the .deb, reads it back, lints it, installs

@@ -132,7 +132,8 @@ extension PCSCEndToEndTests {
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        let (okAt, ok, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(pcsc.daemon.log.suffix(3000))")
 
         try pcsc.card.place("poster")
         let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
@@ -213,7 +214,8 @@ extension PCSCEndToEndTests {
         let watcher = try await Watcher.connect(broker.url)
         let agent = try startAgent(config: config)
         defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        let (okAt, ok, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(pcsc.daemon.log.suffix(3000))")
 
         try pcsc.card.place("lite")
         let (liteAt, lite, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "012E3D23BA075C45" }
