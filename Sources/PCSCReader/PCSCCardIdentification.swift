@@ -42,12 +42,12 @@ enum PCSCCardIdentification {
 
     // MARK: FeliCa
 
-    /// Polling (JIS X 6319-4 §10.5.2 / FeliCa card user's manual "Polling"): command code 00h, system
-    /// code FFFFh (any system), request code 01h (the answer carries the system code), time slot 00h —
-    /// what libnfc polls a PN53x with, so both backends see the same system code. PC/SC's GET DATA
-    /// gives the IDm only; the PMm (IC type, for the product) and the system code (Lite family) come
-    /// from this command through the reader's FeliCa pass-through.
-    static let felicaPolling: [UInt8] = [0x00, 0xFF, 0xFF, 0x01, 0x00]
+    /// Polling for system code FFFFh (any system) with request code 01h (the answer carries the system
+    /// code), time slot 00h — NFCCore's ``FeliCaCommand/polling(systemCode:requestCode:timeSlot:)``, what
+    /// libnfc polls a PN53x with, so both backends see the same system code. PC/SC's GET DATA gives the
+    /// IDm only; the PMm (IC type, for the product) and the system code (Lite family) come from this
+    /// command through the reader's FeliCa pass-through.
+    static let felicaPolling = FeliCaCommand.polling(systemCode: [0xFF, 0xFF])
 
     /// The answer to ``felicaPolling`` without its LEN byte: response code 01h, IDm (8), PMm (8), system code (2).
     enum PollingAnswer {
