@@ -50,8 +50,7 @@ public final class PCSCDaemon: @unchecked Sendable {
             do {
                 try start()
                 return
-            } catch let error as VPCDPortTaken where attempt < Self.portAttempts {
-                _ = error
+            } catch is VPCDPortTaken where attempt < Self.portAttempts {
                 port = try ports()
             }
         }

@@ -37,13 +37,13 @@ let e2ePresence = "{removal_grace_ms: 300, min_interval_ms: 0}"
 /// short removal grace, re-taps always reported (unless `presence` says otherwise).
 func agentConfiguration(
     device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int = 100,
-    presence: String = e2ePresence, extra: String = ""
+    modulations: String? = nil, presence: String = e2ePresence, extra: String = ""
 ) -> String {
     """
     id: e2e
     reader:
       device: "\(device)"
-      polling: {interval_ms: \(intervalMilliseconds)}
+      polling: {interval_ms: \(intervalMilliseconds)\(modulations.map { ", modulations: \($0)" } ?? "")}
     mqtt:
       url: \(brokerURL)
     presence: \(presence)
@@ -54,17 +54,17 @@ func agentConfiguration(
 }
 
 extension TemporaryFolder {
-    /// Writes `config.yaml` (``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:presence:extra:)``)
+    /// Writes `config.yaml` (``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:modulations:presence:extra:)``)
     /// with the agent's state in `state/` of this folder, and returns the file's path.
     func writeAgentConfiguration(
-        device: String, brokerURL: String, intervalMilliseconds: Int = 100,
+        device: String, brokerURL: String, intervalMilliseconds: Int = 100, modulations: String? = nil,
         presence: String = e2ePresence, extra: String = ""
     ) throws -> String {
         try write(
             "config.yaml",
             agentConfiguration(
                 device: device, brokerURL: brokerURL, stateDirectory: path + "/state", intervalMilliseconds: intervalMilliseconds,
-                presence: presence, extra: extra))
+                modulations: modulations, presence: presence, extra: extra))
     }
 }
 

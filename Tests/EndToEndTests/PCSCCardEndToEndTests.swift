@@ -25,6 +25,37 @@ struct PCSCCard {
     }
 }
 
+/// `nfcbridge run` on a PC/SC reader as the agent tests start it: its own broker, state folder and
+/// watcher, polling `modulations` (the default set when nil); ready once `reader` is `ok`, with the
+/// agent's and pcscd's logs in the failure when it never gets there.
+struct PCSCAgentRun {
+    let broker: MosquittoBroker
+    let folder: TemporaryFolder
+    let watcher: Watcher
+    let agent: ChildProcess
+    /// Where `reader` went `ok`, and that message.
+    let okAt: Int
+    let ok: [String: Any]
+
+    init(on daemon: PCSCDaemon, modulations: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        broker = try MosquittoBroker()
+        folder = try TemporaryFolder()
+        let config = try folder.writeAgentConfiguration(
+            device: "pcsc:\(daemon.readerName)", brokerURL: broker.url, modulations: modulations)
+        watcher = try await Watcher.connect(broker.url)
+        agent = try startAgent(config: config)
+        (okAt, ok, _) = await watcher.next("reader", sourceLocation: sourceLocation) { $0["state"] as? String == "ok" }
+        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(daemon.log.suffix(3000))", sourceLocation: sourceLocation)
+    }
+
+    /// Stops the agent cleanly (expected), then the watcher and the broker.
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) async {
+        agent.expectCleanStop(sourceLocation: sourceLocation)
+        await watcher.disconnect()
+        broker.stop()
+    }
+}
+
 /// One tag placed from the start.
 func pcscScenario(kind: String, id: String = "tag", extra: String = "") -> String {
     """
@@ -125,15 +156,9 @@ extension PCSCEndToEndTests {
               - {id: poster, type: ntag215, uid: 04A1B2C3D4E5F6, ndef: [{uri: 'https://example.com/pcsc'}]}
             """)
         defer { pcsc.stop() }
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: pcsc.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, ok, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(pcsc.daemon.log.suffix(3000))")
+        let run = try await PCSCAgentRun(on: pcsc.daemon)
+        defer { run.agent.terminate() }
+        let (watcher, okAt) = (run.watcher, run.okAt)
 
         try pcsc.card.place("poster")
         let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
@@ -148,8 +173,7 @@ extension PCSCEndToEndTests {
         try pcsc.daemon.start()
         let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
         await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        agent.expectCleanStop()
-        await watcher.disconnect()
+        await run.stop()
     }
 }
 
@@ -197,25 +221,9 @@ extension PCSCEndToEndTests {
               - {id: bee, type: type4_b, uid: 1A2B3C4D, ndef: [{uri: 'https://example.com/pcsc-b'}]}
             """)
         defer { pcsc.stop() }
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.write("config.yaml", """
-            id: e2e
-            reader:
-              device: "\(pcsc.connstring)"
-              polling: {interval_ms: 100, modulations: [iso14443a, iso14443b, felica212]}
-            mqtt:
-              url: \(broker.url)
-            presence: \(e2ePresence)
-            state_dir: \(folder.path)/state
-            log: {level: debug}
-            """)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, ok, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(pcsc.daemon.log.suffix(3000))")
+        let run = try await PCSCAgentRun(on: pcsc.daemon, modulations: "[iso14443a, iso14443b, felica212]")
+        defer { run.agent.terminate() }
+        let (watcher, okAt) = (run.watcher, run.okAt)
 
         try pcsc.card.place("lite")
         let (liteAt, lite, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "012E3D23BA075C45" }
@@ -227,7 +235,6 @@ extension PCSCEndToEndTests {
         let (_, bee, _) = await watcher.next("event/scanned", after: goneAt) { $0["uid"] as? String == "1A2B3C4D" }
         #expect(bee["cardType"] as? String == "NFC Forum Type 4 Tag", "\(bee)")
         #expect("\(bee)".contains("https://example.com/pcsc-b"), "\(bee)")
-        agent.expectCleanStop()
-        await watcher.disconnect()
+        await run.stop()
     }
 }

@@ -91,19 +91,9 @@ import TestSupport
     @Test func theAgentSurvivesPCSCDStoppedAndStartedAgain() async throws {
         let daemon = try PCSCDaemon()
         defer { daemon.stop() }
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: "pcsc:\(daemon.readerName)", brokerURL: broker.url, stateDirectory: folder.path + "/state",
-                extra: "").replacingOccurrences(
-                    of: "polling: {interval_ms: 100}", with: "polling: {interval_ms: 100, modulations: [iso14443a, iso15693]}"))
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, ok, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        let run = try await PCSCAgentRun(on: daemon, modulations: "[iso14443a, iso15693]")
+        defer { run.agent.terminate() }
+        let (watcher, okAt, ok) = (run.watcher, run.okAt, run.ok)
         #expect("\(ok)".contains(daemon.readerName), "\(ok)")
 
         daemon.stop()
@@ -113,8 +103,7 @@ import TestSupport
 
         try daemon.start()
         await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
-        agent.expectCleanStop()
-        await watcher.disconnect()
+        await run.stop()
     }
 
     /// The libnfc backend keeps refusing `iso15693` at start-up; `reader.backend: libnfc` with a `pcsc:`
