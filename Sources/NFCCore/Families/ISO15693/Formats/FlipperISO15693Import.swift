@@ -200,13 +200,12 @@ extension FlipperKeyValues {
         guard let text = self[key] else { throw NFCError.malformedDump("missing \(key)") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity((text.utf8.count + 1) / 3)
-        for token in text.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false) {
-            guard token.count == 2, let high = Self.nibble(token[token.startIndex]),
-                let low = Self.nibble(token[token.index(after: token.startIndex)])
-            else {
+        // Each token is exactly two digits, read by the project's hex parser (``Array/init(hex:)``).
+        for token in text.split(separator: " ", omittingEmptySubsequences: false) {
+            guard token.utf8.count == 2, let parsed = [UInt8](hex: String(token)), parsed.count == 1 else {
                 throw NFCError.malformedDump("\(key) '\(text.prefix(40))' is not hex bytes separated by spaces")
             }
-            bytes.append(high << 4 | low)
+            bytes += parsed
         }
         return bytes
     }
@@ -226,15 +225,6 @@ extension FlipperKeyValues {
         case "true": return true
         case "false": return false
         default: throw NFCError.malformedDump("\(key) '\(text.prefix(20))' is not true or false")
-        }
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }
