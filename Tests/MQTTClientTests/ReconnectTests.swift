@@ -13,7 +13,10 @@ extension BrokerTests {
             let failure = try await events.next { $0.failureCode != nil }
             #expect(failure.failureCode == "broker_unreachable")
             let retry = try await events.next { $0.isReconnecting }
-            guard case .reconnecting(let attempt, _) = retry else { return }
+            guard case .reconnecting(let attempt, _) = retry else {
+                Issue.record("expected a reconnecting event, got \(retry)")
+                return
+            }
             #expect(attempt == 1)
             #expect(client.isConnected == false)
             // libmosquitto's own loop_start thread would stop retrying here (peers-mqtt.md §5.3.1).
