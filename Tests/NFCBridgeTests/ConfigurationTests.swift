@@ -350,7 +350,9 @@ import YAMLDocument
         let path = Binaries.packageRoot.appendingPathComponent("config/nfcbridge.example.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let config = try ConfigurationLoader.parse(yaml: text, source: path, hostName: "h")
-        #expect(config.id == "reader-hall")
+        // "every key, with its default": the example sets nothing a configuration left empty would not.
+        #expect(config == (try ConfigurationLoader.parse(yaml: "", source: path, hostName: "h")))
+        #expect(config.id == "h")
         var documented: Set<String> = []
         func collect(_ node: YAMLNode, _ prefix: String) {
             guard case let .mapping(entries, _) = node else { return }
