@@ -79,7 +79,8 @@ final class LibNFCSession {
             let hint =
                 connstring == nil
                 ? "no NFC device found (set LIBNFC_DEFAULT_DEVICE or give a connstring)"
-                : "nfc_open failed (no PN53x answered: check the connstring, the port, its permissions and that no other program uses it)"
+                : serialPort(of: connstring).flatMap(portProblem)
+                    ?? "nfc_open failed (no PN53x answered: check the connstring, the port, its permissions and that no other program uses it)"
             throw .readerUnavailable("\(label): \(hint)")
         }
         let actualConnstring = String(cString: nfc_device_get_connstring(device))
@@ -120,6 +121,25 @@ final class LibNFCSession {
     static func isCharacterDevice(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
+    }
+
+    /// What is wrong with a serial port libnfc could not open, when `stat` can tell: it does not
+    /// exist, it is not a character device, or this user may not open it. Nil when the port looks
+    /// usable (then nothing answered on it, or libnfc refused it for another reason).
+    static func portProblem(_ path: String) -> String? {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            return errno == ENOENT
+                ? "\(path) does not exist (check the port's name: ls -l /dev/serial* /dev/tty*; a USB adapter that is unplugged has none)"
+                : "\(path) cannot be examined (errno \(errno))"
+        }
+        if status.st_mode & S_IFMT != S_IFCHR {
+            return "\(path) is not a serial port (not a character device)"
+        }
+        if access(path, R_OK | W_OK) != 0, errno == EACCES {
+            return "\(path): permission denied (add this user to the port's group, usually dialout)"
+        }
+        return nil
     }
 
     /// The chip line of `nfc_device_get_information_about` ("PN532 v1.6"), or "unknown".

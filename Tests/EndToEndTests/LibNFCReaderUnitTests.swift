@@ -92,6 +92,8 @@ import Testing
         } catch let error as NFCError {
             #expect(error.code == "reader_unavailable")
             #expect(error.message.contains("pn532_uart:\(path)"))
+            #expect(error.message.contains("\(path) does not exist"), "\(error)")
+            #expect(!error.message.contains("no PN53x answered"), "\(error)")
         }
         // Not open: polling reports the reader, closing is harmless.
         await #expect(throws: NFCError.self) { try await device.poll(modulations: [.iso14443a], timeout: .zero) }
@@ -118,6 +120,14 @@ import Testing
         #expect(LibNFCSession.serialPort(of: "pn532_uart:/dev/ttyS0:115200") == "/dev/ttyS0")
         #expect(LibNFCSession.serialPort(of: "pn533_usb:001:004") == nil)
         #expect(LibNFCSession.serialPort(of: nil) == nil)
+    }
+
+    @Test func aPortThatIsNotASerialPortIsNamedAsSuch() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-tty-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(LibNFCSession.portProblem(file) == "\(file) is not a serial port (not a character device)")
+        #expect(LibNFCSession.portProblem("/dev/null") == nil)
     }
 
     @Test func aCallPastItsDeadlineIsMarkedExpiredAndOneInTimeIsNot() {
