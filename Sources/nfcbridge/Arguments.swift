@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import NFCBridge
 import NFCCore
 
 /// Command-line arguments of one subcommand: `--name value` options, `--flag` switches and
@@ -74,7 +75,11 @@ struct Arguments {
     /// unknown option, not one that needs a value), then for a known option given without a value.
     func rejectUnknown() throws(CLIError) {
         let unknown = Set(options.keys).union(flags).union(missingValues).subtracting(consumed)
-        if let name = unknown.sorted().first { throw CLIError.usage("unknown option --\(name)") }
+        if let name = unknown.sorted().first {
+            // `consumed` holds every option the command asked for: the names it knows.
+            let hint = Spelling.closest(to: name, among: consumed.subtracting(unknown).sorted()).map { " (did you mean --\($0)?)" } ?? ""
+            throw CLIError.usage("unknown option --\(String(name.prefix(64)))\(hint)")
+        }
         if let name = missingValues.sorted().first { throw CLIError.usage("--\(name) needs a value") }
     }
 

@@ -69,6 +69,12 @@ func exitWith(_ error: CLIError) -> Never {
     exit(error.exitCode)
 }
 
+// CommandLine.arguments repairs bytes that are not UTF-8 to U+FFFD, which `write --text` would
+// then put on a tag: such an argument is refused here, by its position, before anything runs.
+for index in 1..<Int(CommandLine.argc) {
+    guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+    exitWith(.usage("argument \(index) is not UTF-8 text (convert it first, e.g. with iconv -f latin1 -t utf-8)"))
+}
 let argv = Array(CommandLine.arguments.dropFirst())
 guard let name = argv.first, !["--help", "-h"].contains(name) else {
     Console.out(usage(commands))

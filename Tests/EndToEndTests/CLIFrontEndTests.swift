@@ -45,6 +45,17 @@ import TestSupport
         #expect(Self.error(unknown).message == "unknown command 'frobnicate'")
     }
 
+    /// `write --text` with Latin-1 bytes wrote U+FFFD to the tag and exited 0 (issue 23): an
+    /// argument that is not UTF-8 is refused before anything runs. Foundation's Process takes
+    /// Strings, so the bytes go through the shell's printf.
+    @Test func anArgumentThatIsNotUTF8IsRefused() throws {
+        let result = try runProcess(
+            "/bin/sh", ["-c", "exec \"$0\" write --text \"$(printf 'caf\\351')\" --device pn532_uart:/nonexistent", Self.nfcbridge])
+        #expect(result.status == 2, "\(result.err)")
+        #expect(Self.error(result).code == "usage", "\(result.err)")
+        #expect(Self.error(result).message?.hasPrefix("argument 3 is not UTF-8 text") == true, "\(result.err)")
+    }
+
     @Test func unknownOptionsAreCalledUnknown() throws {
         for arguments in [["scan", "--jsn"], ["scan", "--jsn", "--once"], ["dump", "--colour", "x"], ["readers", "-x"], ["run", "--stat-dir"]] {
             let result = try runProcess(Self.nfcbridge, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
@@ -53,6 +64,10 @@ import TestSupport
             #expect(error.code == "usage", "\(arguments): \(result.err)")
             #expect(error.message?.hasPrefix("unknown option -") == true, "\(arguments): \(result.err)")
         }
+        let typo = try runProcess(Self.nfcbridge, ["scan", "--jsn"], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        #expect(Self.error(typo).message == "unknown option --jsn (did you mean --json?)", "\(typo.err)")
+        let far = try runProcess(Self.nfcbridge, ["scan", "--frobnicate"], environment: ["LIBNFC_AUTO_SCAN": "false"])
+        #expect(Self.error(far).message == "unknown option --frobnicate", "\(far.err)")
         let missing = try runProcess(Self.nfcbridge, ["scan", "--device"])
         #expect(Self.error(missing).message == "--device needs a value", "\(missing.err)")
     }

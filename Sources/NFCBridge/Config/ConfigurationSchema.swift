@@ -166,26 +166,6 @@ enum ConfigurationSchema {
     /// The known key or section closest to a misspelt `path`, if one is close enough to be a
     /// likely typo (a misspelt section, `presense:`, gets its section suggested).
     static func suggestion(for path: String) -> String? {
-        let candidates = keys.map(\.path) + sections.sorted()
-        let scored = candidates.map { ($0, editDistance(Array(path.utf8), Array($0.utf8))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, path.utf8.count / 4) else { return nil }
-        return best.0
-    }
-
-    /// Levenshtein distance.
-    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
+        Spelling.closest(to: path, among: keys.map(\.path) + sections.sorted())
     }
 }
