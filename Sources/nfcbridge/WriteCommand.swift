@@ -37,28 +37,26 @@ enum WriteCommand {
             throw CLIError.usage("give exactly one of --uri, --text, --ndef-hex, --records")
         }
         if lang != nil, text == nil { throw CLIError.usage("--lang goes with --text") }
+        // The records file is read like export's input: bounded, and a failure says why (io_error).
+        let recordBytes = uri == nil && text == nil && hex == nil ? try DumpFile.read(recordsFile ?? "-") : []
         do throws(CommandError) {
             if let uri { return try CommandParser.message(records: ["uri": .string(uri)]) }
             if let text { return try CommandParser.message(records: ["text": .string(text), "lang": .string(lang ?? "en")]) }
             if let hex { return try CommandParser.message(hex: .string(hex)) }
-            return try CommandParser.message(records: try records(file: recordsFile ?? "-"))
+            return try CommandParser.message(records: try records(file: recordsFile ?? "-", bytes: recordBytes))
         } catch {
             throw CLIError.input(error.code.rawValue, error.message)
         }
     }
 
-    /// The records of a JSON file: `{"records":[…]}`, `[…]` or one record object.
-    private static func records(file: String) throws(CommandError) -> JSONValue {
-        let data: Data
-        if file == "-" {
-            data = Console.readStandardInput()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: file) else {
-                throw CommandError(.invalidRequest, "cannot read \(file)")
-            }
-            data = contents
+    /// The records of a JSON file (its `bytes`): `{"records":[…]}`, `[…]` or one record object.
+    private static func records(file: String, bytes: [UInt8]) throws(CommandError) -> JSONValue {
+        let name = file == "-" ? "standard input" : file
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw .invalid("records", "\(name) is not UTF-8 text (JSON is UTF-8: convert it first, e.g. iconv -f latin1 -t utf-8)")
         }
-        guard let json = try? JSONValue(parsing: data) else { throw .invalid("records", "\(file) is not valid JSON") }
+        let data = Data(bytes)
+        guard let json = try? JSONValue(parsing: data) else { throw .invalid("records", "\(name) is not valid JSON") }
         if let object = json.objectValue, object.keys.sorted() == ["records"], let list = object["records"] { return list }
         return json
     }

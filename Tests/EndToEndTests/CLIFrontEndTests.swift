@@ -56,6 +56,22 @@ import TestSupport
         #expect(Self.error(result).message?.hasPrefix("argument 3 is not UTF-8 text") == true, "\(result.err)")
     }
 
+    /// `write --records` with a file that cannot be read says why (`io_error`, like `export`), and
+    /// a Latin-1 records file is named as not UTF-8, before any reader is opened.
+    @Test func aRecordsFileThatCannotBeReadOrIsNotUTF8SaysWhy() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path + "/nosuch.json"
+        let absent = try runProcess(Self.nfcbridge, ["write", "--records", missing, "--device", "pn532_uart:/nonexistent"])
+        #expect(absent.status != 0)
+        #expect(Self.error(absent).code == "io_error", "\(absent.err)")
+        #expect(Self.error(absent).message == "cannot read \(missing): No such file or directory", "\(absent.err)")
+        let latin1 = folder.path + "/latin1.json"
+        #expect(FileManager.default.createFile(atPath: latin1, contents: Data(#"{"text": "caf"#.utf8 + [0xE9] + #""}"#.utf8)))
+        let notUTF8 = try runProcess(Self.nfcbridge, ["write", "--records", latin1, "--device", "pn532_uart:/nonexistent"])
+        #expect(Self.error(notUTF8).code == "invalid_request", "\(notUTF8.err)")
+        #expect(Self.error(notUTF8).message?.contains("\(latin1) is not UTF-8 text") == true, "\(notUTF8.err)")
+    }
+
     @Test func unknownOptionsAreCalledUnknown() throws {
         for arguments in [["scan", "--jsn"], ["scan", "--jsn", "--once"], ["dump", "--colour", "x"], ["readers", "-x"], ["run", "--stat-dir"]] {
             let result = try runProcess(Self.nfcbridge, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
