@@ -36,6 +36,16 @@ import YAMLDocument
         }
     }
 
+    /// A 10 MB `id` was echoed whole in a 10 MB error line (issue 20): an error quotes at most the
+    /// value's first 64 characters and its size.
+    @Test func aHugeValueIsQuotedByItsPrefixOnly() throws {
+        let id = String(repeating: "X", count: 10_000_000)
+        let problem = try #require(error("id: \(id)\n"))
+        #expect(problem.detail == "must be 1-64 characters of a-z, 0-9, '_' and '-', got '\(id.prefix(64))…' (10000000 bytes)")
+        let flag = try #require(error("dump:\n  on_scan: \(String(repeating: "y", count: 1000))\n"))
+        #expect(flag.message.utf8.count < 200, "\(flag.message.prefix(300))")
+    }
+
     @Test func emptyFileGivesEveryDefault() throws {
         let config = try parse("")
         #expect(config.id == "test-host")

@@ -21,7 +21,7 @@ enum ClassicKeysFile {
             guard let bytes = [UInt8](hex: text), bytes.count == 6 else {
                 throw ConfigurationError(
                     source: path, line: index + 1, key: value.key,
-                    detail: "'\(text)' is not a MIFARE Classic key (12 hex digits)")
+                    detail: "\(ConfigurationError.quoted(text)) is not a MIFARE Classic key (12 hex digits)")
             }
             keys.append(text)
         }

@@ -30,6 +30,17 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         self.detail = detail
     }
 
+    /// The longest value an error quotes whole; a longer one is cut (a 10 MB `id` gave a 10 MB
+    /// line on stderr).
+    static let quotedValueLimit = 64
+
+    /// `value` in single quotes, cut to its first ``quotedValueLimit`` characters with its length
+    /// in bytes when it is longer.
+    static func quoted(_ value: String) -> String {
+        guard value.utf8.count > quotedValueLimit else { return "'\(value)'" }
+        return "'\(value.prefix(quotedValueLimit))…' (\(value.utf8.count) bytes)"
+    }
+
     /// `config.yaml:12: mqtt.protocol: must be one of 3.1.1, 5 (got '6')`.
     public var message: String {
         var text = source

@@ -18,7 +18,7 @@ enum ConfigurationSchema {
         ConfigurationKey(path: "id") { config, value throws(ConfigurationError) in
             let id = try value.nonEmptyString()
             guard AgentIdentifier.isValid(id) else {
-                throw value.failure("must be 1-64 characters of a-z, 0-9, '_' and '-', got '\(id)'")
+                throw value.failure("must be 1-64 characters of a-z, 0-9, '_' and '-', got \(ConfigurationError.quoted(id))")
             }
             config.id = id
         },

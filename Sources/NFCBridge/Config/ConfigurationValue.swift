@@ -40,14 +40,14 @@ struct ConfigurationValue {
             default: break
             }
         }
-        throw failure("expected true or false, got '\(text)'")
+        throw failure("expected true or false, got \(ConfigurationError.quoted(text))")
     }
 
     /// A whole number within `range`.
     func int(in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         let text = try string()
         guard let value = Int(text.replacing("_", with: "")) else {
-            throw failure("expected a whole number, got '\(text)'")
+            throw failure("expected a whole number, got \(ConfigurationError.quoted(text))")
         }
         guard range.contains(value) else {
             throw failure("must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
@@ -60,7 +60,7 @@ struct ConfigurationValue {
     where T.RawValue == String {
         let text = try string()
         guard let value = T(rawValue: text) else {
-            throw failure("must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+            throw failure("must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got \(ConfigurationError.quoted(text))")
         }
         return value
     }
@@ -72,7 +72,7 @@ struct ConfigurationValue {
         var values: [T] = []
         for item in items {
             let value = try ConfigurationValue(node: item, key: key, source: source).choice(T.self)
-            guard !values.contains(value) else { throw ConfigurationValue(node: item, key: key, source: source).failure("'\(value.rawValue)' is listed twice") }
+            guard !values.contains(value) else { throw ConfigurationValue(node: item, key: key, source: source).failure("\(ConfigurationError.quoted(value.rawValue)) is listed twice") }
             values.append(value)
         }
         guard !values.isEmpty else { throw failure("must list at least one value") }
