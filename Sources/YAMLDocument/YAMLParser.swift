@@ -14,6 +14,10 @@ public struct YAMLSyntaxError: Error, Sendable, Equatable {
 /// Anchors are accepted and ignored; aliases and multi-document streams are refused because a
 /// configuration file has no use for them and silently mis-reading one is worse than refusing it.
 public enum YAMLParser {
+    /// The deepest nesting of mappings and sequences (block or flow) read; a deeper document is
+    /// refused rather than recursed into until the stack runs out. A configuration needs a few.
+    public static let maximumNestingDepth = 256
+
     /// Parses `text`. An empty document parses as an empty mapping.
     public static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
         var parser = yaml_parser_t()
@@ -89,7 +93,7 @@ private struct EventReader {
         guard event.kind == .documentStart else {
             throw YAMLSyntaxError(line: event.line, message: "expected a YAML document")
         }
-        let root = try readNode(try next())
+        let root = try readNode(try next(), depth: 0)
         let end = try next()
         guard end.kind == .documentEnd else { throw YAMLSyntaxError(line: end.line, message: "expected the end of the document") }
         let after = try next()
@@ -99,7 +103,14 @@ private struct EventReader {
         return root
     }
 
-    mutating func readNode(_ event: Event) throws(YAMLSyntaxError) -> YAMLNode {
+    /// Reads the node `event` starts; `depth` is the number of collections it is inside.
+    mutating func readNode(_ event: Event, depth: Int) throws(YAMLSyntaxError) -> YAMLNode {
+        if event.kind == .sequenceStart || event.kind == .mappingStart, depth >= YAMLParser.maximumNestingDepth {
+            throw YAMLSyntaxError(
+                line: event.line,
+                message:
+                    "nesting deeper than \(YAMLParser.maximumNestingDepth) levels at line \(event.line); a configuration needs a few")
+        }
         switch event.kind {
         case .scalar:
             return .scalar(event.text, line: event.line, plain: event.plain)
@@ -110,22 +121,23 @@ private struct EventReader {
             while true {
                 let item = try next()
                 if item.kind == .sequenceEnd { break }
-                items.append(try readNode(item))
+                items.append(try readNode(item, depth: depth + 1))
             }
             return .sequence(items, line: event.line)
         case .mappingStart:
             var entries: [YAMLEntry] = []
+            var keyLines: [String: Int] = [:]
             while true {
                 let keyEvent = try next()
                 if keyEvent.kind == .mappingEnd { break }
                 guard keyEvent.kind == .scalar else {
                     throw YAMLSyntaxError(line: keyEvent.line, message: "mapping keys must be plain names")
                 }
-                if let first = entries.first(where: { $0.key == keyEvent.text }) {
+                if let firstLine = keyLines.updateValue(keyEvent.line, forKey: keyEvent.text) {
                     throw YAMLSyntaxError(
-                        line: keyEvent.line, message: "duplicate key '\(keyEvent.text)' (first on line \(first.line))")
+                        line: keyEvent.line, message: "duplicate key '\(keyEvent.text)' (first on line \(firstLine))")
                 }
-                let value = try readNode(try next())
+                let value = try readNode(try next(), depth: depth + 1)
                 entries.append(YAMLEntry(key: keyEvent.text, line: keyEvent.line, value: value))
             }
             return .mapping(entries, line: event.line)

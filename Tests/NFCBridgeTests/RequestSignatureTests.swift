@@ -131,6 +131,31 @@ import Testing
         #expect(!accepted(base + 301, "nonce-too-new"))
     }
 
+    /// The stale-request refusal for a `ts` that is a valid Int64 but far off (issue 20: Int64.min
+    /// overflowed the distance and trapped the agent).
+    static func expectRefusedAsStale(ts: Int64, now: Date = now) {
+        let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300)
+        let outcome = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body(ts: ts)), now: now)
+        guard case let .rejected(rejection) = outcome else {
+            Issue.record("ts \(ts): expected a refusal, got \(outcome)")
+            return
+        }
+        #expect(rejection.error.code == .notPermitted)
+        #expect(rejection.error.message.contains("from the agent's clock"), "\(rejection.error.message)")
+        #expect(verifier.nonceCount == 0)
+    }
+
+    @Test func aTimestampOfInt64MinIsRefusedNotACrash() {
+        Self.expectRefusedAsStale(ts: .min)
+        Self.expectRefusedAsStale(ts: .min, now: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func aTimestampOfInt64MaxIsRefusedNotACrash() {
+        Self.expectRefusedAsStale(ts: .max)
+        // An agent clock before 1970 makes now negative: Int64.max - now would overflow too.
+        Self.expectRefusedAsStale(ts: .max, now: Date(timeIntervalSince1970: -1))
+    }
+
     @Test func noncesLeaveTheBookWithTheirWindow() {
         let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300)
         let payload = Self.envelope(Self.body())

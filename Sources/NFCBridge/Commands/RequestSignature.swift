@@ -145,8 +145,10 @@ public final class RequestSignatureVerifier: Sendable {
             return refuse("nonce (8-128 printable ASCII characters, fresh for every request) is required")
         }
         let nowSeconds = Timestamp.milliseconds(now) / 1000
-        let skew = ts > nowSeconds ? ts - nowSeconds : nowSeconds - ts
-        guard skew <= windowSeconds else {
+        // `ts` is anything a client sent (Int64.min included): the distance is taken as a magnitude.
+        // Two Int64s are less than 2^64 apart, so the wrapping difference read as UInt64 is exact.
+        let skew = ts > nowSeconds ? UInt64(bitPattern: ts &- nowSeconds) : UInt64(bitPattern: nowSeconds &- ts)
+        guard skew <= windowSeconds.magnitude else {
             return refuse("ts \(ts) is \(skew) s from the agent's clock (\(nowSeconds)); allowed: \(windowSeconds) s")
         }
         let problem: String? = book.withLock { book in
