@@ -121,6 +121,17 @@ struct CLIError: Error {
         self.exitCode = exitCode
     }
 
+    /// A refusal of the MQTT-shaped request a command built from its options (exit 1), the
+    /// request's field names replaced by the options that filled them: `--ndef-hex: must be a hex
+    /// string`, not `ndef_hex: …`. `options` pairs a field path with its option.
+    static func input(_ error: CommandError, options: KeyValuePairs<String, String>) -> CLIError {
+        var message = error.message
+        if let (field, option) = options.first(where: { message.hasPrefix($0.key + ":") }) {
+            message = option + message.dropFirst(field.count)
+        }
+        return .input(error.code.rawValue, message)
+    }
+
     /// Wraps an NFC error (exit 1, its stable code).
     init(_ error: NFCError, exitCode: Int32 = 1) {
         self.init(code: error.code, message: error.message, exitCode: exitCode)

@@ -55,7 +55,8 @@ enum WriteBlockCommand {
         do throws(CommandError) {
             return Options(action: try WriteBlocksRequest.action(object, uid: uid), uid: uid)
         } catch {
-            throw CLIError.input(error.code.rawValue, error.message)
+            throw CLIError.input(
+                error, options: ["blocks[0].data_hex": "--data", "blocks[0].block": "--block", "key_type": "--key-type", "key": "--key", "uid": "--uid"])
         }
     }
 }

@@ -45,7 +45,10 @@ enum WriteCommand {
             if let hex { return try CommandParser.message(hex: .string(hex)) }
             return try CommandParser.message(records: try records(file: recordsFile ?? "-", bytes: recordBytes))
         } catch {
-            throw CLIError.input(error.code.rawValue, error.message)
+            // A --records file keeps its own field names; the other options name themselves.
+            guard recordsFile == nil else { throw CLIError.input(error.code.rawValue, error.message) }
+            throw CLIError.input(
+                error, options: ["ndef_hex": "--ndef-hex", "records[0].uri": "--uri", "records[0].text": "--text", "records[0].lang": "--lang"])
         }
     }
 

@@ -72,6 +72,23 @@ import TestSupport
         #expect(Self.error(notUTF8).message?.contains("\(latin1) is not UTF-8 text") == true, "\(notUTF8.err)")
     }
 
+    /// CLI refusals name the option the user typed, not the MQTT field it fills (issue 23: they said
+    /// `ndef_hex`, `blocks[0].data_hex`).
+    @Test func refusalsNameTheOptionNotTheMQTTField() throws {
+        let device = ["--device", "pn532_uart:/nonexistent"]
+        let cases: [([String], String)] = [
+            (["write", "--ndef-hex", "zz"], "--ndef-hex: must be a hex string"),
+            (["write", "--text", "a", "--lang", String(repeating: "x", count: 70)], "--lang: must be 1 to 63 bytes, got 70"),
+            (["write-block", "--block", "4", "--data", "00", "--key", "FFFFFFFFFFFF"], "--data: must be 16 bytes, got 1"),
+            (["write-block", "--block", "4", "--data", String(repeating: "00", count: 16), "--key", "FF"], "--key: must be 6 bytes of hex"),
+        ]
+        for (arguments, prefix) in cases {
+            let result = try runProcess(Self.nfcbridge, arguments + device)
+            #expect(Self.error(result).code == "invalid_request", "\(arguments): \(result.err)")
+            #expect(Self.error(result).message?.hasPrefix(prefix) == true, "\(arguments): \(result.err)")
+        }
+    }
+
     @Test func unknownOptionsAreCalledUnknown() throws {
         for arguments in [["scan", "--jsn"], ["scan", "--jsn", "--once"], ["dump", "--colour", "x"], ["readers", "-x"], ["run", "--stat-dir"]] {
             let result = try runProcess(Self.nfcbridge, arguments, environment: ["LIBNFC_AUTO_SCAN": "false"])
