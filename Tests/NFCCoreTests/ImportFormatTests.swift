@@ -119,9 +119,12 @@ import Testing
         }
         let export = try TagDump.importClassicMFD(mfd).exportProxmark3ClassicKeys()
         #expect(export.count == 192)
-        // Without a name (standard input) the content decides: no UID check bytes anywhere.
+        // Without a name (standard input) or with another one the content decides: no UID check bytes anywhere.
         DumpBoundsTests.expectError("malformed_dump", "key file (16 sectors × keys A and B), which holds no card data") {
             try DumpImporter.importDump(export)
+        }
+        DumpBoundsTests.expectError("malformed_dump", "key file (16 sectors") {
+            try DumpImporter.importDump(export, fileName: "keys.bin")
         }
         DumpBoundsTests.expectError("malformed_dump", "import the card's dump") {
             try DumpImporter.importDump(export, fileName: "hf-mf-DEADBEEF-key.bin")

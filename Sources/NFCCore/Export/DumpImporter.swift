@@ -36,7 +36,7 @@ public enum DumpImporter {
     ///   other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
     ///   MIFARE Classic files (Flipper `Device type: Mifare Classic`, MFD and Proxmark3 `hf mf` dumps
     ///   of a Classic size) go to the Classic importers.
-    /// `fileName` (the file's name, when known) is used only to tell a Proxmark3 MIFARE Classic key
+    /// `fileName` (the file's name, when known) is used only to tell (by `-key.bin`) a Proxmark3 MIFARE Classic key
     /// file, which is refused (``ProxmarkClassicFormat/keyFileRefusal(_:fileName:formatNamed:)``).
     public static func importDump(_ bytes: [UInt8], format: DumpFormat? = nil, fileName: String? = nil) throws -> TagDump {
         guard bytes.count <= maxFileSize else {
