@@ -83,11 +83,51 @@ import Testing
 
     @Test func flipperFilesOfOtherProtocolsAreUnsupported() {
         let classic = "Filetype: Flipper NFC device\nVersion: 4\nDevice type: Mifare Classic\nUID: BA E2 7C 9D\n"
-        #expect(throws: NFCError.unsupportedOperation("Unsupported Flipper NFC file format")) {
-            try TagDump.importFlipperNFC(classic)
-        }
+        DumpBoundsTests.expectError("unsupported", "device type 'Mifare Classic'") { try TagDump.importFlipperNFC(classic) }
         #expect(throws: NFCError.unsupportedOperation("Unsupported Flipper NFC file format")) {
             try TagDump.importFlipperNFC("Filetype: Flipper SubGhz Key File\nVersion: 1\n")
+        }
+    }
+
+    /// A Flipper file of a device type no family imports: the message names it (at most 40 characters)
+    /// and the types imported; the code stays `unsupported`.
+    @Test func flipperFileOfAnUnknownDeviceTypeNamesIt() {
+        let felica = "Filetype: Flipper NFC device\nVersion: 4\nDevice type: FeliCa\nUID: 01 02 03 04 05 06 07 08\n"
+        DumpBoundsTests.expectError("unsupported", "device type 'FeliCa' is not imported") {
+            try DumpImporter.importDump(Array(felica.utf8))
+        }
+        DumpBoundsTests.expectError("unsupported", "NTAG/Ultralight") { try DumpImporter.importDump(Array(felica.utf8)) }
+        let long = String(repeating: "X", count: 60)
+        let error = #expect(throws: NFCError.self) {
+            try DumpImporter.importDump(Array("Filetype: Flipper NFC device\nVersion: 4\nDevice type: \(long)\n".utf8))
+        }
+        #expect(error?.message.contains("'\(String(repeating: "X", count: 40))'") == true, "\(error?.message ?? "")")
+    }
+
+    /// A Proxmark3 Classic key file (`hf-mf-<UID>-key.bin`, 192 bytes for a 1K) and the project's own
+    /// `pm3key` export are refused as key files, not read as a 48-page Ultralight C.
+    @Test func proxmarkClassicKeyFilesAreRefused() throws {
+        let keys = (0..<32).flatMap { [UInt8](repeating: UInt8($0), count: 6) }
+        #expect(keys.count == 192)
+        DumpBoundsTests.expectError("malformed_dump", "Proxmark3 MIFARE Classic key file (16 sectors × keys A and B)") {
+            try DumpImporter.importDump(keys, fileName: "hf-mf-DEADBEEF-key.bin")
+        }
+        let mfd = (0..<64).flatMap { block -> [UInt8] in
+            block == 0 ? [0xDE, 0xAD, 0xBE, 0xEF, 0x22, 0x08, 0x04, 0x00] + [UInt8](repeating: 0x62, count: 8)
+                : block % 4 == 3 ? [UInt8](repeating: 0xFF, count: 6) + [0xFF, 0x07, 0x80, 0x69] + [UInt8](repeating: 0xFF, count: 6)
+                : [UInt8](repeating: 0, count: 16)
+        }
+        let export = try TagDump.importClassicMFD(mfd).exportProxmark3ClassicKeys()
+        #expect(export.count == 192)
+        // Without a name (standard input) or with another one the content decides: no UID check bytes anywhere.
+        DumpBoundsTests.expectError("malformed_dump", "key file (16 sectors × keys A and B), which holds no card data") {
+            try DumpImporter.importDump(export)
+        }
+        DumpBoundsTests.expectError("malformed_dump", "key file (16 sectors") {
+            try DumpImporter.importDump(export, fileName: "keys.bin")
+        }
+        DumpBoundsTests.expectError("malformed_dump", "import the card's dump") {
+            try DumpImporter.importDump(export, fileName: "hf-mf-DEADBEEF-key.bin")
         }
     }
 

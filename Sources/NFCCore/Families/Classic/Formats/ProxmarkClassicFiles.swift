@@ -146,6 +146,27 @@ enum ProxmarkClassicFormat {
     static let legacyJSONFileType = "mfcard"
     /// What `createMfcKeyDump` writes for a key not found.
     static let unknownKey: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    /// The sector counts of the Classic products (Mini, 1K, Plus 2K, 4K): a key file is 12 bytes a sector.
+    static let keyFileSectorCounts = [5, 16, 32, 40]
+
+    /// Why `bytes` are refused as a Proxmark3 key file (`hf-mf-<UID>-key.bin`, the `pm3key` export),
+    /// which holds keys and no card data; nil when they are not one. The rule: the size is exactly
+    /// 12 × a Classic sector count (60, 192, 384, 480 bytes) and either the name ends with `-key.bin`,
+    /// or no format is named (`--format auto`, whatever the name) and the bytes are no Type 2 image
+    /// Proxmark3 would load (no valid UID check bytes after a 56- or 48-byte MFU header or at offset 0).
+    /// Of these sizes only 192 bytes could also be a page image (a 48-page Ultralight C with its key pages); a key
+    /// file's key A of sectors 0 and 1 passes both UID checks (BCC0, BCC1) only by chance (1 in 65536),
+    /// and a real card's page image always passes them.
+    static func keyFileRefusal(_ bytes: [UInt8], fileName: String?, formatNamed: Bool) -> String? {
+        guard bytes.count % 12 == 0, keyFileSectorCounts.contains(bytes.count / 12) else { return nil }
+        let namedAsKeyFile = fileName?.lowercased().hasSuffix("-key.bin") == true
+        let noPageImage = !formatNamed
+            && ![ProxmarkMFULayout.newHeaderLength, ProxmarkMFULayout.oldHeaderLength, 0]
+                .contains(where: { Type2PageImage.hasValidBCC(bytes, at: $0) })
+        guard namedAsKeyFile || noPageImage else { return nil }
+        return "this looks like a Proxmark3 MIFARE Classic key file (\(bytes.count / 12) sectors × keys A and B), "
+            + "which holds no card data: import the card's dump (.bin, .json or .eml) instead"
+    }
 
     /// True when `text` looks like an `.eml` file: at least one line, every line not a comment or
     /// blank exactly 32 hex digits (content sniffing; the import checks the size).

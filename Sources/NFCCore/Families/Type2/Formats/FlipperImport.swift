@@ -16,7 +16,9 @@ extension TagDump {
         guard let deviceType = file["Device type"],
             deviceType == FlipperNFCFormat.deviceType || FlipperUltralightType.row(named: deviceType) != nil
         else {
-            throw NFCError.unsupportedOperation("Unsupported Flipper NFC file format")
+            throw NFCError.unsupportedOperation(
+                "Unsupported Flipper NFC file format: device type '\((file["Device type"] ?? "(none)").prefix(40))' is not imported "
+                    + "(NFCBridge imports \(FlipperNFCFormat.importedDeviceTypes))")
         }
         let (uidLine, atqa, sak) = try file.iso14443A(fileVersion: fileVersion)
         let dataFormat = try file.dataFormatVersion()
@@ -81,5 +83,14 @@ extension TagDump {
                 signature: signature.flatMap { $0.allSatisfy { $0 == 0 } ? nil : $0 }, counters: counters,
                 tearing: tearing, totalPages: total))
         )
+    }
+}
+
+extension FlipperNFCFormat {
+    /// The `Device type` values imported, in words, for the message refusing another one.
+    static var importedDeviceTypes: String {
+        "'\(deviceType)' (Versions 2–3 also the product, e.g. 'NTAG215'), '\(FlipperClassicFormat.deviceType)', "
+            + "'\(FlipperISO15693Format.deviceType)' and '\(FlipperISO15693Format.slixDeviceType)' "
+            + "(Versions 2–3: '\(FlipperISO15693Format.legacyDeviceType)')"
     }
 }
