@@ -51,7 +51,7 @@ enum ExportCommand {
             throw CLIError.usage("\(format.rawValue) is binary: give --output FILE or redirect standard output")
         }
 
-        let dump = try DumpImporter.importDump(try DumpFile.read(from))
+        let dump = try DumpImporter.importDump(try DumpFile.read(from), fileName: dumpFileName(from))
         let bytes = try format.render(dump, compact: compact, partial: partial)
         if let output {
             try DumpFile.write(bytes, to: output)

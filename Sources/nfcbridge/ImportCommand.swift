@@ -37,10 +37,7 @@ enum ImportCommand {
             throw CLIError.usage(arguments.positionals.isEmpty ? "import needs a FILE (or - for standard input)"
                 : "import takes one FILE, got \(arguments.positionals.count)")
         }
-        // The name tells a Proxmark3 key file (`-key.bin`), refused; standard input has none.
-        let dump = try DumpImporter.importDump(
-            try DumpFile.read(path), format: format,
-            fileName: path == "-" ? nil : path.split(separator: "/").last.map(String.init))
+        let dump = try DumpImporter.importDump(try DumpFile.read(path), format: format, fileName: dumpFileName(path))
         Console.out(try dump.exportJSON(prettyPrinted: !compact) + "\n")
     }
 }

@@ -37,6 +37,31 @@ import TestSupport
         }
     }
 
+    /// A Proxmark3 Classic 1K key file (`hf-mf-<UID>-key.bin`, 192 bytes) imported as an Ultralight C
+    /// (issue 23): `import` and `export --from` pass the file's name, so it is refused as a key file
+    /// even when its first bytes happen to pass the UID checks; the same bytes under another name are
+    /// read as the 48-page image they could be.
+    @Test func aProxmarkKeyFileIsRefusedByItsNameInImportAndExport() throws {
+        try CLI.withTemporaryDirectory { (dir: URL) throws in
+            var bytes = [UInt8](repeating: 0xFF, count: 192)
+            // UID 04 A1 B2 C3 D4 E5 F6 with its check bytes: BCC0 = 88 ^ 04 ^ A1 ^ B2, BCC1 = C3 ^ D4 ^ E5 ^ F6.
+            let uidPages: [UInt8] = [0x04, 0xA1, 0xB2, 0x9F, 0xC3, 0xD4, 0xE5, 0xF6, 0x04]
+            bytes.replaceSubrange(0..<9, with: uidPages)
+            let keyFile = dir.appendingPathComponent("hf-mf-04A1B2C3-key.bin")
+            try Data(bytes).write(to: keyFile)
+            for arguments in [["import", keyFile.path], ["export", "--from", keyFile.path, "--format", "json"]] {
+                let result = try CLI.run(arguments)
+                #expect(result.status == 1, "\(arguments)")
+                let (code, message) = try CLI.errorLine(result)
+                #expect(code == "malformed_dump", "\(arguments)")
+                #expect(message.contains("Proxmark3 MIFARE Classic key file (16 sectors"), "\(arguments): \(message)")
+            }
+            let image = dir.appendingPathComponent("card.bin")
+            try Data(bytes).write(to: image)
+            #expect(try CLI.run(["import", image.path]).status == 0)
+        }
+    }
+
     /// A Proxmark3 JSON dump padded to whole 4-byte "pages" (what `import --format pm3` decoded as a
     /// 349-page Ultralight before): named `pm3` or `mfd`, it is refused saying what it is. (Left to
     /// detection it was refused too until the Proxmark3 JSON import existed; now it is read: below.)

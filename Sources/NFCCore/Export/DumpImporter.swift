@@ -36,14 +36,14 @@ public enum DumpImporter {
     ///   other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
     ///   MIFARE Classic files (Flipper `Device type: Mifare Classic`, MFD and Proxmark3 `hf mf` dumps
     ///   of a Classic size) go to the Classic importers.
-    /// `fileName` (the file's name, when known) is used only to tell (by `-key.bin`) a Proxmark3 MIFARE Classic key
-    /// file, which is refused (``ProxmarkClassicFormat/keyFileRefusal(_:fileName:formatNamed:)``).
+    /// `fileName` (the file's name, when known) is used only to tell a Proxmark3 MIFARE Classic key
+    /// file (by its `-key.bin` name or, with no format named, its content), which is refused (``ProxmarkClassicFormat/keyFileRefusal(_:fileName:formatNamed:)``).
     public static func importDump(_ bytes: [UInt8], format: DumpFormat? = nil, fileName: String? = nil) throws -> TagDump {
         guard bytes.count <= maxFileSize else {
             throw NFCError.malformedDump("\(bytes.count) bytes; no dump file is larger than \(maxFileSize) bytes")
         }
         let content = FileContent(bytes)
-        let named = format
+        let formatNamed = format != nil
         if let format, let mismatch = content.mismatch(named: format) { throw NFCError.malformedDump(mismatch) }
         guard let format = format ?? detectFormat(bytes) else {
             throw NFCError.malformedDump(
@@ -51,7 +51,7 @@ public enum DumpImporter {
         }
         // Key files are binary images: only what would be read as one (MFD or Proxmark3 binary) is checked.
         if [.mfd, .proxmark3].contains(format),
-            let refusal = ProxmarkClassicFormat.keyFileRefusal(bytes, fileName: fileName, formatNamed: named != nil)
+            let refusal = ProxmarkClassicFormat.keyFileRefusal(bytes, fileName: fileName, formatNamed: formatNamed)
         {
             throw NFCError.malformedDump(refusal)
         }
