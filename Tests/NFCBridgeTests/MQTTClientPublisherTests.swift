@@ -40,19 +40,4 @@ import Testing
         broker.resume()
         await publisher.disconnect()
     }
-
-    @Test func theLinkLossSignalWakesWaitersOfTheGenerationTheyRead() async {
-        let signal = LinkLossSignal()
-        let before = signal.generation
-        let waiting = Task { await signal.wait(after: before) }
-        signal.fire()
-        await waiting.value
-        #expect(signal.generation == before + 1)
-        // A loss that happened before the wait began ends it at once.
-        await signal.wait(after: before)
-        // Cancelling the waiter ends it too (a publish that was acknowledged).
-        let cancelled = Task { await signal.wait(after: signal.generation) }
-        cancelled.cancel()
-        await cancelled.value
-    }
 }

@@ -319,9 +319,9 @@ public final class Agent: Sendable {
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
-        let payload = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        let receipt = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
         // A dump follows: let the scan show first — briefly, never waiting for a stalled broker.
-        if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: payload, upTo: Self.scanBeforeDumpLimit) }
+        if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: receipt, upTo: Self.scanBeforeDumpLimit) }
     }
 
     /// How long the dump on scan waits for the `scanned` event's acknowledgement at most.

@@ -22,7 +22,9 @@ public final class MQTTClientPublisher: MessagePublisher {
     public let acknowledgementTimeout: Duration
     private let isV5: Bool
     private let forwarders = Mutex<[Task<Void, Never>]>([])
-    private let linkLoss = LinkLossSignal()
+    /// Connection losses so far: a drop wakes the publishes waiting for an acknowledgement
+    /// (libmosquitto keeps their messages for the next connection, however long that takes).
+    private let linkLoss = Watched(0)
 
     /// Wraps `client` (not started yet; call ``start()``).
     public init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
@@ -47,7 +49,7 @@ public final class MQTTClientPublisher: MessagePublisher {
     /// ``deliver(_:)`` bounded: it fails after ``acknowledgementTimeout`` or when the link drops.
     public func publish(_ message: OutboundMessage) async throws {
         // Taken before the connection check: a drop from here on ends the wait below.
-        let link = linkLoss.generation
+        let link = linkLoss.value
         guard client.isConnected else { throw PublisherError.notConnected }
         let timeout = acknowledgementTimeout
         let linkLoss = self.linkLoss
@@ -62,7 +64,7 @@ public final class MQTTClientPublisher: MessagePublisher {
                 return .timedOut
             }
             group.addTask {
-                await linkLoss.wait(after: link)
+                _ = await linkLoss.wait { $0 != link }
                 return .linkLost
             }
             defer { group.cancelAll() }
@@ -126,7 +128,7 @@ public final class MQTTClientPublisher: MessagePublisher {
                 switch event {
                 case .connected: continuation.yield(.connected)
                 case .disconnected:
-                    linkLoss.fire()
+                    linkLoss.update { $0 &+= 1 }
                     continuation.yield(.disconnected)
                 case .connectionFailed, .reconnecting: break
                 }
@@ -145,54 +147,6 @@ public final class MQTTClientPublisher: MessagePublisher {
         }
         forwarders.withLock { $0 += [connection, messages] }
         return stream
-    }
-}
-
-/// Wakes the publishes waiting for an acknowledgement when the connection drops: libmosquitto
-/// keeps their messages for the next connection, however long that takes.
-final class LinkLossSignal: Sendable {
-    private struct State {
-        /// Connection losses so far.
-        var generation = 0
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    /// Connection losses so far: pass it to ``wait(after:)``.
-    var generation: Int { state.withLock { $0.generation } }
-
-    /// The connection dropped: every waiter returns.
-    func fire() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.generation += 1
-            defer { s.waiters = [:] }
-            return Array(s.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once the connection dropped after `generation` was read (at once if it already
-    /// did), or when the waiting task is cancelled.
-    func wait(after generation: Int) async {
-        let id = state.withLock { s -> Int in
-            s.nextWaiter += 1
-            return s.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { s -> Bool in
-                    if s.generation != generation || Task.isCancelled { return true }
-                    s.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
     }
 }
 

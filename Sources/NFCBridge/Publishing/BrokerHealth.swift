@@ -1,0 +1,144 @@
+import Synchronization
+
+extension EventPipeline {
+    /// How the broker answers, as the sender sees it (for `health`).
+    public struct BrokerStatus: Sendable, Equatable {
+        /// How long the publish under way has waited for its acknowledgement (ms), nil when none waits.
+        public var unacknowledgedMilliseconds: Int64?
+        /// True while that wait is beyond ``EventPipeline/acknowledgementDeadline``.
+        public var stalled = false
+        /// Times the broker was found not acknowledging.
+        public var stalls = 0
+        /// Connections dropped because the broker did not acknowledge.
+        public var recycles = 0
+    }
+}
+
+/// The broker-health watcher: every publish goes through ``deliver(_:)``, which notes how long it
+/// waits for its acknowledgement. ``check()`` (every second, from ``watch()``) finds a publish
+/// overdue: past ``acknowledgementDeadline`` the broker counts as stalled (logged once per stall,
+/// in `health`); past ``recycleDeadline`` the connection is dropped and made again, and again
+/// every ``recycleDeadline`` while the stall lasts.
+final class BrokerHealth: Sendable {
+    /// What one ``check()`` found.
+    enum Finding: Equatable {
+        /// Nothing overdue (or already reported).
+        case none
+        /// The publish to `topic` has waited `waited` ms: the broker just became stalled.
+        case stalled(topic: String, waited: Int64)
+        /// The stall lasted `waited` ms: time to drop the connection.
+        case recycle(waited: Int64)
+    }
+
+    /// How long a publish may wait for its acknowledgement before the broker counts as stalled.
+    let acknowledgementDeadline: Duration
+    /// How long a publish may wait before the connection is dropped and made again.
+    let recycleDeadline: Duration
+
+    private struct State {
+        var inFlightSince: Int64?
+        var inFlightTopic = ""
+        var lastRecycle: Int64?
+        var status = EventPipeline.BrokerStatus()
+    }
+
+    private let publisher: any MessagePublisher
+    private let clock: any AgentClock
+    private let logger: AgentLogger
+    /// Events waiting in the spool (for the stall's log line).
+    private let backlog: @Sendable () -> Int
+    private let state = Mutex(State())
+
+    init(
+        publisher: any MessagePublisher, clock: any AgentClock, logger: AgentLogger,
+        acknowledgementDeadline: Duration, recycleDeadline: Duration, backlog: @escaping @Sendable () -> Int
+    ) {
+        self.publisher = publisher
+        self.clock = clock
+        self.logger = logger
+        self.acknowledgementDeadline = acknowledgementDeadline
+        self.recycleDeadline = recycleDeadline
+        self.backlog = backlog
+    }
+
+    /// How the broker answers now.
+    var status: EventPipeline.BrokerStatus {
+        let now = clock.monotonicMilliseconds
+        return state.withLock { s in
+            var status = s.status
+            status.unacknowledgedMilliseconds = s.inFlightSince.map { max(0, now - $0) }
+            return status
+        }
+    }
+
+    /// True while a publish has waited `limit` or longer for its acknowledgement.
+    func isWaiting(atLeast limit: Duration) -> Bool {
+        let now = clock.monotonicMilliseconds
+        return state.withLock { s in s.inFlightSince.map { now - $0 >= limit.wholeMilliseconds } ?? false }
+    }
+
+    /// Publishes through the publisher, noting how long it waits for its acknowledgement.
+    func deliver(_ message: OutboundMessage) async throws {
+        let started = clock.monotonicMilliseconds
+        state.withLock { s in
+            s.inFlightSince = started
+            s.inFlightTopic = message.topic
+        }
+        defer {
+            let recovered = state.withLock { s -> Int64? in
+                s.inFlightSince = nil
+                s.lastRecycle = nil
+                defer { s.status.stalled = false }
+                return s.status.stalled ? clock.monotonicMilliseconds - started : nil
+            }
+            if let recovered { logger.notice("the broker acknowledged again after \(recovered / 1000) s") }
+        }
+        try await publisher.deliver(message)
+    }
+
+    /// Is the publish under way overdue? Counts a stall (once per stall) or a recycle.
+    func check() -> Finding {
+        let now = clock.monotonicMilliseconds
+        let deadline = acknowledgementDeadline.wholeMilliseconds
+        let recycle = recycleDeadline.wholeMilliseconds
+        return state.withLock { s -> Finding in
+            guard let since = s.inFlightSince else { return .none }
+            let waited = now - since
+            if !s.status.stalled, waited >= deadline {
+                s.status.stalled = true
+                s.status.stalls += 1
+                return .stalled(topic: s.inFlightTopic, waited: waited)
+            }
+            if s.status.stalled, waited >= recycle, now - (s.lastRecycle ?? since) >= recycle {
+                s.lastRecycle = now
+                s.status.recycles += 1
+                return .recycle(waited: waited)
+            }
+            return .none
+        }
+    }
+
+    /// Every second: ``check()``, logging a stall and recycling the connection as it finds.
+    func watch() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            switch check() {
+            case .none: break
+            case let .stalled(topic, waited):
+                logger.warning(
+                    "the broker has not acknowledged \(topic) for \(waited / 1000) s: it may have stopped answering; "
+                        + "events wait in the spool (\(backlog())), the reader goes on")
+            case let .recycle(waited):
+                logger.warning("no acknowledgement from the broker for \(waited / 1000) s: dropping the connection to make it again")
+                publisher.recycleConnection()
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (rounded down).
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

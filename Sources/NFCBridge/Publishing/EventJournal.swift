@@ -1,0 +1,243 @@
+import FoundationEssentials
+import Synchronization
+
+/// What the pipeline gave an event: its `seq` and `event_id`.
+public struct EventReceipt: Sendable, Equatable {
+    /// The event's `seq`.
+    public var seq: Int64
+    /// The event's `event_id`.
+    public var eventID: String
+}
+
+/// The journal: gives each event its envelope (`event_id`, `seq`, `ts`, `reader`, `type`) and
+/// appends it to the durable ``EventSpool`` before anything else happens to it; keeps, for each
+/// event of this run not yet acknowledged, what decides its `buffered` flag; removes an event from
+/// the spool once the broker acknowledged it; and reports events the spool's bounds dropped with
+/// an `event/error` (one at a time: further drops are added to the next notice).
+final class EventJournal: Sendable {
+    /// An event of this run, not yet acknowledged.
+    private struct Pending {
+        var ticket: Int
+        var emittedAt: Int64
+        var generation: Int
+        var offline: Bool
+        var failed = false
+    }
+
+    private struct State {
+        var events: [String: Pending] = [:]
+        /// Connections seen go down (an event emitted on an earlier one is buffered).
+        var generation = 0
+        var unreportedDrop = EventSpool.Drop()
+        var dropNotice: (pending: Bool, id: String?, seq: Int64?) = (false, nil, nil)
+    }
+
+    /// An event older than this when it goes out is marked `buffered`.
+    static let liveWindowMilliseconds: Int64 = 1000
+
+    private let topics: TopicMap
+    private let spool: EventSpool
+    private let sequence: SequenceStore
+    private let clock: any AgentClock
+    private let logger: AgentLogger
+    private let makeEventID: @Sendable (Date) -> String
+    private let isConnected: @Sendable () -> Bool
+    private let tickets: Tickets
+    private let doorbell: Doorbell
+    private let counters: Watched<EventPipeline.Counters>
+    private let state = Mutex(State())
+    /// The highest `seq` the broker acknowledged (this run).
+    private let acknowledgedSeq = Watched<Int64>(0)
+
+    init(
+        topics: TopicMap, spool: EventSpool, sequence: SequenceStore, clock: any AgentClock, logger: AgentLogger,
+        eventIDs: @escaping @Sendable (Date) -> String, isConnected: @escaping @Sendable () -> Bool,
+        tickets: Tickets, doorbell: Doorbell, counters: Watched<EventPipeline.Counters>
+    ) {
+        self.topics = topics
+        self.spool = spool
+        self.sequence = sequence
+        self.clock = clock
+        self.logger = logger
+        self.makeEventID = eventIDs
+        self.isConnected = isConnected
+        self.tickets = tickets
+        self.doorbell = doorbell
+        self.counters = counters
+    }
+
+    // MARK: - Recording
+
+    /// Wraps `body` in the envelope of an event of `kind` dated `date` (default: now) and appends
+    /// it to the spool. Nil when it could not be encoded or written (logged and counted as dropped).
+    func record(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date?) async -> EventReceipt? {
+        await record(kind, body, at: date, isDropNotice: false)
+    }
+
+    private func record(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date?, isDropNotice: Bool) async
+        -> EventReceipt?
+    {
+        let date = date ?? clock.now
+        let seq = sequence.next { error in
+            // Counting goes on in memory: a full disk must not stop events.
+            logger.error("cannot persist the event sequence: \(error.message)")
+        }
+        // Spooled as the copy a replay sends; the sender marks it live when it goes out in time.
+        let envelope = EventEnvelope(
+            body: body, eventID: makeEventID(date), seq: seq, date: date, reader: topics.id, type: kind, buffered: true)
+        let payload: JSONValue
+        do {
+            payload = try JSONValueEncoder().encode(envelope)
+        } catch {
+            // The payload models encode strings, numbers and JSON values only: not expected.
+            logger.error("event \(kind.rawValue) could not be encoded: \(error)")
+            return nil
+        }
+        let receipt = EventReceipt(seq: seq, eventID: envelope.eventID)
+        let offline = !isConnected()
+        let now = clock.monotonicMilliseconds
+        state.withLock { s in
+            s.events[receipt.eventID] = Pending(
+                ticket: tickets.next(), emittedAt: now, generation: s.generation, offline: offline)
+            if isDropNotice { s.dropNotice = (true, receipt.eventID, seq) }
+        }
+        let message = SpooledMessage(topic: topics.topic(kind), payload: payload, queuedAt: Timestamp.milliseconds(date))
+        do {
+            let drop = try spool.appendReportingDrops(message)
+            counters.update {
+                $0.appended += 1
+                if offline { $0.spooled += 1 }
+                if isDropNotice { $0.dropNotices += 1 }
+            }
+            doorbell.ring()
+            if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
+            if drop.count > 0 { await report(drop) }
+        } catch {
+            state.withLock { _ = $0.events.removeValue(forKey: receipt.eventID) }
+            counters.update { $0.dropped += 1 }
+            logger.error("event \(kind.rawValue) seq \(seq) lost: \(error.message)")
+            return nil
+        }
+        return receipt
+    }
+
+    // MARK: - What the sender asks
+
+    /// The oldest event in the spool (after dropping those older than `spool.max_age_s`).
+    func head() -> SpooledMessage? {
+        do {
+            let drop = try spool.expire(now: Timestamp.milliseconds(clock.now))
+            if drop.count > 0 { Task { [self] in await report(drop) } }
+        } catch {
+            logger.error("spool: \(error.message)")
+        }
+        return spool.peek()
+    }
+
+    /// The ticket `message` was recorded with; nil for an event left by an earlier run.
+    func ticket(of message: SpooledMessage) -> Int? {
+        state.withLock { s in message.eventID.flatMap { s.events[$0]?.ticket } }
+    }
+
+    /// The payload to publish `message` with now, and whether it is `buffered`: it is, unless it
+    /// goes out within ``liveWindowMilliseconds`` of being recorded, on the connection that was up
+    /// then, at its first attempt.
+    func outgoing(_ message: SpooledMessage) -> (payload: [UInt8], buffered: Bool) {
+        let now = clock.monotonicMilliseconds
+        let buffered = state.withLock { s -> Bool in
+            guard let id = message.eventID, let pending = s.events[id] else { return true }  // from an earlier run
+            return pending.offline || pending.failed || pending.generation != s.generation
+                || now - pending.emittedAt >= Self.liveWindowMilliseconds
+        }
+        var payload = message.payload
+        if !buffered, case var .object(members) = payload {
+            members["buffered"] = .bool(false)
+            payload = .object(members)
+        }
+        return (payload.jsonBytes, buffered)
+    }
+
+    /// The connection went down: events recorded so far go out as `buffered: true`.
+    func connectionDown() {
+        state.withLock { $0.generation += 1 }
+    }
+
+    /// The first failed attempt of an event of this run: it now waits in the spool (`buffered`).
+    func failed(_ message: SpooledMessage) {
+        let first = state.withLock { s -> Bool in
+            guard let id = message.eventID, let pending = s.events[id], !pending.failed, !pending.offline else { return false }
+            s.events[id]?.failed = true
+            return true
+        }
+        if first { counters.update { $0.spooled += 1 } }
+    }
+
+    /// The broker acknowledged `message` (sent `buffered` or not): it leaves the spool.
+    func delivered(_ message: SpooledMessage, buffered: Bool) async {
+        do {
+            try spool.remove(message)
+        } catch {
+            logger.error("spool: \(error.message)")
+        }
+        let notice = state.withLock { s -> EventSpool.Drop? in
+            guard let id = message.eventID else { return nil }
+            s.events.removeValue(forKey: id)
+            guard s.dropNotice.id == id else { return nil }
+            s.dropNotice = (false, nil, nil)
+            guard s.unreportedDrop.count > 0 else { return nil }
+            return claimDropNotice(&s)
+        }
+        counters.update { buffered ? ($0.replayed += 1) : ($0.publishedLive += 1) }
+        if let seq = message.seq { acknowledgedSeq.update { $0 = max($0, seq) } }
+        if let notice { await emitDropNotice(notice) }
+    }
+
+    /// Returns once the broker acknowledged the event with `seq` (this run), or the task is cancelled.
+    func waitForAcknowledgement(of seq: Int64) async {
+        _ = await acknowledgedSeq.wait { $0 >= seq }
+    }
+
+    /// True once the broker acknowledged the event with `seq` (this run).
+    func isAcknowledged(_ seq: Int64) -> Bool { acknowledgedSeq.value >= seq }
+
+    // MARK: - Dropped events
+
+    /// Counts and logs events the spool's bounds dropped, and says so in an `event/error`.
+    private func report(_ drop: EventSpool.Drop) async {
+        counters.update { $0.dropped += drop.count }
+        let range = drop.firstSeq.map { first in " (seq \(first)…\(drop.lastSeq ?? first))" } ?? ""
+        logger.warning(
+            drop.reason == "expired"
+                ? "spool: dropped \(drop.count) event(s) older than spool.max_age_s\(range)"
+                : "spool full: dropped the \(drop.count) oldest buffered event(s)\(range)")
+        let notice = state.withLock { s -> EventSpool.Drop? in
+            s.unreportedDrop.merge(drop)
+            // The notice waiting in the spool was dropped itself: another one is due.
+            if let seq = s.dropNotice.seq, let first = drop.firstSeq, let last = drop.lastSeq, first <= seq, seq <= last {
+                s.dropNotice = (false, nil, nil)
+            }
+            guard !s.dropNotice.pending else { return nil }
+            return claimDropNotice(&s)
+        }
+        if let notice { await emitDropNotice(notice) }
+    }
+
+    private func claimDropNotice(_ s: inout State) -> EventSpool.Drop {
+        s.dropNotice = (true, nil, nil)
+        defer { s.unreportedDrop = EventSpool.Drop() }
+        return s.unreportedDrop
+    }
+
+    private func emitDropNotice(_ drop: EventSpool.Drop) async {
+        _ = await record(.error, SpoolDropEvent(drop: drop), at: nil, isDropNotice: true)
+    }
+}
+
+extension EventSpool.Drop {
+    mutating func merge(_ other: EventSpool.Drop) {
+        count += other.count
+        if let first = other.firstSeq { firstSeq = min(firstSeq ?? first, first) }
+        if let last = other.lastSeq { lastSeq = max(lastSeq ?? last, last) }
+        if count == other.count { reason = other.reason }
+    }
+}

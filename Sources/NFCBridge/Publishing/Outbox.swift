@@ -1,0 +1,197 @@
+import Synchronization
+
+/// The ordered outbox and its one sender: retained state (latest value per topic), command
+/// responses (a bounded queue) and the journal's events go out one message at a time, in the order
+/// they were handed over. After a (re)connect the backlog (events from before it) waits for
+/// ``drain()``, so the retained state queued meanwhile goes out first. A failed event is tried
+/// again with a growing pause; an event leaves the journal only after its acknowledgement.
+final class Outbox: Sendable {
+    private enum Item {
+        case event(SpooledMessage)
+        case state(String, OutboundMessage)
+        case response(OutboundMessage)
+    }
+
+    private struct State {
+        var states: [String: (ticket: Int, message: OutboundMessage)] = [:]
+        var responses: [(ticket: Int, message: OutboundMessage)] = []
+        /// Events recorded before this ticket wait for ``drain()`` after a connect.
+        var barrier = 0
+        var holdBacklog = false
+        /// The ticket the backlog is sent at once released.
+        var backlogTicket = -1
+        var failures = 0
+        /// When a failed event may be tried again (real time: the agent's clock may be a test's).
+        var retryAt: ContinuousClock.Instant?
+    }
+
+    /// At most this many command responses wait for the broker (the oldest is dropped beyond).
+    static let responseLimit = 1000
+
+    private let journal: EventJournal
+    private let health: BrokerHealth
+    private let publisher: any MessagePublisher
+    private let logger: AgentLogger
+    private let tickets: Tickets
+    private let doorbell: Doorbell
+    private let counters: Watched<EventPipeline.Counters>
+    private let state = Mutex(State())
+
+    init(
+        journal: EventJournal, health: BrokerHealth, publisher: any MessagePublisher, logger: AgentLogger,
+        tickets: Tickets, doorbell: Doorbell, counters: Watched<EventPipeline.Counters>
+    ) {
+        self.journal = journal
+        self.health = health
+        self.publisher = publisher
+        self.logger = logger
+        self.tickets = tickets
+        self.doorbell = doorbell
+        self.counters = counters
+    }
+
+    // MARK: - Queueing
+
+    /// Queues retained state for `message.topic`, replacing a value not yet sent.
+    func queueState(_ message: OutboundMessage) {
+        let superseded = state.withLock { s -> Bool in
+            s.states.updateValue((tickets.next(), message), forKey: message.topic) != nil
+        }
+        if superseded { counters.update { $0.coalesced += 1 } }
+        doorbell.ring()
+    }
+
+    /// Queues a command response (the oldest waiting one is dropped beyond ``responseLimit``).
+    func queueResponse(_ message: OutboundMessage) {
+        state.withLock { s in
+            s.responses.append((tickets.next(), message))
+            if s.responses.count > Self.responseLimit { s.responses.removeFirst() }
+        }
+        doorbell.ring()
+    }
+
+    /// The connection came up: hold the backlog until ``drain()``.
+    func connectionUp() {
+        let barrier = tickets.current + 1
+        state.withLock { s in
+            s.holdBacklog = true
+            s.barrier = barrier
+            s.failures = 0
+            s.retryAt = nil
+        }
+        doorbell.ring()
+    }
+
+    /// Releases the backlog after everything queued so far.
+    func drain() {
+        state.withLock { s in
+            if s.holdBacklog {
+                s.holdBacklog = false
+                s.backlogTicket = tickets.next()
+            }
+            s.retryAt = nil
+        }
+        doorbell.ring()
+    }
+
+    // MARK: - Sending
+
+    /// Sends until cancelled.
+    func run() async {
+        while !Task.isCancelled {
+            let seen = doorbell.count
+            if let item = nextItem() {
+                await send(item)
+                continue
+            }
+            doorbell.markIdle()
+            let retry = state.withLock { $0.retryAt }.map { at -> Int64 in
+                max(1, ContinuousClock.now.duration(to: at).wholeMilliseconds)
+            }
+            await doorbell.wait(after: seen, orMilliseconds: retry)
+        }
+    }
+
+    /// The next message to send: the oldest of the retained state / responses and the journal's
+    /// first event (the backlog after a connect only once released). Nil when nothing can go now.
+    private func nextItem() -> Item? {
+        guard publisher.isConnected else {
+            let dropped = state.withLock { s -> Int in
+                s.states.removeAll()
+                defer { s.responses.removeAll() }
+                return s.responses.count
+            }
+            if dropped > 0 { logger.warning("\(dropped) response(s) not sent: the broker connection is down") }
+            return nil
+        }
+        let head = journal.head()
+        let headTicket = head.map { journal.ticket(of: $0) }
+        let now = ContinuousClock.now
+        return state.withLock { s -> Item? in
+            var eventTicket: Int?
+            if let headTicket, s.retryAt.map({ now >= $0 }) ?? true {
+                let backlog = headTicket.map { $0 < s.barrier } ?? true
+                if !(backlog && s.holdBacklog) {
+                    eventTicket = backlog ? s.backlogTicket : headTicket
+                }
+            }
+            let oldestState = s.states.min { $0.value.ticket < $1.value.ticket }
+            let otherTicket = min(oldestState?.value.ticket ?? .max, s.responses.first?.ticket ?? .max)
+            if let head, let eventTicket, eventTicket < otherTicket { return .event(head) }
+            if let first = s.responses.first, first.ticket == otherTicket {
+                s.responses.removeFirst()
+                return .response(first.message)
+            }
+            if let oldestState {
+                s.states.removeValue(forKey: oldestState.key)
+                return .state(oldestState.key, oldestState.value.message)
+            }
+            return nil
+        }
+    }
+
+    private func send(_ item: Item) async {
+        switch item {
+        case let .state(topic, message):
+            do {
+                try await health.deliver(message)
+            } catch {
+                if error as? PublisherError != .notConnected { logger.warning("publish to \(topic) failed: \(error)") }
+            }
+        case let .response(message):
+            do {
+                try await health.deliver(message)
+            } catch {
+                logger.warning("cannot publish the response on \(message.topic): \(error)")
+            }
+        case let .event(message):
+            await sendEvent(message)
+        }
+    }
+
+    private func sendEvent(_ message: SpooledMessage) async {
+        let (payload, buffered) = journal.outgoing(message)
+        do {
+            try await health.deliver(OutboundMessage(topic: message.topic, payload: payload))
+        } catch PublisherError.notConnected {
+            journal.failed(message)
+            return  // the connection watcher wakes the sender when it is back
+        } catch is CancellationError {
+            return
+        } catch {
+            journal.failed(message)
+            let attempts = state.withLock { s -> Int in
+                s.failures += 1
+                s.retryAt = ContinuousClock.now + .milliseconds(min(30_000, 250 << min(s.failures - 1, 7)))
+                return s.failures
+            }
+            logger.warning("publish of \(message.topic) seq \(message.seq ?? 0) failed (\(error)); attempt \(attempts), retrying")
+            return
+        }
+        state.withLock { s in
+            s.failures = 0
+            s.retryAt = nil
+        }
+        await journal.delivered(message, buffered: buffered)
+    }
+}
