@@ -35,7 +35,7 @@ let package = Package(
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "YAMLDocument", "CSystemd", "CCrypto"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "POSIXThreads", "YAMLDocument", "CSystemd", "CCrypto"]),
 
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "PCSCReader", "MQTTClient", "POSIXThreads"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),

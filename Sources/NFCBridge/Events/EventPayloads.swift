@@ -148,3 +148,24 @@ public struct SpoolDropEvent: Encodable, Sendable {
         try container.encode(drop.lastSeq, forKey: .lastSeq)
     }
 }
+
+/// The `event/error` of a state filesystem that stopped taking the spool's writes (full,
+/// read-only, failing): `spool_write_failed`, once per outage. Events made meanwhile are kept in
+/// memory and published all the same (`durable: false`); a restart before the disk is back loses
+/// those not yet delivered.
+public struct SpoolWriteFailedEvent: Encodable, Sendable {
+    /// The failure (path and the system's reason).
+    public var failure: StorageError
+
+    enum CodingKeys: String, CodingKey { case error, operation = "op" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(
+            ErrorPayload(
+                code: StorageError.Code.spoolWriteFailed.rawValue,
+                message: "the spool cannot be written (\(failure.message)): events are kept in memory and still published, but a restart now loses those not yet delivered; free space or fix the state_dir's filesystem"),
+            forKey: .error)
+        try container.encode("spool", forKey: .operation)
+    }
+}

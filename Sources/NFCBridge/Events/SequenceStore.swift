@@ -1,21 +1,40 @@
 import FoundationEssentials
 import Glibc
+import POSIXThreads
 import Synchronization
 
 /// The per-agent event sequence number: monotonic, and persisted in the state directory (file
-/// `sequence`) so it keeps growing across restarts. Consumers use gaps to spot lost events, so the
-/// number is written durably before the event that carries it leaves.
+/// `sequence`) so it keeps growing across restarts. Consumers use gaps to spot lost events.
+///
+/// Handing out a number never waits for the disk: the file holds a *reservation*, a number at
+/// least as high as any handed out. It is written ``block`` numbers ahead, by a thread of its own,
+/// once half of the reservation is used; a restart after a crash continues above the reservation
+/// (a gap of at most ``block``: numbers that may have been handed out are never handed out again),
+/// and ``close()`` writes the exact last number so a clean restart leaves no gap. When the file
+/// cannot be written, counting goes on in memory (never repeating a number in this run) and
+/// ``writeFailure`` says why.
 ///
 /// It never goes backwards: a `sequence` file that is missing, unreadable, negative, implausibly
 /// large (beyond ``largestAccepted``, where `+1` could ever overflow) or below `floor` (the spool's
 /// highest `seq`) is replaced by `floor`, and ``recovery`` says what happened (the agent logs it
 /// as a warning). At a million events a second, ``largestAccepted`` is 146,000 years away.
 public final class SequenceStore: Sendable {
-    /// The file holding the last number handed out.
+    /// The file holding the reservation.
     public let path: String
     /// What was wrong with the file when it was opened (nil when it was fine or this is the first start).
     public let recovery: String?
-    private let last: Mutex<Int64>
+    private let state: Mutex<State>
+    private let writer = JobThread(name: "sequence")
+
+    private struct State {
+        var last: Int64
+        var reserved: Int64
+        var refilling = false
+        var failure: StorageError?
+    }
+
+    /// How far ahead the reservation is written.
+    public static let block: Int64 = 64
 
     /// The largest number a `sequence` file may hold (2^62); anything above is treated as corrupt.
     public static let largestAccepted: Int64 = 1 << 62
@@ -45,38 +64,68 @@ public final class SequenceStore: Sendable {
             recovery = "the sequence file \(path) is missing: continuing after the spool's highest seq \(floor)"
         }
         self.recovery = recovery
-        last = Mutex(start)
+        let reserved = min(start + Self.block, Self.largestAccepted)
+        try AtomicFile.write(Array("\(reserved)\n".utf8), to: path)
+        state = Mutex(State(last: start, reserved: reserved))
+    }
+
+    deinit {
+        writer.stop()
     }
 
     /// The last number handed out (0 before the first event).
-    public var current: Int64 { last.withLock { $0 } }
+    public var current: Int64 { state.withLock { $0.last } }
 
-    /// Hands out the next number after persisting it. When the file cannot be written the number
-    /// is handed out all the same (counting goes on in memory, never repeating a number) and
-    /// `onWriteFailure` is told.
-    public func next(onWriteFailure: (StorageError) -> Void) -> Int64 {
-        let (next, failure) = last.withLock { (value: inout Int64) -> (Int64, StorageError?) in
+    /// Why the reservation could not be written, while it cannot.
+    public var writeFailure: StorageError? { state.withLock { $0.failure } }
+
+    /// Hands out the next number at once; when half the reservation is used the writer thread
+    /// moves it ahead.
+    public func next() -> Int64 {
+        let (value, refill) = state.withLock { s -> (Int64, Bool) in
             // Cannot overflow in practice (see `largestAccepted`); stay put rather than trap if it ever did.
-            let (next, overflow) = value.addingReportingOverflow(1)
-            guard !overflow else { return (value, StorageError(code: .stateWriteFailed, "the event sequence is exhausted")) }
-            value = next
-            do throws(StorageError) {
-                try AtomicFile.write(Array("\(next)\n".utf8), to: path)
-                return (next, nil)
-            } catch {
-                return (next, error)
-            }
+            let (next, overflow) = s.last.addingReportingOverflow(1)
+            if !overflow { s.last = next }
+            guard !s.refilling, s.reserved - s.last < Self.block / 2 else { return (s.last, false) }
+            s.refilling = true
+            return (s.last, true)
         }
-        if let failure { onWriteFailure(failure) }
-        return next
+        if refill { writer.submit { [self] in reserveAhead() } }
+        return value
     }
 
-    /// Hands out the next number after persisting it; throws when the file cannot be written (the
-    /// number is used up all the same).
-    public func next() throws(StorageError) -> Int64 {
-        var failure: StorageError?
-        let value = next { failure = $0 }
-        if let failure { throw failure }
-        return value
+    /// Writes the exact last number (a clean stop: the next run continues without a gap). Blocks
+    /// on the disk.
+    public func close() throws(StorageError) {
+        let last = state.withLock { $0.last }
+        try AtomicFile.write(Array("\(last)\n".utf8), to: path)
+        state.withLock { $0.reserved = last }
+    }
+
+    /// Returns once the reservation asked for so far is written (or failed).
+    func reservationWritten() async {
+        _ = try? await writer.run {}
+    }
+
+    /// Moves the reservation ahead until it is at least half a block beyond the last number
+    /// handed out (numbers handed out while it writes are covered by the next round).
+    private func reserveAhead() {
+        while true {
+            let target = state.withLock { min(max($0.reserved, $0.last) + Self.block, Self.largestAccepted) }
+            var failure: StorageError?
+            do throws(StorageError) {
+                try AtomicFile.write(Array("\(target)\n".utf8), to: path)
+            } catch {
+                failure = error
+            }
+            let again = state.withLock { s -> Bool in
+                if failure == nil { s.reserved = max(s.reserved, target) }
+                s.failure = failure
+                let again = failure == nil && s.reserved - s.last < Self.block / 2 && s.reserved < Self.largestAccepted
+                if !again { s.refilling = false }
+                return again
+            }
+            if !again { return }
+        }
     }
 }

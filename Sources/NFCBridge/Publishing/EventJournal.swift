@@ -1,4 +1,5 @@
 import FoundationEssentials
+import POSIXThreads
 import Synchronization
 
 /// What the pipeline gave an event: its `seq` and `event_id`.
@@ -78,10 +79,9 @@ final class EventJournal: Sendable {
         -> EventReceipt?
     {
         let date = date ?? clock.now
-        let seq = sequence.next { error in
-            // Counting goes on in memory: a full disk must not stop events.
-            logger.error("cannot persist the event sequence: \(error.message)")
-        }
+        // Never waits for the disk: the sequence is reserved ahead, the spool's writer thread
+        // makes the event durable (group commit).
+        let seq = sequence.next()
         // Spooled as the copy a replay sends; the sender marks it live when it goes out in time.
         let envelope = EventEnvelope(
             body: body, eventID: makeEventID(date), seq: seq, date: date, reader: topics.id, type: kind, buffered: true)
@@ -102,35 +102,58 @@ final class EventJournal: Sendable {
             if isDropNotice { s.dropNotice = (true, receipt.eventID, seq) }
         }
         let message = SpooledMessage(topic: topics.topic(kind), payload: payload, queuedAt: Timestamp.milliseconds(date))
-        do {
-            let drop = try spool.appendReportingDrops(message)
-            counters.update {
-                $0.appended += 1
-                if offline { $0.spooled += 1 }
-                if isDropNotice { $0.dropNotices += 1 }
-            }
-            doorbell.ring()
-            if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
-            if drop.count > 0 { await report(drop) }
-        } catch {
-            state.withLock { _ = $0.events.removeValue(forKey: receipt.eventID) }
-            counters.update { $0.dropped += 1 }
-            logger.error("event \(kind.rawValue) seq \(seq) lost: \(error.message)")
-            return nil
+        let drop = spool.appendReportingDrops(message)
+        counters.update {
+            $0.appended += 1
+            if offline { $0.spooled += 1 }
+            if isDropNotice { $0.dropNotices += 1 }
         }
+        doorbell.ring()
+        if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
+        if drop.count > 0 { await report(drop) }
         return receipt
+    }
+
+    // MARK: - The disk
+
+    /// Listens to the spool's writer: the first failed write of an outage is logged, counted in
+    /// `health` and said in one `event/error` `spool_write_failed`; the first write that works
+    /// again is logged.
+    func watchSpoolWrites() {
+        spool.observeWrites { [self] failure in
+            if let failure {
+                counters.update { $0.spoolWriteFailures += 1 }
+                logger.error("spool: \(failure.message); events are kept in memory and still published until the disk takes writes again")
+                Task { _ = await record(.error, SpoolWriteFailedEvent(failure: failure), at: nil) }
+            } else {
+                logger.notice("spool: the state directory takes writes again; the waiting events are on disk")
+            }
+        }
+    }
+
+    /// Blocks of the end of a run, on a thread of their own: everything waiting goes to disk and
+    /// the sequence file gets the exact last number (a clean restart leaves no gap in `seq`).
+    func persist() async {
+        await spool.persist()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let started = startThread(name: "sequence-close") { [sequence, logger] in
+                do throws(StorageError) {
+                    try sequence.close()
+                } catch {
+                    logger.warning("cannot write the last event sequence number: \(error.message)")
+                }
+                continuation.resume()
+            }
+            if !started { continuation.resume() }
+        }
     }
 
     // MARK: - What the sender asks
 
     /// The oldest event in the spool (after dropping those older than `spool.max_age_s`).
     func head() -> SpooledMessage? {
-        do {
-            let drop = try spool.expire(now: Timestamp.milliseconds(clock.now))
-            if drop.count > 0 { Task { [self] in await report(drop) } }
-        } catch {
-            logger.error("spool: \(error.message)")
-        }
+        let drop = spool.expire(now: Timestamp.milliseconds(clock.now))
+        if drop.count > 0 { Task { [self] in await report(drop) } }
         return spool.peek()
     }
 
@@ -149,9 +172,12 @@ final class EventJournal: Sendable {
             return pending.offline || pending.failed || pending.generation != s.generation
                 || now - pending.emittedAt >= Self.liveWindowMilliseconds
         }
+        // During a disk outage an event not on disk says so: a restart now would lose it.
+        let durable = spool.writeFailure == nil || spool.isDurable(message)
         var payload = message.payload
-        if !buffered, case var .object(members) = payload {
-            members["buffered"] = .bool(false)
+        if !buffered || !durable, case var .object(members) = payload {
+            if !buffered { members["buffered"] = .bool(false) }
+            if !durable { members["durable"] = .bool(false) }
             payload = .object(members)
         }
         return (payload.jsonBytes, buffered)
@@ -174,11 +200,7 @@ final class EventJournal: Sendable {
 
     /// The broker acknowledged `message` (sent `buffered` or not): it leaves the spool.
     func delivered(_ message: SpooledMessage, buffered: Bool) async {
-        do {
-            try spool.remove(message)
-        } catch {
-            logger.error("spool: \(error.message)")
-        }
+        spool.remove(message)
         let notice = state.withLock { s -> EventSpool.Drop? in
             guard let id = message.eventID else { return nil }
             s.events.removeValue(forKey: id)

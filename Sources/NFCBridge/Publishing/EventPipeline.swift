@@ -39,6 +39,9 @@ public final class EventPipeline: Sendable {
         public var dropNotices = 0
         /// Retained state updates replaced by a newer value before they went out.
         public var coalesced = 0
+        /// Outages of the state directory (the first failed spool write of each; see
+        /// ``EventSpool/writeFailure`` for the current one).
+        public var spoolWriteFailures = 0
     }
 
     /// How long a publish may wait for its acknowledgement before the broker counts as stalled.
@@ -75,6 +78,7 @@ public final class EventPipeline: Sendable {
         outbox = Outbox(
             journal: journal, health: health, publisher: publisher, logger: logger, tickets: tickets,
             doorbell: doorbell, counters: counters)
+        journal.watchSpoolWrites()
     }
 
     /// The counters so far.
@@ -184,7 +188,8 @@ public final class EventPipeline: Sendable {
         }
     }
 
-    /// Stops the sender (what is still in the spool stays there for the next run).
+    /// Stops the sender; what is still in the spool is written to disk for the next run, and the
+    /// sequence file gets the last number handed out.
     public func stop() async {
         let task = sender.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
@@ -192,6 +197,7 @@ public final class EventPipeline: Sendable {
         }
         task?.cancel()
         await task?.value
+        await journal.persist()
     }
 }
 

@@ -1,0 +1,145 @@
+import FoundationEssentials
+import Glibc
+
+/// The spool's two files and every system call made on them. Only the spool's writer thread
+/// (and start-up) calls these: they block on the disk.
+///
+/// - `spool.jsonl`: append-only, one JSON ``SpooledMessage`` per line;
+/// - `spool.head`: `<offset> <seq>`: the byte offset of the first message not yet delivered, and
+///   the highest `seq` the spool ever held.
+struct SpoolFiles: Sendable {
+    let logPath: String
+    let headPath: String
+
+    /// The least free space a state directory must have at start (the spool refuses to start on
+    /// a full filesystem rather than lose the first events).
+    static let minimumFreeBytes: UInt64 = 1 << 20
+
+    /// What an earlier run left: the waiting lines (with their lengths), the highest `seq` seen,
+    /// how many lines could not be read and whether the last one was torn.
+    struct Loaded {
+        var messages: [(message: SpooledMessage, length: Int)] = []
+        var highestSeq: Int64 = 0
+        var corrupt = 0
+        var torn = false
+        /// True when the log holds more than the waiting lines (delivered prefix, junk, torn tail).
+        var needsRewrite = false
+        var isEmptyOnDisk = true
+    }
+
+    func load() throws(StorageError) -> Loaded {
+        var result = Loaded()
+        var head = 0
+        if let headBytes = try AtomicFile.read(headPath) {
+            let fields = String(decoding: headBytes.prefix(64), as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset }
+            if fields.count > 1, let seq = Int64(fields[1]), seq >= 0 { result.highestSeq = seq }
+        }
+        let bytes = try AtomicFile.read(logPath) ?? []
+        result.isEmptyOnDisk = bytes.isEmpty
+        if head > bytes.count { head = 0 }
+        var offset = 0
+        while offset < bytes.count {
+            guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
+                result.torn = true
+                break
+            }
+            let message = try? JSONDecoder().decode(SpooledMessage.self, from: Data(bytes[offset..<newline]))
+            if let seq = message?.seq { result.highestSeq = max(result.highestSeq, seq) }
+            if offset >= head {
+                if let message {
+                    result.messages.append((message, newline + 1 - offset))
+                } else {
+                    result.corrupt += 1
+                }
+            }
+            offset = newline + 1
+        }
+        result.needsRewrite = result.corrupt > 0 || result.torn || head > 0
+        return result
+    }
+
+    /// Refuses a state directory the spool cannot live in: one where a file cannot be created,
+    /// written and fsync'd (a read-only or pseudo filesystem such as `/proc`), or whose
+    /// filesystem has less than ``minimumFreeBytes`` free.
+    func checkUsable() throws(StorageError) {
+        let directory = AtomicFile.directory(of: logPath)
+        var fs = statvfs()
+        if statvfs(directory.isEmpty ? "." : directory, &fs) == 0 {
+            let free = UInt64(fs.f_bavail).multipliedReportingOverflow(by: UInt64(fs.f_frsize))
+            if !free.overflow, free.partialValue < Self.minimumFreeBytes {
+                throw StorageError(
+                    code: .stateDirUnusable,
+                    "the state directory \(directory) has \(free.partialValue) bytes free; the spool needs at least \(Self.minimumFreeBytes): free space or choose another state_dir")
+            }
+        }
+        let probe = AtomicFile.path(directory, ".spool-probe")
+        do throws(StorageError) {
+            try AtomicFile.write(Array("probe\n".utf8), to: probe)
+        } catch {
+            throw StorageError(code: .stateDirUnusable, "the spool cannot be written in \(directory) (\(error.message)): choose a state_dir on a writable disk")
+        }
+        unlink(probe)
+    }
+
+    /// Appends `bytes` (whole lines) to the log, which holds `end` good bytes, and fsyncs it. A
+    /// write cut short (a full disk) is cut back to `end`, so the next append never lands on a
+    /// fragment; when even that fails the caller rewrites the log.
+    func append(_ bytes: [UInt8], end: Int) throws(StorageError) {
+        let fd = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot open \(logPath)", errno: errno) }
+        defer { close(fd) }
+        if end == 0 { AtomicFile.syncDirectory(of: logPath) }
+        do throws(StorageError) {
+            try AtomicFile.writeAll(fd, bytes, path: logPath)
+        } catch {
+            if ftruncate(fd, off_t(end)) == 0 { fsync(fd) }
+            throw StorageError(code: .spoolWriteFailed, error.message)
+        }
+        guard fsync(fd) == 0 else {
+            let number = errno
+            if ftruncate(fd, off_t(end)) == 0 { fsync(fd) }
+            throw StorageError(code: .spoolWriteFailed, "fsync \(logPath)", errno: number)
+        }
+    }
+
+    func writeHead(offset: Int, highestSeq: Int64) throws(StorageError) {
+        do throws(StorageError) {
+            try AtomicFile.write(Array("\(offset) \(highestSeq)\n".utf8), to: headPath)
+        } catch {
+            throw StorageError(code: .spoolWriteFailed, error.message)
+        }
+    }
+
+    /// Everything delivered: the log starts afresh; the head keeps the highest `seq`.
+    func truncate(highestSeq: Int64) throws(StorageError) {
+        // Log first: a crash in between leaves a head beyond the (empty) log, which load ignores.
+        let fd = open(logPath, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno) }
+        fsync(fd)
+        close(fd)
+        try writeHead(offset: 0, highestSeq: highestSeq)
+    }
+
+    /// Replaces the log with exactly `bytes` (the waiting lines), atomically.
+    func rewrite(_ bytes: [UInt8], highestSeq: Int64) throws(StorageError) {
+        // Order matters for crash safety: the old head goes before the new log (offset 0) lands,
+        // so a crash in between never skips a waiting message (it may re-send delivered ones).
+        unlink(headPath)
+        do throws(StorageError) {
+            try AtomicFile.write(bytes, to: logPath)
+        } catch {
+            throw StorageError(code: .spoolWriteFailed, error.message)
+        }
+        try writeHead(offset: 0, highestSeq: highestSeq)
+    }
+}
+
+extension JSONValue {
+    /// One spool line: the message as compact JSON (JSON text never holds a raw newline).
+    static func spoolLine(_ message: SpooledMessage) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
