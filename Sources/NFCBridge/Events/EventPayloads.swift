@@ -169,3 +169,34 @@ public struct SpoolWriteFailedEvent: Encodable, Sendable {
         try container.encode("spool", forKey: .operation)
     }
 }
+
+/// The `event/error` that replaces an event the broker refused for its size (MQTT 5 Maximum
+/// Packet Size, or MQTT's own 256 MB): `payload_too_large`, naming the refused event's kind,
+/// `seq`, `event_id` and size, so the gap in `seq` is explained and the stream moves on (the
+/// refused payload is not kept).
+public struct PayloadTooLargeEvent: Encodable, Sendable {
+    /// The refused event's `type`, `seq`, `event_id` and payload size in bytes.
+    public var kind: String
+    public var seq: Int64?
+    public var eventID: String?
+    public var size: Int
+
+    enum CodingKeys: String, CodingKey {
+        case error, operation = "op", refusedType = "refused_type", refusedSeq = "refused_seq"
+        case refusedEventID = "refused_event_id", size
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(
+            ErrorPayload(
+                code: "payload_too_large",
+                message: "the broker refused the \(kind) event seq \(seq.map(String.init) ?? "?") of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size, or turn dump.on_scan off for tags this large"),
+            forKey: .error)
+        try container.encode("publish", forKey: .operation)
+        try container.encode(kind, forKey: .refusedType)
+        try container.encode(seq, forKey: .refusedSeq)
+        try container.encode(eventID, forKey: .refusedEventID)
+        try container.encode(size, forKey: .size)
+    }
+}

@@ -214,6 +214,18 @@ final class EventJournal: Sendable {
         if let notice { await emitDropNotice(notice) }
     }
 
+    /// The broker refuses `message` for its size (`size` bytes): it leaves the spool, replaced by
+    /// an `event/error` `payload_too_large` naming its kind, `seq`, `event_id` and size.
+    func refusedForSize(_ message: SpooledMessage, size: Int) async {
+        spool.remove(message)
+        if let id = message.eventID { state.withLock { _ = $0.events.removeValue(forKey: id) } }
+        counters.update { $0.refusedForSize += 1 }
+        let kind = message.payload["type"]?.stringValue ?? "?"
+        logger.error("event \(kind) seq \(message.seq ?? 0) (\(size) bytes) refused by the broker for its size: replaced by an event/error payload_too_large")
+        if let seq = message.seq { acknowledgedSeq.update { $0 = max($0, seq) } }
+        _ = await record(.error, PayloadTooLargeEvent(kind: kind, seq: message.seq, eventID: message.eventID, size: size), at: nil)
+    }
+
     /// Returns once the broker acknowledged the event with `seq` (this run), or the task is cancelled.
     func waitForAcknowledgement(of seq: Int64) async {
         _ = await acknowledgedSeq.wait { $0 >= seq }

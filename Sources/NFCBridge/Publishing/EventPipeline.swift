@@ -42,6 +42,12 @@ public final class EventPipeline: Sendable {
         /// Outages of the state directory (the first failed spool write of each; see
         /// ``EventSpool/writeFailure`` for the current one).
         public var spoolWriteFailures = 0
+        /// Command responses that never reached the broker: the connection went down under them,
+        /// or the response queue was full (requests are refused with `busy` well before).
+        public var responsesDropped = 0
+        /// Events the broker refused for their size, each replaced by an `event/error`
+        /// `payload_too_large`.
+        public var refusedForSize = 0
     }
 
     /// How long a publish may wait for its acknowledgement before the broker counts as stalled.
@@ -126,6 +132,10 @@ public final class EventPipeline: Sendable {
         guard publisher.isConnected else { throw .notConnected }
         outbox.queueResponse(message)
     }
+
+    /// False while the response queue is nearly full: the command layer refuses a new request
+    /// with `busy` rather than let an answer be dropped.
+    public var acceptsRequests: Bool { outbox.acceptsRequests }
 
     /// Waits until the broker acknowledged the event `receipt` names, but never longer than
     /// `limit`, and not at all while the broker is away or already stalled (a publish waiting

@@ -10,6 +10,9 @@ public final class InMemoryPublisher: MessagePublisher {
         var continuation: AsyncStream<PublisherEvent>.Continuation?
         var stream: AsyncStream<PublisherEvent>?
         var failures: [PublisherError] = []
+        /// Payloads larger than this are refused (`payload_too_large`), as by a broker's
+        /// `max_packet_size` under MQTT 5.
+        var maximumPayload = Int.max
     }
 
     private let state: Mutex<State>
@@ -39,6 +42,7 @@ public final class InMemoryPublisher: MessagePublisher {
         let failure: PublisherError? = state.withLock { s in
             guard s.connected else { return .notConnected }
             if !s.failures.isEmpty { return s.failures.removeFirst() }
+            if message.payload.count > s.maximumPayload { return .refused(.payloadTooLarge(size: message.payload.count)) }
             log.update { $0.append(message) }
             return nil
         }
@@ -75,6 +79,11 @@ public final class InMemoryPublisher: MessagePublisher {
     /// Makes the next publish fail with `error` (once per call) while staying connected.
     public func failNextPublish(with error: PublisherError) {
         state.withLock { $0.failures.append(error) }
+    }
+
+    /// Refuses every payload larger than `size` bytes with `payload_too_large` from now on.
+    public func refusePayloads(over size: Int) {
+        state.withLock { $0.maximumPayload = size }
     }
 
     /// Ends the event stream (the agent's connection watcher stops).

@@ -25,8 +25,12 @@ final class Outbox: Sendable {
         var retryAt: ContinuousClock.Instant?
     }
 
-    /// At most this many command responses wait for the broker (the oldest is dropped beyond).
+    /// At most this many command responses wait for the broker; beyond, a new one is dropped
+    /// (counted in ``EventPipeline/Counters/responsesDropped`` and logged).
     static let responseLimit = 1000
+    /// From this many waiting responses on, new requests are refused with `busy` (their refusals
+    /// still fit below ``responseLimit``), so an answer is never dropped to make room.
+    static let requestLimit = 900
 
     private let journal: EventJournal
     private let health: BrokerHealth
@@ -61,14 +65,29 @@ final class Outbox: Sendable {
         doorbell.ring()
     }
 
-    /// Queues a command response (the oldest waiting one is dropped beyond ``responseLimit``).
+    /// Queues a command response; one beyond ``responseLimit`` is dropped, counted and logged
+    /// (the first, then every hundredth).
     func queueResponse(_ message: OutboundMessage) {
-        state.withLock { s in
+        let dropped = state.withLock { s -> Int? in
+            guard s.responses.count < Self.responseLimit else { return s.responses.count }
             s.responses.append((tickets.next(), message))
-            if s.responses.count > Self.responseLimit { s.responses.removeFirst() }
+            return nil
+        }
+        if let waiting = dropped {
+            let first = counters.update { c -> Bool in
+                defer { c.responsesDropped += 1 }
+                return c.responsesDropped % 100 == 0  // the first of a burst, then every hundredth
+            }
+            if first {
+                logger.warning("response on \(message.topic) dropped: \(waiting) responses already wait for the broker (health: responses_dropped)")
+            }
+            return
         }
         doorbell.ring()
     }
+
+    /// True while fewer than ``requestLimit`` responses wait: a new request may be taken.
+    var acceptsRequests: Bool { state.withLock { $0.responses.count < Self.requestLimit } }
 
     /// The connection came up: hold the backlog until ``drain()``.
     func connectionUp() {
@@ -121,7 +140,10 @@ final class Outbox: Sendable {
                 defer { s.responses.removeAll() }
                 return s.responses.count
             }
-            if dropped > 0 { logger.warning("\(dropped) response(s) not sent: the broker connection is down") }
+            if dropped > 0 {
+                counters.update { $0.responsesDropped += dropped }
+                logger.warning("\(dropped) response(s) not sent: the broker connection is down")
+            }
             return nil
         }
         let head = journal.head()
@@ -177,6 +199,11 @@ final class Outbox: Sendable {
             journal.failed(message)
             return  // the connection watcher wakes the sender when it is back
         } catch is CancellationError {
+            return
+        } catch let PublisherError.refused(error) where error.code == "payload_too_large" {
+            // The broker will never take it: an error event says so, and the stream moves on.
+            state.withLock { s in (s.failures, s.retryAt) = (0, nil) }
+            await journal.refusedForSize(message, size: payload.count)
             return
         } catch {
             journal.failed(message)

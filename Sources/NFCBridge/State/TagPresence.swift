@@ -1,4 +1,6 @@
 import FoundationEssentials
+import POSIXThreads
+import Synchronization
 import Glibc
 import NFCCore
 
@@ -171,9 +173,16 @@ public final class PresenceStore: Sendable {
     /// The file.
     public let path: String
 
+    private let writer = JobThread(name: "presence")
+    private let queued = Mutex<TagPresence?>(nil)
+
     /// The store in `directory` (the file is not read until ``load()``).
     public init(directory: String) {
         path = AtomicFile.path(directory, "presence.json")
+    }
+
+    deinit {
+        writer.stop()
     }
 
     /// The record of the previous run: empty when there is none; when the file is not a record,
@@ -212,7 +221,34 @@ public final class PresenceStore: Sendable {
         return (Saved(), StorageError(code: .stateWriteFailed, "\(path) is not a presence record (moved to \(path).corrupt)"))
     }
 
-    /// Persists the field and the last scan of `presence`.
+    /// Persists `presence` on the store's own thread and returns at once, so the reader never
+    /// waits for the disk. Writes that queue up while one is made are coalesced: only the latest
+    /// field is written. `onFailure` hears a write that failed.
+    public func saveInBackground(_ presence: TagPresence, onFailure: @escaping @Sendable (StorageError) -> Void) {
+        let first = queued.withLock { queued -> Bool in
+            defer { queued = presence }
+            return queued == nil
+        }
+        guard first else { return }
+        writer.submit { [self] in
+            guard let latest = queued.withLock({ queued -> TagPresence? in
+                defer { queued = nil }
+                return queued
+            }) else { return }
+            do throws(StorageError) {
+                try save(latest)
+            } catch {
+                onFailure(error)
+            }
+        }
+    }
+
+    /// Returns once every ``saveInBackground(_:onFailure:)`` so far is written (or failed).
+    public func flush() async {
+        _ = try? await writer.run {}
+    }
+
+    /// Persists the field and the last scan of `presence` (blocks on the disk).
     public func save(_ presence: TagPresence) throws(StorageError) {
         let record = Record(
             present: presence.tags.map { .init(uid: $0.uid.hexString, cardType: $0.cardType, ms: Timestamp.milliseconds($0.since)) },

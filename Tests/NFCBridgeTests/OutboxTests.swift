@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import NFCBridge
+
+/// The outbox's bounds (issue 20: "one oversized event blocks the spool for good", "command
+/// responses are dropped silently under a burst").
+@Suite(.timeLimit(.minutes(1))) struct OutboxTests {
+    @Test func anEventTheBrokerRefusesForSizeIsReplacedByPayloadTooLargeAndTheStreamMovesOn() async throws {
+        let big = String(repeating: "A", count: 8192)
+        let scanner = StubScanner(dumpResult: { _ in ["pages": .string(big)] })
+        let h = try AgentHarness(scanner: scanner) { config in config.dump.onScan = true }
+        await h.waitFor(.reader) { $0["state"] == "ok" }
+        h.publisher.refusePayloads(over: 4096)  // a broker with max_packet_size 4096
+        let first = makeTag(uid: [0x04, 0, 0, 0, 0, 0, 1])
+        h.device.place(first)
+        let (_, scanned) = await h.waitFor(.scanned) { $0["uid"] == "04000000000001" }
+        let (_, refusal) = await h.waitFor(.error) { $0["error"]?["code"] == "payload_too_large" }
+        #expect(refusal["refused_type"] == "dump")
+        #expect(refusal["refused_seq"]?.intValue == (scanned["seq"]?.intValue ?? 0) + 1)
+        #expect((refusal["size"]?.intValue ?? 0) > 8192)
+        #expect(h.publisher.published.allSatisfy { !$0.topic.hasSuffix("/event/dump") })
+        // Later taps are not held behind it.
+        h.device.remove(first)
+        h.passGrace()
+        await h.waitFor(.removed) { $0["uid"] == "04000000000001" }
+        h.device.place(makeTag(uid: [0x04, 0, 0, 0, 0, 0, 2]))
+        await h.waitFor(.scanned) { $0["uid"] == "04000000000002" }
+        // The second tag's dump goes the same way.
+        await h.agent.pipeline.waitUntil { $0.refusedForSize == 2 }
+        #expect(h.agent.spool.messages.allSatisfy { $0.payload["type"] != "dump" })
+        await h.stop()
+    }
+
+    @Test func theResponseQueueRefusesNewRequestsBeforeItDropsAnAnswerAndCountsWhatItDrops() async throws {
+        let stalling = StallingPublisher()
+        let h = try AgentHarness(publisher: stalling)
+        await stalling.inner.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
+        await h.agent.pipeline.flush()
+        stalling.stall()
+        func response(_ n: Int) -> OutboundMessage {
+            OutboundMessage(topic: "ops/response/\(n)", payload: Array("{\"n\":\(n)}".utf8))
+        }
+        // The first goes out and hangs; the queue fills behind it.
+        try h.agent.pipeline.send(response(0))
+        var accepted = 0
+        while h.agent.pipeline.acceptsRequests {
+            accepted += 1
+            try h.agent.pipeline.send(response(accepted))
+        }
+        // (Response 0 is in flight or still queued: the sender may not have taken it yet.)
+        #expect((Outbox.requestLimit - 1...Outbox.requestLimit).contains(accepted), "\(accepted)")
+        #expect(h.agent.pipeline.statistics.responsesDropped == 0, "refusing requests comes first")
+        // Refusals (answers too) still fit until the hard limit; beyond it one is dropped and counted.
+        var sent = accepted
+        while h.agent.pipeline.statistics.responsesDropped == 0 {
+            sent += 1
+            try h.agent.pipeline.send(response(sent))
+        }
+        #expect((Outbox.responseLimit...Outbox.responseLimit + 1).contains(sent), "\(sent)")
+        stalling.release()
+        await h.agent.pipeline.flush()
+        let out = stalling.inner.published.filter { $0.topic.hasPrefix("ops/response/") }.map(\.topic)
+        #expect(out.count == sent, "all but the one dropped: \(out.count) of \(sent + 1)")
+        #expect(out == (0..<sent).map { "ops/response/\($0)" }, "in order, the last one dropped")
+        #expect(h.logs.recorded.contains { $0.contains("responses_dropped") })
+        await h.stop()
+    }
+}
