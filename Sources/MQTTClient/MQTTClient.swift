@@ -78,6 +78,9 @@ public final class MQTTClient: Sendable {
     /// Messages dropped because `messages` was not read fast enough.
     public var droppedMessageCount: Int { session.droppedMessageCount }
 
+    /// Messages dropped because their payload exceeded `MQTTConfiguration.maximumIncomingPayload`.
+    public var oversizedMessageCount: Int { session.oversizedMessageCount }
+
     /// Starts connecting in the background and keeps the connection up for good; returns at once and
     /// never fails because the broker is down — follow `events` instead. No-op when already started.
     /// - Throws: `not_connected` after `disconnect()`.

@@ -34,12 +34,18 @@ public struct MQTTConfiguration: Sendable, Hashable {
     /// How many received messages `MQTTClient.messages` buffers when nobody reads them; beyond that the
     /// oldest are dropped (and counted in `MQTTClient.droppedMessageCount`).
     public var messageBufferSize: Int
+    /// The largest incoming payload handed on, in bytes; larger messages are dropped before they are
+    /// copied out of libmosquitto (counted in `MQTTClient.oversizedMessageCount`). Under v5 pair it
+    /// with `MQTTConnectProperties.maximumPacketSize`, so the broker does not send them at all;
+    /// v3.1.1 has no way to tell the broker. `nil`: no limit.
+    public var maximumIncomingPayload: Int?
 
     /// Creates a configuration; only the URL is required.
     public init(url: String, protocolVersion: MQTTProtocolVersion = .v5, clientID: String? = nil,
                 keepAlive: Duration = .seconds(60), username: String? = nil, password: String? = nil,
                 tls: MQTTTLS = .disabled, will: MQTTWill? = nil, cleanStart: Bool = true,
-                reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(), messageBufferSize: Int = 1024) {
+                reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(), messageBufferSize: Int = 1024,
+                maximumIncomingPayload: Int? = nil) {
         self.url = url
         self.protocolVersion = protocolVersion
         self.clientID = clientID
@@ -51,6 +57,7 @@ public struct MQTTConfiguration: Sendable, Hashable {
         self.cleanStart = cleanStart
         self.reconnect = reconnect
         self.messageBufferSize = messageBufferSize
+        self.maximumIncomingPayload = maximumIncomingPayload
     }
 }
 

@@ -7,10 +7,14 @@ public struct MQTTConnectProperties: Sendable, Hashable {
     public var sessionExpiryInterval: UInt32?
     /// User Properties (0x26) sent with CONNECT.
     public var userProperties: [MQTTUserProperty]
+    /// Maximum Packet Size (0x27, MQTT 5.0 §3.1.2.11.4): the largest packet this client accepts; the
+    /// broker does not send it larger ones (it drops them for this client). `nil`: the protocol's limit.
+    public var maximumPacketSize: UInt32?
 
     /// Creates CONNECT properties; none are sent by default.
-    public init(sessionExpiryInterval: UInt32? = nil, userProperties: [MQTTUserProperty] = []) {
+    public init(sessionExpiryInterval: UInt32? = nil, userProperties: [MQTTUserProperty] = [], maximumPacketSize: UInt32? = nil) {
         self.sessionExpiryInterval = sessionExpiryInterval
         self.userProperties = userProperties
+        self.maximumPacketSize = maximumPacketSize
     }
 }

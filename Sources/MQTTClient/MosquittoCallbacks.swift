@@ -11,6 +11,8 @@ enum MosquittoCallbacks {
         }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
             guard let session = sessionFrom(userdata), let message = message?.pointee, let topic = message.topic else { return }
+            // Bounded where it enters: an oversized payload is never copied.
+            guard session.acceptsIncoming(size: Int(message.payloadlen)) else { return }
             let payload: [UInt8] =
                 if let bytes = message.payload, message.payloadlen > 0 {
                     Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))

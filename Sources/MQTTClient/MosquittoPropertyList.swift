@@ -57,8 +57,10 @@ enum MosquittoPropertyList {
     /// Builds a CONNECT property list; the caller owns it.
     static func make(_ properties: MQTTConnectProperties) throws(MQTTClientError) -> OpaquePointer? {
         var list: OpaquePointer?
-        if let expiry = properties.sessionExpiryInterval {
-            let rc = mosquitto_property_add_int32(&list, id(MQTT_PROP_SESSION_EXPIRY_INTERVAL), expiry)
+        for (property, value) in [(MQTT_PROP_SESSION_EXPIRY_INTERVAL, properties.sessionExpiryInterval),
+                                  (MQTT_PROP_MAXIMUM_PACKET_SIZE, properties.maximumPacketSize)] {
+            guard let value else { continue }
+            let rc = mosquitto_property_add_int32(&list, id(property), value)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 mosquitto_property_free_all(&list)
                 throw MQTTClientError(mosquittoCode: rc, phase: .request)

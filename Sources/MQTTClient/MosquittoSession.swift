@@ -38,6 +38,7 @@ final class MosquittoSession: @unchecked Sendable {
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
     private let lastError = Mutex<String?>(nil)
     private let dropped = Atomic<Int>(0)
+    private let oversized = Atomic<Int>(0)
     /// Failed connection attempts by `MQTTConnectionFailure.reasonKey` (every attempt, not only the reported ones).
     private let failureCounts = Mutex<[String: Int]>([:])
 
@@ -612,6 +613,16 @@ final class MosquittoSession: @unchecked Sendable {
             if pendingRestores.isEmpty { markConnected() }
         }
     }
+
+    /// Whether an incoming payload of `size` bytes is handed on (else it is counted and dropped).
+    func acceptsIncoming(size: Int) -> Bool {
+        guard let limit = configuration.maximumIncomingPayload, size > limit else { return true }
+        oversized.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Incoming messages dropped for their size (`MQTTConfiguration.maximumIncomingPayload`).
+    var oversizedMessageCount: Int { oversized.load(ordering: .relaxed) }
 
     func handleMessage(_ message: MQTTMessage) {
         if case .dropped = messageContinuation.yield(message) {

@@ -131,3 +131,33 @@ extension BrokerTests {
 final class ClientHolder: @unchecked Sendable {
     var client: MQTTClient?
 }
+
+extension BrokerTests {
+    /// Incoming messages are bounded where they enter (issue 20: a 200 MB publish took the agent
+    /// from 43 to 602 MB): MQTT 5 tells the broker the largest packet the client takes; under
+    /// 3.1.1 a larger payload is dropped before it is copied, and counted.
+    @Suite struct IncomingBound {
+        @Test(arguments: [false, true])
+        func aPayloadOverTheLimitNeverReachesTheClientAndTheNextOneDoes(v5: Bool) async throws {
+            let broker = try MosquittoBroker()
+            var bounded = configuration(
+                for: broker,
+                protocolVersion: v5 ? .v5(MQTTConnectProperties(maximumPacketSize: 2048)) : .v311)
+            bounded.maximumIncomingPayload = 1024
+            let subscriber = try MQTTClient(configuration: bounded)
+            let publisher = try MQTTClient(configuration: configuration(for: broker))
+            let inbox = Inbox.draining(subscriber.messages)
+            try await subscriber.connect()
+            try await publisher.connect()
+            try await subscriber.subscribe(to: "big/+", qos: .atLeastOnce)
+            try await publisher.publish(to: "big/one", payload: [UInt8](repeating: 0x41, count: 64 * 1024), qos: .atLeastOnce)
+            try await publisher.publish(to: "big/two", text: "small", qos: .atLeastOnce)
+            let message = try await inbox.next { _ in true }
+            #expect(message.topic == "big/two", "the oversized one was not handed on")
+            // Under v5 the broker never sent it; under 3.1.1 the client dropped it unread.
+            #expect(subscriber.oversizedMessageCount == (v5 ? 0 : 1))
+            await publisher.disconnect()
+            await subscriber.disconnect()
+        }
+    }
+}

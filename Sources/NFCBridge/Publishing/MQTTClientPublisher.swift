@@ -16,6 +16,11 @@ import Synchronization
 /// - JSON payloads carry the MQTT 5 content type `application/json` and the UTF-8 indicator.
 /// - `events()` merges the client's connection events and messages.
 public final class MQTTClientPublisher: MessagePublisher {
+    /// The largest request the agent takes from the broker, in bytes (1 MiB: a whole FeliCa or
+    /// ISO 15693 image as hex fits). Sent as MQTT 5 Maximum Packet Size; under 3.1.1 larger
+    /// payloads are dropped unread.
+    public static let maximumIncomingPacket = 1 << 20
+
     /// The client.
     public let client: MQTTClient
     /// How long a QoS ≥ 1 publish waits for the broker's acknowledgement.
@@ -163,9 +168,14 @@ extension AgentConfiguration {
                     caFile: mqtt.caFile, certificateFile: mqtt.certFile, keyFile: mqtt.keyFile,
                     verifyHostname: !mqtt.tlsInsecure, verifyCertificate: !mqtt.tlsInsecure))
         }
+        // Requests are bounded where they enter: MQTT 5 tells the broker the largest packet the agent
+        // takes (it then never sends a larger one); under 3.1.1 a larger payload is dropped unread.
+        let limit = MQTTClientPublisher.maximumIncomingPacket
         return MQTTConfiguration(
-            url: mqtt.url, protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311, clientID: "nfcbridge-\(id)",
-            username: mqtt.username, password: mqtt.password?.value, tls: tls,
-            will: MQTTWill(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: true))
+            url: mqtt.url,
+            protocolVersion: mqtt.protocolVersion == .v5 ? .v5(MQTTConnectProperties(maximumPacketSize: UInt32(limit))) : .v311,
+            clientID: "nfcbridge-\(id)", username: mqtt.username, password: mqtt.password?.value, tls: tls,
+            will: MQTTWill(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: true),
+            maximumIncomingPayload: limit)
     }
 }
