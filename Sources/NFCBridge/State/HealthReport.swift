@@ -21,6 +21,14 @@ public struct HealthReport: Sendable, Equatable, Encodable {
     public var mqttConnectFailures: [String: Int] = [:]
     /// Unreadable lines found in the spool at start-up (`spool.corrupt_lines`).
     public var spoolCorruptLines = 0
+    /// True while the state directory refuses the spool's writes (`spool.write_failed`); outages
+    /// since start (`spool.write_failures`).
+    public var spoolWriteFailed = false
+    public var spoolWriteFailures = 0
+    /// Command responses that never reached the broker (`mqtt.responses_dropped`) and events the
+    /// broker refused for their size (`mqtt.refused_for_size`).
+    public var responsesDropped = 0
+    public var refusedForSize = 0
     /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
     public var broker = EventPipeline.BrokerStatus()
 
@@ -31,8 +39,11 @@ public struct HealthReport: Sendable, Equatable, Encodable {
     enum ScanKeys: String, CodingKey { case total }
     enum MQTTKeys: String, CodingKey {
         case connected, reconnects, connectFailures = "connect_failures", stalled, unacknowledged = "unacked_s", stalls, recycles
+        case responsesDropped = "responses_dropped", refusedForSize = "refused_for_size"
     }
-    enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines" }
+    enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines"
+        case writeFailed = "write_failed", writeFailures = "write_failures"
+    }
 
     /// The payload (docs/mqtt.md, "health"); `rss_bytes`, `spool.oldest_age_s` and `mqtt.unacked_s`
     /// are `null` when unknown or when nothing waits.
@@ -55,12 +66,16 @@ public struct HealthReport: Sendable, Equatable, Encodable {
         try mqtt.encode(broker.unacknowledgedMilliseconds.map { $0 / 1000 }, forKey: .unacknowledged)
         try mqtt.encode(broker.stalls, forKey: .stalls)
         try mqtt.encode(broker.recycles, forKey: .recycles)
+        try mqtt.encode(responsesDropped, forKey: .responsesDropped)
+        try mqtt.encode(refusedForSize, forKey: .refusedForSize)
         var spool = container.nestedContainer(keyedBy: SpoolKeys.self, forKey: .spool)
         try spool.encode(spoolDepth, forKey: .depth)
         try spool.encode(spoolBytes, forKey: .bytes)
         try spool.encode(spoolDropped, forKey: .dropped)
         try spool.encode(spoolOldestAgeSeconds, forKey: .oldestAge)
         try spool.encode(spoolCorruptLines, forKey: .corruptLines)
+        try spool.encode(spoolWriteFailed, forKey: .writeFailed)
+        try spool.encode(spoolWriteFailures, forKey: .writeFailures)
     }
 
     /// The payload as a JSON value (tests).
