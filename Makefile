@@ -30,7 +30,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
         mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
         dpkg-dev lintian man-db python3 python3-jinja2 python3-venv \
-        pcscd vsmartcard-vpcd libpcsclite-dev
+        pcscd vsmartcard-vpcd libpcsclite-dev strace
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
