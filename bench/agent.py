@@ -57,7 +57,7 @@ def fd_count(pid):
 class Rig:
     """One broker, N simulators + agents, one subscriber."""
 
-    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200):
+    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=()):
         self.bin, self.dir = bin_dir, tempfile.mkdtemp(prefix="nfcbench-agent-")
         self.procs, self.events = [], queue.Queue()
         self.port = free_port()
@@ -89,7 +89,7 @@ class Rig:
                 f"mqtt:\n  url: mqtt://127.0.0.1:{self.port}\n"
                 + (f"presence: {presence}\n" if presence else "")
                 + f"state_dir: {os.path.join(self.dir, f's{n}')}\nlog: {{level: warning}}\n")
-            self.agents.append(self.start([os.path.join(bin_dir, "nfcbridge"), "run", "--config", config], f"agent{n}"))
+            self.agents.append(self.start(list(wrap) + [os.path.join(bin_dir, "nfcbridge"), "run", "--config", config], f"agent{n}"))
         # Ready when every agent's reader state says ok.
         self.wait_for(lambda e: e[1].endswith("/reader") and '"ok"' in e[2], count=agents, timeout=60)
 
@@ -207,6 +207,7 @@ def main():
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--agents", type=int, default=10)
+    ap.add_argument("--delays", default="100ms,1s")
     a = ap.parse_args()
     print(f"load: {open('/proc/loadavg').read().split()[:3]}")
 
@@ -252,6 +253,27 @@ def main():
             print("  RSS: " + ", ".join(f"{kb / 1024:.1f} MB after tap {n}" for n, kb in rss))
         finally:
             rig.close()
+
+    elif a.bench == "slowdisk":
+        # Taps of --on ms on / --off ms off while strace delays every fsync the agent makes (an SD
+        # card's fsync on a Pi is 100 ms class; 1 s is a stalling one). Taps lost: expected 0.
+        for delay in a.delays.split(","):
+            wrap = ["strace", "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync",
+                    "-e", f"inject=fsync:delay_enter={delay}"]
+            rig = Rig(a.bin, interval=a.interval, wrap=wrap)
+            try:
+                for i in range(a.taps):
+                    rig.control(0, {"cmd": "place", "id": f"t{i % len(UIDS)}"})
+                    time.sleep(a.on / 1000)
+                    rig.control(0, {"cmd": "remove", "all": True})
+                    time.sleep(a.off / 1000)
+                events = rig.wait_for(lambda e: "/event/" in e[1], count=2 * a.taps, timeout=30)
+                scanned = sum(1 for e in events if e[1].endswith("/event/scanned"))
+                removed = sum(1 for e in events if e[1].endswith("/event/removed"))
+                print(f"slowdisk: fsync +{delay}, {a.taps} taps ({a.on} ms on, {a.off} ms off), interval_ms {a.interval}: "
+                      f"scanned {scanned} removed {removed}; taps lost {a.taps - scanned}")
+            finally:
+                rig.close()
 
     elif a.bench == "absence":
         # For each interval: the shortest absence (tag out of the field) that gives removed +

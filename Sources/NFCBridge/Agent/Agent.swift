@@ -283,6 +283,7 @@ public final class Agent: Sendable {
         // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
         await pipeline.flush(upTo: .seconds(5))
         await pipeline.stop()
+        await presenceStore.flush()
         await device.close()
         logger.info("stopped")
     }
@@ -341,12 +342,10 @@ public final class Agent: Sendable {
         await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
     }
 
-    /// Persists the field for the next run (``PresenceStore``); a failure is logged, nothing else.
+    /// Persists the field for the next run (``PresenceStore``), on the store's own thread: the
+    /// reader never waits for the disk. A failure is logged, nothing else.
     private func savePresence() {
-        let presence = state.withLock { $0.tags }
-        do {
-            try presenceStore.save(presence)
-        } catch {
+        presenceStore.saveInBackground(state.withLock { $0.tags }) { [logger] error in
             logger.warning("cannot persist the tag presence: \(error.message)")
         }
     }

@@ -26,6 +26,8 @@ public final class CommandResultCache: Sendable {
 
     /// Most results kept.
     public let capacity: Int
+    /// The largest `command-results.json` read (16 MiB).
+    static let fileLimit = 16 << 20
     /// How long a result is kept, in seconds.
     public let windowSeconds: Int64
     private let path: String?
@@ -63,7 +65,15 @@ public final class CommandResultCache: Sendable {
         self.now = now
         let loadedAt = Timestamp.milliseconds(now())
         var loaded: [Entry] = []
-        if let bytes = try AtomicFile.read(path) {
+        // Bounded: a file far beyond what `capacity` results take (a damaged or planted one) is
+        // not parsed; the cache starts empty, as for any unreadable file.
+        var bytes: [UInt8]?
+        do throws(StorageError) {
+            bytes = try AtomicFile.read(path, limit: Self.fileLimit)
+        } catch {
+            logger?.warning("\(error.message); starting with no command results")
+        }
+        if let bytes {
             if let list = (try? JSONValue(parsing: Data(bytes)))?.arrayValue {
                 for item in list {
                     guard let key = item["key"]?.stringValue, let response = item["response"] else { continue }

@@ -6,11 +6,18 @@ import NFCCore
 /// allowed), `#` starts a comment, blank lines are ignored. The keys are tried first, then NFCCore's
 /// well-known defaults.
 enum ClassicKeysFile {
+    /// The largest keys file read (1 MiB: about 80,000 keys, far more than any dictionary tries).
+    static let fileLimit = 1 << 20
+
     /// Reads the keys of `path`; a bad line is a configuration error naming the file and its line.
     static func read(_ path: String, key value: ConfigurationValue) throws(ConfigurationError) -> ClassicKeyDictionary {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw value.failure("file '\(path)' cannot be read")
+        let read: [UInt8]?
+        do throws(BoundedFile.Failure) {
+            read = try BoundedFile.read(path, limit: fileLimit)
+        } catch {
+            throw value.failure(error.message)
         }
+        guard let data = read else { throw value.failure("file '\(path)' does not exist") }
         var keys: [String] = []
         for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .enumerated()

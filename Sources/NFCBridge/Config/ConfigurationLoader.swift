@@ -37,6 +37,9 @@ public enum ConfigurationLoader {
     /// The environment variable that overrides `mqtt.password_file`.
     public static let passwordVariable = "NFCBRIDGE_MQTT_PASSWORD"
 
+    /// The largest configuration file read (1 MiB; the example is 10 KB).
+    public static let fileLimit = 1 << 20
+
     /// The variable systemd sets to the `StateDirectory=` path(s).
     public static let stateDirectoryVariable = "STATE_DIRECTORY"
 
@@ -48,11 +51,14 @@ public enum ConfigurationLoader {
     ) throws(ConfigurationError) -> AgentConfiguration {
         let filePath = path ?? defaultPath
         var text = ""
-        if FileManager.default.fileExists(atPath: filePath) {
-            guard let data = FileManager.default.contents(atPath: filePath) else {
-                throw ConfigurationError(source: filePath, detail: "the configuration file cannot be read")
-            }
-            guard let decoded = String(data: data, encoding: .utf8) else {
+        let data: [UInt8]?
+        do throws(BoundedFile.Failure) {
+            data = try BoundedFile.read(filePath, limit: fileLimit)
+        } catch {
+            throw ConfigurationError(source: filePath, detail: "the configuration file: \(error.message)")
+        }
+        if let data {
+            guard let decoded = String(validating: data, as: UTF8.self) else {
                 throw ConfigurationError(source: filePath, detail: "the configuration file is not UTF-8 text")
             }
             text = decoded

@@ -87,6 +87,11 @@ struct ConfigurationValue {
             throw failure("file '\(path)' does not exist")
         }
         guard !isDirectory else { throw failure("'\(path)' is a directory, expected a file") }
+        // A FIFO or a device would block whoever opens it (this agent, or libmosquitto's TLS set-up).
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            throw failure("'\(path)' is \(BoundedFile.kind(status.st_mode)), not a regular file: name a file")
+        }
         guard FileManager.default.isReadableFile(atPath: path) else { throw failure("file '\(path)' cannot be read") }
         return path
     }
@@ -97,20 +102,14 @@ struct ConfigurationValue {
     /// Reads at most ``firstLineLimit`` bytes: a path such as `/dev/zero` or a huge file is refused
     /// instead of read to its end (the agent would never start).
     func firstLine(ofFile path: String) throws(ConfigurationError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("file '\(path)' cannot be read: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while !data.contains(UInt8(ascii: "\n")) {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw failure("file '\(path)' cannot be read: \(String(cString: strerror(errno)))") }
-            if count == 0 { break }
-            data += chunk[0..<count]
-            guard data.count <= Self.firstLineLimit || data.prefix(Self.firstLineLimit).contains(UInt8(ascii: "\n")) else {
-                throw failure("the first line of '\(path)' is longer than \(Self.firstLineLimit) bytes: this file should hold one line")
-            }
+        let data: [UInt8]
+        do throws(BoundedFile.Failure) {
+            data = try BoundedFile.read(path, limit: Self.firstLineLimit, prefix: true) ?? []
+        } catch {
+            throw failure(error.message)
+        }
+        guard data.count < Self.firstLineLimit || data.contains(UInt8(ascii: "\n")) else {
+            throw failure("the first line of '\(path)' is longer than \(Self.firstLineLimit) bytes: this file should hold one line")
         }
         let firstLine = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""

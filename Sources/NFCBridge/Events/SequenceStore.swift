@@ -47,7 +47,7 @@ public final class SequenceStore: Sendable {
         let floor = min(max(0, floor), Self.largestAccepted)
         var start = floor
         var recovery: String?
-        if let bytes = try AtomicFile.read(path) {
+        if let bytes = try AtomicFile.read(path, limit: 4096, prefix: true) {
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
             let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
             if let value = Int64(text), value >= 0, value <= Self.largestAccepted {

@@ -66,7 +66,9 @@ public final class EventSpool: Sendable {
         self.maxBytes = max(1024, maxBytes)
         self.maxAgeMilliseconds = maxAgeSeconds.map { Int64(max(1, min($0, Int(Int32.max)))) * 1000 }
         try files.checkUsable()
-        let loaded = try files.load()
+        // Bounded: the log holds at most the waiting bytes plus a delivered prefix of about as much
+        // (compaction) and one message; a larger file is read to this limit, its tail counted as torn.
+        let loaded = try files.load(limit: min(self.maxBytes, Int.max / 8) * 4 + (1 << 20))
         var s = State()
         for (message, length) in loaded.messages {
             s.entries.append(Entry(message: message, length: length, line: nil))

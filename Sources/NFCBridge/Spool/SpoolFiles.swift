@@ -27,15 +27,16 @@ struct SpoolFiles: Sendable {
         var isEmptyOnDisk = true
     }
 
-    func load() throws(StorageError) -> Loaded {
+    /// Reads at most `limit` bytes of the log (its tail beyond counts as torn).
+    func load(limit: Int) throws(StorageError) -> Loaded {
         var result = Loaded()
         var head = 0
-        if let headBytes = try AtomicFile.read(headPath) {
-            let fields = String(decoding: headBytes.prefix(64), as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        if let headBytes = try AtomicFile.read(headPath, limit: 64, prefix: true) {
+            let fields = String(decoding: headBytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
             if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset }
             if fields.count > 1, let seq = Int64(fields[1]), seq >= 0 { result.highestSeq = seq }
         }
-        let bytes = try AtomicFile.read(logPath) ?? []
+        let bytes = try AtomicFile.read(logPath, limit: limit, prefix: true) ?? []
         result.isEmptyOnDisk = bytes.isEmpty
         if head > bytes.count { head = 0 }
         var offset = 0

@@ -172,6 +172,8 @@ public final class PresenceStore: Sendable {
 
     /// The file.
     public let path: String
+    /// The largest `presence.json` read (a reader holds a handful of tags: far below).
+    static let fileLimit = 1 << 20
 
     private let writer = JobThread(name: "presence")
     private let queued = Mutex<TagPresence?>(nil)
@@ -190,7 +192,7 @@ public final class PresenceStore: Sendable {
     public func load() -> (Saved, StorageError?) {
         let bytes: [UInt8]?
         do {
-            bytes = try AtomicFile.read(path)
+            bytes = try AtomicFile.read(path, limit: Self.fileLimit)
         } catch {
             return (Saved(), error)
         }

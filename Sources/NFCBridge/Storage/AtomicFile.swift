@@ -49,13 +49,14 @@ enum AtomicFile {
         syncDirectory(of: path)
     }
 
-    /// The content of `path`, or nil when it does not exist.
-    static func read(_ path: String) throws(StorageError) -> [UInt8]? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StorageError(code: .stateDirUnusable, "cannot read \(path)")
+    /// The content of `path` (a regular file of at most `limit` bytes; with `prefix`, the first
+    /// `limit` bytes of a larger one), or nil when it does not exist.
+    static func read(_ path: String, limit: Int, prefix: Bool = false) throws(StorageError) -> [UInt8]? {
+        do throws(BoundedFile.Failure) {
+            return try BoundedFile.read(path, limit: limit, prefix: prefix)
+        } catch {
+            throw StorageError(code: .stateDirUnusable, error.message)
         }
-        return [UInt8](data)
     }
 
     /// Writes every byte (retrying short writes and EINTR).

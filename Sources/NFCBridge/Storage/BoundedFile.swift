@@ -1,0 +1,60 @@
+import Glibc
+
+/// Reading a file named by a user or left in the state directory, bounded where it enters: it is
+/// opened without blocking (a FIFO named as a password file does not hang start-up), refused
+/// unless it is a regular file, and read to a stated limit (a 1 GB keys file is refused, not read
+/// into memory).
+enum BoundedFile {
+    /// Why a file was not read; `message` names the path and says what to do.
+    struct Failure: Error, Sendable, Equatable {
+        var message: String
+    }
+
+    /// The bytes of `path`, at most `limit` of them. A larger file is refused, unless `prefix`: then
+    /// its first `limit` bytes are returned (a caller that only needs the first line). Nil when
+    /// `path` does not exist.
+    static func read(_ path: String, limit: Int, prefix: Bool = false) throws(Failure) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(message: "'\(path)' is \(kind(status.st_mode)), not a regular file: name a file")
+        }
+        guard prefix || Int(status.st_size) <= limit else {
+            throw Failure(message: "'\(path)' is \(status.st_size) bytes; at most \(limit) are read: is it the right file?")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        // The file grew while it was read.
+        if bytes.count > limit {
+            guard prefix else { throw Failure(message: "'\(path)' is more than \(limit) bytes: is it the right file?") }
+            bytes.removeLast(bytes.count - limit)
+        }
+        return bytes
+    }
+
+    /// What a file that is not regular is, for the message.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+}
