@@ -105,7 +105,7 @@ import Testing
         #expect(reduce(&state, .repeated(scan)).dropFirst() == [.emitScanned(scan, at: nil)])
         #expect(state.scansTotal == 2)
         let removed = reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 900, report: true))
-        #expect(removed.dropFirst() == [.emitRemoved(uid: scan.uid, presentMilliseconds: 900), .publishTag])
+        #expect(removed.dropFirst() == [.emitRemoved(uid: scan.uid, presentMilliseconds: 900, afterRestart: false), .publishTag])
         #expect(state.tags.tags.isEmpty)
         #expect(reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 1, report: false)) == [.publishTag])
     }
@@ -120,5 +120,56 @@ import Testing
         let failure = NFCError.tagRemoved
         #expect(reduce(&state, .failed(operation: "dump", uid: scan.uid, failure)).last == .emitError(failure, operation: "dump", uid: scan.uid))
         #expect(reduce(&state, .dumped(scan, ["pages": 7])) == [.emitDump(scan, ["pages": 7])])
+    }
+}
+
+/// Presence across restarts (issue 20: 12 presences of 40 kill -9 never got a `removed`): a tag the
+/// previous run recorded in the field that the first poll after the restart does not find gets
+/// its `removed`, flagged `after_restart`; one it finds is an `initial` scan and no `removed`.
+@Suite struct PresenceAcrossRestartsTests {
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+    let info = ReaderInfo(connstring: "virtual:0", name: "Virtual PN532", firmware: "PN532 v1.6")
+    let gone: [UInt8] = [0x04, 1, 2, 3, 4, 5, 6]
+    let stays: [UInt8] = [0x04, 9, 9, 9, 9, 9, 9]
+
+    func restarted() -> AgentState {
+        var state = AgentState(startedAt: start, startedMonotonic: 0, reader: ReaderStatus(state: .absent, device: nil, since: start))
+        state.tags = TagPresence(previous: PresenceStore.Saved(present: [
+            TagPresence.Tag(uid: gone, cardType: "NTAG215", since: start.addingTimeInterval(-10)),
+            TagPresence.Tag(uid: stays, cardType: "NTAG213", since: start.addingTimeInterval(-5)),
+        ]))
+        return state
+    }
+
+    func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, at seconds: Double) -> [AgentEffect] {
+        AgentReducer.reduce(&state, event, now: start.addingTimeInterval(seconds), monotonic: Int64(seconds * 1000))
+    }
+
+    @Test func aTagThatLeftWhileTheAgentWasDownGetsItsRemovedAfterTheFirstPoll() {
+        var state = restarted()
+        _ = reduce(&state, .opened(info, reopened: false), at: 1)
+        let arrival = reduce(&state, .arrived(TagScan(uid: stays, cardType: "NTAG213", report: [:]), report: true), at: 1.1)
+        guard case let .emitScanned(scan, _)? = arrival.first(where: { if case .emitScanned = $0 { true } else { false } }) else {
+            Issue.record("no scanned: \(arrival)")
+            return
+        }
+        #expect(scan.initial, "the tag still there is an initial scan")
+        let firstPoll = reduce(&state, .progress, at: 1.2)
+        #expect(firstPoll.contains(.emitRemoved(uid: gone, presentMilliseconds: 11_200, afterRestart: true)), "\(firstPoll)")
+        #expect(!firstPoll.contains { if case let .emitRemoved(uid, _, _) = $0 { uid == stays } else { false } })
+        #expect(reduce(&state, .progress, at: 1.3).isEmpty, "once")
+    }
+
+    @Test func nothingIsRemovedBeforeTheReaderIsOpen() {
+        var state = restarted()
+        #expect(reduce(&state, .progress, at: 0.5).isEmpty, "a back-off slice before the reader opened is no poll")
+        _ = reduce(&state, .opened(info, reopened: false), at: 1)
+        #expect(reduce(&state, .progress, at: 1.2).count == 4, "both tags: a log line and a removed each")
+    }
+
+    @Test func theRemovedSaysAfterRestartOnTheWire() throws {
+        let json = try JSONValueEncoder().encode(RemovedEvent(uid: gone, presentMilliseconds: 5, afterRestart: true))
+        #expect(json["after_restart"] == true)
+        #expect(try JSONValueEncoder().encode(RemovedEvent(uid: gone, presentMilliseconds: 5))["after_restart"] == nil)
     }
 }

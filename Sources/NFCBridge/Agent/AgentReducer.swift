@@ -15,8 +15,8 @@ public enum AgentEffect: Sendable, Equatable {
     case publishTag
     /// Emit `event/scanned` (`at`: its `ts`, nil for now).
     case emitScanned(TagScan, at: Date?)
-    /// Emit `event/removed`.
-    case emitRemoved(uid: [UInt8], presentMilliseconds: Int64)
+    /// Emit `event/removed` (`afterRestart`: the tag left while the agent was down).
+    case emitRemoved(uid: [UInt8], presentMilliseconds: Int64, afterRestart: Bool)
     /// Emit `event/dump`.
     case emitDump(TagScan, JSONValue)
     /// Emit `event/error`.
@@ -101,7 +101,7 @@ public enum AgentReducer {
             guard report else { return [.publishTag] }
             return [
                 .log(.info, "tag \(uid.hexString) removed after \(presentMilliseconds) ms"),
-                .emitRemoved(uid: uid, presentMilliseconds: presentMilliseconds), .publishTag,
+                .emitRemoved(uid: uid, presentMilliseconds: presentMilliseconds, afterRestart: false), .publishTag,
             ]
         case let .dumped(scan, export):
             return [.emitDump(scan, export)]
@@ -111,11 +111,21 @@ public enum AgentReducer {
                 .emitError(error, operation: operation, uid: uid),
             ]
         case .progress:
-            // After the reader opened, a turn of the loop is a poll that has run.
-            if state.reader.state == .ok { state.tags.firstPollDone() }
+            // After the reader opened, a turn of the loop is a poll that has run: a tag the previous
+            // run left in the field that it did not find left while the agent was down.
+            var effects: [AgentEffect] = []
+            if state.reader.state == .ok {
+                for tag in state.tags.firstPollDone() {
+                    let present = max(0, Timestamp.milliseconds(now) - Timestamp.milliseconds(tag.since))
+                    effects += [
+                        .log(.info, "tag \(tag.uid.hexString) removed while the agent was down (it was on the reader before the restart)"),
+                        .emitRemoved(uid: tag.uid, presentMilliseconds: present, afterRestart: true),
+                    ]
+                }
+            }
             state.lastProgress = monotonic
             state.busySince = nil
-            return []
+            return effects
         case .busy:
             state.busySince = monotonic
             return []

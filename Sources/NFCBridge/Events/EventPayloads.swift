@@ -76,13 +76,18 @@ public struct RemovedEvent: Encodable, Sendable {
     public var uid: [UInt8]
     /// How long it was in the field.
     public var presentMilliseconds: Int64
+    /// It was in the field when the previous run ended and was gone at this run's first poll
+    /// (`after_restart: true`, only then): it left while the agent was down, so `present_ms`
+    /// reaches up to that poll.
+    public var afterRestart = false
 
-    enum CodingKeys: String, CodingKey { case uid, presentMilliseconds = "present_ms" }
+    enum CodingKeys: String, CodingKey { case uid, presentMilliseconds = "present_ms", afterRestart = "after_restart" }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uid.hexString, forKey: .uid)
         try container.encode(presentMilliseconds, forKey: .presentMilliseconds)
+        if afterRestart { try container.encode(true, forKey: .afterRestart) }
     }
 }
 

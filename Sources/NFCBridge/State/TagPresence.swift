@@ -70,6 +70,9 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     /// The UIDs the previous run last saw in the field, until the first poll after the reader
     /// opened (or the first removal, or an arrival of another tag) has run.
     public var carriedOver: Set<[UInt8]> = []
+    /// The tags the previous run last saw in the field and this one has not found yet: those the
+    /// first poll does not find left while the agent was down, and get their `removed`.
+    public var leftBehind: [Tag] = []
 
     /// Creates an empty field.
     public init() {}
@@ -79,6 +82,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     public init(previous: PresenceStore.Saved) {
         last = previous.last
         carriedOver = Set(previous.present.map(\.uid))
+        leftBehind = previous.present
     }
 
     /// Records the arrival of `scan` at `date` (`reported`: published as `scanned`), and returns
@@ -87,6 +91,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     @discardableResult
     public mutating func arrive(_ scan: TagScan, at date: Date, reported: Bool) -> Bool {
         let initial = carriedOver.contains(scan.uid)
+        leftBehind.removeAll { $0.uid == scan.uid }
         if initial { carriedOver.remove(scan.uid) } else { carriedOver = [] }
         tags.removeAll { $0.uid == scan.uid }
         tags.append(Tag(uid: scan.uid, cardType: scan.cardType, since: date, initial: initial))
@@ -105,9 +110,12 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     }
 
     /// The first poll after the reader opened has run: a tag of the previous run not found by it
-    /// is gone, and a later arrival is a tap, not an initial scan.
-    public mutating func firstPollDone() {
+    /// is gone, and a later arrival is a tap, not an initial scan. Returns those tags (each once:
+    /// the agent reports their `removed`).
+    public mutating func firstPollDone() -> [Tag] {
         carriedOver = []
+        defer { leftBehind = [] }
+        return leftBehind
     }
 
     enum CodingKeys: String, CodingKey { case present, uid, cardType, since, count, initial, last }
