@@ -59,7 +59,7 @@ if Context.environment["NFCBRIDGE_FUZZ"] != nil {
         ("ndef", "NFCCore"), ("type2tlv", "NFCCore"), ("import-flipper", "NFCCore"), ("import-pm3", "NFCCore"),
         ("import-mfd", "NFCCore"), ("import-json", "NFCCore"), ("import-auto", "NFCCore"), ("export", "NFCCore"),
         ("mqtt-request", "NFCBridge"), ("config", "NFCBridge"), ("scenario", "PN532Sim"), ("pn532-frame", "PN532Sim"),
-        ("import-pm3json", "NFCCore"), ("import-eml", "NFCCore"),
+        ("import-pm3json", "NFCCore"), ("import-eml", "NFCCore"), ("signed-request", "NFCBridge"), ("keys-file", "NFCBridge"),
     ]
     for harness in harnesses {
         package.targets.append(.executableTarget(

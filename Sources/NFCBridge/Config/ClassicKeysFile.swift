@@ -5,7 +5,7 @@ import NFCCore
 /// The `dump.keys_file` format: one MIFARE Classic key per line as 12 hex digits (spaces and colons
 /// allowed), `#` starts a comment, blank lines are ignored. The keys are tried first, then NFCCore's
 /// well-known defaults.
-enum ClassicKeysFile {
+package enum ClassicKeysFile {
     /// The largest keys file read (1 MiB: about 80,000 keys, far more than any dictionary tries).
     static let fileLimit = 1 << 20
 
@@ -18,6 +18,18 @@ enum ClassicKeysFile {
             throw value.failure(error.message)
         }
         guard let data = read else { throw value.failure("file '\(path)' does not exist") }
+        do throws(ConfigurationError) {
+            return try parse(data, path: path)
+        } catch {
+            // A bad line is named in the keys file; a problem of the whole set, at the configuration's key.
+            guard error.line != nil else { throw value.failure(error.detail) }
+            throw ConfigurationError(source: error.source, line: error.line, key: value.key, detail: error.detail)
+        }
+    }
+
+    /// The keys in `data` (the content of the file at `path`, named in errors); a bad line is an
+    /// error naming its line.
+    package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> ClassicKeyDictionary {
         var keys: [String] = []
         for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .enumerated()
@@ -27,7 +39,7 @@ enum ClassicKeysFile {
             if text.isEmpty { continue }
             guard let bytes = [UInt8](hex: text), bytes.count == 6 else {
                 throw ConfigurationError(
-                    source: path, line: index + 1, key: value.key,
+                    source: path, line: index + 1,
                     detail: "\(ConfigurationError.quoted(text)) is not a MIFARE Classic key (12 hex digits)")
             }
             keys.append(text)
@@ -35,7 +47,7 @@ enum ClassicKeysFile {
         do {
             return try ClassicKeyDictionary(hexKeys: keys)
         } catch {
-            throw value.failure(error.message)
+            throw ConfigurationError(source: path, detail: error.message)
         }
     }
 }
