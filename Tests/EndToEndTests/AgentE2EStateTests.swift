@@ -1,5 +1,6 @@
 import Foundation
 import MQTTClient
+import NFCBridge
 import Testing
 import TestSupport
 
@@ -147,20 +148,23 @@ import TestSupport
         #expect(retained.retain)
         await late.disconnect()
 
-        // The sequence survives the crash: the next run goes on from the last number handed out.
+        // The sequence survives the crash: the next run goes on above the reservation the killed one
+        // had written (docs/mqtt.md: a gap of at most one block, never a number given twice).
         try simulator.place("card")
         let restarted = try startAgent(config: config)
         defer { restarted.terminate() }
         let (_, scanned, _) = await watcher.next("event/scanned")
-        #expect(scanned["seq"] as? Int == 1, "\(scanned)")
+        let first = scanned["seq"] as? Int ?? 0
+        #expect((2...Int(SequenceStore.block) + 1).contains(first), "\(scanned)")
         try simulator.remove("card")
         restarted.send(SIGKILL)
         #expect(restarted.waitForExit() == SIGKILL)
         let again = try startAgent(config: config)
         defer { again.terminate() }
         try simulator.place("card")
-        let (_, next, _) = await watcher.next("event/scanned") { $0["seq"] as? Int != 1 }
-        #expect(next["seq"] as? Int == 2, "\(next)")
+        let (_, next, _) = await watcher.next("event/scanned") { $0["seq"] as? Int != first }
+        let second = next["seq"] as? Int ?? 0
+        #expect(second > first && second - first <= Int(SequenceStore.block) + 1, "\(next)")
         again.expectCleanStop()
         await watcher.disconnect()
     }

@@ -129,6 +129,7 @@ final class EventJournal: Sendable {
                 logger.notice("spool: the state directory takes writes again; the waiting events are on disk")
             }
         }
+        spool.observeDurability { [logger] seq in logger.debug("spool: on disk up to seq \(seq)") }
     }
 
     /// Blocks of the end of a run, on a thread of their own: everything waiting goes to disk and

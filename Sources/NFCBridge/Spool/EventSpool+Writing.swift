@@ -68,9 +68,9 @@ extension EventSpool {
     }
 
     private enum Plan {
-        case rewrite(bytes: [UInt8], from: Int, to: Int, highestSeq: Int64)
+        case rewrite(bytes: [UInt8], from: Int, to: Int, highestSeq: Int64, lastSeq: Int64?)
         case truncate(count: Int, highestSeq: Int64)
-        case append(bytes: [UInt8], to: Int, end: Int, head: Int?, highestSeq: Int64)
+        case append(bytes: [UInt8], to: Int, end: Int, head: Int?, highestSeq: Int64, lastSeq: Int64?)
         case nothing
     }
 
@@ -83,7 +83,9 @@ extension EventSpool {
             if s.needsRewrite || s.compactionPays {
                 s.needsRewrite = true
                 let bytes = s.pending.flatMap { $0.line ?? Self.line($0.message) }
-                return .rewrite(bytes: bytes, from: s.first, to: s.entries.count, highestSeq: s.highestSeq)
+                return .rewrite(
+                    bytes: bytes, from: s.first, to: s.entries.count, highestSeq: s.highestSeq,
+                    lastSeq: s.pending.compactMap(\.message.seq).max())
             }
             if s.first == s.entries.count {
                 if s.fileEnd > 0 || s.highestSeqOnDisk < s.highestSeq { return .truncate(count: s.entries.count, highestSeq: s.highestSeq) }
@@ -94,27 +96,31 @@ extension EventSpool {
             let bytes = s.entries[s.written...].flatMap { $0.line ?? [] }
             let head = s.head == s.headOnDisk ? nil : s.head
             if bytes.isEmpty && head == nil { return .nothing }
-            return .append(bytes: bytes, to: s.entries.count, end: s.fileEnd, head: head, highestSeq: s.highestSeq)
+            return .append(
+                bytes: bytes, to: s.entries.count, end: s.fileEnd, head: head, highestSeq: s.highestSeq,
+                lastSeq: s.entries[s.written...].compactMap(\.message.seq).max())
         }
         do throws(StorageError) {
             switch plan {
             case .nothing:
                 return state.withLock { $0.failure != nil }
-            case let .rewrite(bytes, from, to, highestSeq):
+            case let .rewrite(bytes, from, to, highestSeq, lastSeq):
                 try files.rewrite(bytes, highestSeq: highestSeq)
                 state.withLock { s in
                     s.rewrote(from: from, to: to, bytes: bytes.count)
                     s.highestSeqOnDisk = highestSeq
                 }
+                if let lastSeq { durableObserver.withLock { $0 }?(lastSeq) }
             case let .truncate(count, highestSeq):
                 try files.truncate(highestSeq: highestSeq)
                 state.withLock { s in
                     s.truncated(count: count)
                     s.highestSeqOnDisk = highestSeq
                 }
-            case let .append(bytes, to, end, head, highestSeq):
+            case let .append(bytes, to, end, head, highestSeq, lastSeq):
                 if !bytes.isEmpty { try files.append(bytes, end: end) }
                 state.withLock { s in s.appended(to: to, bytes: bytes.count) }
+                if let lastSeq, !bytes.isEmpty { durableObserver.withLock { $0 }?(lastSeq) }
                 if let head {
                     try files.writeHead(offset: head, highestSeq: highestSeq)
                     state.withLock { s in (s.headOnDisk, s.highestSeqOnDisk) = (head, highestSeq) }

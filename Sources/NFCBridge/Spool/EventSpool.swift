@@ -31,6 +31,7 @@ public final class EventSpool: Sendable {
     let state: Mutex<State>
     let writer = SpoolWriter()
     let observer = Mutex<(@Sendable (StorageError?) -> Void)?>(nil)
+    let durableObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
 
     /// Messages dropped by the bounds, oldest first: how many and their `seq` range.
     public struct Drop: Sendable, Equatable {
@@ -139,6 +140,11 @@ public final class EventSpool: Sendable {
     /// again (nil). Called on the writer thread.
     public func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
         observer.withLock { $0 = handler }
+    }
+
+    /// Tells `handler` the highest `seq` of each batch the writer made durable (on its thread).
+    public func observeDurability(_ handler: @escaping @Sendable (Int64) -> Void) {
+        durableObserver.withLock { $0 = handler }
     }
 
     /// Appends `message`; the writer thread makes it durable. Returns at once. When the count or
