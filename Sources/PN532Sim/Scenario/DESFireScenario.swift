@@ -18,9 +18,11 @@ enum DESFireScenario {
     /// of every type readable without a key — plain, MACed and enciphered communication, 100 bytes so
     /// ReadData chains past 59 bytes, an empty record file — and a key-protected file of every type.
     /// 020000 lists its files only after authentication. 030000 has a "never" file and a cyclic record
-    /// file of 100 bytes. A DESFire Light holds only the first (it has one application).
+    /// file of 100 bytes. A DESFire Light holds only the first (it has one application). An NTAG 424 DNA
+    /// gets its factory file set instead (``ntag424FactoryApplication``).
     static func demoApplications(model: V.Model) -> [V.Application] {
         let free = V.free
+        if model == .ntag424 { return [ntag424FactoryApplication] }
         let first = V.Application(aid: [0x01, 0x00, 0x00], files: [
             V.File(id: 0x00, read: free, contents: .standard((0..<100).map { UInt8($0) })),
             V.File(id: 0x01, communication: 0x01, read: free, contents: .backup((0..<32).map { UInt8(0xA0 &+ $0) })),
@@ -47,6 +49,24 @@ enum DESFireScenario {
                        contents: .cyclic(recordSize: 20, maxRecords: 6, records: (0..<5).map { [UInt8](repeating: UInt8(0x10 + $0), count: 20) })),
             ]),
         ]
+    }
+
+    /// NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2, file management): its one application holds
+    /// 01h the CC (32 bytes, read free, the rest key 0), 02h the NDEF file (256 bytes, read, write and
+    /// read&write free, change key 0) and 03h the proprietary file (128 bytes, fully enciphered, read
+    /// key 2, write and read&write key 3). The CC bytes are the factory ones as a tag answers them
+    /// (NDEF file E104h 256 bytes, proprietary file E105h 128 bytes); the AID is the simulator's own
+    /// handle (the chip has none, it answers only ISO SELECT of D2760000850101).
+    static var ntag424FactoryApplication: V.Application {
+        let cc: [UInt8] = [0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
+                           0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x82, 0x83] + [UInt8](repeating: 0, count: 9)
+        return V.Application(aid: [0x01, 0x00, 0x00], files: [
+            V.File(id: 0x01, read: V.free, write: 0x00, readWrite: 0x00, change: 0x00, contents: .standard(cc)),
+            V.File(id: 0x02, read: V.free, write: V.free, readWrite: V.free, change: 0x00,
+                   contents: .standard([UInt8](repeating: 0, count: 256))),
+            V.File(id: 0x03, communication: 0x03, read: 0x02, write: 0x03, readWrite: 0x03, change: 0x00,
+                   contents: .standard([UInt8](repeating: 0, count: 128))),
+        ], dfName: V.ntag424DFName)
     }
 
     /// `applications:` — a list of `{aid, list_protected, df_name, files}`.
