@@ -174,4 +174,30 @@ import Testing
             #expect(tag.process(apdu: [0x90, code, 0x00, 0x00, 0x00]) == [0x91, 0x1C], "\(code.hexString)")
         }
     }
+
+    /// Through the registry: an NTAG 424 DNA (typed by GetVersion, a Type 4 tag) is dumped as a Type 4
+    /// tag (CC, NDEF) and its fixed files walked with ADh; the Flipper export refuses it by name
+    /// instead of writing it as a Mifare DESFire (Flipper's lib/nfc/protocols has no NTAG 4xx DNA).
+    @Test func anNTAG424DNAThroughTheRegistryHasItsFilesAndNoFlipperFile() async throws {
+        let app = V.Application(aid: [0x01, 0x00, 0x00], files: [
+            V.File(id: 0x01, read: V.free, contents: .standard([0x00, 0x17, 0x20, 0x01, 0x00])),
+            V.File(id: 0x02, read: V.free, write: V.free, readWrite: V.free, contents: .standard([0x00, 0x00])),
+            V.File(id: 0x03, communication: 0x03, read: 0x02, write: 0x03, readWrite: 0x03, contents: .standard([0x00])),
+        ])
+        let ndef = try VirtualType4Tag(uid: Self.uid, ndef: [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
+        let tag = try V(uid: Self.uid, model: .ntag424, applications: [app], ndefApplication: ndef)
+        let transport = VirtualTagTransport(tag: tag)
+        let info = try await TagIdentifier.identify(transport)
+        #expect(info.type == .type4NDEF && info.product?.name == "NTAG 424 DNA")
+        let dump = try await TagDumper.dump(info: info, transport: transport)
+        #expect(dump.ndefMessage == [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
+        let names = dump.files.compactMap(\.name)
+        #expect(names.contains("D2760000850101/01") && names.contains("D2760000850101/02") && !names.contains("D2760000850101/03"))
+        #expect(dump.fact("Files Read") == "2")
+        #expect(dump.fact("Skipped") == "D2760000850101/03")
+        #expect(throws: NFCError.unsupportedOperation(
+            "Flipper Zero has no NTAG 424 DNA format (its NFC files hold Mifare DESFire and page-based tags; written as Mifare DESFire, the NTAG 424 DNA would emulate an application directory the chip does not have): use json")) {
+            try dump.exportFlipperNFC()
+        }
+    }
 }
