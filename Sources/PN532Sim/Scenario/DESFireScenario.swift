@@ -18,8 +18,8 @@ enum DESFireScenario {
     /// of every type readable without a key — plain, MACed and enciphered communication, 100 bytes so
     /// ReadData chains past 59 bytes, an empty record file — and a key-protected file of every type.
     /// 020000 lists its files only after authentication. 030000 has a "never" file and a cyclic record
-    /// file of 100 bytes. A DESFire Light holds only the first (it has one application). An NTAG 424 DNA
-    /// gets its factory file set instead (``ntag424FactoryApplication``).
+    /// file of 100 bytes. A DESFire Light gets its fixed file set instead (``lightApplication``), an
+    /// NTAG 424 DNA its factory one (``ntag424FactoryApplication``).
     static func demoApplications(model: V.Model) -> [V.Application] {
         let free = V.free
         if model == .ntag424 { return [ntag424FactoryApplication] }
@@ -37,7 +37,7 @@ enum DESFireScenario {
             V.File(id: 0x08, communication: 0x03, read: 0x00, readWrite: 0x00, contents: .backup([9, 9])),
             V.File(id: 0x09, read: 0x01, readWrite: 0x01, contents: .linear(recordSize: 2, maxRecords: 2, records: [[5, 5]])),
         ])
-        guard model != .light else { return [first] }
+        guard model != .light else { return [lightApplication] }
         return [
             first,
             V.Application(aid: [0x02, 0x00, 0x00], listRequiresAuthentication: true, files: [
@@ -49,6 +49,23 @@ enum DESFireScenario {
                        contents: .cyclic(recordSize: 20, maxRecords: 6, records: (0..<5).map { [UInt8](repeating: UInt8(0x10 + $0), count: 20) })),
             ]),
         ]
+    }
+
+    /// DESFire Light's fixed file set (MF2DL(H)x0 §8.2; Proxmark3 doc/desfire.md "DESFire Light"):
+    /// 00h standard 256 bytes, 01h cyclic record file of 16-byte records (5 records; 3 written here),
+    /// 03h value, 04h standard 256 bytes, 1Fh standard 32 bytes (the FCI). The transaction MAC file 0Fh
+    /// is not modelled (the simulator has no TMAC file type). Access rights are the demonstration's, not
+    /// the factory's (which this was not checked against): 04h needs key 1, the rest read free. ISO SELECT
+    /// by the factory DF name (``VirtualDESFireTag/lightDFName``); the AID is the simulator's handle.
+    static var lightApplication: V.Application {
+        V.Application(aid: [0x01, 0x00, 0x00], files: [
+            V.File(id: 0x00, read: V.free, contents: .standard((0..<256).map { UInt8(truncatingIfNeeded: $0) })),
+            V.File(id: 0x01, read: V.free,
+                   contents: .cyclic(recordSize: 16, maxRecords: 5, records: (0..<3).map { r in [UInt8](repeating: UInt8(0xC0 + r), count: 16) })),
+            V.File(id: 0x03, read: V.free, contents: .value(100, lower: 0, upper: 1000)),
+            V.File(id: 0x04, read: 0x01, readWrite: 0x01, contents: .standard([UInt8](repeating: 0x44, count: 256))),
+            V.File(id: 0x1F, read: V.free, contents: .standard([0x6F, 0x1E] + [UInt8](repeating: 0x00, count: 30))),
+        ])
     }
 
     /// NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2, file management): its one application holds
