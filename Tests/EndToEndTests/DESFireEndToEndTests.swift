@@ -49,6 +49,26 @@ import TestSupport
         #expect(facts["Skipped"] == app + "/04")
     }
 
+    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2): a Type 4 tag whose fixed files 01h (CC) and
+    /// 02h (NDEF) are read with ReadData ADh and 03h (read key 2) named; no Flipper file (Flipper has
+    /// no NTAG 4xx DNA format).
+    @Test func anNTAG424DNAIsAType4TagWithItsFixedFiles() throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario("ntag424_dna"))
+        defer { simulator.stop() }
+        let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
+        #expect(result.status == 0, "\(result.err)")
+        let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        #expect(dump["product"] as? String == "NTAG 424 DNA", "\(dump)")
+        let names = (dump["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.contains("D2760000850101/01") && names.contains("D2760000850101/02"), "\(names)")
+        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
+                               uniquingKeysWith: { a, _ in a })
+        #expect(facts["Skipped"] == "D2760000850101/03", "\(facts)")
+        let flipper = try runNFCBridge(["dump", "--device", simulator.connstring, "--format", "flipper", "--timeout", "20"])
+        #expect(flipper.status != 0)
+        #expect(flipper.err.contains("Flipper Zero has no NTAG 424 DNA format"), "\(flipper.err)")
+    }
+
     @Test(arguments: cases) func dumpReadsFreeFilesAndNamesTheProtectedOnes(_ expected: Case) throws {
         let simulator = try SimulatorProcess(scenario: Self.scenario(expected.kind))
         defer { simulator.stop() }

@@ -5,10 +5,15 @@ import enum NFCCore.NFCError
 enum DESFireScenario {
     typealias V = VirtualDESFireTag
 
-    /// The card `spec` describes. `ndef` becomes the card's NFC Forum Type 4 application.
+    /// The card `spec` describes. `ndef` becomes the card's NFC Forum Type 4 application. An NTAG 424
+    /// DNA always has one (it is an NFC Forum Type 4 tag, NT4H2421Gx §8.2): empty, in a 256-byte NDEF
+    /// file (file 02h), without `ndef`. Its contents are the Type 4 application's own, not those of the
+    /// DESFire file 02h the walk reads (the simulator keeps them apart).
     static func make(_ spec: TagSpec, model: V.Model, uid: [UInt8]) throws -> V {
-        let ndef = try spec.ndef.map { message in
-            try VirtualType4Tag(uid: uid, ndef: message, capacity: spec.capacity ?? 2048, writable: spec.writable)
+        let message = spec.ndef ?? (model == .ntag424 ? [] : nil)
+        let ndef = try message.map { message in
+            try VirtualType4Tag(uid: uid, ndef: message, capacity: spec.capacity ?? (model == .ntag424 ? 256 : 2048),
+                                writable: spec.writable)
         }
         return try V(uid: uid, model: model, applications: spec.applications ?? demoApplications(model: model),
                      directoryRequiresAuthentication: spec.directoryProtected, ndefApplication: ndef)
