@@ -26,25 +26,31 @@ import TestSupport
         "tags:\n  - {id: badge, type: \(kind), uid: 04 2F 19 0A CD 66 80}\ntimeline: [{at: 0, place: badge}]\n"
     }
 
+    /// `nfcbridge dump --compact` of `simulator`'s card: the JSON, its files (name → data hex) and facts.
+    static func dump(_ simulator: SimulatorProcess) throws -> (json: [String: Any], files: [String: String], facts: [String: String]) {
+        let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
+        #expect(result.status == 0, "\(result.err)")
+        let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        var files: [String: String] = [:]
+        for file in dump["files"] as? [[String: Any]] ?? [] { files[file["name"] as? String ?? ""] = file["data"] as? String }
+        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
+                               uniquingKeysWith: { a, _ in a })
+        return (dump, files, facts)
+    }
+
     /// The Light's fixed files (MF2DL(H)x0 §8.2), read with its own ReadData ADh / ReadRecords ABh: a
     /// real Light refuses BDh / BBh with 91 1C, and so does the simulator's.
     @Test func aLightHasItsFixedFilesReadWithItsOwnCommands() throws {
         let simulator = try SimulatorProcess(scenario: Self.scenario("desfire_light"))
         defer { simulator.stop() }
-        let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
-        #expect(result.status == 0, "\(result.err)")
-        let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        let (dump, files, facts) = try Self.dump(simulator)
         #expect(dump["product"] as? String == "MIFARE DESFire Light", "\(dump)")
-        var files: [String: String] = [:]
-        for file in dump["files"] as? [[String: Any]] ?? [] { files[file["name"] as? String ?? ""] = file["data"] as? String }
         let app = "A00000039656434103F015400000000B"
         #expect(files[app + "/00"] == (0..<256).map { UInt8(truncatingIfNeeded: $0) }.hexString, "256 bytes chained")
         #expect(files[app + "/01"]?.count == 96, "three 16-byte records")
         #expect(files[app + "/03"] == "64000000", "value 100")
         #expect(files[app + "/1F"]?.count == 64)
         #expect(files.count == 4)
-        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
-                               uniquingKeysWith: { a, _ in a })
         #expect(facts["Files Read"] == "4")
         #expect(facts["Skipped"] == app + "/04")
     }
@@ -55,14 +61,9 @@ import TestSupport
     @Test func anNTAG424DNAIsAType4TagWithItsFixedFiles() throws {
         let simulator = try SimulatorProcess(scenario: Self.scenario("ntag424_dna"))
         defer { simulator.stop() }
-        let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
-        #expect(result.status == 0, "\(result.err)")
-        let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        let (dump, files, facts) = try Self.dump(simulator)
         #expect(dump["product"] as? String == "NTAG 424 DNA", "\(dump)")
-        let names = (dump["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        #expect(names.contains("D2760000850101/01") && names.contains("D2760000850101/02"), "\(names)")
-        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
-                               uniquingKeysWith: { a, _ in a })
+        #expect(files["D2760000850101/01"] != nil && files["D2760000850101/02"] != nil, "\(files.keys)")
         #expect(facts["Skipped"] == "D2760000850101/03", "\(facts)")
         let flipper = try runNFCBridge(["dump", "--device", simulator.connstring, "--format", "flipper", "--timeout", "20"])
         #expect(flipper.status != 0)
@@ -72,14 +73,10 @@ import TestSupport
     @Test(arguments: cases) func dumpReadsFreeFilesAndNamesTheProtectedOnes(_ expected: Case) throws {
         let simulator = try SimulatorProcess(scenario: Self.scenario(expected.kind))
         defer { simulator.stop() }
-        let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
-        #expect(result.status == 0, "\(result.err)")
-        let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        let (dump, files, facts) = try Self.dump(simulator)
         #expect(dump["cardType"] as? String == expected.cardType)
         #expect(dump["cardFamily"] as? String == "MIFARE DESFire")
         #expect(dump["product"] as? String == expected.product, "\(dump)")
-        var files: [String: String] = [:]
-        for file in dump["files"] as? [[String: Any]] ?? [] { files[file["name"] as? String ?? ""] = file["data"] as? String }
         let app = expected.application
         // 100 bytes: ReadData chained past one 59-byte frame through libnfc's ISO-DEP.
         #expect(files[app + "/00"] == (0..<100).map { UInt8($0) }.hexString)
@@ -90,8 +87,6 @@ import TestSupport
         let protected = ["05", "06", "07", "08", "09"].map { app + "/" + $0 }
         for key in protected { #expect(files[key] == nil, "\(key) needs a key") }
         #expect(dump["capabilities"] as? [String] == ["Readable", "Authentication Required", "Partially Readable"])
-        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
-                               uniquingKeysWith: { a, _ in a })
         #expect(files.count == 6)
         #expect(files["030000/02"]?.count == 200, "cyclic records chained past 59 bytes")
         #expect(facts["Skipped"] == (protected + ["020000", "030000/01"]).joined(separator: ", "))
