@@ -55,7 +55,7 @@ import TestSupport
         #expect(facts["Skipped"] == app + "/04")
     }
 
-    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2): a Type 4 tag whose fixed files 01h (CC) and
+    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2): a Type 4 tag whose fixed files 01h (CC) and
     /// 02h (NDEF) are read with ReadData ADh and 03h (read key 2) named; no Flipper file (Flipper has
     /// no NTAG 4xx DNA format).
     @Test func anNTAG424DNAIsAType4TagWithItsFixedFiles() throws {

@@ -30,7 +30,7 @@ import Testing
         #expect(DESFireCommandSet.Operation.allCases.allSatisfy { set.code($0) != nil })
     }
 
-    /// MF2DL(H)x0 §10: ReadData ADh, ReadRecords ABh; no directory, no SelectApplication.
+    /// MF2DL(H)x0 command set: ReadData ADh, ReadRecords ABh; no directory, no SelectApplication.
     @Test func lightSendsItsOwnCodes() {
         let set = DESFireCommandSet.light
         #expect(set.code(.readData) == 0xAD && set.code(.readRecords) == 0xAB)
@@ -143,7 +143,7 @@ import Testing
 
     // MARK: NTAG 424 DNA
 
-    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2): its one application by ISO SELECT of
+    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2): its one application by ISO SELECT of
     /// D2760000850101, files 01h (CC) and 02h (NDEF) read with ReadData ADh, 03h (read key 2) named.
     @Test func anNTAG424DNADumpReadsItsFilesThroughItsOwnCommands() async throws {
         let cc: [UInt8] = [0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,

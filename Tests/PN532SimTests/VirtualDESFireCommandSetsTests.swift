@@ -25,7 +25,7 @@ import Testing
     }
 
     /// Per product, codes its datasheet does not list: EV1 has no ISO-chaining ReadData ADh nor EV2
-    /// authentication 71h (MF3ICD(Q)81 §9); Light no BDh / BBh / 45h / 5Ah / 6Ah (MF2DL(H)x0 §10);
+    /// authentication 71h (MF3ICD(Q)81 §9); Light no BDh / BBh / 45h / 5Ah / 6Ah (MF2DL(H)x0 command set);
     /// NTAG 424 DNA no 6Fh / 5Ah / 6Ah / 45h / BDh / BBh / ABh / 6Ch (NT4H2421Gx §10.2 Table 22);
     /// EV2 / EV3 none of the unassigned codes.
     @Test(arguments: [

@@ -73,7 +73,7 @@ enum DESFireScenario {
         ])
     }
 
-    /// NTAG 424 DNA as delivered (NT4H2421Gx §8.2.2, file management): its one application holds
+    /// NTAG 424 DNA as delivered (NT4H2421Gx §8.2, file management): its one application holds
     /// 01h the CC (32 bytes, read free, the rest key 0), 02h the NDEF file (256 bytes, read, write and
     /// read&write free, change key 0) and 03h the proprietary file (128 bytes, fully enciphered, read
     /// key 2, write and read&write key 3). The CC bytes are the factory ones as a tag answers them

@@ -6,14 +6,15 @@
 /// Sources, per table:
 /// - ``desfire`` — MIFARE DESFire EV1 MF3ICD(Q)21/41/81 §9 "command set" (EV2 MF3D(H)x2 and EV3
 ///   MF3D(H)x3 keep these codes): the native codes BDh / BBh, which every EV1/EV2/EV3 accepts.
-/// - ``light`` — MIFARE DESFire Light MF2DL(H)x0 §10 command set: ReadData ADh and ReadRecords ABh
+/// - ``light`` — MIFARE DESFire Light MF2DL(H)x0 command set chapter: ReadData ADh and ReadRecords ABh
 ///   (the "ISO chaining" codes; BDh / BBh are not in its set), no SelectApplication 5Ah, no
 ///   GetApplicationIDs 6Ah (its one application is entered by ISO SELECT of its DF name, §8.2.1 /
 ///   AN12343 §3). Cross-checked against NXP's NFC Reader Library `phalMfdfLight.h` (ReadData,
 ///   ReadRecords, WriteData, WriteRecord: "uses ISO 14443-4 chaining … should be always set", and
 ///   a GetFileIDs entry point) and Proxmark3 `doc/desfire.md` "DESFire Light". The datasheet's own
 ///   table was not at hand: GetFileIDs 6Fh and GetKeyVersion 64h on the Light, and the absence of
-///   GetKeySettings 45h, are UNVERIFIED against MF2DL(H)x0 (taken from NXP's Light API).
+///   GetKeySettings 45h, are UNVERIFIED against MF2DL(H)x0 (taken from NXP's Light API), and so are
+///   the MF2DL(H)x0 section numbers cited here (§8.2 as the code before this table cited it).
 /// - ``ntag4xxDNA`` — NTAG 424 DNA NT4H2421Gx Rev. 3.0 §10.2 Table 22 "APDUs" (verified): GetVersion
 ///   60h, GetFileSettings F5h, GetKeyVersion 64h, ReadData ADh, ISOSelectFile A4h; no GetFileIDs,
 ///   GetKeySettings, GetValue, ReadRecords, SelectApplication or GetApplicationIDs. Key numbers 0h–4h
@@ -62,7 +63,7 @@ public struct DESFireCommandSet: Sendable, Hashable, CustomStringConvertible {
 
     /// MIFARE DESFire Light (hardware type 08h).
     public static let light = DESFireCommandSet(
-        name: "MIFARE DESFire Light", source: "MF2DL(H)x0 §10 command set; §8.2 application and files",
+        name: "MIFARE DESFire Light", source: "MF2DL(H)x0 command set chapter; §8.2 application and files",
         entry: .isoSelect(dfNames: DESFireLight.dfNames),
         codes: [.getVersion: 0x60, .additionalFrame: 0xAF, .getFileIDs: 0x6F, .getFileSettings: 0xF5,
                 .readData: 0xAD, .getValue: 0x6C, .readRecords: 0xAB, .getKeyVersion: 0x64],
@@ -73,7 +74,7 @@ public struct DESFireCommandSet: Sendable, Hashable, CustomStringConvertible {
 
     /// NTAG 413 DNA / NTAG 424 DNA (hardware type 04h): one application, the NFC Forum Type 4 one.
     public static let ntag4xxDNA = DESFireCommandSet(
-        name: "NTAG 424 DNA", source: "NT4H2421Gx Rev. 3.0 §10.2 Table 22; §8.2.2 files 01h CC, 02h NDEF, 03h proprietary",
+        name: "NTAG 424 DNA", source: "NT4H2421Gx Rev. 3.0 §10.2 Table 22; §8.2 files 01h CC, 02h NDEF, 03h proprietary",
         entry: .isoSelect(dfNames: [NTAG4xxDNA.dfName]),
         codes: [.getVersion: 0x60, .additionalFrame: 0xAF, .getFileSettings: 0xF5, .readData: 0xAD, .getKeyVersion: 0x64],
         fixedFiles: [0x01, 0x02, 0x03],

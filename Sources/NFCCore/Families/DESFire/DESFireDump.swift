@@ -165,7 +165,7 @@ public enum DESFireDumper {
     }
 
     /// Offset 0, length 0 = "the whole file / all records" (EV1 datasheet §9.2.3 ReadData, §9.2.7
-    /// ReadRecords; the same parameters for ADh / ABh, NT4H2421Gx §10.8.1).
+    /// ReadRecords; the same parameters for ADh / ABh, NT4H2421Gx §10.8).
     static let wholeFile: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
 
     /// The channel and the product's command set: every command goes out with the set's code.

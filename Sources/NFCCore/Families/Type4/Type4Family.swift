@@ -40,7 +40,7 @@ public struct Type4Family: TagFamily {
         }
         var dump = try await Type4Dump.dump(info: info, transport: apdu)
         // An NTAG 413/424 DNA: its Type 4 application is also a DESFire-style one with fixed files
-        // (NT4H2421Gx §8.2.2: 01h CC, 02h NDEF, 03h proprietary), walked with its own command set
+        // (NT4H2421Gx §8.2: 01h CC, 02h NDEF, 03h proprietary), walked with its own command set
         // (``DESFireCommandSet/ntag4xxDNA``: GetFileSettings F5h, ReadData ADh).
         if let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) }),
            DESFireCommandSet.forVersion(version) == .ntag4xxDNA {

@@ -18,7 +18,7 @@
 ///   UpdateRecord DBh/BAh) besides every EV1 code; those additions are taken from NXP's NFC Reader
 ///   Library `phalMfdfEVx` and Proxmark3 `desfirecore.c` / `protocols.h` (MFDES_READ_DATA2 0xAD …),
 ///   UNVERIFIED against the EV2/EV3 datasheets' own tables.
-/// - Light: MIFARE DESFire Light MF2DL(H)x0 §10 command set, as NXP's Light API `phalMfdfLight.h`
+/// - Light: MIFARE DESFire Light MF2DL(H)x0 command set chapter, as NXP's Light API `phalMfdfLight.h`
 ///   exposes it (ReadData / ReadRecords / WriteData / WriteRecord with "ISO 14443-4 chaining … always
 ///   set", i.e. ADh / ABh / 8Dh / 8Bh, UpdateRecord BAh; no SelectApplication, GetApplicationIDs,
 ///   GetKeySettings, Create*File but CreateTransactionMACFile) and Proxmark3 `doc/desfire.md`
@@ -70,7 +70,7 @@ enum VirtualDESFireCommandSets {
         n(0xC8, "CommitReaderID"), n(0xF6, "GetFileCounters"), n(0x3C, "Read_Sig"),
     ]
 
-    /// MF2DL(H)x0 §10 (Light). (u) = UNVERIFIED against the datasheet's table.
+    /// MF2DL(H)x0 command set (Light). (u) = UNVERIFIED against the datasheet's table.
     static let light: [Row] = [
         n(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), n(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
         n(0xC4, "ChangeKey"), s(0x64, "GetKeyVersion"), n(0x5C, "SetConfiguration"),

@@ -23,8 +23,8 @@ import Synchronization
 /// GetFileIDs — and a code in it that is not modelled answers PERMISSION_DENIED (91 9D). Modelled
 /// (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
 /// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh / ADh,
-/// GetValue 6Ch, ReadRecords BBh / ABh and ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
-/// bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
+/// GetValue 6Ch, ReadRecords BBh / ABh and ADDITIONAL_FRAME AFh. Long answers come in frames
+/// (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
 /// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
 public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Which chip the card is: decides the GetVersion answer and the framings taken.
@@ -124,7 +124,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     public static let lightDFName: [UInt8] = [0xA0, 0x00, 0x00, 0x03, 0x96, 0x56, 0x43, 0x41, 0x03, 0xF0, 0x15, 0x40,
                                               0x00, 0x00, 0x00, 0x0B]
 
-    /// NTAG 424 DNA's one application: the NFC Forum Type 4 one (NT4H2421Gx §8.2.1, ISO file id E110).
+    /// NTAG 424 DNA's one application: the NFC Forum Type 4 one (NT4H2421Gx §8.2, ISO file id E110).
     public static let ntag424DFName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
 
     public let target: Target
@@ -144,16 +144,17 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// A card of `model` holding `applications`. `directoryRequiresAuthentication` models PICC
     /// master key settings with "free directory list" cleared: GetApplicationIDs answers 91AE.
     /// A DESFire Light or an NTAG 424 DNA holds exactly one application; it answers ISO SELECT by
-    /// ``lightDFName`` / ``ntag424DFName`` unless the application names another DF. `ndefApplication` answers the ISO 7816 APDUs of the NFC
-    /// Forum Type 4 mapping. Throws ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an
-    /// AID that is not 3 bytes or is 000000, a Light or 424 DNA without exactly one application, or a record that
-    /// does not match its file's record size.
+    /// ``lightDFName`` / ``ntag424DFName`` unless the application names another DF. `ndefApplication`
+    /// answers the ISO 7816 APDUs of the NFC Forum Type 4 mapping. Throws
+    /// ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an AID that is not 3 bytes or is
+    /// 000000, a Light or 424 DNA without exactly one application, or a record that does not match its
+    /// file's record size.
     public init(uid: [UInt8], model: Model, applications: [Application], directoryRequiresAuthentication: Bool = false,
                 ndefApplication: VirtualType4Tag? = nil) throws(NFCError) {
         guard uid.count == 7 else { throw .invalidArgument("A DESFire UID has 7 bytes, not \(uid.count)") }
         var applications = applications
         if model == .light || model == .ntag424 {
-            // One application, entered by ISO SELECT of its DF name (MF2DL(H)x0 §8.2.1; NT4H2421Gx §8.2.1).
+            // One application, entered by ISO SELECT of its DF name (MF2DL(H)x0 §8.2.1; NT4H2421Gx §8.2).
             guard applications.count == 1 else {
                 throw .invalidArgument("A \(model == .light ? "DESFire Light" : "NTAG 424 DNA") has exactly one application")
             }
@@ -325,7 +326,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard file.read == Self.free || file.readWrite == Self.free else { return refuse(Status.authenticationError) }
             let offset = data.count == 7 ? Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16 : 0
             let length = data.count == 7 ? Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16 : 0
-            // ADh / ABh take the parameters of BDh / BBh (NT4H2421Gx §10.8.1 ReadData; MF2DL(H)x0 §10).
+            // ADh / ABh take the parameters of BDh / BBh (NT4H2421Gx §10.8 ReadData; MF2DL(H)x0 command set).
             let plain: UInt8 = instruction == 0xAD ? 0xBD : instruction == 0xAB ? 0xBB : instruction
             return read(plain, file.contents, offset: offset, length: length)
         default:
