@@ -11,7 +11,7 @@ import TestSupport
         var kind: String
         var cardType: String
         var product: String
-        /// How the first application's files are keyed: its AID in card order, or Light's DF name.
+        /// How the first application's files are keyed: its AID in card order.
         var application: String
         var testDescription: String { kind }
     }
@@ -20,25 +20,63 @@ import TestSupport
         Case(kind: "desfire_ev1", cardType: "MIFARE DESFire EV1", product: "MIFARE DESFire EV1 4K", application: "010000"),
         Case(kind: "desfire_ev2", cardType: "MIFARE DESFire EV2", product: "MIFARE DESFire EV2 8K", application: "010000"),
         Case(kind: "desfire_ev3", cardType: "MIFARE DESFire EV3", product: "MIFARE DESFire EV3 8K", application: "010000"),
-        Case(kind: "desfire_light", cardType: "MIFARE DESFire", product: "MIFARE DESFire Light",
-             application: "A00000039656434103F015400000000B"),
     ]
 
     static func scenario(_ kind: String) -> String {
         "tags:\n  - {id: badge, type: \(kind), uid: 04 2F 19 0A CD 66 80}\ntimeline: [{at: 0, place: badge}]\n"
     }
 
-    @Test(arguments: cases) func dumpReadsFreeFilesAndNamesTheProtectedOnes(_ expected: Case) throws {
-        let simulator = try SimulatorProcess(scenario: Self.scenario(expected.kind))
-        defer { simulator.stop() }
+    /// `nfcbridge dump --compact` of `simulator`'s card: the JSON, its files (name → data hex) and facts.
+    static func dump(_ simulator: SimulatorProcess) throws -> (json: [String: Any], files: [String: String], facts: [String: String]) {
         let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--compact", "--timeout", "20"])
         #expect(result.status == 0, "\(result.err)")
         let dump = try #require(jsonObject(result.out.trimmingCharacters(in: .newlines)), "\(result.out)")
+        var files: [String: String] = [:]
+        for file in dump["files"] as? [[String: Any]] ?? [] { files[file["name"] as? String ?? ""] = file["data"] as? String }
+        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
+                               uniquingKeysWith: { a, _ in a })
+        return (dump, files, facts)
+    }
+
+    /// The Light's fixed files (MF2DL(H)x0 §8.2), read with its own ReadData ADh / ReadRecords ABh: a
+    /// real Light refuses BDh / BBh with 91 1C, and so does the simulator's.
+    @Test func aLightHasItsFixedFilesReadWithItsOwnCommands() throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario("desfire_light"))
+        defer { simulator.stop() }
+        let (dump, files, facts) = try Self.dump(simulator)
+        #expect(dump["product"] as? String == "MIFARE DESFire Light", "\(dump)")
+        let app = "A00000039656434103F015400000000B"
+        #expect(files[app + "/00"] == (0..<256).map { UInt8(truncatingIfNeeded: $0) }.hexString, "256 bytes chained")
+        #expect(files[app + "/01"]?.count == 96, "three 16-byte records")
+        #expect(files[app + "/03"] == "64000000", "value 100")
+        #expect(files[app + "/1F"]?.count == 64)
+        #expect(files.count == 4)
+        #expect(facts["Files Read"] == "4")
+        #expect(facts["Skipped"] == app + "/04")
+    }
+
+    /// An NTAG 424 DNA as delivered (NT4H2421Gx §8.2): a Type 4 tag whose fixed files 01h (CC) and
+    /// 02h (NDEF) are read with ReadData ADh and 03h (read key 2) named; no Flipper file (Flipper has
+    /// no NTAG 4xx DNA format).
+    @Test func anNTAG424DNAIsAType4TagWithItsFixedFiles() throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario("ntag424_dna"))
+        defer { simulator.stop() }
+        let (dump, files, facts) = try Self.dump(simulator)
+        #expect(dump["product"] as? String == "NTAG 424 DNA", "\(dump)")
+        #expect(files["D2760000850101/01"] != nil && files["D2760000850101/02"] != nil, "\(files.keys)")
+        #expect(facts["Skipped"] == "D2760000850101/03", "\(facts)")
+        let flipper = try runNFCBridge(["dump", "--device", simulator.connstring, "--format", "flipper", "--timeout", "20"])
+        #expect(flipper.status != 0)
+        #expect(flipper.err.contains("Flipper Zero has no NTAG 424 DNA format"), "\(flipper.err)")
+    }
+
+    @Test(arguments: cases) func dumpReadsFreeFilesAndNamesTheProtectedOnes(_ expected: Case) throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario(expected.kind))
+        defer { simulator.stop() }
+        let (dump, files, facts) = try Self.dump(simulator)
         #expect(dump["cardType"] as? String == expected.cardType)
         #expect(dump["cardFamily"] as? String == "MIFARE DESFire")
         #expect(dump["product"] as? String == expected.product, "\(dump)")
-        var files: [String: String] = [:]
-        for file in dump["files"] as? [[String: Any]] ?? [] { files[file["name"] as? String ?? ""] = file["data"] as? String }
         let app = expected.application
         // 100 bytes: ReadData chained past one 59-byte frame through libnfc's ISO-DEP.
         #expect(files[app + "/00"] == (0..<100).map { UInt8($0) }.hexString)
@@ -49,17 +87,10 @@ import TestSupport
         let protected = ["05", "06", "07", "08", "09"].map { app + "/" + $0 }
         for key in protected { #expect(files[key] == nil, "\(key) needs a key") }
         #expect(dump["capabilities"] as? [String] == ["Readable", "Authentication Required", "Partially Readable"])
-        let facts = Dictionary((dump["facts"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0["value"] as? String ?? "") },
-                               uniquingKeysWith: { a, _ in a })
-        if expected.kind == "desfire_light" {
-            #expect(files.count == 5)
-            #expect(facts["Skipped"] == protected.joined(separator: ", "))
-        } else {
-            #expect(files.count == 6)
-            #expect(files["030000/02"]?.count == 200, "cyclic records chained past 59 bytes")
-            #expect(facts["Skipped"] == (protected + ["020000", "030000/01"]).joined(separator: ", "))
-            #expect(facts["Application 020000"] == "Skipped: AUTHENTICATION_ERROR (91AE)")
-        }
+        #expect(files.count == 6)
+        #expect(files["030000/02"]?.count == 200, "cyclic records chained past 59 bytes")
+        #expect(facts["Skipped"] == (protected + ["020000", "030000/01"]).joined(separator: ", "))
+        #expect(facts["Application 020000"] == "Skipped: AUTHENTICATION_ERROR (91AE)")
         #expect(facts["File \(app)/05"]?.hasSuffix("skipped: read needs key 1, read&write needs key 1") == true, "\(facts)")
     }
 

@@ -43,10 +43,11 @@ import Testing
         ]),
     ]
 
-    /// A card of `model` with ``applications``; a DESFire Light (one application, no directory) holds
-    /// only the first, which has a file of every type.
+    /// A card of `model` with ``applications``; a DESFire Light or an NTAG 424 DNA (one application,
+    /// no directory) holds only the first, which has a file of every type.
     static func card(_ model: V.Model, directoryRequiresAuthentication: Bool = false) throws -> (V, VirtualTagTransport) {
-        let tag = try V(uid: uid, model: model, applications: model == .light ? [applications[0]] : applications,
+        let single = model == .light || model == .ntag424
+        let tag = try V(uid: uid, model: model, applications: single ? [applications[0]] : applications,
                         directoryRequiresAuthentication: directoryRequiresAuthentication)
         return (tag, VirtualTagTransport(tag: tag))
     }
@@ -89,12 +90,13 @@ import Testing
 
     // MARK: The dump of each version
 
-    /// Every model with a directory (DESFire Light has none: ``lightIsSelectedByDFNameAndWalked()``).
-    @Test(arguments: [V.Model.ev1, .ev2, .ev3, .ntag424])
+    /// Every model with a directory (DESFire Light and NTAG 424 DNA have none:
+    /// ``lightIsSelectedByDFNameAndWalked()``, ``DESFireCommandSetTests``).
+    @Test(arguments: [V.Model.ev1, .ev2, .ev3])
     func dumpReadsEveryFreeFileAndSkipsTheRest(model: V.Model) async throws {
         let (_, transport) = try Self.card(model)
         let dump = try await DESFireDumper.dump(transport: transport)
-        let expectedFraming: DESFireFraming = model == .ntag424 ? .wrapped : .native
+        let expectedFraming: DESFireFraming = .native
         #expect(dump.framing == expectedFraming)
         #expect(dump.applications.map(\.aidHex) == ["010000", "020000", "030000"])
 
@@ -235,18 +237,19 @@ import Testing
     }
 
     /// A chip that refuses SelectApplication of the PICC level (ILLEGAL_COMMAND_CODE) gives a dump
-    /// with the directory skipped, not an error; the version answer is NTAG 424 DNA's, so every
-    /// frame is wrapped.
+    /// with the directory skipped, not an error. (An NTAG 424 DNA is never sent 5Ah: its command set
+    /// has no SelectApplication, NT4H2421Gx §10.2 Table 22; this is an unknown hardware type 05h,
+    /// which gets the DESFire set.)
     @Test func aChipWithoutTheDirectoryCommandsIsADirectorySkip() async throws {
         let transport = ScriptedAPDUTransport([
-            ("9060000000", .bytes("0404023000110591AF")),
-            ("90AF000000", .bytes("0404020102110591AF")),
+            ("9060000000", .bytes("0405023000110591AF")),
+            ("90AF000000", .bytes("0405020102110591AF")),
             ("90AF000000", .bytes("04526172A3408000112233441021" + "9100")),
             ("905A00000300000000", .bytes("911C")),
         ])
         let dump = try await DESFireDumper.dump(transport: transport)
         #expect(dump.framing == .wrapped)
-        #expect(dump.version.product?.name == "NTAG 424 DNA")
+        #expect(dump.version.product == nil)
         #expect(dump.directorySkipReason == "ILLEGAL_COMMAND_CODE (911C)")
         #expect(dump.applications.isEmpty && dump.partiallyReadable)
         transport.verifyAllConsumed()

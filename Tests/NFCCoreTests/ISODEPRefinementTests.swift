@@ -83,6 +83,39 @@ import Testing
         transport.verifyAllConsumed()
     }
 
+    /// ATQA 0344 / SAK 20 is typed DESFire by the table, but a Type 4 tag that is no DESFire answers
+    /// GET_VERSION with an ISO status word (every DESFire answers 91 xx): its CC makes it a Type 4 tag,
+    /// which is then dumped (on main: typed "MIFARE DESFire" and refused 6D00 / 6E00).
+    @Test func aType4TagWithDESFiresATQAIsAType4Tag() async throws {
+        let tag = try VirtualType4Tag(uid: [0x04, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC], ndef: Type4Tests.hi, atqa: [0x03, 0x44])
+        let transport = VirtualTagTransport(tag: tag)
+        let info = try await TagIdentifier.identify(transport)
+        #expect(info.type == .type4NDEF)
+        #expect(info.probes == ["DESFire GET_VERSION: 6E00", "Type 4 CC: ok"])
+        let dump = try await TagDumper.dump(info: info, transport: transport)
+        #expect(dump.ndefMessage == Type4Tests.hi)
+    }
+
+    /// The same card without the NDEF application: generic ISO-DEP, not DESFire.
+    @Test func anISODEPCardWithDESFiresATQAThatIsNeitherIsGeneric() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("9060000000", .bytes("6D00")),
+            ("00A4040007D276000085010100", .bytes("6A82")),
+        ])
+        let info = await ISODEPRefinement.refine(CardInfo(type: .mifareDesfire, uid: transport.target.uid), transport: transport)
+        #expect(info.type == .smartMX)
+        #expect(info.probes == ["DESFire GET_VERSION: 6D00", "Type 4 CC: 6A82"])
+        transport.verifyAllConsumed()
+    }
+
+    /// A DESFire refusing GET_VERSION with a DESFire status stays DESFire (its answer is a DESFire's).
+    @Test func aDESFireStatusKeepsTheDESFireType() async throws {
+        let transport = ScriptedAPDUTransport([("9060000000", .bytes("91CA"))])
+        let info = await ISODEPRefinement.refine(CardInfo(type: .mifareDesfire, uid: transport.target.uid), transport: transport)
+        #expect(info.type == .mifareDesfire)
+        transport.verifyAllConsumed()
+    }
+
     @Test func tagLeavingDuringProbesIsReported() async throws {
         let tag = try VirtualType4Tag(uid: [0x08, 0x12, 0x34, 0x56], ndef: Type4Tests.hi)
         let transport = VirtualTagTransport(tag: tag)

@@ -160,13 +160,18 @@ private final class UnauthenticatedClassicStub: VirtualTag, @unchecked Sendable 
         #expect(info.type == .mifareUltralight)
     }
 
-    @Test func readProtectedUltralightCStaysGeneric() async throws {
-        // AUTH0 = 04h with read protection: page 2Bh and page 29h are refused.
+    /// AUTH0 = 04h with read protection: page 2Bh and page 29h are refused, and AUTHENTICATE part 1
+    /// (answered AFh + ek(RndB) whatever AUTH0 says, MF0ICU2 §7.5.5) names the Ultralight C. On main
+    /// it stayed a generic "MIFARE Ultralight" (a 16-page Flipper file).
+    @Test func readProtectedUltralightCIsFoundByAuthenticatePart1() async throws {
         let tag = VirtualType2Tag(model: .ultralightC, uid: Self.uid)
         tag.setAuth0(0x04)
         tag.setReadProtection(true)
-        let info = try await TagIdentifier.identify(VirtualTagTransport(tag: tag))
-        #expect(info.type == .mifareUltralight)
+        let transport = VirtualTagTransport(tag: tag)
+        let info = try await TagIdentifier.identify(transport)
+        #expect(info.type == .mifareUltralightC)
+        #expect(info.probes == ["GET_VERSION: refused", "READ 2B: refused", "READ 29: refused", "AUTHENTICATE 1A: 9 bytes"])
+        #expect(transport.sentCommands.suffix(2) == [[0x1A, 0x00], []], "re-selected after the challenge")
     }
 
     @Test func tagRemovedDuringProbingIsReported() async throws {

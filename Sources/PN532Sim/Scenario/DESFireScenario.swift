@@ -5,10 +5,15 @@ import enum NFCCore.NFCError
 enum DESFireScenario {
     typealias V = VirtualDESFireTag
 
-    /// The card `spec` describes. `ndef` becomes the card's NFC Forum Type 4 application.
+    /// The card `spec` describes. `ndef` becomes the card's NFC Forum Type 4 application. An NTAG 424
+    /// DNA always has one (it is an NFC Forum Type 4 tag, NT4H2421Gx §8.2): empty, in a 256-byte NDEF
+    /// file (file 02h), without `ndef`. Its contents are the Type 4 application's own, not those of the
+    /// DESFire file 02h the walk reads (the simulator keeps them apart).
     static func make(_ spec: TagSpec, model: V.Model, uid: [UInt8]) throws -> V {
-        let ndef = try spec.ndef.map { message in
-            try VirtualType4Tag(uid: uid, ndef: message, capacity: spec.capacity ?? 2048, writable: spec.writable)
+        let message = spec.ndef ?? (model == .ntag424 ? [] : nil)
+        let ndef = try message.map { message in
+            try VirtualType4Tag(uid: uid, ndef: message, capacity: spec.capacity ?? (model == .ntag424 ? 256 : 2048),
+                                writable: spec.writable)
         }
         return try V(uid: uid, model: model, applications: spec.applications ?? demoApplications(model: model),
                      directoryRequiresAuthentication: spec.directoryProtected, ndefApplication: ndef)
@@ -18,9 +23,11 @@ enum DESFireScenario {
     /// of every type readable without a key — plain, MACed and enciphered communication, 100 bytes so
     /// ReadData chains past 59 bytes, an empty record file — and a key-protected file of every type.
     /// 020000 lists its files only after authentication. 030000 has a "never" file and a cyclic record
-    /// file of 100 bytes. A DESFire Light holds only the first (it has one application).
+    /// file of 100 bytes. A DESFire Light gets its fixed file set instead (``lightApplication``), an
+    /// NTAG 424 DNA its factory one (``ntag424FactoryApplication``).
     static func demoApplications(model: V.Model) -> [V.Application] {
         let free = V.free
+        if model == .ntag424 { return [ntag424FactoryApplication] }
         let first = V.Application(aid: [0x01, 0x00, 0x00], files: [
             V.File(id: 0x00, read: free, contents: .standard((0..<100).map { UInt8($0) })),
             V.File(id: 0x01, communication: 0x01, read: free, contents: .backup((0..<32).map { UInt8(0xA0 &+ $0) })),
@@ -35,7 +42,7 @@ enum DESFireScenario {
             V.File(id: 0x08, communication: 0x03, read: 0x00, readWrite: 0x00, contents: .backup([9, 9])),
             V.File(id: 0x09, read: 0x01, readWrite: 0x01, contents: .linear(recordSize: 2, maxRecords: 2, records: [[5, 5]])),
         ])
-        guard model != .light else { return [first] }
+        guard model != .light else { return [lightApplication] }
         return [
             first,
             V.Application(aid: [0x02, 0x00, 0x00], listRequiresAuthentication: true, files: [
@@ -47,6 +54,41 @@ enum DESFireScenario {
                        contents: .cyclic(recordSize: 20, maxRecords: 6, records: (0..<5).map { [UInt8](repeating: UInt8(0x10 + $0), count: 20) })),
             ]),
         ]
+    }
+
+    /// DESFire Light's fixed file set (MF2DL(H)x0 §8.2; Proxmark3 doc/desfire.md "DESFire Light"):
+    /// 00h standard 256 bytes, 01h cyclic record file of 16-byte records (5 records; 3 written here),
+    /// 03h value, 04h standard 256 bytes, 1Fh standard 32 bytes (the FCI). The transaction MAC file 0Fh
+    /// is not modelled (the simulator has no TMAC file type). Access rights are the demonstration's, not
+    /// the factory's (which this was not checked against): 04h needs key 1, the rest read free. ISO SELECT
+    /// by the factory DF name (``VirtualDESFireTag/lightDFName``); the AID is the simulator's handle.
+    static var lightApplication: V.Application {
+        V.Application(aid: [0x01, 0x00, 0x00], files: [
+            V.File(id: 0x00, read: V.free, contents: .standard((0..<256).map { UInt8(truncatingIfNeeded: $0) })),
+            V.File(id: 0x01, read: V.free,
+                   contents: .cyclic(recordSize: 16, maxRecords: 5, records: (0..<3).map { r in [UInt8](repeating: UInt8(0xC0 + r), count: 16) })),
+            V.File(id: 0x03, read: V.free, contents: .value(100, lower: 0, upper: 1000)),
+            V.File(id: 0x04, read: 0x01, readWrite: 0x01, contents: .standard([UInt8](repeating: 0x44, count: 256))),
+            V.File(id: 0x1F, read: V.free, contents: .standard([0x6F, 0x1E] + [UInt8](repeating: 0x00, count: 30))),
+        ])
+    }
+
+    /// NTAG 424 DNA as delivered (NT4H2421Gx §8.2, file management): its one application holds
+    /// 01h the CC (32 bytes, read free, the rest key 0), 02h the NDEF file (256 bytes, read, write and
+    /// read&write free, change key 0) and 03h the proprietary file (128 bytes, fully enciphered, read
+    /// key 2, write and read&write key 3). The CC bytes are the factory ones as a tag answers them
+    /// (NDEF file E104h 256 bytes, proprietary file E105h 128 bytes); the AID is the simulator's own
+    /// handle (the chip has none, it answers only ISO SELECT of D2760000850101).
+    static var ntag424FactoryApplication: V.Application {
+        let cc: [UInt8] = [0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
+                           0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x82, 0x83] + [UInt8](repeating: 0, count: 9)
+        return V.Application(aid: [0x01, 0x00, 0x00], files: [
+            V.File(id: 0x01, read: V.free, write: 0x00, readWrite: 0x00, change: 0x00, contents: .standard(cc)),
+            V.File(id: 0x02, read: V.free, write: V.free, readWrite: V.free, change: 0x00,
+                   contents: .standard([UInt8](repeating: 0, count: 256))),
+            V.File(id: 0x03, communication: 0x03, read: 0x02, write: 0x03, readWrite: 0x03, change: 0x00,
+                   contents: .standard([UInt8](repeating: 0, count: 128))),
+        ], dfName: V.ntag424DFName)
     }
 
     /// `applications:` — a list of `{aid, list_protected, df_name, files}`.

@@ -21,7 +21,8 @@ public enum DESFireFraming: String, Sendable, Hashable {
     }
 }
 
-/// DESFire command codes used by the dump (MIFARE DESFire EV1 datasheet §9.2, command set table).
+/// MIFARE DESFire EV1 command codes (EV1 datasheet §9.2, command set table). What each product takes
+/// is ``DESFireCommandSet`` (the dump sends through it: a DESFire Light refuses ReadData BDh).
 public enum DESFireInstruction {
     public static let getVersion: UInt8 = 0x60
     public static let additionalFrame: UInt8 = 0xAF

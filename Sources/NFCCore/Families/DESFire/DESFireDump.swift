@@ -5,11 +5,11 @@
 public struct DESFireDump: FamilyDumpPayload {
     /// What was read from one file.
     public enum Content: Sendable, Hashable {
-        /// Standard and backup data files: the whole file (ReadData, BDh).
+        /// Standard and backup data files: the whole file (ReadData: BDh, or ADh on Light / NTAG 4xx DNA).
         case data([UInt8])
         /// Value files: the value (GetValue, 6Ch).
         case value(Int32)
-        /// Linear and cyclic record files: the records, oldest first (ReadRecords, BBh). Empty for
+        /// Linear and cyclic record files: the records, oldest first (ReadRecords: BBh, or ABh on Light). Empty for
         /// a record file that holds no record yet.
         case records([[UInt8]])
 
@@ -98,11 +98,16 @@ public struct DESFireDump: FamilyDumpPayload {
     public static func key(aid: [UInt8], file: UInt8) -> String { "\(aid.hexString)/\(file.hexString)" }
 }
 
-/// Dumps a MIFARE DESFire (EV1/EV2/EV3/Light) or NTAG 424 DNA by the spec: GetApplicationIDs
-/// (6Ah, AF chaining), then per application SelectApplication (5Ah), GetFileIDs (6Fh) and
-/// GetFileSettings (F5h) for each file; every file whose read or read&write right is free (Eh) is
-/// read whatever its communication mode (EV1 datasheet §6.5: with a free right the data travels
-/// plain). Protected applications and files are skipped, counted and named.
+/// Dumps a MIFARE DESFire (EV1/EV2/EV3/Light) or NTAG 424 DNA by the spec, with the product's own
+/// command codes (``DESFireCommandSet``, chosen by the GetVersion hardware type). A product with an
+/// application directory: GetApplicationIDs (6Ah, AF chaining), then per application
+/// SelectApplication (5Ah), GetFileIDs (6Fh) and GetFileSettings (F5h) for each file. A DESFire
+/// Light or NTAG 4xx DNA: ISO SELECT of its one application's DF name, then GetFileIDs where the
+/// product has it, else its fixed file numbers, each with GetFileSettings. Every file whose read or
+/// read&write right is free (Eh) is read — ReadData / ReadRecords with the product's code (BDh / BBh,
+/// or ADh / ABh on Light and NTAG 4xx DNA) — whatever its communication mode (EV1 datasheet §6.5:
+/// with a free right the data travels plain). Protected applications and files are skipped,
+/// counted and named.
 public enum DESFireDumper {
     /// Runs the walk. `version` is the GET_VERSION answer when the caller has it (identification
     /// already read it); otherwise it is read here, always wrapped, which every DESFire-family chip
@@ -117,16 +122,16 @@ public enum DESFireDumper {
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
         // A reader that cannot carry native frames (PC/SC) gets every command wrapped.
         let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
-        let channel = DESFireChannel(transport: transport, framing: framing)
+        let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version))
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
 
-        if version.hardware.type == DESFireLight.hardwareType {
-            // DESFire Light has no application directory: its one application is selected by ISO
-            // SELECT only (``DESFireLight``), then walked like any other.
-            switch try await DESFireLight.select(transport: transport) {
+        if case let .isoSelect(dfNames) = walk.set.entry {
+            // DESFire Light, NTAG 4xx DNA: no application directory; the one application is selected
+            // by ISO SELECT only (``DESFireLight/select(_:transport:)``), then walked.
+            switch try await DESFireLight.select(dfNames, transport: transport) {
             case let .selected(dfName):
-                dump.applications = [try await files(of: dfName, channel, selected: true)]
+                dump.applications = [try await walk.files(of: dfName, selected: true)]
             case let .notFound(reason):
                 dump.directorySkipReason = reason
             }
@@ -136,16 +141,14 @@ public enum DESFireDumper {
 
         // PICC level: AID 000000 (EV1 datasheet §9.2.2 SelectApplication).
         do {
-            // A chip without the DESFire directory commands (ILLEGAL_COMMAND_CODE on SelectApplication,
-            // as the NTAG 4xx DNA command set may answer) is a directory skip, not a failed dump.
-            _ = try await channel.command(DESFireInstruction.selectApplication, [0x00, 0x00, 0x00])
-            dump.piccKeySettings = try await keySettings(channel)
-            dump.piccKeyVersions = try await keyVersions(dump.piccKeySettings, channel)
-            let ids = try await channel.command(DESFireInstruction.getApplicationIDs)
+            _ = try await walk.send(.selectApplication, [0x00, 0x00, 0x00])
+            dump.piccKeySettings = try await walk.keySettings()
+            dump.piccKeyVersions = try await walk.keyVersions(count: dump.piccKeySettings?.keyCount)
+            let ids = try await walk.send(.getApplicationIDs)
             guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
             for start in stride(from: 0, to: ids.count, by: 3) {
                 try Task.checkCancellation()
-                dump.applications.append(try await application(Array(ids[start..<start + 3]), channel))
+                dump.applications.append(try await walk.files(of: Array(ids[start..<start + 3]), selected: false))
             }
         } catch let error as NFCError {
             guard let reason = skipReason(error) else { throw error }
@@ -161,108 +164,144 @@ public enum DESFireDumper {
         return status.name + " (91\(status.rawValue.hexString))"
     }
 
-    static func application(_ aid: [UInt8], _ channel: DESFireChannel) async throws -> DESFireDump.Application {
-        try await files(of: aid, channel, selected: false)
-    }
+    /// Offset 0, length 0 = "the whole file / all records" (EV1 datasheet §9.2.3 ReadData, §9.2.7
+    /// ReadRecords; the same parameters for ADh / ABh, NT4H2421Gx §10.8).
+    static let wholeFile: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
 
-    /// Selects the application `aid` (SelectApplication, unless `selected` says ISO SELECT already did)
-    /// and walks its files.
-    static func files(of aid: [UInt8], _ channel: DESFireChannel, selected: Bool) async throws -> DESFireDump.Application {
-        var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil, keyVersions: nil)
-        let ids: [UInt8]
-        do {
-            if !selected { _ = try await channel.command(DESFireInstruction.selectApplication, aid) }
-            app.keySettings = try await keySettings(channel)
-            app.keyVersions = try await keyVersions(app.keySettings, channel)
-            ids = try await channel.command(DESFireInstruction.getFileIDs)
-        } catch let error as NFCError {
-            guard let reason = skipReason(error) else { throw error }
-            app.skipReason = reason
+    /// The channel and the product's command set: every command goes out with the set's code.
+    struct Walk {
+        let channel: DESFireChannel
+        let set: DESFireCommandSet
+
+        /// A command the set does not hold was never meant to be sent: a programming error of the walk.
+        struct NotInCommandSet: Error { var operation: DESFireCommandSet.Operation }
+
+        func send(_ operation: DESFireCommandSet.Operation, _ data: [UInt8] = []) async throws -> [UInt8] {
+            guard let code = set.code(operation) else { throw NotInCommandSet(operation: operation) }
+            return try await channel.command(code, data)
+        }
+
+        /// Selects the application `aid` (SelectApplication, unless `selected` says ISO SELECT already
+        /// did) and walks its files: GetFileIDs where the set has it, else (or when the card refuses it
+        /// as ILLEGAL_COMMAND_CODE) the set's fixed file numbers, a probed number the card does not have
+        /// (FILE_NOT_FOUND) left out.
+        func files(of aid: [UInt8], selected: Bool) async throws -> DESFireDump.Application {
+            var app = DESFireDump.Application(aid: aid, files: [], skipReason: nil, keySettings: nil, keyVersions: nil)
+            var ids = set.fixedFiles
+            var probing = true
+            do {
+                if !selected { _ = try await send(.selectApplication, aid) }
+                app.keySettings = try await keySettings()
+                app.keyVersions = try await keyVersions(count: set.code(.getKeySettings) == nil ? set.fixedKeyCount : app.keySettings?.keyCount)
+                if set.code(.getFileIDs) != nil {
+                    do {
+                        ids = try await send(.getFileIDs)
+                        probing = false
+                    } catch let error as NFCError where error.desfireStatus == .illegalCommand && !set.fixedFiles.isEmpty {}
+                }
+            } catch let error as NFCError {
+                guard let reason = skipReason(error) else { throw error }
+                app.skipReason = reason
+                return app
+            }
+            for id in ids {
+                try Task.checkCancellation()
+                if let file = try await file(id, probing: probing) { app.files.append(file) }
+            }
             return app
         }
-        for id in ids {
-            try Task.checkCancellation()
-            app.files.append(try await file(id, channel))
-        }
-        return app
-    }
 
-    /// GetKeySettings of the selected PICC or application; nil when the card refuses it (its
-    /// master key settings may ask for authentication), which is not a skip: nothing is lost.
-    static func keySettings(_ channel: DESFireChannel) async throws -> DESFireKeySettings? {
-        do {
-            return try DESFireKeySettings(bytes: try await channel.command(DESFireInstruction.getKeySettings))
-        } catch let error as NFCError where error.desfireStatus != nil {
-            return nil
-        }
-    }
-
-    /// GetKeyVersion (64h, EV1 datasheet §9.2.1) of every key the settings count; nil when there
-    /// are no settings or the card refuses one.
-    static func keyVersions(_ settings: DESFireKeySettings?, _ channel: DESFireChannel) async throws -> [UInt8]? {
-        guard let settings else { return nil }
-        var versions: [UInt8] = []
-        for key in 0..<UInt8(settings.keyCount) {
+        /// GetKeySettings of the selected PICC or application; nil when the card refuses it (its
+        /// master key settings may ask for authentication) or the set has none, which is not a skip.
+        func keySettings() async throws -> DESFireKeySettings? {
+            guard set.code(.getKeySettings) != nil else { return nil }
             do {
-                let answer = try await channel.command(DESFireInstruction.getKeyVersion, [key])
-                guard answer.count == 1 else { throw NFCError.invalidResponse(answer) }
-                versions.append(answer[0])
+                return try DESFireKeySettings(bytes: try await send(.getKeySettings))
             } catch let error as NFCError where error.desfireStatus != nil {
                 return nil
             }
         }
-        return versions
-    }
 
-    static func file(_ id: UInt8, _ channel: DESFireChannel) async throws -> DESFireDump.File {
-        var file = DESFireDump.File(id: id, settings: nil, content: nil, skipReason: nil)
-        do {
-            let answer = try await channel.command(DESFireInstruction.getFileSettings, [id])
-            if let type = answer.first, DESFireFileSettings.FileType(rawValue: type) == nil {
-                // A file type newer than this table: named and skipped, the rest of the card still read.
-                file.skipReason = "file type \(type.hexString)h is not known"
-                return file
+        /// GetKeyVersion (64h, EV1 datasheet §9.2.1) of keys 0 ..< `count`; nil without a count, without
+        /// the command, or when the card refuses one.
+        func keyVersions(count: Int?) async throws -> [UInt8]? {
+            guard let count, set.code(.getKeyVersion) != nil else { return nil }
+            var versions: [UInt8] = []
+            for key in 0..<UInt8(count) {
+                do {
+                    let answer = try await send(.getKeyVersion, [key])
+                    guard answer.count == 1 else { throw NFCError.invalidResponse(answer) }
+                    versions.append(answer[0])
+                } catch let error as NFCError where error.desfireStatus != nil {
+                    return nil
+                }
             }
-            let settings = try DESFireFileSettings(bytes: answer)
-            file.settings = settings
-            let rights = settings.accessRights
-            guard rights.freeRead else {
-                file.skipReason = "read needs \(rights.read), read&write needs \(rights.readWrite)"
-                return file
-            }
-            file.content = try await read(id, settings, channel)
-        } catch let error as NFCError {
-            guard let reason = skipReason(error) else { throw error }
-            file.skipReason = reason
+            return versions
         }
-        return file
-    }
 
-    /// Offset 0, length 0 = "the whole file / all records" (EV1 datasheet §9.2.3 ReadData, §9.2.7 ReadRecords).
-    static let wholeFile: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+        /// GetFileSettings, then the read; nil for a probed number the card answers FILE_NOT_FOUND to.
+        func file(_ id: UInt8, probing: Bool) async throws -> DESFireDump.File? {
+            var file = DESFireDump.File(id: id, settings: nil, content: nil, skipReason: nil)
+            do {
+                let answer = try await send(.getFileSettings, [id])
+                if let type = answer.first, DESFireFileSettings.FileType(rawValue: type) == nil {
+                    // A file type newer than this table: named and skipped, the rest of the card still read.
+                    file.skipReason = "file type \(type.hexString)h is not known"
+                    return file
+                }
+                let settings = try DESFireFileSettings(bytes: answer)
+                file.settings = settings
+                let rights = settings.accessRights
+                guard rights.freeRead else {
+                    file.skipReason = "read needs \(rights.read), read&write needs \(rights.readWrite)"
+                    return file
+                }
+                let operation = Self.readOperation(settings)
+                guard set.code(operation) != nil else {
+                    file.skipReason = "\(set.name) has no \(operation.rawValue) command"
+                    return file
+                }
+                file.content = try await read(id, settings)
+            } catch let error as NFCError {
+                if probing && error.desfireStatus == .fileNotFound { return nil }
+                guard let reason = skipReason(error) else { throw error }
+                file.skipReason = reason
+            }
+            return file
+        }
 
-    static func read(_ id: UInt8, _ settings: DESFireFileSettings, _ channel: DESFireChannel) async throws -> DESFireDump.Content {
-        switch settings.details {
-        case let .data(size):
-            guard size > 0 else { return .data([]) }
-            let bytes = try await channel.command(DESFireInstruction.readData, [id] + wholeFile)
-            guard bytes.count == size else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
-            return .data(bytes)
-        case .transactionMAC:
-            // TMC (4) and TMV (8) through ReadData (MF2DLHX0 §10.8.7); the length is the card's.
-            return .data(try await channel.command(DESFireInstruction.readData, [id] + wholeFile))
-        case .value:
-            let bytes = try await channel.command(DESFireInstruction.getValue, [id])
-            guard bytes.count == 4 else { throw NFCError.invalidResponse(bytes) }
-            return .value(Int32(bitPattern: UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24))
-        case let .records(recordSize, _, current):
-            // An empty record file answers ReadRecords with BOUNDARY_ERROR (EV1 datasheet §9.2.7):
-            // it holds no record, which is not an error, so it is not asked at all.
-            guard current > 0 else { return .records([]) }
-            guard recordSize > 0 else { throw NFCError.invalidResponse(settings.raw) }
-            let bytes = try await channel.command(DESFireInstruction.readRecords, [id] + wholeFile)
-            guard bytes.count == recordSize * current else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
-            return .records(stride(from: 0, to: bytes.count, by: recordSize).map { Array(bytes[$0..<$0 + recordSize]) })
+        /// The operation that reads a file of these settings.
+        static func readOperation(_ settings: DESFireFileSettings) -> DESFireCommandSet.Operation {
+            switch settings.details {
+            case .data, .transactionMAC: .readData
+            case .value: .getValue
+            case .records: .readRecords
+            }
+        }
+
+        func read(_ id: UInt8, _ settings: DESFireFileSettings) async throws -> DESFireDump.Content {
+            switch settings.details {
+            case let .data(size):
+                guard size > 0 else { return .data([]) }
+                let bytes = try await send(.readData, [id] + wholeFile)
+                guard bytes.count == size else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
+                return .data(bytes)
+            case .transactionMAC:
+                // TMC (4) and TMV (8) through ReadData (MF2DLHX0 §10.8.7); the length is the card's.
+                return .data(try await send(.readData, [id] + wholeFile))
+            case .value:
+                let bytes = try await send(.getValue, [id])
+                guard bytes.count == 4 else { throw NFCError.invalidResponse(bytes) }
+                return .value(Int32(bitPattern: UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24))
+            case let .records(recordSize, _, current):
+                // An empty record file answers ReadRecords with BOUNDARY_ERROR (EV1 datasheet §9.2.7):
+                // it holds no record, which is not an error, so it is not asked at all.
+                guard current > 0 else { return .records([]) }
+                guard recordSize > 0 else { throw NFCError.invalidResponse(settings.raw) }
+                let bytes = try await send(.readRecords, [id] + wholeFile)
+                guard bytes.count == recordSize * current else { throw NFCError.invalidResponse(Array(bytes.prefix(16))) }
+                return .records(stride(from: 0, to: bytes.count, by: recordSize).map { Array(bytes[$0..<$0 + recordSize]) })
+            }
         }
     }
 
@@ -274,7 +313,7 @@ public enum DESFireDumper {
         if let keys = dump.piccKeySettings { facts.append(Fact(key: "PICC Key Settings", value: keys.summary)) }
         if let reason = dump.directorySkipReason {
             facts.append(Fact(key: "Application Directory",
-                              value: (dump.isLight ? "Application not selected: " : "Not listed: ") + reason))
+                              value: (dump.selectsByDFName ? "Application not selected: " : "Not listed: ") + reason))
         }
         for app in dump.applications {
             if let reason = app.skipReason {

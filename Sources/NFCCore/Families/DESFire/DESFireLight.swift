@@ -1,7 +1,7 @@
 /// MIFARE DESFire Light (GetVersion hardware type 08h): one preinstalled application that the native
 /// SelectApplication does not reach (MF2DLHX0 §8.2 "application", AN12343 §3 "ISOSelectFile"): it is
 /// selected with ISO/IEC 7816-4 SELECT by its DF name, then walked with the wrapped DESFire commands
-/// like any other application. Its files are keyed by the DF name (`A00000039656434103F015400000000B/00`)
+/// with its own command set (``DESFireCommandSet/light``: ReadData ADh, ReadRecords ABh). Its files are keyed by the DF name (`A00000039656434103F015400000000B/00`)
 /// since the chip has no DESFire AID to key them by.
 public enum DESFireLight {
     /// GetVersion hardware type of DESFire Light (MF2DLHX0 §10.5.2 GetVersion).
@@ -23,11 +23,12 @@ public enum DESFireLight {
         case notFound(String)
     }
 
-    /// ISO SELECT by DF name, P2 0Ch (no FCI), each name of ``dfNames`` until one answers 9000. A
-    /// refusal (6A82) is not an error: the dump names it. Transport errors are thrown.
-    static func select(transport: any APDUTransport) async throws -> Selection {
+    /// ISO SELECT by DF name, P2 0Ch (no FCI), each of `names` (the Light's ``dfNames`` unless the
+    /// product's ``DESFireCommandSet`` names others) until one answers 9000. A refusal (6A82) is not
+    /// an error: the dump names it. Transport errors are thrown.
+    static func select(_ names: [[UInt8]] = dfNames, transport: any APDUTransport) async throws -> Selection {
         var refusals: [String] = []
-        for name in dfNames {
+        for name in names {
             let response = try await transport.send(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: name, le: 256))
             if response.sw1 == 0x90 && response.sw2 == 0x00 { return .selected(name) }
             refusals.append("SELECT \(name.hexString): \([response.sw1, response.sw2].hexString)")
@@ -39,4 +40,11 @@ public enum DESFireLight {
 extension DESFireDump {
     /// True for a DESFire Light dump (its one application keyed by DF name).
     public var isLight: Bool { version.hardware.type == DESFireLight.hardwareType }
+    /// The command set the walk used (``DESFireCommandSet/forVersion(_:)``).
+    public var commandSet: DESFireCommandSet { .forVersion(version) }
+    /// True when the application was entered by ISO SELECT of its DF name (Light, NTAG 4xx DNA).
+    public var selectsByDFName: Bool {
+        if case .isoSelect = commandSet.entry { return true }
+        return false
+    }
 }

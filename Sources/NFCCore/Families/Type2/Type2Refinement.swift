@@ -8,13 +8,14 @@
 /// 3. No GET_VERSION: the rows without it (``Type2Product/rowsWithoutGetVersion(answeringRefused:)``;
 ///    Ultralight C and NTAG203 NAK it, a plain Ultralight stays silent — each row's
 ///    ``Type2Product/unsupportedCommandAnswer``) are told apart by memory size, largest first: re-select,
-///    READ 2Bh. Only Ultralight C has a page 2Bh (16 bytes back ⇒ Ultralight C; no authentication is
-///    attempted, so an Ultralight C whose page 2Bh is read-protected is not recognised here).
+///    READ 2Bh. Only Ultralight C has a page 2Bh (16 bytes back ⇒ Ultralight C).
 /// 4. READ 2Bh refused: re-select and READ 29h (page 41), as Flipper does: NTAG203 has 42 pages and
 ///    answers, a plain Ultralight (16 pages) refuses ⇒ generic Ultralight. Both READs are sent whatever
 ///    GET_VERSION's answer was, so a clone that answers unlike its datasheet is still sized. An Ultralight C with
 ///    AUTH0 at 2Ah/2Bh and read protection would also answer here and be taken for an NTAG203; without
 ///    its 3DES key nothing on the tag tells the two apart.
+/// 5. GET_VERSION NAKed and both READs refused: AUTHENTICATE part 1 (1A 00). An Ultralight C whose AUTH0
+///    protects page 29h and below answers AFh + 8 bytes (MF0ICU2 §7.5.5) ⇒ Ultralight C; else generic.
 /// After every refused or unanswered probe the tag is re-selected (see ``Type2Command/probe(via:)``).
 enum Type2Refinement {
     /// Refines `info` (type `.mifareUltralight`, or a Classic type with a 7-byte UID); other infos are
@@ -83,7 +84,38 @@ enum Type2Refinement {
                 return info
             }
         }
+        // Both READs refused after a NAKed GET_VERSION: NTAG203 (42 pages, no read protection) would have
+        // answered READ 29h, so this is an Ultralight C whose AUTH0 protects page 29h and below — or a
+        // plain Ultralight. AUTHENTICATE part 1 (1A 00) tells them apart: an Ultralight C answers AFh and
+        // ek(RndB) whatever AUTH0 says (MF0ICU2 §7.5.5, §9.7); the tag is re-selected afterwards.
+        if version == .refused, candidates.contains(where: { $0.cardType == .mifareUltralightC }) {
+            let answer = try await authenticatePart1(via: transport)
+            info.probes.append("AUTHENTICATE 1A: \(answer.summary)")
+            if case let .answered(bytes) = answer, bytes.count == 9, bytes.first == 0xAF {
+                info.type = .mifareUltralightC
+                return info
+            }
+        }
         info.type = smallest.cardType
         return info
+    }
+
+    /// AUTHENTICATE part 1 (`1A 00`, raw framing as ``UltralightCAuthentication`` sends it), then a
+    /// re-select whatever the answer, so no half-done authentication is left behind.
+    static func authenticatePart1(via transport: some TagTransport) async throws -> Type2ProbeResult {
+        let result: Type2ProbeResult
+        do {
+            result = .answered(try await transport.transceive([0x1A, 0x00], framing: .raw))
+        } catch NFCError.commandRefused, NFCError.rfError {
+            result = .refused
+        } catch NFCError.timeout {
+            result = .noAnswer
+        } catch NFCError.unsupportedOperation {
+            // A reader that cannot send the raw frame (PC/SC without a transparent session): nothing
+            // was sent, so nothing is learnt and nothing needs undoing.
+            return .noAnswer
+        }
+        try await transport.reselect()
+        return result
     }
 }

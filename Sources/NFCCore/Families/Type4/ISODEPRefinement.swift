@@ -2,7 +2,8 @@
 /// ISO 14443-4 B cards (`.iso14443B_generic`, through ``ISO14443BFamily``) the same way:
 /// probes for an eMRTD, an NFC Forum Type 4 Tag and a DESFire-style GET_VERSION, in upstream's order
 /// (reference notes coreextendednfc.md §2.4 step 3b). A card identified as plain `.mifareDesfire` is
-/// only version-probed, to learn EV1/EV2/EV3.
+/// version-probed, to learn EV1/EV2/EV3; one that answers GET_VERSION with an ISO status word is no
+/// DESFire, and becomes a Type 4 tag when its CC reads, else `.smartMX`.
 public enum ISODEPRefinement {
     /// eMRTD LDS application (ICAO 9303-10): SELECT with P2 0C, no Le.
     static let emrtdSelect = CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01])
@@ -51,6 +52,16 @@ public enum ISODEPRefinement {
             }
             if let stop = version.stop { return (info, stop) }
             apply(version.value, to: &info, keepingType: false)
+            // ATQA 0344 / SAK 20 is not DESFire's alone: every DESFire answers a wrapped command with
+            // 91 xx (EV1 datasheet §9.2; MF2DL(H)x0, NT4H2421Gx §10.3), so an ISO status word (6D00,
+            // 6E00) says this is another ISO-DEP card. A readable Type 4 CC makes it a Type 4 tag.
+            if case .unexpectedStatusWord? = version.failure {
+                let cc = await probe("Type 4 CC", into: &info) {
+                    try await Type4NDEF.readCapabilityContainer(transport: transport)
+                }
+                if let stop = cc.stop { return (info, stop) }
+                info.type = cc.value != nil ? .type4NDEF : .smartMX
+            }
         default:
             break
         }
@@ -71,6 +82,8 @@ public enum ISODEPRefinement {
         var value: Value?
         /// Set when the tag left or the task was cancelled: stop probing.
         var stop: (any Error)?
+        /// The error the probe ended with, when it failed.
+        var failure: NFCError?
     }
 
     /// Runs one probe and records "name: ok" or "name: <status word | error code>".
@@ -85,7 +98,7 @@ public enum ISODEPRefinement {
             case let .desfireError(status): info.probes.append("\(name): 91\(status.hexString)")
             default: info.probes.append("\(name): \(error.code)")
             }
-            return Outcome(stop: error == .tagRemoved || error == .userCanceled ? error : nil)
+            return Outcome(stop: error == .tagRemoved || error == .userCanceled ? error : nil, failure: error)
         } catch {
             info.probes.append("\(name): \(error.isNFCCancellation ? "canceled" : "failed")")
             return Outcome(stop: error.isNFCCancellation ? error : nil)

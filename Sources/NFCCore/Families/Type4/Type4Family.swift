@@ -38,7 +38,36 @@ public struct Type4Family: TagFamily {
         guard let apdu = transport as? any APDUTransport else {
             throw NFCError.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs")
         }
-        return try await Type4Dump.dump(info: info, transport: apdu)
+        var dump = try await Type4Dump.dump(info: info, transport: apdu)
+        // An NTAG 413/424 DNA: its Type 4 application is also a DESFire-style one with fixed files
+        // (NT4H2421Gx §8.2: 01h CC, 02h NDEF, 03h proprietary), walked with its own command set
+        // (``DESFireCommandSet/ntag4xxDNA``: GetFileSettings F5h, ReadData ADh).
+        if let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) }),
+           DESFireCommandSet.forVersion(version) == .ntag4xxDNA {
+            try Task.checkCancellation()
+            do {
+                let walk = try await DESFireDumper.dump(transport: apdu, version: version)
+                dump.files += walk.tagDump(info: info).files
+                dump.facts += walk.facts.filter { $0.key != "Framing" }
+            } catch let error as NFCError where error != .tagRemoved && error != .userCanceled && error != .timeout {
+                // The Type 4 files are read; an answer the walk cannot read costs only the walk.
+                dump.facts.append(Fact(key: "Files", value: "Not walked: \(error.code)"))
+            }
+        }
+        return dump
+    }
+
+    /// Flipper Zero has no NTAG 4xx DNA format: flipperzero-firmware's NFC protocols
+    /// (`lib/nfc/protocols`) hold `mf_desfire` for MIFARE DESFire and no Type 4 / NTAG 4xx DNA one,
+    /// and a 424 written as "Mifare DESFire" would have Flipper emulate an application directory
+    /// (SelectApplication, GetApplicationIDs) the chip does not have (NT4H2421Gx §10.2 Table 22).
+    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
+        guard format == .flipper, dump.cardInfo.type.family == .type4,
+              let version = dump.cardInfo.version.flatMap({ try? DESFireVersion(bytes: $0) }),
+              DESFireCommandSet.forVersion(version) == .ntag4xxDNA else { return nil }
+        let name = dump.cardInfo.product?.name ?? "NTAG 4xx DNA"
+        throw NFCError.unsupportedOperation(
+            "Flipper Zero has no \(name) format (its NFC files hold Mifare DESFire and page-based tags; written as Mifare DESFire, the \(name) would emulate an application directory the chip does not have): use json")
     }
 
     public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)

@@ -14,12 +14,17 @@ import Synchronization
 /// ILLEGAL_COMMAND_CODE, and the application is entered with ISO SELECT by its DF name (`00 A4 04 0C
 /// 10 A000000396564341 03F015400000000B`, MF2DLHX0 §8.2.1). Any application with a `dfName` answers
 /// ISO SELECT that way. Other ISO 7816 APDUs go to the card's NFC Forum Type 4 application when it has
-/// one (`ndefApplication`, a ``VirtualType4Tag``), else answer 6A82 (SELECT) or 6D00.
+/// one (`ndefApplication`, a ``VirtualType4Tag``), else answer 6A82 (SELECT) or 6D00. An NTAG 424 DNA's
+/// one application is its Type 4 one: a SELECT of its DF name (D2760000850101) selects the DESFire
+/// application and reaches the Type 4 application too.
 ///
-/// Commands (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
-/// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh, GetValue 6Ch, ReadRecords BBh and
-/// ADDITIONAL_FRAME AFh. Long answers come in frames (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data
-/// bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
+/// Each model accepts its own datasheet's command set (``VirtualDESFireCommandSets``): a code outside
+/// it answers ILLEGAL_COMMAND_CODE (91 1C) — a DESFire Light refuses ReadData BDh, an NTAG 424 DNA
+/// GetFileIDs — and a code in it that is not modelled answers PERMISSION_DENIED (91 9D). Modelled
+/// (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
+/// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh / ADh,
+/// GetValue 6Ch, ReadRecords BBh / ABh and ADDITIONAL_FRAME AFh. Long answers come in frames
+/// (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
 /// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
 public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Which chip the card is: decides the GetVersion answer and the framings taken.
@@ -119,6 +124,9 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     public static let lightDFName: [UInt8] = [0xA0, 0x00, 0x00, 0x03, 0x96, 0x56, 0x43, 0x41, 0x03, 0xF0, 0x15, 0x40,
                                               0x00, 0x00, 0x00, 0x0B]
 
+    /// NTAG 424 DNA's one application: the NFC Forum Type 4 one (NT4H2421Gx §8.2, ISO file id E110).
+    public static let ntag424DFName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+
     public let target: Target
     public let model: Model
     let applications: [Application]
@@ -135,18 +143,22 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
 
     /// A card of `model` holding `applications`. `directoryRequiresAuthentication` models PICC
     /// master key settings with "free directory list" cleared: GetApplicationIDs answers 91AE.
-    /// A DESFire Light holds exactly one application; it answers ISO SELECT by ``lightDFName`` unless
-    /// the application names another DF. `ndefApplication` answers the ISO 7816 APDUs of the NFC
-    /// Forum Type 4 mapping. Throws ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an
-    /// AID that is not 3 bytes or is 000000, a Light without exactly one application, or a record that
-    /// does not match its file's record size.
+    /// A DESFire Light or an NTAG 424 DNA holds exactly one application; it answers ISO SELECT by
+    /// ``lightDFName`` / ``ntag424DFName`` unless the application names another DF. `ndefApplication`
+    /// answers the ISO 7816 APDUs of the NFC Forum Type 4 mapping. Throws
+    /// ``NFCError/invalidArgument(_:)`` for a UID that is not 7 bytes, an AID that is not 3 bytes or is
+    /// 000000, a Light or 424 DNA without exactly one application, or a record that does not match its
+    /// file's record size.
     public init(uid: [UInt8], model: Model, applications: [Application], directoryRequiresAuthentication: Bool = false,
                 ndefApplication: VirtualType4Tag? = nil) throws(NFCError) {
         guard uid.count == 7 else { throw .invalidArgument("A DESFire UID has 7 bytes, not \(uid.count)") }
         var applications = applications
-        if model == .light {
-            guard applications.count == 1 else { throw .invalidArgument("A DESFire Light has exactly one application") }
-            if applications[0].dfName == nil { applications[0].dfName = Self.lightDFName }
+        if model == .light || model == .ntag424 {
+            // One application, entered by ISO SELECT of its DF name (MF2DL(H)x0 §8.2.1; NT4H2421Gx §8.2).
+            guard applications.count == 1 else {
+                throw .invalidArgument("A \(model == .light ? "DESFire Light" : "NTAG 424 DNA") has exactly one application")
+            }
+            if applications[0].dfName == nil { applications[0].dfName = model == .light ? Self.lightDFName : Self.ntag424DFName }
         }
         for app in applications {
             guard app.aid.count == 3, app.aid != [0, 0, 0] else { throw .invalidArgument("An AID has 3 bytes and is not 000000") }
@@ -215,12 +227,15 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         if apdu.count >= 5, apdu[1] == 0xA4, apdu[2] == 0x04, Int(apdu[4]) + 5 <= apdu.count {
             let name = Array(apdu[5..<(5 + Int(apdu[4]))])
             if let app = applications.first(where: { $0.dfName == name }) {
+                // The Type 4 application hears the SELECT too: on an NTAG 424 DNA it is the same one.
+                _ = ndefApplication?.process(apdu: apdu)
                 state.withLock { $0 = State(selected: app.aid) }
                 return [0x90, 0x00]
             }
         }
         if let ndefApplication {
-            state.withLock { $0 = State() }
+            // Another DF selected leaves the DESFire application; a file SELECT or a read does not.
+            if apdu.count >= 3, apdu[1] == 0xA4, apdu[2] == 0x04 { state.withLock { $0 = State() } }
             return ndefApplication.process(apdu: apdu)
         }
         return apdu.count >= 2 && apdu[1] == 0xA4 ? [0x6A, 0x82] : [0x6D, 0x00]
@@ -235,6 +250,11 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
                 return (s.pending.isEmpty ? Status.ok : Status.additionalFrame, frame)
             }
             s.pending = []
+            switch VirtualDESFireCommandSets.handling(of: instruction, by: model) {
+            case nil: return (Status.illegalCommand, [])
+            case .notSimulated?: return (Status.permissionDenied, [])
+            case .simulated?: break
+            }
             let frames: [[UInt8]]
             switch answer(instruction, data, &s) {
             case let .success(answerFrames): frames = answerFrames
@@ -261,9 +281,6 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard data.isEmpty else { return refuse(Status.lengthError) }
             let v = versionBytes
             return .success([Array(v[0..<7]), Array(v[7..<14]), Array(v[14...])])
-        case 0x5A where model == .light, 0x6A where model == .light:
-            // DESFire Light: no directory, no native select (MF2DLHX0 §10, command set).
-            return refuse(Status.illegalCommand)
         case 0x5A:
             guard data.count == 3 else { return refuse(Status.lengthError) }
             guard data == [0, 0, 0] || applications.contains(where: { $0.aid == data }) else {
@@ -289,15 +306,17 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             // GetKeyVersion (EV1 datasheet §9.2.1): key versions 00 (PICC) and 10h + key number
             // (applications); a key past the count answers NO_SUCH_KEY.
             guard data.count == 1 else { return refuse(Status.lengthError) }
+            // Light and NTAG 424 DNA: five application keys 0–4 (NT4H2421Gx §10.4.1 Table 25).
             let isPICC = s.selected == [0, 0, 0]
-            guard data[0] < (isPICC ? 1 : 2) else { return refuse(Status.noSuchKey) }
+            let appKeys: UInt8 = model == .light || model == .ntag424 ? 5 : 2
+            guard data[0] < (isPICC ? 1 : appKeys) else { return refuse(Status.noSuchKey) }
             return .success([[isPICC ? 0x00 : 0x10 + data[0]]])
         case 0x6F:
             guard data.isEmpty else { return refuse(Status.lengthError) }
             guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
             guard !app.listRequiresAuthentication else { return refuse(Status.authenticationError) }
             return .success([app.files.map(\.id)])
-        case 0xF5, 0xBD, 0x6C, 0xBB:
+        case 0xF5, 0xBD, 0xAD, 0x6C, 0xBB, 0xAB:
             let expected = instruction == 0xF5 || instruction == 0x6C ? 1 : 7
             guard data.count == expected else { return refuse(Status.lengthError) }
             guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
@@ -307,7 +326,9 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard file.read == Self.free || file.readWrite == Self.free else { return refuse(Status.authenticationError) }
             let offset = data.count == 7 ? Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16 : 0
             let length = data.count == 7 ? Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16 : 0
-            return read(instruction, file.contents, offset: offset, length: length)
+            // ADh / ABh take the parameters of BDh / BBh (NT4H2421Gx §10.8 ReadData; MF2DL(H)x0 command set).
+            let plain: UInt8 = instruction == 0xAD ? 0xBD : instruction == 0xAB ? 0xBB : instruction
+            return read(plain, file.contents, offset: offset, length: length)
         default:
             return refuse(Status.illegalCommand)
         }

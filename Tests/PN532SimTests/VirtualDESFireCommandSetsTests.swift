@@ -1,0 +1,74 @@
+import Testing
+@testable import PN532Sim
+
+/// Each virtual DESFire-family product refuses what its datasheet does not list (91 1C) and answers
+/// 91 9D to what it lists but the simulator does not model (``VirtualDESFireCommandSets``).
+@Suite struct VirtualDESFireCommandSetsTests {
+    typealias V = VirtualDESFireTag
+    static let uid: [UInt8] = [0x04, 0x52, 0x61, 0x7A, 0x3B, 0x40, 0x80]
+
+    static func tag(_ model: V.Model) throws -> V {
+        let app = V.Application(aid: [0x01, 0x00, 0x00], files: [V.File(id: 0x00, read: V.free, contents: .standard([1, 2, 3]))])
+        let tag = try V(uid: uid, model: model, applications: [app])
+        _ = tag.activate()
+        // Enter the application the product's way, so a refusal is the command's, not the state's.
+        switch model {
+        case .light: _ = tag.process(apdu: [0x00, 0xA4, 0x04, 0x0C, 0x10] + V.lightDFName + [0x00])
+        case .ntag424: _ = tag.process(apdu: [0x00, 0xA4, 0x04, 0x0C, 0x07] + V.ntag424DFName + [0x00])
+        default: _ = tag.process(apdu: [0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00])
+        }
+        return tag
+    }
+
+    static func wrapped(_ tag: V, _ ins: UInt8, _ data: [UInt8] = []) -> [UInt8] {
+        tag.process(apdu: [0x90, ins, 0x00, 0x00] + (data.isEmpty ? [] : [UInt8(data.count)] + data) + [0x00])
+    }
+
+    /// Per product, codes its datasheet does not list: EV1 has no ISO-chaining ReadData ADh nor EV2
+    /// authentication 71h (MF3ICD(Q)81 §9); Light no BDh / BBh / 45h / 5Ah / 6Ah (MF2DL(H)x0 command set);
+    /// NTAG 424 DNA no 6Fh / 5Ah / 6Ah / 45h / BDh / BBh / ABh / 6Ch (NT4H2421Gx §10.2 Table 22);
+    /// EV2 / EV3 none of the unassigned codes.
+    @Test(arguments: [
+        (V.Model.ev1, [UInt8]([0xAD, 0xAB, 0x71, 0x77])),
+        (.ev2, [0x00, 0x2B, 0xB0]),
+        (.ev3, [0x00, 0x2B, 0xB0]),
+        (.light, [0xBD, 0xBB, 0x45, 0x5A, 0x6A, 0xCD, 0xCA, 0x6D, 0x6E, 0xFC]),
+        (.ntag424, [0x6F, 0x5A, 0x6A, 0x45, 0xBD, 0xBB, 0xAB, 0x6C, 0x0C, 0xC7, 0x61]),
+    ])
+    func aCommandOutsideTheDatasheetSetIsIllegal(model: V.Model, codes: [UInt8]) throws {
+        let tag = try Self.tag(model)
+        for code in codes {
+            #expect(Self.wrapped(tag, code, [0x00]) == [0x91, 0x1C], "\(model) \(code)")
+        }
+    }
+
+    /// In the set but not modelled: PERMISSION_DENIED, never a made-up answer nor 91 1C.
+    @Test(arguments: [(V.Model.ev1, UInt8(0x0A)), (.ev2, 0x71), (.ev3, 0x3C), (.light, 0x71), (.light, 0x8D), (.ntag424, 0x71),
+                      (.ntag424, 0x8D), (.ntag424, 0x51)])
+    func aListedCommandNotSimulatedIsPermissionDenied(model: V.Model, code: UInt8) throws {
+        let tag = try Self.tag(model)
+        #expect(Self.wrapped(tag, code, [0x00]) == [0x91, 0x9D])
+    }
+
+    /// What every product reads its file with: BDh on EV1, ADh on Light and 424, both on EV2 / EV3.
+    @Test(arguments: [(V.Model.ev1, [UInt8(0xBD)]), (.ev2, [0xBD, 0xAD]), (.ev3, [0xBD, 0xAD]), (.light, [0xAD]), (.ntag424, [0xAD])])
+    func theReadCodesOfEachProductReadTheFile(model: V.Model, codes: [UInt8]) throws {
+        let tag = try Self.tag(model)
+        for code in codes {
+            #expect(Self.wrapped(tag, code, [0x00, 0, 0, 0, 0, 0, 0]) == [1, 2, 3, 0x91, 0x00], "\(model) \(code)")
+        }
+    }
+
+    /// Every simulated row is one the tag really answers; no code is listed twice.
+    @Test(arguments: V.Model.allCases) func theTableHasNoDuplicates(model: V.Model) {
+        let codes = VirtualDESFireCommandSets.rows(model).map(\.code)
+        #expect(Set(codes).count == codes.count)
+        #expect(VirtualDESFireCommandSets.handling(of: 0x60, by: model) == .simulated)
+    }
+
+    /// NTAG 424 DNA allows one application only, its Type 4 one.
+    @Test func ntag424HasOneApplication() {
+        let apps = (1...2).map { V.Application(aid: [UInt8($0), 0, 0], files: []) }
+        #expect(throws: (any Error).self) { try V(uid: Self.uid, model: .ntag424, applications: apps) }
+    }
+}
