@@ -187,8 +187,8 @@ public final class Agent: Sendable {
                 pipeline.connectionDown()
                 logger.warning("lost the broker connection; events go to the spool until it is back")
             case let .message(message):
-                if topics.command(inRequestTopic: message.topic) != nil {
-                    await commands.receive(message)
+                if let command = topics.command(inRequestTopic: message.topic) {
+                    await commands.receive(message, command: command)
                 } else if configuration.homeAssistant.enabled, message.topic == topics.homeAssistantStatus,
                     message.text == "online"
                 {
