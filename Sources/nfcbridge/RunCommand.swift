@@ -90,7 +90,7 @@ enum RunCommand {
         do {
             agent = try Agent(
                 configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
-                logger: logger, notifier: SystemdNotifier())
+                logger: logger, notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment))
         } catch {
             let source = configuration.stateDirectorySource ?? "state_dir (not set: the default; set it or give --state-dir DIR)"
             throw CLIError(code: error.code.rawValue, message: "\(source): \(error.message)", exitCode: 2)

@@ -36,7 +36,7 @@ final class AgentHarness: Sendable {
         directory: StateDirectory = StateDirectory(), connected: Bool = true, publisher realPublisher: (any MessagePublisher)? = nil,
         device: VirtualReaderDevice = VirtualReaderDevice(),
         scanner: any TagScanning = StubScanner(), interval: Duration = .milliseconds(5),
-        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: (any CommandClock)? = nil,
+        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: any CommandClock = SystemClock(),
         eventIDs: EventIDMaker? = nil,
         configure: (inout AgentConfiguration) -> Void = { _ in }
     ) throws {

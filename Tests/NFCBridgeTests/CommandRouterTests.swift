@@ -162,7 +162,7 @@ import Testing
             else { return }
             await router.receive(InboundMessage(
                 topic: "nfc/test/request/write", payload: Array(#"{"id":"w1","ndef_hex":"D00000"}"#.utf8),
-                retained: false, responseTopic: nil, correlationData: nil))
+                retained: false, responseTopic: nil, correlationData: nil), command: "write")
         })
         h.placeTag()
         h.scripted.script(.success(["n": 1]), .success(["n": 2]))

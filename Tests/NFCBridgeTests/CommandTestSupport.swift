@@ -167,7 +167,8 @@ final class CommandHarness: Sendable {
         await router.receive(
             InboundMessage(
                 topic: "nfc/test/request/\(command)", payload: Array(json.utf8), retained: retained,
-                responseTopic: responseTopic, correlationData: correlationData))
+                responseTopic: responseTopic, correlationData: correlationData),
+            command: command)
     }
 
     /// The `count`-th message published on `topic`.

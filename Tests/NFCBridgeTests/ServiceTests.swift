@@ -63,16 +63,9 @@ import Testing
 
     @Test func readyWatchdogAndStoppingReachSystemd() async throws {
         let socket = try NotifySocket()
-        setenv("NOTIFY_SOCKET", socket.path, 1)
-        setenv("WATCHDOG_USEC", "200000", 1)
-        setenv("WATCHDOG_PID", "\(getpid())", 1)
-        defer {
-            unsetenv("NOTIFY_SOCKET")
-            unsetenv("WATCHDOG_USEC")
-            unsetenv("WATCHDOG_PID")
-        }
-        let notifier = SystemdNotifier()
-        #expect(notifier.watchdogInterval == .milliseconds(200))
+        // The socket and the watchdog period are handed over: the process environment, which child
+        // processes of concurrently running tests inherit, is never touched.
+        let notifier = SystemdNotifier(socketPath: socket.path, watchdogInterval: .milliseconds(200))
 
         let directory = StateDirectory()
         var config = AgentConfiguration(id: "test")
@@ -93,11 +86,22 @@ import Testing
         await running.value
     }
 
+    @Test func theEnvironmentSystemdSetsUpIsReadAsGiven() {
+        let pid = getpid()
+        let notifier = SystemdNotifier(
+            environment: ["NOTIFY_SOCKET": "/run/systemd/notify", "WATCHDOG_USEC": "200000", "WATCHDOG_PID": "\(pid)"],
+            processID: pid)
+        #expect(notifier.socketPath == "/run/systemd/notify")
+        #expect(notifier.watchdogInterval == .milliseconds(200))
+        // The watchdog belongs to another process (a child that inherited the variables).
+        let child = SystemdNotifier(environment: ["WATCHDOG_USEC": "200000", "WATCHDOG_PID": "\(pid)"], processID: pid + 1)
+        #expect(child.watchdogInterval == nil)
+    }
+
     @Test func withoutSystemdNothingHappens() {
-        unsetenv("NOTIFY_SOCKET")
-        unsetenv("WATCHDOG_USEC")
-        let notifier = SystemdNotifier()
+        let notifier = SystemdNotifier(environment: [:])
         notifier.notify("READY=1")
+        #expect(notifier.socketPath == nil)
         #expect(notifier.watchdogInterval == nil)
     }
 }

@@ -23,95 +23,24 @@ import NFCCore
 /// - `cancel` ends a queued or waiting request with `canceled` (not one already acting on the tag);
 /// - every lock outcome is logged and handed to ``LockAuditHandler`` (the agent publishes it as an event).
 ///
-/// Run ``run()`` in a task for the worker and feed it with ``receive(_:)``; cancelling the task
-/// answers every pending request with `canceled`.
+/// Run ``run()`` in a task for the worker and feed it with ``receive(_:command:)``; cancelling the
+/// task answers every pending request with `canceled`. The parts: ``RequestIntake`` (what is held),
+/// ``TagWait`` (waiting for a tag), ``CommandResponder`` (answering).
 public actor CommandRouter {
-    /// Called with the outcome of every `lock` that was accepted (the agent publishes an event).
-    public typealias LockAuditHandler = @Sendable (LockAudit) async -> Void
-
-    /// What happened to a lock request, for the audit trail: the body of `event/lock` — the final
-    /// response's fields (without `transaction`) plus `uid` and `command`.
-    public struct LockAudit: Sendable, Equatable, Encodable {
-        /// The request's id.
-        public var id: JSONValue
-        /// The UID the request named.
-        public var uid: [UInt8]
-        /// The final response.
-        public var response: CommandResponse
-
-        enum CodingKeys: String, CodingKey { case uid, command }
-
-        public func encode(to encoder: any Encoder) throws {
-            var response = self.response
-            response.transaction = nil
-            try response.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(uid.hexString, forKey: .uid)
-            try container.encode(CommandName.lock, forKey: .command)
-        }
-
-        /// The audit record as event fields: `id`, `uid`, `status`, `data`, `error`, `command`.
-        public var fields: [String: JSONValue] { (try? JSONValueEncoder().encode(self))?.objectValue ?? [:] }
-    }
-
-    /// `data` of a `cancel` that worked.
-    struct CancelResult: Encodable {
-        /// Where the canceled request was.
-        enum State: String, Encodable { case queued, waiting }
-        var canceled = true
-        var state: State
-    }
-
-    /// `data` of a `waiting` response.
-    struct WaitingData: Encodable {
-        var waitForTagSeconds: Double
-        enum CodingKeys: String, CodingKey { case waitForTagSeconds = "wait_for_tag_s" }
-    }
-
-    /// Where and how a request is answered.
-    struct Route: Sendable {
-        var topic: String
-        var correlationData: [UInt8]?
-    }
-
-    struct Pending: Sendable {
-        var request: CommandRequest
-        var route: Route
-    }
-
-    enum Phase: Sendable {
-        case starting, waiting, acting
-    }
-
-    struct Running {
-        var pending: Pending
-        var phase: Phase
-        var canceled = false
-        var waitTask: Task<WaitOutcome, Never>?
-    }
-
-    enum WaitOutcome: Sendable {
-        case tag(PresentTag)
-        case deadline
-        case canceled
-        case failed(CommandError)
-    }
-
     /// The topics.
     public nonisolated let topics: TopicMap
     /// The limits and permissions.
     public nonisolated let policy: CommandPolicy
     let access: any TagAccess
     let executor: any CommandExecuting
-    let publisher: any MessagePublisher
     let clock: any CommandClock
     let cache: CommandResultCache
     let signatures: RequestSignatureVerifier?
     let logger: AgentLogger
-    let audit: LockAuditHandler?
+    let responder: CommandResponder
 
-    private var queue: [Pending] = []
-    private var running: Running?
+    /// The running request and the queue behind it.
+    var intake: RequestIntake
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
@@ -127,66 +56,43 @@ public actor CommandRouter {
         self.policy = policy
         self.access = access
         self.executor = executor
-        self.publisher = publisher
         self.clock = clock
-        self.cache =
+        let cache =
             cache
             ?? CommandResultCache(
                 capacity: policy.resultCacheCapacity, windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now })
+        self.cache = cache
         self.signatures = signatures
         self.logger = logger
-        self.audit = audit
+        responder = CommandResponder(topics: topics, publisher: publisher, cache: cache, logger: logger, audit: audit)
+        intake = RequestIntake(capacity: policy.queueCapacity)
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Requests waiting behind the running one (tests, health).
-    public var queueDepth: Int { queue.count }
+    public var queueDepth: Int { intake.queueDepth }
 
     // MARK: - Intake
 
-    /// Takes one message from the request topics: ignores it when retained or not a request topic,
-    /// answers at once when it is refused or a cancel, otherwise queues it. Returns without waiting
-    /// for the command to run.
-    public func receive(_ message: InboundMessage) async {
-        guard let name = topics.command(inRequestTopic: message.topic) else { return }
+    /// Takes one message from the request topic of `command` (the `<command>` the caller read from
+    /// the topic, once: ``TopicMap/command(inRequestTopic:)``): ignores it when retained, answers
+    /// at once when it is refused or a cancel, otherwise queues it. Returns without waiting for the
+    /// command to run.
+    public func receive(_ message: InboundMessage, command name: String) async {
         if message.retained {
             // A retained request is stale by definition: whoever sent it is not waiting for this run.
             logger.warning("ignoring the retained request on \(message.topic): commands are never taken from retained messages")
             return
         }
-        let route = route(for: message, command: name)
-        var payload = message.payload
-        // An envelope escapes its request, so it may be up to twice the limit; anything larger is
-        // not parsed here but refused by the parser below (over the size limit), before it can act.
-        if let signatures, payload.count <= 2 * policy.maximumPayloadBytes {
-            switch signatures.check(topic: message.topic, payload: payload, now: clock.now) {
-            case let .verified(body):
-                payload = body
-            case let .rejected(rejection):
-                logger.warning("request \(name) \(rejection.id?.jsonString ?? "(no id)") refused: \(rejection.error)")
-                await send(.failure(id: rejection.id, transaction: rejection.transaction, rejection.error), to: route)
-                return
-            case .unsigned where policy.requiresSignature(name, hasKey: true):
-                let echo: (id: JSONValue?, transaction: JSONValue?) =
-                    (try? JSONValue(parsing: Data(payload)))?.objectValue.map(CommandParser.echo) ?? (nil, nil)
-                let scope = policy.requireSignature ? "this agent takes signed requests only (commands.require_signature)"
-                    : "lock needs a signed request when commands.signature_key_file is set"
-                let error = CommandError(.notPermitted, "unsigned request refused: \(scope); see docs/mqtt.md, \"Signed requests\"")
-                logger.warning("request \(name) \(echo.id?.jsonString ?? "(no id)") refused: \(error)")
-                await send(.failure(id: echo.id, transaction: echo.transaction, error), to: route)
-                return
-            case .unsigned:
-                break
-            }
-        }
+        let route = responder.route(for: message, command: name)
+        guard let payload = await verifiedPayload(of: message, command: name, route: route) else { return }
         let parsed = CommandParser.parse(
             command: name, payload: payload, policy: policy, now: clock.now,
             monotonic: clock.monotonicMilliseconds)
         let request: CommandRequest
         switch parsed {
         case let .failure(rejection):
-            logger.warning("request \(name) \(rejection.id?.jsonString ?? "(no id)") refused: \(rejection.error)")
-            await send(.failure(id: rejection.id, transaction: rejection.transaction, rejection.error), to: route)
+            await refuse(name, id: rejection.id, transaction: rejection.transaction, rejection.error, route: route)
             return
         case let .success(parsedRequest):
             request = parsedRequest
@@ -200,73 +106,60 @@ public actor CommandRouter {
             var replay = first
             replay.transaction = request.transaction
             replay.replayed = true
-            await send(replay, to: route)
+            await responder.send(replay, to: route)
             return
         }
-        // Checked after the cache: the final result is stored before it is published, and the request
-        // still counts as running while that publish is awaited — a client repeating the id as soon as
-        // it sees the result must get the result again, not `duplicate`.
-        if isPending(request.key) {
-            let error = CommandError(.duplicate, "a request with id \(request.id.jsonString) is already pending: it answers on its own")
-            await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
+        // Admitted after the cache check: the final result is stored before it is published, and the
+        // request still counts as running while that publish is awaited — a client repeating the id as
+        // soon as it sees the result must get the result again, not `duplicate`.
+        let failure: CommandError
+        switch intake.admit(RequestIntake.Pending(request: request, route: route)) {
+        case let .queued(behind):
+            logger.info("request \(request.command.rawValue) \(request.id.jsonString) queued\(behind.map { " behind \($0) other(s)" } ?? "")")
+            ring.yield()
             return
+        case .duplicate:
+            failure = CommandError(.duplicate, "a request with id \(request.id.jsonString) is already pending: it answers on its own")
+        case let .busy(queued):
+            failure = CommandError(.busy, "\(queued) requests are already queued: try again later")
         }
-        let busy = running != nil || !queue.isEmpty
-        guard !busy || queue.count < policy.queueCapacity else {
-            let error = CommandError(.busy, "\(queue.count) requests are already queued: try again later")
-            await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
-            return
-        }
-        logger.info("request \(request.command.rawValue) \(request.id.jsonString) queued\(busy ? " behind \(queue.count + 1) other(s)" : "")")
-        queue.append(Pending(request: request, route: route))
-        ring.yield()
+        await responder.send(.failure(id: request.id, transaction: request.transaction, failure), to: route)
     }
 
-    /// The v5 Response Topic when the request has a usable one, else `<base>/<id>/response/<command>`.
-    private func route(for message: InboundMessage, command: String) -> Route {
-        if let topic = message.responseTopic, !topic.isEmpty, !topic.contains("+"), !topic.contains("#"),
-            !topic.contains("\0")
-        {
-            return Route(topic: topic, correlationData: message.correlationData)
+    /// The request's payload once its signature checked out (the body of a signed envelope), or
+    /// nil when it was refused (answered `not_permitted`). Without a signature key: as it came.
+    private func verifiedPayload(of message: InboundMessage, command name: String, route: CommandResponder.Route) async
+        -> [UInt8]?
+    {
+        // An envelope escapes its request, so it may be up to twice the limit; anything larger is
+        // not parsed here but refused by the parser (over the size limit), before it can act.
+        guard let signatures, message.payload.count <= 2 * policy.maximumPayloadBytes else { return message.payload }
+        switch signatures.check(topic: message.topic, payload: message.payload, now: clock.now) {
+        case let .verified(body):
+            return body
+        case let .rejected(rejection):
+            await refuse(name, id: rejection.id, transaction: rejection.transaction, rejection.error, route: route)
+            return nil
+        case .unsigned where policy.requiresSignature(name, hasKey: true):
+            let echo: (id: JSONValue?, transaction: JSONValue?) =
+                (try? JSONValue(parsing: Data(message.payload)))?.objectValue.map(CommandParser.echo) ?? (nil, nil)
+            let scope = policy.requireSignature ? "this agent takes signed requests only (commands.require_signature)"
+                : "lock needs a signed request when commands.signature_key_file is set"
+            let error = CommandError(.notPermitted, "unsigned request refused: \(scope); see docs/mqtt.md, \"Signed requests\"")
+            await refuse(name, id: echo.id, transaction: echo.transaction, error, route: route)
+            return nil
+        case .unsigned:
+            return message.payload
         }
-        return Route(topic: topics.response(command), correlationData: message.correlationData)
     }
 
-    private func isPending(_ key: String) -> Bool {
-        running?.pending.request.key == key || queue.contains { $0.request.key == key }
+    /// Logs and answers a request refused before it was queued.
+    private func refuse(
+        _ name: String, id: JSONValue?, transaction: JSONValue?, _ error: CommandError, route: CommandResponder.Route
+    ) async {
+        logger.warning("request \(name) \(id?.jsonString ?? "(no id)") refused: \(error)")
+        await responder.send(.failure(id: id, transaction: transaction, error), to: route)
     }
-
-    // MARK: - Cancel
-
-    private func cancel(_ request: CommandRequest, route: Route) async {
-        let key = request.key
-        let target = request.id.jsonString
-        if let index = queue.firstIndex(where: { $0.request.key == key }) {
-            let pending = queue.remove(at: index)
-            logger.info("request \(target) canceled while queued")
-            await finish(pending, .failure(id: pending.request.id, transaction: pending.request.transaction, Self.canceled))
-            await send(.ok(id: request.id, transaction: request.transaction, data: JSONValueEncoder.members(of: CancelResult(state: .queued))), to: route)
-            return
-        }
-        if var current = running, current.pending.request.key == key {
-            guard current.phase != .acting else {
-                let error = CommandError(.busy, "request \(target) is already acting on the tag and cannot be canceled")
-                await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
-                return
-            }
-            current.canceled = true
-            current.waitTask?.cancel()
-            running = current
-            logger.info("request \(target) canceled while waiting for a tag")
-            await send(.ok(id: request.id, transaction: request.transaction, data: JSONValueEncoder.members(of: CancelResult(state: .waiting))), to: route)
-            return
-        }
-        let detail = cache.response(for: key).map { "it already finished with status \($0.status.rawValue)" } ?? "no such request"
-        let error = CommandError.invalid("id", "no queued or waiting request has id \(target): \(detail)")
-        await send(.failure(id: request.id, transaction: request.transaction, error), to: route)
-    }
-
-    static let canceled = CommandError(.canceled, "canceled by request/cancel: nothing was done")
 
     // MARK: - Worker
 
@@ -274,31 +167,29 @@ public actor CommandRouter {
     /// request with `canceled`.
     public func run() async {
         for await _ in doorbell {
-            while !Task.isCancelled, !queue.isEmpty {
-                let next = queue.removeFirst()
+            while !Task.isCancelled, let next = intake.next() {
                 await execute(next)
             }
             if Task.isCancelled { break }
         }
-        let left = queue
-        queue = []
-        for pending in left {
-            await finish(pending, .failure(id: pending.request.id, transaction: pending.request.transaction, Self.stopping))
+        for pending in intake.removeAll() {
+            await responder.finish(
+                pending, .failure(id: pending.request.id, transaction: pending.request.transaction, .agentStopping))
         }
     }
 
-    private func execute(_ pending: Pending) async {
-        running = Running(pending: pending, phase: .starting)
-        defer { running = nil }
+    private func execute(_ pending: RequestIntake.Pending) async {
+        intake.running = RequestIntake.Running(pending: pending, phase: .starting)
+        defer { intake.running = nil }
         let response = await respond(to: pending)
         // Done before its answer goes out: a `cancel` arriving while the answer is being sent
         // (this actor suspends there) finds it finished, not still acting on the tag (`busy`).
-        running = nil
-        await finish(pending, response)
+        intake.running = nil
+        await responder.finish(pending, response)
     }
 
     /// Everything from "its turn came" to the final response.
-    private func respond(to pending: Pending) async -> CommandResponse {
+    private func respond(to pending: RequestIntake.Pending) async -> CommandResponse {
         let request = pending.request
         func failure(_ error: CommandError) -> CommandResponse {
             .failure(id: request.id, transaction: request.transaction, error)
@@ -310,17 +201,17 @@ public actor CommandRouter {
         do {
             tag = try await access.presentTag()
         } catch {
-            if request.waitForTagMilliseconds == 0 { return failure(Self.readerError(error)) }
+            if request.waitForTagMilliseconds == 0 { return failure(CommandError.fromReader(error)) }
             logger.warning("cannot look for a tag now: \(error); waiting for one")
         }
-        if running?.canceled == true || Task.isCancelled { return failure(Self.canceledError) }
+        if intake.running?.canceled == true || Task.isCancelled { return failure(.canceledNow) }
         if tag == nil {
             guard request.waitForTagMilliseconds > 0 else {
                 return failure(CommandError(.noTag, "no tag in the field (wait_for_tag_s is 0)"))
             }
             switch await waitForTag(request, route: pending.route) {
             case let .tag(found): tag = found
-            case .canceled: return failure(Self.canceledError)
+            case .canceled: return failure(.canceledNow)
             case let .failed(error): return failure(error)
             case .deadline:
                 if let expiry = request.expiresAtMonotonic, clock.monotonicMilliseconds >= expiry {
@@ -337,7 +228,7 @@ public actor CommandRouter {
                     .tagMismatch,
                     "the tag in the field (UID \(tag.uid.hexString)) is not the one the request names (UID \(expected.hexString)): nothing was done"))
         }
-        running?.phase = .acting
+        intake.running?.phase = .acting
         logger.info("request \(request.command.rawValue) \(request.id.jsonString) acting on tag \(tag.uid.hexString)")
         let executor = self.executor
         let action = request.action
@@ -349,99 +240,27 @@ public actor CommandRouter {
         } catch let error as CommandError {
             return failure(error)
         } catch {
-            return failure(Self.readerError(error, reading: request.command == .dump))
+            return failure(CommandError.fromReader(error, reading: request.command == .dump))
         }
     }
-
-    /// Canceled by `request/cancel`, or by the agent stopping.
-    private static var canceledError: CommandError { Task.isCancelled ? stopping : canceled }
-
-    static let stopping = CommandError(.canceled, "the agent is stopping: nothing was done")
 
     /// Publishes `waiting`, then waits for a tag, the deadline (`wait_for_tag_s` or the expiry,
     /// whichever comes first) or a cancel.
-    private func waitForTag(_ request: CommandRequest, route: Route) async -> WaitOutcome {
+    private func waitForTag(_ request: CommandRequest, route: CommandResponder.Route) async -> TagWait.Outcome {
         let waitEnd = clock.monotonicMilliseconds + request.waitForTagMilliseconds
         let deadline = request.expiresAtMonotonic.map { min(waitEnd, $0) } ?? waitEnd
-        running?.phase = .waiting
-        await send(
+        intake.running?.phase = .waiting
+        await responder.send(
             .waiting(
                 id: request.id, transaction: request.transaction,
                 data: JSONValueEncoder.members(of: WaitingData(waitForTagSeconds: Double(request.waitForTagMilliseconds) / 1000))), to: route)
-        if running?.canceled == true { return .canceled }
-        let access = self.access
-        let clock = self.clock
-        let task = Task<WaitOutcome, Never> {
-            await withTaskGroup(of: WaitOutcome.self) { group in
-                group.addTask {
-                    do {
-                        return .tag(try await access.nextTag())
-                    } catch {
-                        if Task.isCancelled || error is CancellationError { return .canceled }
-                        return .failed(Self.readerError(error))
-                    }
-                }
-                group.addTask {
-                    do {
-                        try await clock.sleep(untilMonotonic: deadline)
-                        return .deadline
-                    } catch {
-                        return .canceled
-                    }
-                }
-                let first = await group.next() ?? .canceled
-                group.cancelAll()
-                return first
-            }
-        }
-        running?.waitTask = task
-        let outcome = await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
-        running?.waitTask = nil
+        if intake.running?.canceled == true { return .canceled }
+        let wait = TagWait(access: access, clock: clock, deadline: deadline)
+        intake.running?.wait = wait
+        let outcome = await wait.outcome()
+        intake.running?.wait = nil
         // A cancel that raced with an arriving tag still wins: nothing has been done yet.
-        if running?.canceled == true || Task.isCancelled { return .canceled }
+        if intake.running?.canceled == true || Task.isCancelled { return .canceled }
         return outcome
-    }
-
-    /// Any error from the reader or an executor that did not map it: its NFC code when it has one.
-    static func readerError(_ error: any Error, reading: Bool = true) -> CommandError {
-        if let error = error as? CommandError { return error }
-        if let error = error as? NFCError { return CommandError(error, reading: reading) }
-        if error.isNFCCancellation { return canceled }
-        return CommandError(reading ? .readFailed : .writeFailed, "\(error)")
-    }
-
-    // MARK: - Answers
-
-    /// Sends the final response, remembers it for repeats, and audits locks.
-    private func finish(_ pending: Pending, _ response: CommandResponse) async {
-        let request = pending.request
-        cache.store(response, for: request.key)
-        if let error = response.error {
-            logger.warning("request \(request.command.rawValue) \(request.id.jsonString) failed: \(error)")
-        } else {
-            logger.info("request \(request.command.rawValue) \(request.id.jsonString) done")
-        }
-        await send(response, to: pending.route)
-        if case let .lock(uid, _) = request.action {
-            let outcome = response.error.map { "refused (\($0))" } ?? "LOCKED permanently"
-            logger.notice("lock request \(request.id.jsonString) for tag \(uid.hexString): \(outcome)")
-            await audit?(LockAudit(id: request.id, uid: uid, response: response))
-        }
-    }
-
-    private func send(_ response: CommandResponse, to route: Route) async {
-        let message = OutboundMessage(
-            topic: route.topic, payload: response.json.jsonBytes, qos: .atLeastOnce, retain: false,
-            correlationData: route.correlationData)
-        do {
-            try await publisher.publish(message)
-        } catch {
-            // Not spooled: a final result stays in the cache, so the client gets it by repeating its id.
-            logger.warning("cannot publish the response on \(route.topic): \(error)")
-        }
     }
 }

@@ -1,4 +1,3 @@
-import CSystemd
 import FoundationEssentials
 import Glibc
 
@@ -12,19 +11,55 @@ public protocol ServiceNotifying: Sendable {
     var watchdogInterval: Duration? { get }
 }
 
-/// The real notifier over libsystemd.
+/// The real notifier: one datagram per state to systemd's notification socket, as sd_notify(3)
+/// sends it. The socket and the watchdog period are values given at creation
+/// (``init(environment:processID:)`` reads them from the environment, at the edge), so nothing
+/// here reads or changes the process environment.
 public struct SystemdNotifier: ServiceNotifying {
-    /// Creates the notifier.
-    public init() {}
+    /// The notification socket (`NOTIFY_SOCKET`; a leading `@` names an abstract socket), nil
+    /// when systemd did not start the process: then ``notify(_:)`` does nothing.
+    public let socketPath: String?
+    public let watchdogInterval: Duration?
 
-    public func notify(_ state: String) {
-        _ = sd_notify(0, state)
+    /// A notifier sending to `socketPath`, expecting pings within `watchdogInterval`.
+    public init(socketPath: String?, watchdogInterval: Duration? = nil) {
+        self.socketPath = socketPath.flatMap { $0.isEmpty ? nil : $0 }
+        self.watchdogInterval = watchdogInterval
     }
 
-    public var watchdogInterval: Duration? {
-        var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
-        return .microseconds(Int64(clamping: microseconds))
+    /// The notifier systemd set up in `environment` (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, and
+    /// `WATCHDOG_PID`, which must name `processID` when set — sd_watchdog_enabled(3)'s rules).
+    public init(environment: [String: String], processID: Int32 = getpid()) {
+        let pidMatches = environment["WATCHDOG_PID"].map { Int32($0) == processID } ?? true
+        let microseconds = environment["WATCHDOG_USEC"].flatMap { Int64($0) } ?? 0
+        self.init(
+            socketPath: environment["NOTIFY_SOCKET"],
+            watchdogInterval: pidMatches && microseconds > 0 ? .microseconds(microseconds) : nil)
+    }
+
+    public func notify(_ state: String) {
+        guard let socketPath else { return }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var path = Array(socketPath.utf8)
+        // An abstract socket (`@name`) is named by a leading NUL byte instead.
+        if path.first == UInt8(ascii: "@") { path[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.count < capacity else { return }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.enumerated() { buffer[index] = byte }
+        }
+        // `sun_path` follows `sun_family`: the address is the family and the name's bytes.
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let bytes = Array(state.utf8)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bytes.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
+            }
+        }
     }
 }
 

@@ -1,0 +1,79 @@
+import FoundationEssentials
+import NFCCore
+
+/// The retained state topics: `reader`, `tag`, `status`, `info`, `health` (and discovery, through
+/// ``DiscoveryPublisher``), and the presence record the next run starts from.
+extension Agent {
+    /// Everything retained, in this order: `reader`, `tag`, `status` online, `info`, discovery and
+    /// `health` (which closes what a connect publishes). A consumer that follows `status` (Home
+    /// Assistant's availability) sees it go online only once `reader` and `tag` hold this run's
+    /// state: the previous run's retained `tag` (after a SIGKILL: `present: true`) is replaced
+    /// while `status` still says `offline` (its will), and `reader` says `starting` — not
+    /// `absent` — until the first open has been tried.
+    /// `resendingDiscovery`: Home Assistant asked (its birth message), so discovery goes out even
+    /// when this connection already carried it.
+    func publishEverything(resendingDiscovery: Bool) async {
+        await publishReader()
+        await publishTag()
+        await pipeline.publishState(topics.topic(.status), Array("online".utf8))
+        await publishInfo()
+        await discovery?.publish(force: resendingDiscovery)
+        await publishHealth()
+    }
+
+    func publishReader() async {
+        await pipeline.publishState(topics.topic(.reader), json: state.withLock { $0.reader })
+    }
+
+    func publishTag() async {
+        await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
+    }
+
+    /// Persists the field for the next run (``PresenceStore``), on the store's own thread: the
+    /// reader never waits for the disk. A failure is logged, nothing else.
+    func savePresence() {
+        parts.presenceStore.saveInBackground(state.withLock { $0.tags }) { [logger] error in
+            logger.warning("cannot persist the tag presence: \(error.message)")
+        }
+    }
+
+    func publishInfo() async {
+        let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
+        let info = AgentInfo(
+            id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
+        await pipeline.publishState(topics.topic(.info), json: info)
+    }
+
+    /// The current health report.
+    public var health: HealthReport {
+        let now = clock.now
+        let monotonic = clock.monotonicMilliseconds
+        let s = snapshot
+        let statistics = pipeline.statistics
+        return HealthReport(
+            date: now, uptimeSeconds: (monotonic - s.startedMonotonic) / 1000, residentBytes: ProcessStats.residentBytes,
+            readerState: s.reader.state, readerReopens: s.readerReopens, pollErrors: s.pollErrors,
+            scansTotal: s.scansTotal, mqttConnected: publisher.isConnected, mqttReconnects: max(0, s.connections - 1),
+            spoolDepth: spool.depth, spoolBytes: spool.byteCount,
+            spoolDropped: statistics.dropped,
+            spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 },
+            mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:],
+            spoolCorruptLines: spool.corruptLineCount, spoolWriteFailed: spool.writeFailure != nil,
+            spoolWriteFailures: statistics.spoolWriteFailures, responsesDropped: statistics.responsesDropped,
+            refusedForSize: statistics.refusedForSize, broker: pipeline.brokerStatus)
+    }
+
+    func publishHealth() async {
+        await pipeline.publishState(topics.topic(.health), json: health)
+    }
+
+    func publishHealthPeriodically() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.healthIntervalSeconds))
+            if Task.isCancelled { break }
+            await publishHealth()
+            await pipeline.drain()  // also retries a replay that an earlier failure paused
+        }
+    }
+}

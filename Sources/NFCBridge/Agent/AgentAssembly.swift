@@ -1,0 +1,83 @@
+import FoundationEssentials
+import NFCCore
+
+/// The agent's parts, put together from its configuration (composition; ``Agent`` keeps the
+/// lifecycle): the state directory with the spool and the sequence, the event pipeline, the
+/// command router, Home Assistant discovery, the presence store and the first state.
+struct AgentAssembly: Sendable {
+    let topics: TopicMap
+    /// The one given, or one at the configured level.
+    let logger: AgentLogger
+    let loopSettings: ReaderLoop.Settings
+    let tagAccess: ReaderTagAccess
+    let spool: EventSpool
+    let pipeline: EventPipeline
+    let commands: CommandRouter
+    /// Nil when Home Assistant discovery is off.
+    let discovery: DiscoveryPublisher?
+    let presenceStore: PresenceStore
+    let initialState: AgentState
+
+    /// Makes the state directory, opens the spool and the sequence there and builds the parts on
+    /// them. Throws a ``StorageError`` when the state directory cannot be used.
+    init(
+        configuration: AgentConfiguration, publisher: any MessagePublisher, clock: any AgentClock, logger: AgentLogger?,
+        readerLoopSettings: ReaderLoop.Settings?, commandExecutor: (any CommandExecuting)?,
+        commandClock: any CommandClock, eventIDs: (@Sendable (Date) -> String)?
+    ) throws(StorageError) {
+        let topics = TopicMap(configuration)
+        let logger = logger ?? AgentLogger(level: configuration.log.level, clock: clock)
+        (self.topics, self.logger) = (topics, logger)
+        loopSettings = readerLoopSettings ?? ReaderLoop.Settings(configuration)
+        try AtomicFile.makeDirectory(configuration.stateDirectory)
+        spool = try Self.openSpool(configuration, logger: logger)
+        let sequence = try SequenceStore(directory: configuration.stateDirectory, floor: spool.highestSeq)
+        if let recovery = sequence.recovery { logger.warning(recovery) }
+        let pipeline = EventPipeline(
+            topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: logger,
+            eventIDs: eventIDs, acknowledgementDeadline: .seconds(configuration.mqtt.stallAfterSeconds),
+            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds))
+        self.pipeline = pipeline
+        let tagAccess = ReaderTagAccess()
+        self.tagAccess = tagAccess
+        let policy = CommandPolicy(configuration)
+        commands = CommandRouter(
+            topics: topics, policy: policy, access: tagAccess,
+            executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
+            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: commandClock,
+            cache: try CommandResultCache(
+                capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,
+                windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now }),
+            signatures: configuration.commands.signatureKey.map {
+                RequestSignatureVerifier(key: Array($0.value.utf8), windowSeconds: configuration.commands.signatureWindowSeconds)
+            },
+            logger: logger,
+            audit: { audit in await pipeline.emit(.lock, audit) })
+        discovery =
+            configuration.homeAssistant.enabled
+            ? DiscoveryPublisher(documents: HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)) {
+                message in await pipeline.publishState(message.topic, message.payload)
+            } : nil
+        // What the previous run last saw in the field: tags found there again at start-up are `initial`.
+        presenceStore = PresenceStore(directory: configuration.stateDirectory)
+        let (previous, problem) = presenceStore.load()
+        if let problem { logger.warning("\(problem.message); starting without the previous run's presence") }
+        initialState = AgentState(
+            startedAt: clock.now, startedMonotonic: clock.monotonicMilliseconds,
+            reader: ReaderStatus(state: .starting, device: configuration.reader.device, since: clock.now),
+            tags: TagPresence(previous: previous))
+    }
+
+    /// The spool in the state directory; what it could not read back is logged.
+    private static func openSpool(_ configuration: AgentConfiguration, logger: AgentLogger) throws(StorageError) -> EventSpool {
+        let spool = try EventSpool(
+            directory: configuration.stateDirectory, maxEvents: configuration.spool.maxEvents,
+            maxBytes: configuration.spool.maxBytes, maxAgeSeconds: configuration.spool.maxAgeSeconds)
+        if spool.corruptLineCount > 0 || spool.hadTornTail {
+            logger.warning(
+                "spool \(spool.logPath): skipped \(spool.corruptLineCount) unreadable line(s)"
+                    + (spool.hadTornTail ? " and a torn last line (a crash during an append)" : ""))
+        }
+        return spool
+    }
+}

@@ -1,0 +1,58 @@
+import NFCCore
+
+/// Answers requests: where a response goes (the MQTT 5 Response Topic, with the Correlation Data
+/// echoed, or `<base>/<id>/response/<command>`), publishing it, and for a final response remembering
+/// it for repeats (``CommandResultCache``), logging it and auditing a lock.
+struct CommandResponder: Sendable {
+    /// Where and how a request is answered.
+    struct Route: Sendable, Equatable {
+        var topic: String
+        var correlationData: [UInt8]?
+    }
+
+    let topics: TopicMap
+    let publisher: any MessagePublisher
+    let cache: CommandResultCache
+    let logger: AgentLogger
+    let audit: CommandRouter.LockAuditHandler?
+
+    /// The v5 Response Topic when the request has a usable one, else `<base>/<id>/response/<command>`.
+    func route(for message: InboundMessage, command: String) -> Route {
+        if let topic = message.responseTopic, !topic.isEmpty, !topic.contains("+"), !topic.contains("#"),
+            !topic.contains("\0")
+        {
+            return Route(topic: topic, correlationData: message.correlationData)
+        }
+        return Route(topic: topics.response(command), correlationData: message.correlationData)
+    }
+
+    /// Sends the final response, remembers it for repeats, and audits locks.
+    func finish(_ pending: RequestIntake.Pending, _ response: CommandResponse) async {
+        let request = pending.request
+        cache.store(response, for: request.key)
+        if let error = response.error {
+            logger.warning("request \(request.command.rawValue) \(request.id.jsonString) failed: \(error)")
+        } else {
+            logger.info("request \(request.command.rawValue) \(request.id.jsonString) done")
+        }
+        await send(response, to: pending.route)
+        if case let .lock(uid, _) = request.action {
+            let outcome = response.error.map { "refused (\($0))" } ?? "LOCKED permanently"
+            logger.notice("lock request \(request.id.jsonString) for tag \(uid.hexString): \(outcome)")
+            await audit?(CommandRouter.LockAudit(id: request.id, uid: uid, response: response))
+        }
+    }
+
+    /// Publishes `response` on `route` (QoS 1, not retained); a failure is logged.
+    func send(_ response: CommandResponse, to route: Route) async {
+        let message = OutboundMessage(
+            topic: route.topic, payload: response.json.jsonBytes, qos: .atLeastOnce, retain: false,
+            correlationData: route.correlationData)
+        do {
+            try await publisher.publish(message)
+        } catch {
+            // Not spooled: a final result stays in the cache, so the client gets it by repeating its id.
+            logger.warning("cannot publish the response on \(route.topic): \(error)")
+        }
+    }
+}

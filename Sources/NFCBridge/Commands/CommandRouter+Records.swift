@@ -1,0 +1,45 @@
+import NFCCore
+
+extension CommandRouter {
+    /// Called with the outcome of every `lock` that was accepted (the agent publishes an event).
+    public typealias LockAuditHandler = @Sendable (LockAudit) async -> Void
+
+    /// What happened to a lock request, for the audit trail: the body of `event/lock` — the final
+    /// response's fields (without `transaction`) plus `uid` and `command`.
+    public struct LockAudit: Sendable, Equatable, Encodable {
+        /// The request's id.
+        public var id: JSONValue
+        /// The UID the request named.
+        public var uid: [UInt8]
+        /// The final response.
+        public var response: CommandResponse
+
+        enum CodingKeys: String, CodingKey { case uid, command }
+
+        public func encode(to encoder: any Encoder) throws {
+            var response = self.response
+            response.transaction = nil
+            try response.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(uid.hexString, forKey: .uid)
+            try container.encode(CommandName.lock, forKey: .command)
+        }
+
+        /// The audit record as event fields: `id`, `uid`, `status`, `data`, `error`, `command`.
+        public var fields: [String: JSONValue] { (try? JSONValueEncoder().encode(self))?.objectValue ?? [:] }
+    }
+
+    /// `data` of a `cancel` that worked.
+    struct CancelResult: Encodable {
+        /// Where the canceled request was.
+        enum State: String, Encodable { case queued, waiting }
+        var canceled = true
+        var state: State
+    }
+
+    /// `data` of a `waiting` response.
+    struct WaitingData: Encodable {
+        var waitForTagSeconds: Double
+        enum CodingKeys: String, CodingKey { case waitForTagSeconds = "wait_for_tag_s" }
+    }
+}
