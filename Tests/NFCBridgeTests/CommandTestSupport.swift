@@ -124,7 +124,8 @@ final class CommandHarness: Sendable {
     init(
         policy: CommandPolicy = CommandPolicy(), executor: (any CommandExecuting)? = nil,
         cache: CommandResultCache? = nil, signatures: RequestSignatureVerifier? = nil,
-        afterPublish: (@Sendable (OutboundMessage, CommandRouter) async -> Void)? = nil
+        afterPublish: (@Sendable (OutboundMessage, CommandRouter) async -> Void)? = nil,
+        acceptsRequests: @escaping @Sendable () -> Bool = { true }
     ) async throws {
         let executor = executor ?? scripted
         let routerBox = Mutex<CommandRouter?>(nil)
@@ -141,7 +142,7 @@ final class CommandHarness: Sendable {
             access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)), executor: executor,
             publisher: publisher, clock: clock, cache: cache, signatures: signatures,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
-            audit: { audit in audits.append(audit) })
+            audit: { audit in audits.append(audit) }, acceptsRequests: acceptsRequests)
         let router = self.router
         routerBox.withLock { $0 = router }
         worker = Task { await router.run() }

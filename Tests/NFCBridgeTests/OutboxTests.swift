@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import NFCBridge
@@ -64,6 +65,25 @@ import Testing
         #expect(out.count == sent, "all but the one dropped: \(out.count) of \(sent + 1)")
         #expect(out == (0..<sent).map { "ops/response/\($0)" }, "in order, the last one dropped")
         #expect(h.logs.recorded.contains { $0.contains("responses_dropped") })
+        await h.stop()
+    }
+}
+
+/// The router refuses a new request with `busy` while the pipeline's response queue is nearly full
+/// (issue 20: under a burst, responses were dropped silently); a cancel still gets through.
+@Suite(.timeLimit(.minutes(1))) struct BusyWhileResponsesWaitTests {
+    @Test func aRequestIsRefusedBusyWhileResponsesWaitAndTakenOnceTheyAreOut() async throws {
+        let open = Mutex(false)
+        let h = try await CommandHarness(acceptsRequests: { open.withLock { $0 } })
+        await h.send("format", #"{"id":1}"#)
+        let refused = await h.response("format")
+        #expect(refused["error"]?["code"] == "busy")
+        #expect(refused["error"]?["message"]?.stringValue?.contains("wait for the broker") == true, "\(refused)")
+        #expect(await h.router.queueDepth == 0, "nothing was queued")
+        open.withLock { $0 = true }
+        await h.send("format", #"{"id":2,"wait_for_tag":false}"#)
+        let taken = await h.response("format", count: 2)
+        #expect(taken["error"]?["code"] != "busy", "\(taken)")
         await h.stop()
     }
 }

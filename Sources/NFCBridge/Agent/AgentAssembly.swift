@@ -52,7 +52,8 @@ struct AgentAssembly: Sendable {
                 RequestSignatureVerifier(key: Array($0.value.utf8), windowSeconds: configuration.commands.signatureWindowSeconds)
             },
             logger: logger,
-            audit: { audit in await pipeline.emit(.lock, audit) })
+            audit: { audit in await pipeline.emit(.lock, audit) },
+            acceptsRequests: { pipeline.acceptsRequests })
         discovery =
             configuration.homeAssistant.enabled
             ? DiscoveryPublisher(documents: HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)) {

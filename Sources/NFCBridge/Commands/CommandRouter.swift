@@ -39,6 +39,10 @@ public actor CommandRouter {
     let logger: AgentLogger
     let responder: CommandResponder
 
+    /// False while the response queue is nearly full (``EventPipeline/acceptsRequests``): a new
+    /// request is refused with `busy` rather than let an answer be dropped later.
+    let acceptsRequests: @Sendable () -> Bool
+
     /// The running request and the queue behind it.
     var intake: RequestIntake
     private let doorbell: AsyncStream<Void>
@@ -50,8 +54,10 @@ public actor CommandRouter {
     public init(
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any CommandClock, cache: CommandResultCache? = nil,
-        signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil
+        signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
+        acceptsRequests: @escaping @Sendable () -> Bool = { true }
     ) {
+        self.acceptsRequests = acceptsRequests
         self.topics = topics
         self.policy = policy
         self.access = access
@@ -113,6 +119,11 @@ public actor CommandRouter {
         // request still counts as running while that publish is awaited — a client repeating the id as
         // soon as it sees the result must get the result again, not `duplicate`.
         let failure: CommandError
+        guard acceptsRequests() else {
+            failure = CommandError(.busy, "the agent's responses wait for the broker (a slow or stalled broker): try again later")
+            await responder.send(.failure(id: request.id, transaction: request.transaction, failure), to: route)
+            return
+        }
         switch intake.admit(RequestIntake.Pending(request: request, route: route)) {
         case let .queued(behind):
             logger.info("request \(request.command.rawValue) \(request.id.jsonString) queued\(behind.map { " behind \($0) other(s)" } ?? "")")
