@@ -24,8 +24,10 @@ import Testing
         #expect(version.product?.name == product)
     }
 
-    @Test func versionNeedsExactly28Bytes() throws {
-        #expect(throws: NFCError.self) { try DESFireVersion(bytes: [UInt8](repeating: 0, count: 29)) }
+    @Test func versionNeedsAtLeast28BytesAndKeepsWhatFollows() throws {
+        #expect(try DESFireVersion(bytes: [UInt8](repeating: 0, count: 29)).trailing == [0x00])
+        #expect(throws: NFCError.self) { try DESFireVersion(bytes: [UInt8](repeating: 0, count: 27)) }
+        #expect(throws: NFCError.self) { try DESFireVersion(bytes: [UInt8](repeating: 0, count: 28 + DESFireVersion.maxTrailingBytes + 1)) }
         #expect(throws: NFCError.self) { try DESFireVersion(bytes: []) }
         let unknownHardware = try DESFireVersion(bytes: [0x04, 0x55] + [UInt8](repeating: 0, count: 26))
         #expect(unknownHardware.product == nil)

@@ -181,6 +181,18 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
 }
 
+extension NFCError {
+    /// True when nothing more can be asked of this tag: it left the field, or the reader went away or
+    /// stopped answering. A read that fails otherwise (a refusal, an answer it cannot parse) may name
+    /// the part it could not read and go on with the rest.
+    public var endsTheSession: Bool {
+        switch self {
+        case .tagRemoved, .readerUnavailable, .readerUnresponsive: true
+        default: false
+        }
+    }
+}
+
 extension Error {
     /// True for cancellation: ``NFCError/userCanceled`` or Swift's `CancellationError`.
     public var isNFCCancellation: Bool {

@@ -25,10 +25,8 @@ public enum NDEFReader {
         } catch {
             if error.isNFCCancellation { throw error }
             guard let nfcError = error as? NFCError else { return .unreadable(.rfError(String(describing: error))) }
-            switch nfcError {
-            case .tagRemoved, .readerUnavailable, .readerUnresponsive: throw nfcError
-            default: return .unreadable(nfcError)
-            }
+            if nfcError.endsTheSession { throw nfcError }
+            return .unreadable(nfcError)
         }
     }
 }

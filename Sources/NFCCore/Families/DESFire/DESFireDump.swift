@@ -62,6 +62,9 @@ public struct DESFireDump: FamilyDumpPayload {
     public var piccKeyVersions: [UInt8]?
     public var facts: [Fact]
 
+    /// Why the NDEF application's message could not be read (the dump's files stand), or nil.
+    public var ndefSkipReason: String?
+
     /// Data of every file read, keyed `AID/fileID` ("563412/01").
     public var files: [String: Content] {
         var out: [String: Content] = [:]
@@ -74,6 +77,7 @@ public struct DESFireDump: FamilyDumpPayload {
     /// `AID/fileID` keys of the applications skipped (named by AID alone) and the files skipped.
     public var skipped: [String] {
         var out: [String] = directorySkipReason == nil ? [] : ["PICC"]
+        if ndefSkipReason != nil { out.append("NDEF") }
         for app in applications {
             if app.skipReason != nil { out.append(app.aidHex) }
             for file in app.files where file.skipReason != nil { out.append(Self.key(aid: app.aid, file: file.id)) }
@@ -122,7 +126,8 @@ public enum DESFireDumper {
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
         // A reader that cannot carry native frames (PC/SC) gets every command wrapped.
         let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
-        let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version))
+        let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version),
+                        memory: version.storageBytes)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
 
@@ -158,10 +163,22 @@ public enum DESFireDumper {
         return dump
     }
 
-    /// A refusal the walk steps past, as a short reason; nil for errors that end the dump.
+    /// A refusal or an answer the walk steps past, as a short reason; nil for errors that end the dump.
+    /// A DESFire status (authentication, permission, unknown command) and an answer the walk cannot
+    /// read (a length that disagrees with the file's settings, an ISO status word where a DESFire one
+    /// belongs) skip the directory, application or file they came from: the rest of the card is still
+    /// read and the bad part is named. Transport errors (the tag left, silence, a CRC or RF error, the
+    /// reader gone) end the walk: nothing after them would be answered either.
     static func skipReason(_ error: NFCError) -> String? {
-        guard let status = error.desfireStatus else { return nil }
-        return status.name + " (91\(status.rawValue.hexString))"
+        if let status = error.desfireStatus { return status.name + " (91\(status.rawValue.hexString))" }
+        switch error {
+        case let .invalidResponse(bytes):
+            return "answer not understood (\(bytes.count) bytes\(bytes.isEmpty ? "" : ": " + bytes.prefix(16).hexString))"
+        case let .unexpectedStatusWord(sw1, sw2):
+            return "answered \(sw1.hexString)\(sw2.hexString), not a DESFire status"
+        default:
+            return nil
+        }
     }
 
     /// Offset 0, length 0 = "the whole file / all records" (EV1 datasheet §9.2.3 ReadData, §9.2.7
@@ -172,6 +189,9 @@ public enum DESFireDumper {
     struct Walk {
         let channel: DESFireChannel
         let set: DESFireCommandSet
+        /// The card's memory in bytes (GetVersion's storage size byte), when it says so exactly: a
+        /// file whose settings claim more cannot be real and is not read.
+        let memory: Int?
 
         /// A command the set does not hold was never meant to be sent: a programming error of the walk.
         struct NotInCommandSet: Error { var operation: DESFireCommandSet.Operation }
@@ -256,6 +276,10 @@ public enum DESFireDumper {
                     file.skipReason = "read needs \(rights.read), read&write needs \(rights.readWrite)"
                     return file
                 }
+                if let memory, let declared = settings.declaredBytes, declared > memory {
+                    file.skipReason = "its settings claim \(declared) bytes, more than the card's \(memory)-byte memory"
+                    return file
+                }
                 let operation = Self.readOperation(settings)
                 guard set.code(operation) != nil else {
                     file.skipReason = "\(set.name) has no \(operation.rawValue) command"
@@ -330,6 +354,7 @@ public enum DESFireDumper {
             }
         }
         facts.append(Fact(key: "Files Read", value: "\(dump.files.count)"))
+        if let reason = dump.ndefSkipReason { facts.append(Fact(key: "NDEF", value: "Not read: \(reason)", monospaced: false)) }
         if dump.partiallyReadable {
             facts.append(Fact(key: "Skipped Applications", value: "\(dump.skippedApplicationCount)"))
             facts.append(Fact(key: "Skipped Files", value: "\(dump.skippedFileCount)"))

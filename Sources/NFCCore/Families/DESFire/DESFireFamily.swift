@@ -35,7 +35,7 @@ public struct DESFireFamily: TagFamily {
             throw NFCError.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs")
         }
         let known = info.version.flatMap { try? DESFireVersion(bytes: $0) }
-        let desfire = try await DESFireDumper.dump(transport: apdu, version: known)
+        var desfire = try await DESFireDumper.dump(transport: apdu, version: known)
         var info = info
         if info.version == nil {
             info.version = desfire.version.bytes
@@ -45,10 +45,27 @@ public struct DESFireFamily: TagFamily {
         // The NDEF application is read only when the walk found files it could read: a card whose
         // directory is closed is not asked again.
         var ndef: [UInt8]?
-        if !desfire.files.isEmpty, case let .message(message) = try await Type4NDEFReader.read(transport: apdu), !message.isEmpty {
-            ndef = message
+        if !desfire.files.isEmpty {
+            switch try await Self.readNDEFApplication(apdu) {
+            case let .message(message) where !message.isEmpty: ndef = message
+            case let .unreadable(error), let .notRead(error):
+                // A bad NDEF file (NLEN past its end, a refused READ BINARY) is named; the files stand.
+                desfire.ndefSkipReason = error.message
+                desfire.facts = DESFireDumper.facts(of: desfire)
+            case .message, .noMessage: break
+            }
         }
         return desfire.tagDump(info: info, ndefMessage: ndef)
+    }
+
+    /// The Type 4 NDEF application's message; an answer it cannot read is `.unreadable`, as a scan's
+    /// ``NDEFReader`` has it. Thrown: cancellation, a tag that left and a reader that went away.
+    static func readNDEFApplication(_ apdu: any APDUTransport) async throws -> NDEFReadResult {
+        do {
+            return try await Type4NDEFReader.read(transport: apdu)
+        } catch let error as NFCError where !error.endsTheSession {
+            return .unreadable(error)
+        }
     }
 
     public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)

@@ -138,6 +138,17 @@ public struct DESFireFileSettings: Sendable, Hashable {
         }
     }
 
+    /// The bytes the file's data takes as its settings state them: a data file's size, a record
+    /// file's current records × record size (each a 3-byte field, so the product fits any `Int`);
+    /// nil for value and transaction MAC files, whose size is fixed.
+    public var declaredBytes: Int? {
+        switch details {
+        case let .data(size): size
+        case let .records(recordSize, _, current): recordSize * current
+        case .value, .transactionMAC: nil
+        }
+    }
+
     /// One line for a dump's facts: "Standard Data, Plain, 32 bytes, read free / write key 0 /
     /// read&write key 0 / change key 0".
     public var summary: String {

@@ -1,5 +1,6 @@
 /// The answer to DESFire GET_VERSION (60h), 28 bytes over three frames: hardware (7), software (7),
 /// then UID (7), batch number (5), production week and year (MIFARE DESFire EV1 datasheet §9.5.1).
+/// Bytes past those 28 (later products may append to the third part) are kept, not interpreted.
 public struct DESFireVersion: Sendable, Hashable {
     /// One 7-byte part: vendor, type, subtype, major, minor, storage size, protocol.
     public struct Part: Sendable, Hashable {
@@ -32,20 +33,27 @@ public struct DESFireVersion: Sendable, Hashable {
     public var batch: [UInt8]
     public var productionWeek: UInt8
     public var productionYear: UInt8
+    /// What followed the 28 bytes the EV1 datasheet gives, as received (usually empty).
+    public var trailing: [UInt8]
 
-    /// Parses the joined frames. Throws ``NFCError/invalidResponse(_:)`` unless there are exactly 28 bytes.
+    /// At most this many bytes past the 28 are taken: more is not a GET_VERSION answer.
+    public static let maxTrailingBytes = 16
+
+    /// Parses the joined frames. Throws ``NFCError/invalidResponse(_:)`` for fewer than 28 bytes or
+    /// more than 28 + ``maxTrailingBytes``.
     public init(bytes: [UInt8]) throws(NFCError) {
-        guard bytes.count == 28 else { throw .invalidResponse(bytes) }
+        guard bytes.count >= 28, bytes.count <= 28 + Self.maxTrailingBytes else { throw .invalidResponse(bytes) }
         hardware = Part(bytes[0..<7])
         software = Part(bytes[7..<14])
         uid = Array(bytes[14..<21])
         batch = Array(bytes[21..<26])
         productionWeek = bytes[26]
         productionYear = bytes[27]
+        trailing = Array(bytes[28...])
     }
 
-    /// The 28 bytes again.
-    public var bytes: [UInt8] { hardware.bytes + software.bytes + uid + batch + [productionWeek, productionYear] }
+    /// The answer again, as received.
+    public var bytes: [UInt8] { hardware.bytes + software.bytes + uid + batch + [productionWeek, productionYear] + trailing }
 
     /// Memory size in bytes when the storage byte gives it exactly (bit 0 clear), else nil.
     public var storageBytes: Int? {
@@ -59,7 +67,7 @@ public struct DESFireVersion: Sendable, Hashable {
 
     /// Sends GET_VERSION (`90 60 00 00 00`) and follows `91 AF` with `90 AF 00 00 00` (at most 8 frames).
     /// Throws ``NFCError/desfireError(status:)`` for another `91 xx`, ``NFCError/unexpectedStatusWord(_:_:)``
-    /// for a non-DESFire status, ``NFCError/invalidResponse(_:)`` when the frames do not add up to 28 bytes.
+    /// for a non-DESFire status, ``NFCError/invalidResponse(_:)`` when the frames do not add up to a GET_VERSION answer (see ``init(bytes:)``).
     public static func read(transport: any APDUTransport) async throws -> DESFireVersion {
         var response = try ResponseAPDU(raw: try await transport.sendAPDU(try CommandAPDU.desfire(command: 0x60).bytes()))
         var data = response.data
