@@ -26,9 +26,11 @@ private final class TamperedAPDUTransport: APDUTransport, Sendable {
     func sendAPDU(_ apdu: [UInt8]) async throws -> [UInt8] {
         let answer = try await base.sendAPDU(apdu)
         let (application, chainStart) = state.withLock { state in
-            // A wrapped command (90 INS 00 00 Lc data 00) is looked at by its INS.
-            let ins = apdu.first == 0x90 && apdu.count >= 5 ? apdu[1] : apdu.first
-            if apdu.first == 0x5A { state.application = Array(apdu.dropFirst()) }
+            // A native command is INS + data; a wrapped one 90 INS 00 00 Lc data 00.
+            let wrapped = apdu.first == 0x90 && apdu.count >= 5
+            let ins = wrapped ? apdu[1] : apdu.first
+            let data = wrapped ? Array(apdu.dropFirst(5).dropLast()) : Array(apdu.dropFirst())
+            if ins == 0x5A { state.application = data }
             if let ins, ins != 0xAF { state.chainStart = ins }
             return (state.application, state.chainStart)
         }

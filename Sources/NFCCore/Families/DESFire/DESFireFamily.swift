@@ -46,7 +46,9 @@ public struct DESFireFamily: TagFamily {
         // directory is closed is not asked again.
         var ndef: [UInt8]?
         if !desfire.files.isEmpty {
-            switch try await Self.readNDEFApplication(apdu) {
+            // The scan's own NDEF read (``NDEFReader``): an answer it cannot read is `.unreadable`;
+            // cancellation, a tag that left and a reader that went away are thrown.
+            switch try await NDEFReader.read(info: info, transport: apdu) {
             case let .message(message) where !message.isEmpty: ndef = message
             case let .unreadable(error), let .notRead(error):
                 // A bad NDEF file (NLEN past its end, a refused READ BINARY) is named; the files stand.
@@ -56,16 +58,6 @@ public struct DESFireFamily: TagFamily {
             }
         }
         return desfire.tagDump(info: info, ndefMessage: ndef)
-    }
-
-    /// The Type 4 NDEF application's message; an answer it cannot read is `.unreadable`, as a scan's
-    /// ``NDEFReader`` has it. Thrown: cancellation, a tag that left and a reader that went away.
-    static func readNDEFApplication(_ apdu: any APDUTransport) async throws -> NDEFReadResult {
-        do {
-            return try await Type4NDEFReader.read(transport: apdu)
-        } catch let error as NFCError where !error.endsTheSession {
-            return .unreadable(error)
-        }
     }
 
     public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)

@@ -1,6 +1,7 @@
 /// The answer to DESFire GET_VERSION (60h), 28 bytes over three frames: hardware (7), software (7),
 /// then UID (7), batch number (5), production week and year (MIFARE DESFire EV1 datasheet §9.5.1).
-/// Bytes past those 28 (later products may append to the third part) are kept, not interpreted.
+/// An answer longer than those 28 bytes is accepted: what follows is kept in ``trailing``, not
+/// interpreted (no datasheet checked here defines it).
 public struct DESFireVersion: Sendable, Hashable {
     /// One 7-byte part: vendor, type, subtype, major, minor, storage size, protocol.
     public struct Part: Sendable, Hashable {
