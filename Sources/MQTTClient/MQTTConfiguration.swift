@@ -39,13 +39,19 @@ public struct MQTTConfiguration: Sendable, Hashable {
     /// with `MQTTConnectProperties.maximumPacketSize`, so the broker does not send them at all;
     /// v3.1.1 has no way to tell the broker. `nil`: no limit.
     public var maximumIncomingPayload: Int?
+    /// The largest PUBLISH packet sent, in bytes (the whole packet, as a broker's `max_packet_size`
+    /// counts it: ``MQTTPacketSize``); a larger publish fails with `payload_too_large` before anything
+    /// is sent. Under v5 the broker's own Maximum Packet Size from CONNACK applies as well; v3.1.1
+    /// has no way for the broker to say it (it disconnects instead), so set this to its limit.
+    /// `nil`: MQTT's own limit only.
+    public var maximumOutgoingPacket: Int?
 
     /// Creates a configuration; only the URL is required.
     public init(url: String, protocolVersion: MQTTProtocolVersion = .v5, clientID: String? = nil,
                 keepAlive: Duration = .seconds(60), username: String? = nil, password: String? = nil,
                 tls: MQTTTLS = .disabled, will: MQTTWill? = nil, cleanStart: Bool = true,
                 reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(), messageBufferSize: Int = 1024,
-                maximumIncomingPayload: Int? = nil) {
+                maximumIncomingPayload: Int? = nil, maximumOutgoingPacket: Int? = nil) {
         self.url = url
         self.protocolVersion = protocolVersion
         self.clientID = clientID
@@ -58,6 +64,7 @@ public struct MQTTConfiguration: Sendable, Hashable {
         self.reconnect = reconnect
         self.messageBufferSize = messageBufferSize
         self.maximumIncomingPayload = maximumIncomingPayload
+        self.maximumOutgoingPacket = maximumOutgoingPacket
     }
 }
 

@@ -301,6 +301,10 @@ final class MosquittoSession: @unchecked Sendable {
         guard isV5 || properties.isEmpty else { throw MQTTClientError.notSupported("publish properties need MQTT v5") }
         // MQTT's Remaining Length tops out at 268,435,455 bytes (MQTT 5.0 §1.5.5).
         guard payload.count <= 268_435_455 else { throw MQTTClientError.payloadTooLarge(size: payload.count) }
+        if let limit = configuration.maximumOutgoingPacket,
+           MQTTPacketSize.publish(topic: topic, payloadCount: payload.count, qos: qos, properties: properties, isV5: isV5) > limit {
+            throw MQTTClientError.payloadTooLarge(size: payload.count)
+        }
         if qos == .atMostOnce {
             try locked { () throws(MQTTClientError) in
                 guard connected else { throw .notConnected }

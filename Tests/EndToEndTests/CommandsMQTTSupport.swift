@@ -50,15 +50,17 @@ final class CommandAgentHarness: @unchecked Sendable {
 
     /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
     /// connected (to leave retained requests there, for instance). `commands` replaces the
-    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol`, and
+    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol` (`mqttOptions`,
+    /// as `, key: value`, go in the same `mqtt` mapping), and
     /// `extraConfiguration` is appended to the configuration (`dump: {on_scan: true}`) and `modulations`
-    /// is its `reader.polling.modulations` (executable mode).
+    /// is its `reader.polling.modulations` (executable mode); `brokerOptions` configure the broker.
     init(
         scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
-        agentProtocol: String = "5", extraConfiguration: String = "", modulations: String = "[iso14443a]",
-        clientProtocol: MQTTProtocolVersion = .v5, before: (MosquittoBroker) async throws -> Void = { _ in }
+        agentProtocol: String = "5", mqttOptions: String = "", extraConfiguration: String = "", modulations: String = "[iso14443a]",
+        clientProtocol: MQTTProtocolVersion = .v5, brokerOptions: MosquittoBroker.Options = .init(),
+        before: (MosquittoBroker) async throws -> Void = { _ in }
     ) async throws {
-        broker = try MosquittoBroker()
+        broker = try MosquittoBroker(brokerOptions)
         simulator = try SimulatorProcess(scenario: scenario)
         stateDirectory = NSTemporaryDirectory() + "nfcbridge-e2e-" + UUID().uuidString
         try await before(broker)
@@ -78,7 +80,7 @@ final class CommandAgentHarness: @unchecked Sendable {
                 reader:
                   device: "pn532_uart:\(simulator.linkPath)"
                   polling: {modulations: \(modulations)}
-                mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"}
+                mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"\(mqttOptions)}
                 homeassistant: {enabled: false}
                 commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")
                 state_dir: \(stateDirectory)

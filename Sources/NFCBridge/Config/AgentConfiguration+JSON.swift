@@ -52,10 +52,12 @@ public struct PublicConfiguration: Encodable, Sendable {
         var tlsInsecure: Bool
         var stallAfterSeconds: Int
         var recycleAfterSeconds: Int
+        var maxPacketSize: OrNull<Int>
         enum CodingKeys: String, CodingKey {
             case url, baseTopic = "base_topic", username, passwordFile = "password_file", caFile = "ca_file",
                 certFile = "cert_file", keyFile = "key_file", `protocol`, tlsInsecure = "tls_insecure"
             case stallAfterSeconds = "stall_after_s", recycleAfterSeconds = "recycle_after_s"
+            case maxPacketSize = "max_packet_size"
         }
     }
     struct Presence: Encodable, Sendable {
@@ -130,7 +132,8 @@ public struct PublicConfiguration: Encodable, Sendable {
             url: mqtt.url, baseTopic: mqtt.baseTopic, username: OrNull(mqtt.username),
             passwordFile: OrNull(mqtt.passwordFile), caFile: OrNull(mqtt.caFile), certFile: OrNull(mqtt.certFile),
             keyFile: OrNull(mqtt.keyFile), protocol: mqtt.protocolVersion.rawValue, tlsInsecure: mqtt.tlsInsecure,
-            stallAfterSeconds: mqtt.stallAfterSeconds, recycleAfterSeconds: mqtt.recycleAfterSeconds)
+            stallAfterSeconds: mqtt.stallAfterSeconds, recycleAfterSeconds: mqtt.recycleAfterSeconds,
+            maxPacketSize: OrNull(mqtt.maxPacketSize))
         presence = Presence(
             mode: config.presence.mode.rawValue, removalGraceMilliseconds: config.presence.removalGraceMilliseconds,
             rearmMilliseconds: config.presence.rearmMilliseconds,

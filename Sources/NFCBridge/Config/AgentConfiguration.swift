@@ -117,6 +117,11 @@ public struct AgentConfiguration: Sendable, Equatable {
         /// `mqtt.recycle_after_s`: a publish still unacknowledged after this long drops the
         /// connection, which is then made again (`health.mqtt.recycles`); at least ``stallAfterSeconds``.
         public var recycleAfterSeconds = 60
+        /// `mqtt.max_packet_size`: the largest packet the agent sends (the broker's
+        /// `max_packet_size`). An event beyond it becomes a `payload_too_large` error event instead of
+        /// being sent. Under MQTT 5 the broker says its own limit in CONNACK; under 3.1.1 it cannot,
+        /// and it disconnects a client that sends more, so set this there. `nil`: MQTT's own limit.
+        public var maxPacketSize: Int?
         public init() {}
     }
 

@@ -79,6 +79,10 @@ enum ConfigurationSchema {
         ConfigurationKey(path: "mqtt.recycle_after_s") { config, value throws(ConfigurationError) in
             config.mqtt.recycleAfterSeconds = try value.int(in: 1...86_400)
         },
+        ConfigurationKey(path: "mqtt.max_packet_size") { config, value throws(ConfigurationError) in
+            // 1 KiB holds any error event; MQTT's largest packet is 268,435,455 bytes and its header.
+            config.mqtt.maxPacketSize = try value.int(in: 1024...268_435_460)
+        },
         ConfigurationKey(path: "presence.mode") { config, value throws(ConfigurationError) in
             config.presence.mode = try value.choice(AgentConfiguration.PresenceMode.self)
         },

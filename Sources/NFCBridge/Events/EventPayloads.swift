@@ -176,7 +176,7 @@ public struct SpoolWriteFailedEvent: Encodable, Sendable {
 }
 
 /// The `event/error` that replaces an event the broker refused for its size (MQTT 5 Maximum
-/// Packet Size, or MQTT's own 256 MB): `payload_too_large`, naming the refused event's kind,
+/// Packet Size, `mqtt.max_packet_size`, or MQTT's own 256 MB): `payload_too_large`, naming the refused event's kind,
 /// `seq`, `event_id` and size, so the gap in `seq` is explained and the stream moves on (the
 /// refused payload is not kept).
 public struct PayloadTooLargeEvent: Encodable, Sendable {
@@ -196,7 +196,7 @@ public struct PayloadTooLargeEvent: Encodable, Sendable {
         try container.encode(
             ErrorPayload(
                 code: "payload_too_large",
-                message: "the broker refused the \(kind) event seq \(seq.map(String.init) ?? "?") of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size, or turn dump.on_scan off for tags this large"),
+                message: "the broker refused the \(kind) event seq \(seq.map(String.init) ?? "?") of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size (and mqtt.max_packet_size with it), or turn dump.on_scan off for tags this large"),
             forKey: .error)
         try container.encode("publish", forKey: .operation)
         try container.encode(kind, forKey: .refusedType)

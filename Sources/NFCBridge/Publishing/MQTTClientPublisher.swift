@@ -170,12 +170,13 @@ extension AgentConfiguration {
         }
         // Requests are bounded where they enter: MQTT 5 tells the broker the largest packet the agent
         // takes (it then never sends a larger one); under 3.1.1 a larger payload is dropped unread.
+        // Outgoing, mqtt.max_packet_size: a larger event is refused here as payload_too_large.
         let limit = MQTTClientPublisher.maximumIncomingPacket
         return MQTTConfiguration(
             url: mqtt.url,
             protocolVersion: mqtt.protocolVersion == .v5 ? .v5(MQTTConnectProperties(maximumPacketSize: UInt32(limit))) : .v311,
             clientID: "nfcbridge-\(id)", username: mqtt.username, password: mqtt.password?.value, tls: tls,
             will: MQTTWill(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: true),
-            maximumIncomingPayload: limit)
+            maximumIncomingPayload: limit, maximumOutgoingPacket: mqtt.maxPacketSize)
     }
 }
