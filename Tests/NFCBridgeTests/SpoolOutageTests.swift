@@ -105,4 +105,19 @@ final class WriteReports: Sendable {
         try log.mend()
         await h.stop()
     }
+
+    /// A full disk flaps: freeing the log's old blocks lets the rewrite through, the next event
+    /// fails again (seen by scripts/chaos.py: 8 spool_write_failed in one outage). Within a minute
+    /// of working it is the same outage; a minute later a new one.
+    @Test func aDiskThatFailsAgainWithinAMinuteIsTheSameOutage() {
+        var episodes = OutageEpisodes(quietMilliseconds: 60_000)
+        #expect(episodes.failed(at: 1_000), "the first failure begins an outage")
+        episodes.recovered(at: 2_000)
+        #expect(!episodes.failed(at: 2_001), "failing again at once: the same outage")
+        episodes.recovered(at: 3_000)
+        #expect(!episodes.failed(at: 62_999), "59.999 s after working: the same outage")
+        episodes.recovered(at: 63_000)
+        #expect(episodes.failed(at: 123_000), "a minute after working: a new outage")
+        #expect(EventJournal.outageQuietMilliseconds == 60_000)
+    }
 }

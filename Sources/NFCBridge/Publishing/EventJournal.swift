@@ -35,6 +35,8 @@ final class EventJournal: Sendable {
 
     /// An event older than this when it goes out is marked `buffered`.
     static let liveWindowMilliseconds: Int64 = 1000
+    /// Writes that fail again within this long of working belong to the outage before.
+    static let outageQuietMilliseconds: Int64 = 60_000
 
     private let topics: TopicMap
     private let spool: EventSpool
@@ -118,16 +120,25 @@ final class EventJournal: Sendable {
 
     /// Listens to the spool's writer: the first failed write of an outage is logged, counted in
     /// `health` and said in one `event/error` `spool_write_failed`; the first write that works
-    /// again is logged.
+    /// again is logged. A disk that fails again within ``outageQuietMilliseconds`` of working
+    /// (a full disk that takes the rewritten log, then refuses the next event) is the same outage:
+    /// counted and logged, no second event.
     func watchSpoolWrites() {
+        let episodes = Mutex(OutageEpisodes(quietMilliseconds: Self.outageQuietMilliseconds))
         spool.observeWrites { [self] failure in
-            if let failure {
-                counters.update { $0.spoolWriteFailures += 1 }
-                logger.error("spool: \(failure.message); events are kept in memory and still published until the disk takes writes again")
-                Task { _ = await record(.error, SpoolWriteFailedEvent(failure: failure), at: nil) }
-            } else {
+            let now = clock.monotonicMilliseconds
+            guard let failure else {
+                episodes.withLock { $0.recovered(at: now) }
                 logger.notice("spool: the state directory takes writes again; the waiting events are on disk")
+                return
             }
+            counters.update { $0.spoolWriteFailures += 1 }
+            guard episodes.withLock({ $0.failed(at: now) }) else {
+                logger.warning("spool: \(failure.message) again (the same outage: no new event/error)")
+                return
+            }
+            logger.error("spool: \(failure.message); events are kept in memory and still published until the disk takes writes again")
+            Task { _ = await record(.error, SpoolWriteFailedEvent(failure: failure), at: nil) }
         }
         spool.observeDurability { [logger] seq in logger.debug("spool: on disk up to seq \(seq)") }
     }
