@@ -16,6 +16,8 @@
 #   make soak     (not in CI) SOAK_MINUTES (default 60) of tag churn, broker freezes/restarts and
 #                 reader unplugs against the agent; prints RSS/FDs/threads each minute, checks every
 #                 tap was reported exactly once (scripts/soak.py, docs/operations.md)
+#   make chaos    (not in CI) CHAOS_KILLS (default 50) kill -9 of the agent during taps, with broker
+#                 restarts and a state filesystem that fills up; counts what was lost or duplicated
 #   make fuzz     build the libFuzzer harnesses (fuzz/README.md) and run each for 1,000,000 executions
 #   make fuzz-smoke  the same harnesses for a few seconds each (part of make test)
 
@@ -56,7 +58,7 @@ DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md d
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy test-ha demo bench soak release install install-files deb man clean fuzz fuzz-build fuzz-smoke
+.PHONY: deps build test test-swift test-deploy test-ha demo bench soak chaos release install install-files deb man clean fuzz fuzz-build fuzz-smoke
 
 deps:
 	@missing=""; for p in $(DEBS); do \
@@ -178,6 +180,13 @@ bench: deps
 SOAK_MINUTES ?= 60
 soak: deps build
 	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 python3 scripts/soak.py .build/debug
+
+# scripts/chaos.py (not in CI): CHAOS_KILLS (50) kill -9 of the agent during taps, broker restarts,
+# a state filesystem that fills and frees (a tmpfs, as root); reports lost / duplicated events,
+# seq gaps and presences without `removed` (docs/operations.md has the last run's figures).
+CHAOS_KILLS ?= 50
+chaos: deps build
+	CHAOS_KILLS=$(CHAOS_KILLS) python3 scripts/chaos.py .build/debug
 
 clean:
 	rm -rf .build

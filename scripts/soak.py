@@ -11,16 +11,17 @@ Environment: SOAK_MINUTES (60), SOAK_BROKER_EVERY (600 s), SOAK_FREEZE (30 s), S
 (900 s), SOAK_RSS_GROWTH_KB (allowed RSS growth from minute 2 to the end, 8192), SOAK_KEEP (keep the
 temporary folder; it is kept anyway when a check fails).
 """
-import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from agentlab import Broker, LineLog, Simulator, elapsed, received_events, stop_all  # noqa: E402
 
 MINUTES = float(os.environ.get("SOAK_MINUTES", "60"))
 BROKER_EVERY = float(os.environ.get("SOAK_BROKER_EVERY", "600"))
@@ -39,55 +40,10 @@ children = []
 lock = threading.Lock()
 
 
-def elapsed():
-    return time.monotonic() - t0
-
-
 def say(text):
     print(f"[{elapsed() / 60:6.2f} min] {text}", flush=True)
     with open(f"{work}/soak.log", "a") as f:
         f.write(f"{elapsed():9.3f} {text}\n")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LineLog:
-    """Lines of a child's stream, kept with a condition so callers can wait for a pattern, and all
-    of them written to `path` (kept with the work folder when a check fails)."""
-
-    def __init__(self, stream, path, keep=None):
-        self.lines = []
-        self.cond = threading.Condition()
-        self.keep = keep
-        self.file = open(path, "w", buffering=1)
-        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
-
-    def _read(self, stream):
-        for line in stream:
-            self.file.write(f"{elapsed():9.3f} {line}")
-            if self.keep and not self.keep(line):
-                continue
-            with self.cond:
-                self.lines.append(line.rstrip("\n"))
-                self.cond.notify_all()
-
-    def count(self, text):
-        with self.cond:
-            return sum(text in line for line in self.lines)
-
-    def wait(self, text, count=1, timeout=30.0):
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while sum(text in line for line in self.lines) < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.cond.wait(left)
-            return True
 
 
 def spawn(args, **kw):
@@ -96,73 +52,39 @@ def spawn(args, **kw):
     return p
 
 
-# Broker: persistence on, so the watcher's QoS 1 session — messages the broker acknowledged to the
-# agent but had not passed on yet — survives restarts. Started as root, mosquitto drops to its own
-# user, which cannot write into the 0700 work folder: without a folder it can write, it keeps no
-# database, and a restart loses what it held (an earlier soak lost two events that way).
-port = free_port()
-broker_dir = f"{work}/broker"
-os.mkdir(broker_dir)
-os.chmod(work, 0o755)
-os.chmod(broker_dir, 0o777)
-with open(f"{work}/mosquitto.conf", "w") as f:
-    f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {broker_dir}/\nlog_dest file {broker_dir}/mosquitto.log\nlog_type all\n")
-broker = None
+# Broker: persistence on, so the watcher's QoS 1 session survives restarts (agentlab.Broker).
+lab_broker = Broker(work, spawn)
+port, broker_dir = lab_broker.port, lab_broker.dir
 
 
 def start_broker():
     global broker
-    broker = spawn(["mosquitto", "-c", f"{work}/mosquitto.conf"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("mosquitto did not start")
+    lab_broker.start()
+    broker = lab_broker.process
 
 
 def stop_broker():
-    broker.terminate()
-    broker.wait(10)
-    if not os.path.exists(f"{broker_dir}/mosquitto.db"):
-        say(f"WARNING: mosquitto saved no database in {broker_dir}: a restart loses what it held")
+    lab_broker.stop()
 
 
 start_broker()
 
 # The watcher: a persistent MQTT session (QoS 1) that records every event the agent publishes.
-watch = spawn(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-i", "soak-watch", "-c", "-q", "1",
-               "-t", f"{ROOT}/event/#", "-F", "%t %p"], stdout=subprocess.PIPE, text=True)
-events = LineLog(watch.stdout, f"{work}/events.log")
+events = lab_broker.watch(f"{ROOT}/event/#", "soak-watch", f"{work}/events.log")
 
 # The simulator: unplugging kills it; a new one opens a new pty behind the same link.
-link = f"{work}/pn532.tty"
-control = f"{work}/control.sock"
+lab_sim = Simulator(f"{work}/nfcbridge-sim", work, spawn)
+link = lab_sim.link
 sim = None
 
 
 def start_sim():
     global sim
-    sim = spawn([f"{work}/nfcbridge-sim", "--link", link, "--control", control],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    if "ready" not in (sim.stdout.readline() or ""):
-        raise SystemExit("nfcbridge-sim did not start")
+    lab_sim.start()
+    sim = lab_sim.process
 
 
-def sim_request(request):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(30)
-        s.connect(control)
-        s.sendall((json.dumps(request) + "\n").encode())
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-    return json.loads(reply or b"{}")
+sim_request = lab_sim.request
 
 
 start_sim()
@@ -285,13 +207,7 @@ if broker.poll() is None:
 def tally():
     per_uid = {}
     ids = {}
-    for line in list(events.lines):
-        topic, _, payload = line.partition(" ")
-        try:
-            event = json.loads(payload)
-        except ValueError:
-            continue
-        kind = topic.rsplit("/", 1)[-1]
+    for kind, event in received_events(events.lines):
         ids.setdefault(event.get("event_id"), 0)
         ids[event.get("event_id")] += 1
         if kind in ("scanned", "removed") and "uid" in event:
@@ -364,14 +280,7 @@ if len(samples) >= 3:
         failures.append(f"open FDs grew from {fds0} to {fds1}")
 print("RESULT: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)), flush=True)
 
-for p in children:
-    if p.poll() is None:
-        p.terminate()
-for p in children:
-    try:
-        p.wait(10)
-    except subprocess.TimeoutExpired:
-        p.kill()
+stop_all(children)
 if os.environ.get("SOAK_KEEP") or failures:
     print(f"kept {work} (agent.log, events.log, soak.log: seconds since the start on each line)")
 else:
