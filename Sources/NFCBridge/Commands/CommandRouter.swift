@@ -244,10 +244,10 @@ public actor CommandRouter {
         let executor = self.executor
         let action = request.action
         do {
-            let data = try await access.withExclusiveAccess(to: tag) { transport in
+            let outcome = try await access.withExclusiveAccess(to: tag) { transport in
                 try await executor.execute(action, on: transport)
             }
-            return .ok(id: request.id, transaction: request.transaction, data: data)
+            return try .ok(id: request.id, transaction: request.transaction, outcome, of: request.command)
         } catch let error as CommandError {
             return failure(error)
         } catch {
