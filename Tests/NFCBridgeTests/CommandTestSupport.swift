@@ -94,7 +94,9 @@ final class ScriptedExecutor: CommandExecuting {
         await started.wait { $0 >= count }
     }
 
-    func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> any CommandOutcome {
+    func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+        async throws(CommandError) -> any CommandOutcome
+    {
         state.withLock { $0.calls.append((action, transport.target.uid)) }
         started.update { $0 += 1 }
         await holding.wait { !$0 }

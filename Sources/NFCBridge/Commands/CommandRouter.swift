@@ -243,9 +243,10 @@ public actor CommandRouter {
         logger.info("request \(request.command.rawValue) \(request.id.jsonString) acting on tag \(tag.uid.hexString)")
         let executor = self.executor
         let action = request.action
+        let identified = tag.cardInfo
         do {
             let outcome = try await access.withExclusiveAccess(to: tag) { transport in
-                try await executor.execute(action, on: transport)
+                try await executor.execute(action, on: transport, identified: identified)
             }
             return try .ok(id: request.id, transaction: request.transaction, outcome, of: request.command)
         } catch let error as CommandError {

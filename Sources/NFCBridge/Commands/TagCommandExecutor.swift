@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 import NFCCore
 
-/// The real executor: identifies the tag (NFCCore's `TagIdentifier`), then runs NFCCore's `TagOperations` (write,
+/// The real executor: starts from the reader loop's identification of the tag (or identifies it
+/// with NFCCore's `TagIdentifier` when there is none), then runs NFCCore's `TagOperations` (write,
 /// format, lock), `ClassicBlockWriter` (write_blocks) or `TagDumper` plus an export (dump), and
 /// returns the report as a ``CommandOutcome``: ``WriteOutcome`` (write, format), ``LockOutcome``,
 /// ``BlocksOutcome``, ``DumpOutcome``.
@@ -18,41 +19,47 @@ public struct TagCommandExecutor: CommandExecuting {
         self.classicKeys = classicKeys
     }
 
-    public func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError)
-        -> any CommandOutcome
+    public func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+        async throws(CommandError) -> any CommandOutcome
     {
         switch action {
         case .cancel:
             throw CommandError(.invalidRequest, "cancel does not act on a tag")
         case let .write(message, password):
-            let info = try await Self.cardInfo(transport, changesTag: true)
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in
                 WriteOutcome(try await TagOperations.write(ndef: message, to: transport, info: info, password: password))
             }
         case let .format(password):
-            let info = try await Self.cardInfo(transport, changesTag: true)
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in
                 WriteOutcome(try await TagOperations.format(transport, info: info, password: password))
             }
         case let .lock(uid, password):
-            let info = try await Self.cardInfo(transport, changesTag: true)
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in
                 LockOutcome(try await TagOperations.lock(transport, info: info, expectedUID: uid, password: password))
             }
         case let .writeBlocks(blocks, key, keyType, allowTrailer):
-            let info = try await Self.cardInfo(transport, changesTag: true)
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in
                 BlocksOutcome(try await ClassicBlockWriter.write(
                     blocks, key: key, keyType: keyType, allowTrailer: allowTrailer, to: transport, info: info))
             }
         case let .dump(format, partial):
-            let info = try await Self.cardInfo(transport, changesTag: false)
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: false)
             return try await dump(info: info, transport: transport, format: format, partial: partial)
         }
     }
 
-    /// What the tag behind `transport` is (NFCCore's `TagIdentifier`).
-    static func cardInfo(_ transport: any TagTransport, changesTag: Bool) async throws(CommandError) -> CardInfo {
+    /// What the tag behind `transport` is: the reader loop's identification when it is of this tag
+    /// (same UID), else NFCCore's `TagIdentifier` now. The operations need nothing else that
+    /// identification leaves behind: Type 4 operations SELECT the NDEF application themselves, and a
+    /// FeliCa system code is in the ``CardInfo`` (as the dump on scan, which starts from the scan's).
+    static func cardInfo(_ transport: any TagTransport, identified: CardInfo?, changesTag: Bool)
+        async throws(CommandError) -> CardInfo
+    {
+        if let identified, identified.uid == transport.target.uid { return identified }
         do {
             return try await TagIdentifier.identify(transport)
         } catch {
