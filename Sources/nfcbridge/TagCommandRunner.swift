@@ -11,16 +11,19 @@ import NFCCore
 enum TagCommandRunner {
     /// Runs `action` on the first tag the reader finds; `expectedUID` refuses any other tag.
     static func run(_ action: CommandAction, options: ReaderOptions, expectedUID: [UInt8]? = nil) async throws {
-        let data: JSONValue
+        let outcome: any CommandOutcome
         do {
-            let outcome = try await options.withReader { device in
+            outcome = try await options.withReader { device in
                 try await act(action, device: device, options: options, expectedUID: expectedUID)
             }
-            data = try JSONValueEncoder().encode(outcome)
         } catch let error as CommandError {
             throw CLIError(error)
         } catch {
             throw CLIError.reader(failure: error)
+        }
+        // The one place the CLI encodes a result (the agent's is CommandResponse).
+        guard let data = try? JSONValueEncoder().encode(outcome) else {
+            throw CLIError(CommandError(.writeFailed, "the tag was changed, but its report could not be encoded"))
         }
         Console.out(data.jsonString + "\n")
     }
