@@ -11,9 +11,9 @@ import NFCCore
 enum TagCommandRunner {
     /// Runs `action` on the first tag the reader finds; `expectedUID` refuses any other tag.
     static func run(_ action: CommandAction, options: ReaderOptions, expectedUID: [UInt8]? = nil) async throws {
-        let data: [String: JSONValue]
+        let outcome: any CommandOutcome
         do {
-            data = try await options.withReader { device in
+            outcome = try await options.withReader { device in
                 try await act(action, device: device, options: options, expectedUID: expectedUID)
             }
         } catch let error as CommandError {
@@ -21,12 +21,16 @@ enum TagCommandRunner {
         } catch {
             throw CLIError.reader(failure: error)
         }
-        Console.out(JSONValue.object(data).jsonString + "\n")
+        // The one place the CLI encodes a result (the agent's is CommandResponse).
+        guard let data = try? JSONValueEncoder().encode(outcome) else {
+            throw CLIError(CommandError(.writeFailed, "the tag was changed, but its report could not be encoded"))
+        }
+        Console.out(data.jsonString + "\n")
     }
 
     private static func act(
         _ action: CommandAction, device: any ReaderDevice, options: ReaderOptions, expectedUID: [UInt8]?
-    ) async throws -> [String: JSONValue] {
+    ) async throws -> any CommandOutcome {
         let tag = try await options.firstTag(on: device)
         if let expectedUID, tag.uid != expectedUID {
             throw CommandError(.tagMismatch, NFCError.tagMismatch(expected: expectedUID, actual: tag.uid).message)
@@ -84,8 +88,8 @@ extension CLIError {
     /// before a failure are added to the message.
     init(_ error: CommandError) {
         var message = error.message
-        if let pages = error.data["pages_written"]?.arrayValue, !pages.isEmpty {
-            message += " (pages written: " + pages.compactMap { $0.intValue.map(String.init) }.joined(separator: ", ") + ")"
+        if let pages = error.details.pagesWritten, !pages.isEmpty {
+            message += " (pages written: " + pages.map(String.init).joined(separator: ", ") + ")"
         }
         let exitCode = error.code == .readerUnavailable ? ReaderExitStatus.usageOrReader : ReaderExitStatus.operationFailed
         self.init(code: error.code.rawValue, message: message, exitCode: exitCode)

@@ -70,9 +70,10 @@ import Testing
         let tag = try VirtualClassicTag(model: .classic1K, uid: [0xDE, 0xAD, 0xBE, 0xEF])
         let transport = VirtualTagTransport(tag: tag)
         let bytes = try #require([UInt8](hex: Self.data))
-        let data = try await TagCommandExecutor().execute(
+        let outcome = try await TagCommandExecutor().execute(
             .writeBlocks(blocks: [ClassicBlockData(block: 4, data: bytes)], key: [UInt8](repeating: 0xFF, count: 6),
                          keyType: .a, allowTrailer: false), on: transport)
+        let data = JSONValueEncoder.members(of: outcome)
         #expect(data["pages_written"] == [4])
         #expect(data["bytes_written"] == 16)
         #expect(data["uid"] == "DEADBEEF")
@@ -86,7 +87,7 @@ import Testing
             Issue.record("the write went through")
         } catch {
             #expect(error.code == .accessDenied)
-            #expect(error.data["pages_written"] == [])
+            #expect(error.details.pagesWritten == [])
         }
         #expect(tag.block(8) == [UInt8](repeating: 0, count: 16))
     }

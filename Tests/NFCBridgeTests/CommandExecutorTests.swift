@@ -10,9 +10,11 @@ struct RemovingExecutor: CommandExecuting {
     var commands: Int
     let inner = TagCommandExecutor()
 
-    func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
+    func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+        async throws(CommandError) -> any CommandOutcome
+    {
         (transport as? VirtualTagTransport)?.remove(afterCommands: commands)
-        return try await inner.execute(action, on: transport)
+        return try await inner.execute(action, on: transport, identified: identified)
     }
 }
 

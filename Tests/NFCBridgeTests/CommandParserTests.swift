@@ -263,8 +263,13 @@ import Testing
 
     @Test func pagesWrittenGoIntoData() {
         let removed = CommandError(.tagRemoved, pagesWritten: [4, 5, 6])
-        #expect(removed.data["pages_written"] == [4, 5, 6])
-        #expect(CommandError(.tagLocked, pagesWritten: []).data["pages_written"] == [])
-        #expect(CommandError(.tagRemoved).data.isEmpty)
+        #expect(removed.details.pagesWritten == [4, 5, 6])
+        #expect(CommandError(.tagLocked, pagesWritten: []).details.pagesWritten == [])
+        #expect(CommandError(.tagRemoved).details.pagesWritten == nil)
+        // The response encodes them into `data`, and reads them back from a cached payload.
+        let response = CommandResponse.failure(id: "p", transaction: nil, removed)
+        #expect(response.data == ["pages_written": [4, 5, 6]])
+        #expect(CommandResponse(json: response.json)?.error?.details == removed.details)
+        #expect(CommandResponse.failure(id: "p", transaction: nil, CommandError(.tagRemoved)).data.isEmpty)
     }
 }

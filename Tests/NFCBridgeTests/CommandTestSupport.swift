@@ -94,14 +94,25 @@ final class ScriptedExecutor: CommandExecuting {
         await started.wait { $0 >= count }
     }
 
-    func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
+    func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+        async throws(CommandError) -> any CommandOutcome
+    {
         state.withLock { $0.calls.append((action, transport.target.uid)) }
         started.update { $0 += 1 }
         await holding.wait { !$0 }
         let result = state.withLock { s -> Result<[String: JSONValue], CommandError> in
             s.results.isEmpty ? .success(["done": true]) : s.results.removeFirst()
         }
-        return try result.get()
+        return ScriptedOutcome(data: try result.get())
+    }
+}
+
+/// A scripted executor's outcome: the members the test chose for the response's `data`.
+struct ScriptedOutcome: CommandOutcome {
+    var data: [String: JSONValue]
+
+    func encode(to encoder: any Encoder) throws {
+        try data.encode(to: encoder)
     }
 }
 

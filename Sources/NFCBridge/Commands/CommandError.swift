@@ -7,20 +7,14 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
     public var code: CommandErrorCode
     /// What happened, for people.
     public var message: String
-    /// Facts published in the response's `data` (empty for most errors).
-    public var data: [String: JSONValue]
+    /// Facts published in the response's `data` (none for most errors).
+    public var details: CommandErrorDetails
 
     /// Creates an error.
-    public init(_ code: CommandErrorCode, _ message: String, data: [String: JSONValue] = [:]) {
+    public init(_ code: CommandErrorCode, _ message: String, details: CommandErrorDetails = CommandErrorDetails()) {
         self.code = code
         self.message = message
-        self.data = data
-    }
-
-    /// `data` of a failure that wrote (or could have written) pages.
-    struct PagesWritten: Encodable {
-        var pagesWritten: [Int]
-        enum CodingKeys: String, CodingKey { case pagesWritten = "pages_written" }
+        self.details = details
     }
 
     /// A malformed request, naming the field (`field: problem`).
@@ -63,6 +57,21 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
     /// the caller then knows the tag was not changed.
     public init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
         let code = Self.code(for: error, reading: reading)
-        self.init(code, error.message, data: pagesWritten.map { JSONValueEncoder.members(of: PagesWritten(pagesWritten: $0)) } ?? [:])
+        self.init(code, error.message, details: CommandErrorDetails(pagesWritten: pagesWritten))
     }
+}
+
+/// The facts a failure publishes in the response's `data`: `pages_written`, the pages (blocks) a
+/// command that changes the tag wrote before it failed — written even when empty (the tag was not
+/// changed), left out for errors that could not have written.
+public struct CommandErrorDetails: Sendable, Equatable, Codable {
+    /// The pages (Type 2) or blocks (Type 3, Classic) written, in write order; nil: not a write.
+    public var pagesWritten: [Int]?
+
+    /// Details of a failure.
+    public init(pagesWritten: [Int]? = nil) {
+        self.pagesWritten = pagesWritten
+    }
+
+    enum CodingKeys: String, CodingKey { case pagesWritten = "pages_written" }
 }

@@ -31,9 +31,24 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         CommandResponse(id: id, transaction: transaction, status: .ok, data: data, error: nil)
     }
 
+    /// The success of a command that acted on a tag: its outcome, encoded here, once, as `data`.
+    /// Throws `read_failed` (dump) or `write_failed` when it cannot be encoded (a dump's JSON export).
+    static func ok(id: JSONValue?, transaction: JSONValue?, _ outcome: any CommandOutcome, of command: CommandName)
+        throws(CommandError) -> CommandResponse
+    {
+        let data: [String: JSONValue]?
+        do {
+            data = try JSONValueEncoder().encode(outcome).objectValue
+        } catch {
+            let code: CommandErrorCode = command == .dump ? .readFailed : .writeFailed
+            throw CommandError(code, "the result of \(command.rawValue) could not be encoded: \(error)")
+        }
+        return .ok(id: id, transaction: transaction, data: data ?? [:])
+    }
+
     /// A failure.
     public static func failure(id: JSONValue?, transaction: JSONValue?, _ error: CommandError) -> CommandResponse {
-        CommandResponse(id: id, transaction: transaction, status: .error, data: error.data, error: error)
+        CommandResponse(id: id, transaction: transaction, status: .error, data: JSONValueEncoder.members(of: error.details), error: error)
     }
 
     /// The intermediate "waiting for a tag" answer.
@@ -68,7 +83,8 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         self.data = json["data"]?.objectValue ?? [:]
         self.replayed = json["replayed"] == .bool(true)
         if let code = json["error"]?["code"]?.stringValue.flatMap(CommandErrorCode.init(rawValue:)) {
-            self.error = CommandError(code, json["error"]?["message"]?.stringValue ?? "", data: data)
+            let details = (try? JSONValueDecoder().decode(CommandErrorDetails.self, from: .object(data))) ?? CommandErrorDetails()
+            self.error = CommandError(code, json["error"]?["message"]?.stringValue ?? "", details: details)
         } else {
             self.error = nil
         }

@@ -243,11 +243,12 @@ public actor CommandRouter {
         logger.info("request \(request.command.rawValue) \(request.id.jsonString) acting on tag \(tag.uid.hexString)")
         let executor = self.executor
         let action = request.action
+        let identified = tag.cardInfo
         do {
-            let data = try await access.withExclusiveAccess(to: tag) { transport in
-                try await executor.execute(action, on: transport)
+            let outcome = try await access.withExclusiveAccess(to: tag) { transport in
+                try await executor.execute(action, on: transport, identified: identified)
             }
-            return .ok(id: request.id, transaction: request.transaction, data: data)
+            return try .ok(id: request.id, transaction: request.transaction, outcome, of: request.command)
         } catch let error as CommandError {
             return failure(error)
         } catch {

@@ -6,7 +6,7 @@ import Synchronization
 /// it (``lendReader()``), waiting until they are done — so no presence check or poll runs in the
 /// middle of a write.
 ///
-/// Loop side: ``tagArrived(_:)``, ``tagReselected(_:)``, ``tagRemoved(uid:)``, ``readerLost()``,
+/// Loop side: ``tagArrived(_:cardInfo:)``, ``tagReselected(_:)``, ``tagRemoved(uid:)``, ``readerLost()``,
 /// ``lendReader()``.
 /// Command side: the ``TagAccess`` methods.
 public final class ReaderTagAccess: TagAccess {
@@ -26,22 +26,24 @@ public final class ReaderTagAccess: TagAccess {
 
     // MARK: - Reader loop side
 
-    /// A tag arrived (after its scan): it is the tag present now, and waiting commands get it.
-    public func tagArrived(_ transport: any TagTransport) {
-        let tag = PresentTag(transport: transport)
+    /// A tag arrived (after its scan): it is the tag present now, and waiting commands get it, with
+    /// what the scan's identification found (`cardInfo`, nil when it failed).
+    public func tagArrived(_ transport: any TagTransport, cardInfo: CardInfo? = nil) {
+        let tag = PresentTag(transport: transport, cardInfo: cardInfo)
         present.update { present in
             present.removeAll { $0.uid == tag.uid }
             present.append(tag)
         }
     }
 
-    /// A present tag was selected again (a new poll): commands use the new transport. Tags not
-    /// present yet are left to ``tagArrived(_:)``, which comes after their scan.
+    /// A present tag was selected again (a new poll): commands use the new transport, and the
+    /// identification of its arrival (the same UID). Tags not present yet are left to
+    /// ``tagArrived(_:cardInfo:)``, which comes after their scan.
     public func tagReselected(_ transport: any TagTransport) {
         let uid = transport.target.uid
         present.update { present in
             guard let index = present.firstIndex(where: { $0.uid == uid }) else { return }
-            present[index] = PresentTag(transport: transport)
+            present[index] = PresentTag(transport: transport, cardInfo: present[index].cardInfo)
         }
     }
 

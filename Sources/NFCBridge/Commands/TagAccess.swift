@@ -6,11 +6,15 @@ public struct PresentTag: Sendable {
     public var uid: [UInt8]
     /// The channel to it.
     public var transport: any TagTransport
+    /// What the reader loop's identification found for it (``TagScan/cardInfo``), so a command does
+    /// not identify it again; nil when it did not run or failed (the executor identifies it then).
+    public var cardInfo: CardInfo?
 
-    /// Creates a tag from its transport.
-    public init(transport: any TagTransport) {
+    /// Creates a tag from its transport and, when known, its identification.
+    public init(transport: any TagTransport, cardInfo: CardInfo? = nil) {
         self.uid = transport.target.uid
         self.transport = transport
+        self.cardInfo = cardInfo
     }
 }
 
@@ -55,7 +59,7 @@ public struct DeviceTagAccess: TagAccess {
     }
 
     public func presentTag() async throws -> PresentTag? {
-        try await device.poll(modulations: modulations, timeout: .zero, limit: 1).first.map(PresentTag.init(transport:))
+        try await device.poll(modulations: modulations, timeout: .zero, limit: 1).first.map { PresentTag(transport: $0) }
     }
 
     public func nextTag() async throws -> PresentTag {

@@ -2,16 +2,11 @@ import FoundationEssentials
 import Glibc
 import NFCCore
 
-/// The real executor: identifies the tag (NFCCore's `TagIdentifier`), then runs NFCCore's
-/// `TagOperations` (write, format, lock) or `TagDumper` plus an export (dump), and turns the reports
-/// into the response's `data`:
-///
-/// - write / format: `uid`, `cardType`, `bytes_written`, `pages_written` (Type 2 pages / Type 3
-///   blocks, in write order), `message_length`, `capability_container` (hex);
-/// - lock: `uid`, `cardType`, `pages_written`, `capability_container`, `lock_bytes` (hex);
-/// - write_blocks: `uid`, `cardType`, `bytes_written`, `pages_written` (the Classic blocks, in write order);
-/// - dump: `uid`, `cardType`, `format`, and `dump` (the JSON export as an object) or `file` (base64)
-///   with `file_name` and `content_type`.
+/// The real executor: starts from the reader loop's identification of the tag (or identifies it
+/// with NFCCore's `TagIdentifier` when there is none), then runs NFCCore's `TagOperations` (write,
+/// format, lock), `ClassicBlockWriter` (write_blocks) or `TagDumper` plus an export (dump), and
+/// returns the report as a ``CommandOutcome``: ``WriteOutcome`` (write, format), ``LockOutcome``,
+/// ``BlocksOutcome``, ``DumpOutcome``.
 ///
 /// Failures keep NFCCore's facts: a tag pulled mid-write is `tag_removed` with `data.pages_written`.
 public struct TagCommandExecutor: CommandExecuting {
@@ -24,46 +19,56 @@ public struct TagCommandExecutor: CommandExecuting {
         self.classicKeys = classicKeys
     }
 
-    public func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError) -> [String: JSONValue] {
-        let changesTag: Bool
+    public func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+        async throws(CommandError) -> any CommandOutcome
+    {
         switch action {
-        case .write, .format, .lock, .writeBlocks: changesTag = true
-        case .dump: changesTag = false
-        case .cancel: throw CommandError(.invalidRequest, "cancel does not act on a tag")
-        }
-        let info: CardInfo
-        do {
-            info = try await TagIdentifier.identify(transport)
-        } catch {
-            throw Self.failure(error, changesTag: changesTag)
-        }
-        switch action {
-        case let .write(message, password):
-            return try await run { () throws(TagOperationError) in
-                Self.data(try await TagOperations.write(ndef: message, to: transport, info: info, password: password))
-            }
-        case let .format(password):
-            return try await run { () throws(TagOperationError) in
-                Self.data(try await TagOperations.format(transport, info: info, password: password))
-            }
-        case let .lock(uid, password):
-            return try await run { () throws(TagOperationError) in
-                Self.data(try await TagOperations.lock(transport, info: info, expectedUID: uid, password: password))
-            }
-        case let .dump(format, partial):
-            return try await dump(info: info, transport: transport, format: format, partial: partial)
-        case let .writeBlocks(blocks, key, keyType, allowTrailer):
-            return try await run { () throws(TagOperationError) in
-                Self.data(try await ClassicBlockWriter.write(
-                    blocks, key: key, keyType: keyType, allowTrailer: allowTrailer, to: transport, info: info))
-            }
         case .cancel:
             throw CommandError(.invalidRequest, "cancel does not act on a tag")
+        case let .write(message, password):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
+            return try await run { () throws(TagOperationError) in
+                WriteOutcome(try await TagOperations.write(ndef: message, to: transport, info: info, password: password))
+            }
+        case let .format(password):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
+            return try await run { () throws(TagOperationError) in
+                WriteOutcome(try await TagOperations.format(transport, info: info, password: password))
+            }
+        case let .lock(uid, password):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
+            return try await run { () throws(TagOperationError) in
+                LockOutcome(try await TagOperations.lock(transport, info: info, expectedUID: uid, password: password))
+            }
+        case let .writeBlocks(blocks, key, keyType, allowTrailer):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
+            return try await run { () throws(TagOperationError) in
+                BlocksOutcome(try await ClassicBlockWriter.write(
+                    blocks, key: key, keyType: keyType, allowTrailer: allowTrailer, to: transport, info: info))
+            }
+        case let .dump(format, partial):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: false)
+            return try await dump(info: info, transport: transport, format: format, partial: partial)
         }
     }
 
-    private func run(_ operation: () async throws(TagOperationError) -> [String: JSONValue]) async throws(CommandError)
-        -> [String: JSONValue]
+    /// What the tag behind `transport` is: the reader loop's identification when it is of this tag
+    /// (same UID), else NFCCore's `TagIdentifier` now. The operations need nothing else that
+    /// identification leaves behind: Type 4 operations SELECT the NDEF application themselves, and a
+    /// FeliCa system code is in the ``CardInfo`` (as the dump on scan, which starts from the scan's).
+    static func cardInfo(_ transport: any TagTransport, identified: CardInfo?, changesTag: Bool)
+        async throws(CommandError) -> CardInfo
+    {
+        if let identified, identified.uid == transport.target.uid { return identified }
+        do {
+            return try await TagIdentifier.identify(transport)
+        } catch {
+            throw failure(error, changesTag: changesTag)
+        }
+    }
+
+    private func run<Outcome: CommandOutcome>(_ operation: () async throws(TagOperationError) -> Outcome)
+        async throws(CommandError) -> Outcome
     {
         do {
             return try await operation()
@@ -73,7 +78,7 @@ public struct TagCommandExecutor: CommandExecuting {
     }
 
     private func dump(info: CardInfo, transport: any TagTransport, format: ExportFormat, partial: Bool)
-        async throws(CommandError) -> [String: JSONValue]
+        async throws(CommandError) -> DumpOutcome
     {
         let dump: TagDump
         do {
@@ -84,13 +89,9 @@ public struct TagCommandExecutor: CommandExecuting {
         } catch {
             throw Self.failure(error, changesTag: false)
         }
-        var data = DumpResult(uid: info.uid, cardType: info.type.description, format: format)
+        var outcome = DumpOutcome(uid: info.uid, cardType: info.type.description, format: format)
         if format == .json {
-            do {
-                data.dump = try JSONValueEncoder().encode(dump.jsonExportDocument)
-            } catch {
-                throw CommandError(.readFailed, "the JSON export of the dump could not be built: \(error)")
-            }
+            outcome.dump = dump
         } else {
             let bytes: [UInt8]
             do {
@@ -102,11 +103,10 @@ public struct TagCommandExecutor: CommandExecuting {
                 let reason = (error as? NFCError)?.message ?? "\(error)"
                 throw CommandError(.unsupported, "a \(info.type) dump cannot be exported as \(format.rawValue): \(reason)")
             }
-            data.file = Data(bytes).base64EncodedString()
-            data.fileName = dump.exportBaseName + format.fileSuffix
-            data.contentType = format.contentType
+            outcome.file = DumpOutcome.File(
+                bytes: bytes, name: dump.exportBaseName + format.fileSuffix, contentType: format.contentType)
         }
-        return JSONValueEncoder.members(of: data)
+        return outcome
     }
 
     /// An error before the operation proper (identification, dump): nothing was written.
@@ -117,109 +117,5 @@ public struct TagCommandExecutor: CommandExecuting {
         }
         if error.isNFCCancellation { return CommandError(.userCanceled) }
         return CommandError(changesTag ? .writeFailed : .readFailed, "\(error)")
-    }
-
-    static func data(_ report: WriteReport) -> [String: JSONValue] {
-        JSONValueEncoder.members(of: WriteResult(report))
-    }
-
-    static func data(_ report: ClassicBlockWriteReport) -> [String: JSONValue] {
-        JSONValueEncoder.members(of: BlocksResult(report))
-    }
-
-    /// `data` of a `write_blocks`: the blocks written (as `pages_written`, the key failures use too) and
-    /// their bytes.
-    struct BlocksResult: Encodable {
-        var uid: String
-        var cardType: String
-        var bytesWritten: Int
-        var pagesWritten: [Int]
-
-        enum CodingKeys: String, CodingKey {
-            case uid, cardType, bytesWritten = "bytes_written", pagesWritten = "pages_written"
-        }
-
-        init(_ report: ClassicBlockWriteReport) {
-            uid = report.uid.hexString
-            cardType = report.cardType.description
-            bytesWritten = report.blocksWritten.count * 16
-            pagesWritten = report.blocksWritten
-        }
-    }
-
-    static func data(_ report: LockReport) -> [String: JSONValue] {
-        JSONValueEncoder.members(of: LockResult(report))
-    }
-
-    /// `data` of a write or format.
-    struct WriteResult: Encodable {
-        var uid: String
-        var cardType: String
-        var bytesWritten: Int
-        var pagesWritten: [Int]
-        var messageLength: Int
-        var capabilityContainer: String
-
-        enum CodingKeys: String, CodingKey {
-            case uid, cardType, bytesWritten = "bytes_written", pagesWritten = "pages_written",
-                messageLength = "message_length", capabilityContainer = "capability_container"
-        }
-
-        init(_ report: WriteReport) {
-            uid = report.uid.hexString
-            cardType = report.cardType.description
-            bytesWritten = report.bytesWritten
-            pagesWritten = report.pagesWritten
-            messageLength = report.messageLength
-            capabilityContainer = report.capabilityContainer.hexString
-        }
-    }
-
-    /// `data` of a lock.
-    struct LockResult: Encodable {
-        var uid: String
-        var cardType: String
-        var pagesWritten: [Int]
-        var capabilityContainer: String
-        var lockBytes: String
-
-        enum CodingKeys: String, CodingKey {
-            case uid, cardType, pagesWritten = "pages_written", capabilityContainer = "capability_container",
-                lockBytes = "lock_bytes"
-        }
-
-        init(_ report: LockReport) {
-            uid = report.uid.hexString
-            cardType = report.cardType.description
-            pagesWritten = report.pagesWritten
-            capabilityContainer = report.capabilityContainer.hexString
-            lockBytes = report.lockBytes.hexString
-        }
-    }
-
-    /// `data` of a dump: the JSON export as an object, or a file in base64.
-    struct DumpResult: Encodable {
-        var uid: [UInt8]
-        var cardType: String
-        var format: ExportFormat
-        var dump: JSONValue?
-        var file: String?
-        var fileName: String?
-        var contentType: String?
-
-        enum CodingKeys: String, CodingKey {
-            case uid, cardType, format, dump, file, fileName = "file_name", contentType = "content_type"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(uid.hexString, forKey: .uid)
-            try container.encode(cardType, forKey: .cardType)
-            try container.encode(format.rawValue, forKey: .format)
-            try container.encodeIfPresent(dump, forKey: .dump)
-            try container.encodeIfPresent(file, forKey: .file)
-            try container.encodeIfPresent(fileName, forKey: .fileName)
-            try container.encodeIfPresent(contentType, forKey: .contentType)
-        }
     }
 }

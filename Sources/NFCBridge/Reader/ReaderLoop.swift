@@ -220,7 +220,7 @@ public struct ReaderLoop: Sendable {
                 scans[uid] = scan
                 await handler(.arrived(scan, report: report))
                 // After its `scanned`: a command waiting for the next tag gets it now.
-                tagAccess?.tagArrived(transport)
+                tagAccess?.tagArrived(transport, cardInfo: scan.cardInfo)
                 if report && settings.dumpOnScan {
                     if await dump(transport, scan: scan) == false { return false }
                 }
