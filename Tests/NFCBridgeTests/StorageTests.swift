@@ -149,6 +149,25 @@ final class StateDirectory: Sendable {
         #expect(next - (handedOut.last ?? 0) <= SequenceStore.block + 1, "a gap of at most one block")
     }
 
+    /// A number handed out beyond the reservation on disk (the writer lags: a slow disk, a burst)
+    /// is not published until the reservation covers it: a crash could give it out again (issue 20,
+    /// "seq is never reused"). With the file failing for good, events go out all the same.
+    @Test func aNumberBeyondTheReservationWaitsForItUnlessTheDiskIsGone() async throws {
+        #expect(SequenceStore.mayPublish(64, reserved: 64, writeFailing: false))
+        #expect(!SequenceStore.mayPublish(65, reserved: 64, writeFailing: false))
+        #expect(SequenceStore.mayPublish(65, reserved: 64, writeFailing: true))
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let store = try SequenceStore(directory: dir.path)
+        var last: Int64 = 0
+        for _ in 0..<(SequenceStore.block * 2) { last = store.next() }
+        await store.reservationWritten()
+        #expect(store.mayPublish(last), "once written, every number handed out may go")
+        let bytes = try #require(try AtomicFile.read(store.path, limit: 64))
+        let onDisk = try #require(Int64(String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()))
+        #expect(store.mayPublish(onDisk) && !store.mayPublish(onDisk + 1), "the rule follows the file: \(onDisk)")
+    }
+
     @Test func aCorruptFileRestartsAboveTheFloor() throws {
         let dir = StateDirectory()
         try AtomicFile.makeDirectory(dir.path)

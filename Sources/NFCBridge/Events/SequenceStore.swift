@@ -25,6 +25,7 @@ public final class SequenceStore: Sendable {
     public let recovery: String?
     private let state: Mutex<State>
     private let writer = JobThread(name: "sequence")
+    private let reservationObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     private struct State {
         var last: Int64
@@ -102,6 +103,24 @@ public final class SequenceStore: Sendable {
         state.withLock { $0.reserved = last }
     }
 
+    /// True when an event numbered `seq` may be published: the file's reservation covers it, so no
+    /// later run can hand `seq` out again — or the file cannot be written at all (a disk outage:
+    /// events are published all the same, docs/mqtt.md). While the writer merely lags (a slow disk,
+    /// a burst), a number beyond the reservation waits until it is written.
+    public func mayPublish(_ seq: Int64) -> Bool {
+        state.withLock { Self.mayPublish(seq, reserved: $0.reserved, writeFailing: $0.failure != nil) }
+    }
+
+    /// The rule of ``mayPublish(_:)``: covered by the reservation on disk, or no disk to wait for.
+    static func mayPublish(_ seq: Int64, reserved: Int64, writeFailing: Bool) -> Bool {
+        seq <= reserved || writeFailing
+    }
+
+    /// Tells `handler` (on the writer's thread) each time the reservation moved ahead on disk.
+    public func observeReservations(_ handler: @escaping @Sendable () -> Void) {
+        reservationObserver.withLock { $0 = handler }
+    }
+
     /// Returns once the reservation asked for so far is written (or failed).
     func reservationWritten() async {
         _ = try? await writer.run {}
@@ -111,7 +130,9 @@ public final class SequenceStore: Sendable {
     /// handed out (numbers handed out while it writes are covered by the next round).
     private func reserveAhead() {
         while true {
-            let target = state.withLock { min(max($0.reserved, $0.last) + Self.block, Self.largestAccepted) }
+            // A block beyond the last number handed out (never below what is reserved): a restart
+            // after a crash skips at most a block.
+            let target = state.withLock { min(max($0.reserved, $0.last + Self.block), Self.largestAccepted) }
             var failure: StorageError?
             do throws(StorageError) {
                 try AtomicFile.write(Array("\(target)\n".utf8), to: path)
@@ -125,6 +146,7 @@ public final class SequenceStore: Sendable {
                 if !again { s.refilling = false }
                 return again
             }
+            if failure == nil, let observer = reservationObserver.withLock({ $0 }) { observer() }
             if !again { return }
         }
     }

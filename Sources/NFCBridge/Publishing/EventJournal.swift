@@ -67,6 +67,8 @@ final class EventJournal: Sendable {
         self.tickets = tickets
         self.doorbell = doorbell
         self.counters = counters
+        // An event held back for its seq (``head()``) goes once the reservation is written.
+        sequence.observeReservations { [doorbell] in doorbell.ring() }
     }
 
     // MARK: - Recording
@@ -162,11 +164,14 @@ final class EventJournal: Sendable {
 
     // MARK: - What the sender asks
 
-    /// The oldest event in the spool (after dropping those older than `spool.max_age_s`).
+    /// The oldest event in the spool (after dropping those older than `spool.max_age_s`), unless
+    /// its `seq` is beyond the sequence file's reservation: then nil until the reservation is
+    /// written (a crash now could give that number again; the sender is rung when it is).
     func head() -> SpooledMessage? {
         let drop = spool.expire(now: Timestamp.milliseconds(clock.now))
         if drop.count > 0 { Task { [self] in await report(drop) } }
-        return spool.peek()
+        guard let head = spool.peek() else { return nil }
+        return head.seq.map(sequence.mayPublish) ?? true ? head : nil
     }
 
     /// The ticket `message` was recorded with; nil for an event left by an earlier run.
