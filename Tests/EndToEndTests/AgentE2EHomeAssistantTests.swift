@@ -56,6 +56,9 @@ import TestSupport
         let (_, tapped, _) = await watcher.next("event/scanned", after: firstOnline)
         #expect(tapped["initial"] as? Bool == false, "\(tapped)")
         await watcher.next("tag", after: firstOnline) { $0["present"] as? Bool == true }
+        // The presence record is written off the reader's path: kill only once it holds the card
+        // (a kill before that is the documented window in which the next run cannot know it).
+        #expect(first.waitForErrorOutput("presence: on disk with 1 tag(s)"), "\(first.errorOutput)")
 
         // Killed with the card on the reader: the broker keeps its retained `tag` (present) and
         // `reader` (ok), and publishes the will.

@@ -32,9 +32,9 @@ extension Agent {
     /// Persists the field for the next run (``PresenceStore``), on the store's own thread: the
     /// reader never waits for the disk. A failure is logged, nothing else.
     func savePresence() {
-        parts.presenceStore.saveInBackground(state.withLock { $0.tags }) { [logger] error in
-            logger.warning("cannot persist the tag presence: \(error.message)")
-        }
+        parts.presenceStore.saveInBackground(
+            state.withLock { $0.tags }, onSaved: { [logger] count in logger.debug("presence: on disk with \(count) tag(s)") },
+            onFailure: { [logger] error in logger.warning("cannot persist the tag presence: \(error.message)") })
     }
 
     func publishInfo() async {

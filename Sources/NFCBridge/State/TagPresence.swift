@@ -233,8 +233,11 @@ public final class PresenceStore: Sendable {
 
     /// Persists `presence` on the store's own thread and returns at once, so the reader never
     /// waits for the disk. Writes that queue up while one is made are coalesced: only the latest
-    /// field is written. `onFailure` hears a write that failed.
-    public func saveInBackground(_ presence: TagPresence, onFailure: @escaping @Sendable (StorageError) -> Void) {
+    /// field is written. `onSaved` hears each write made (the tags it holds), `onFailure` one that failed.
+    public func saveInBackground(
+        _ presence: TagPresence, onSaved: @escaping @Sendable (Int) -> Void = { _ in },
+        onFailure: @escaping @Sendable (StorageError) -> Void
+    ) {
         let first = queued.withLock { queued -> Bool in
             defer { queued = presence }
             return queued == nil
@@ -247,6 +250,7 @@ public final class PresenceStore: Sendable {
             }) else { return }
             do throws(StorageError) {
                 try save(latest)
+                onSaved(latest.tags.count)
             } catch {
                 onFailure(error)
             }
