@@ -57,7 +57,7 @@ def fd_count(pid):
 class Rig:
     """One broker, N simulators + agents, one subscriber."""
 
-    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=()):
+    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=(), sim_args=()):
         self.bin, self.dir = bin_dir, tempfile.mkdtemp(prefix="nfcbench-agent-")
         self.procs, self.events = [], queue.Queue()
         self.port = free_port()
@@ -78,7 +78,7 @@ class Rig:
         for n in range(agents):
             link, sock = os.path.join(self.dir, f"r{n}.tty"), os.path.join(self.dir, f"r{n}.sock")
             sim = self.start([os.path.join(bin_dir, "nfcbridge-sim"), "--link", link, "--control", sock,
-                              "--scenario", scenario, "--baud", str(baud)], f"sim{n}", stdout=True)
+                              "--scenario", scenario, "--baud", str(baud)] + list(sim_args), f"sim{n}", stdout=True)
             deadline = time.time() + 30
             while "ready" not in (sim.stdout.readline() or "") and time.time() < deadline:
                 pass

@@ -24,6 +24,8 @@ public final class PN532Emulator: Sendable {
     public var slavePath: String { terminal.slavePath }
 
     private let terminal: PseudoTerminal
+    /// Bytes dropped on the pty, both ways (nil: a clean line).
+    public let linkLoss: LinkLoss?
     private let wakePipe: WakePipe
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -32,7 +34,8 @@ public final class PN532Emulator: Sendable {
 
     /// Opens the pty and links `linkPath` to it; call ``start()`` to serve.
     public init(linkPath: String, field: RFField, timing: PN532Timing = PN532Timing(),
-                monitor: PN532Monitor = PN532Monitor()) throws(SimulatorError) {
+                monitor: PN532Monitor = PN532Monitor(), linkLoss: LinkLoss? = nil) throws(SimulatorError) {
+        self.linkLoss = linkLoss
         self.field = field
         self.timing = timing
         self.monitor = monitor
@@ -171,7 +174,8 @@ final class PN532Session {
                     isConnected = true
                     emulator.monitor.record(.connected)
                 }
-                handle(Array(buffer.prefix(count)))
+                let received = Array(buffer.prefix(count))
+                handle(emulator.linkLoss?.pass(received) ?? received)
                 continue
             }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { return true }
@@ -231,8 +235,9 @@ final class PN532Session {
     }
 
     /// Writes all of `bytes` after their line time; gives up when the client is gone.
-    private func write(_ bytes: [UInt8]) {
-        sleep(emulator.timing.lineTime(bytes: bytes.count))
+    private func write(_ frame: [UInt8]) {
+        sleep(emulator.timing.lineTime(bytes: frame.count))
+        let bytes = emulator.linkLoss?.pass(frame) ?? frame
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(emulator.masterFD, $0.baseAddress, $0.count) }

@@ -13,10 +13,14 @@ public final class Simulator: Sendable {
         public var timing: PN532Timing
         /// Receives trace lines (commands, sessions) and timeline events; nil = quiet.
         public var log: (@Sendable (String) -> Void)?
+        /// Bytes dropped on the pty (``LinkLoss``), nil for a clean line.
+        public var linkLoss: LinkLoss?
 
         /// A configuration; only the link path is required.
         public init(linkPath: String, controlPath: String? = nil, scenario: Scenario = Scenario(),
-                    timing: PN532Timing = PN532Timing(), log: (@Sendable (String) -> Void)? = nil) {
+                    timing: PN532Timing = PN532Timing(), log: (@Sendable (String) -> Void)? = nil,
+                    linkLoss: LinkLoss? = nil) {
+            self.linkLoss = linkLoss
             self.linkPath = linkPath
             self.controlPath = controlPath
             self.scenario = scenario
@@ -41,7 +45,7 @@ public final class Simulator: Sendable {
         for spec in configuration.scenario.tags { try catalog.define(spec) }
         let monitor = PN532Monitor(trace: configuration.log)
         let emulator = try PN532Emulator(linkPath: configuration.linkPath, field: field, timing: configuration.timing,
-                                         monitor: monitor)
+                                         monitor: monitor, linkLoss: configuration.linkLoss)
         do {
             controlServer = try configuration.controlPath.map { path throws(SimulatorError) in
                 try ControlSocketServer(path: path, control: SimulatorControl(field: field, catalog: catalog, monitor: monitor))

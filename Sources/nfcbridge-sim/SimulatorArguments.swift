@@ -12,6 +12,10 @@ struct SimulatorArguments {
     var scenarioPath: String?
     var baudRate: Int?
     var timeScale = 1.0
+    /// `--drop-one-in N`: drop one byte in N on the pty, both ways (``LinkLoss``).
+    var dropOneIn: UInt64?
+    /// `--drop-seed S`: the seed of the drops (default 1).
+    var dropSeed: UInt64 = 1
     var trace = false
     var help = false
 
@@ -27,6 +31,8 @@ struct SimulatorArguments {
           --scenario FILE   YAML file with tags and a timeline (config/scenarios/demo.yaml)
           --baud N          model serial line time at N baud (115200 ≈ 87 µs per byte)
           --time-scale F    multiply the chip's RF delays by F (0.05 = twenty times faster; --vpcd models no delays)
+          --drop-one-in N   drop each byte on the pty (both ways) with probability 1/N: a lossy serial line
+          --drop-seed S     seed of those drops (default 1): the same seed drops the same bytes
           --trace           print every PN532 command (--vpcd: every APDU) and client session on stderr
 
         Prints `ready link=… control=… pty=…` (--vpcd: `ready vpcd=HOST:PORT control=…`) on stdout once
@@ -47,6 +53,14 @@ struct SimulatorArguments {
         "baud": { arguments, text throws(SimulatorError) in
             guard let value = Int(text), value > 0 else { throw .usage("--baud needs a positive number, got '\(text)'") }
             arguments.baudRate = value
+        },
+        "drop-one-in": { arguments, text throws(SimulatorError) in
+            guard let value = UInt64(text), value > 0 else { throw .usage("--drop-one-in needs a positive number, got '\(text)'") }
+            arguments.dropOneIn = value
+        },
+        "drop-seed": { arguments, text throws(SimulatorError) in
+            guard let value = UInt64(text) else { throw .usage("--drop-seed needs a non-negative number, got '\(text)'") }
+            arguments.dropSeed = value
         },
         "time-scale": { arguments, text throws(SimulatorError) in
             guard let value = Double(text), value >= 0, value.isFinite else {

@@ -93,6 +93,18 @@ import Testing
         #expect(reduce(&state, .pollRecovered) == [])
     }
 
+    /// Issue 20: `poll_errors` stayed 0 through `reader_unresponsive` and `reader_unavailable` episodes.
+    @Test func pollErrorsCountThePollsThatLoseTheReader() {
+        var state = fresh()
+        _ = reduce(&state, .opened(info, reopened: false))
+        _ = reduce(&state, .pollFailed(.rfError("collision"), consecutive: 1))
+        _ = reduce(&state, .unavailable(.readerUnresponsive("no answer to InListPassiveTarget"), operation: "poll", firstFailure: true))
+        _ = reduce(&state, .unavailable(.readerUnavailable("unplugged"), operation: "poll", firstFailure: true))
+        // Reopening is not polling: failed opens are counted by the reader's state, not here.
+        _ = reduce(&state, .unavailable(.readerUnavailable("unplugged"), operation: "open", firstFailure: false))
+        #expect(state.pollErrors == 3)
+    }
+
     @Test func arrivalsAndRemovalsKeepTheFieldAndTheCounts() {
         var state = fresh()
         let arrived = reduce(&state, .arrived(scan, report: true), at: 5)

@@ -47,6 +47,8 @@ public enum AgentReducer {
             ]
         case let .unavailable(error, operation, firstFailure):
             var effects: [AgentEffect] = []
+            // A poll (or presence check) that lost the reader failed too: `poll_errors` counts it.
+            if operation == "poll" { state.pollErrors += 1 }
             // A reader whose port is there but that does not answer is `error`; one that is gone, `absent`.
             let unresponsive = if case .readerUnresponsive = error { true } else { false }
             let readerState: ReaderStatus.State = unresponsive ? .error : .absent
