@@ -29,7 +29,9 @@ def main():
     rig = Rig(a.bin, sim_args=["--drop-one-in", str(a.one_in), "--drop-seed", str(a.seed)])
     wrong_final, wrong_any, errors, early_removed, no_scan, scans = 0, 0, {}, 0, 0, 0
     try:
-        for _ in range(a.taps):
+        for n in range(1, a.taps + 1):
+            if n % 10 == 1 and n > 1:  # progress, so a run cut short still says something
+                print(f"  after {n - 1} taps: wrong final {wrong_final}, no scan {no_scan}", flush=True)
             rig.control(0, {"cmd": "place", "id": "t0"})
             # The first `scanned`, then whatever comes while the tag stays.
             events = rig.wait_for(lambda e: e[1].endswith("/event/scanned") and uid in e[2], timeout=15)

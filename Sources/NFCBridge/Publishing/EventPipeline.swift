@@ -159,6 +159,7 @@ public final class EventPipeline: Sendable {
     /// The connection went down: events emitted so far go out as `buffered: true`.
     public func connectionDown() {
         journal.connectionDown()
+        outbox.connectionDown()
         doorbell.ring()
     }
 

@@ -18,6 +18,10 @@ final class Outbox: Sendable {
         /// Events recorded before this ticket wait for ``drain()`` after a connect.
         var barrier = 0
         var holdBacklog = false
+        /// The agent has seen the current connection come up (``connectionUp()``). The publisher
+        /// says connected a moment before: until then no event goes, so the retained state of the
+        /// connection is queued first.
+        var linkUp = false
         /// The ticket the backlog is sent at once released.
         var backlogTicket = -1
         var failures = 0
@@ -93,12 +97,18 @@ final class Outbox: Sendable {
     func connectionUp() {
         let barrier = tickets.current + 1
         state.withLock { s in
+            s.linkUp = true
             s.holdBacklog = true
             s.barrier = barrier
             s.failures = 0
             s.retryAt = nil
         }
         doorbell.ring()
+    }
+
+    /// The connection went down: no event goes until the next ``connectionUp()``.
+    func connectionDown() {
+        state.withLock { $0.linkUp = false }
     }
 
     /// Releases the backlog after everything queued so far.
@@ -151,7 +161,7 @@ final class Outbox: Sendable {
         let now = ContinuousClock.now
         return state.withLock { s -> Item? in
             var eventTicket: Int?
-            if let headTicket, s.retryAt.map({ now >= $0 }) ?? true {
+            if let headTicket, s.linkUp, s.retryAt.map({ now >= $0 }) ?? true {
                 let backlog = headTicket.map { $0 < s.barrier } ?? true
                 if !(backlog && s.holdBacklog) {
                     eventTicket = backlog ? s.backlogTicket : headTicket
