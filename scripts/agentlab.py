@@ -146,3 +146,19 @@ def stop_all(children):
             p.wait(10)
         except subprocess.TimeoutExpired:
             p.kill()
+
+
+def write_agent_config(path, agent_id, link, port, state_dir, extra=""):
+    """The agent's configuration for these scripts: the simulator's link polled every 100 ms, the
+    local broker, a short removal grace, no minimum interval; `extra` is appended as YAML."""
+    with open(path, "w") as f:
+        f.write(f"""id: {agent_id}
+reader:
+  device: "pn532_uart:{link}"
+  polling: {{interval_ms: 100}}
+mqtt:
+  url: mqtt://127.0.0.1:{port}
+presence: {{removal_grace_ms: 300, min_interval_ms: 0}}
+state_dir: {state_dir}
+log: {{level: info}}
+{extra}""")

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from agentlab import Broker, LineLog, Simulator, received_events, stop_all  # noqa: E402
+from agentlab import Broker, LineLog, Simulator, received_events, stop_all, write_agent_config  # noqa: E402
 
 KILLS = int(os.environ.get("CHAOS_KILLS", "50"))
 BROKER_EVERY = int(os.environ.get("CHAOS_BROKER_EVERY", "10"))
@@ -70,18 +70,8 @@ broker.start()
 events = broker.watch(f"{ROOT}/event/#", "chaos-watch", f"{work}/events.log")
 sim = Simulator(f"{work}/nfcbridge-sim", work, spawn)
 sim.start()
-with open(f"{work}/config.yaml", "w") as f:
-    f.write(f"""id: chaos
-reader:
-  device: "pn532_uart:{sim.link}"
-  polling: {{interval_ms: 100}}
-mqtt:
-  url: mqtt://127.0.0.1:{broker.port}
-presence: {{removal_grace_ms: 300, min_interval_ms: 0}}
-homeassistant: {{enabled: false}}
-state_dir: {state}
-log: {{level: info}}
-""")
+write_agent_config(f"{work}/config.yaml", "chaos", sim.link, broker.port, state,
+                   extra="homeassistant: {enabled: false}\n")
 
 seen = set()  # uids the agent logged as scanned, over all runs
 tap_count = 0

@@ -21,7 +21,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from agentlab import Broker, LineLog, Simulator, elapsed, received_events, stop_all  # noqa: E402
+from agentlab import Broker, LineLog, Simulator, elapsed, received_events, stop_all, write_agent_config  # noqa: E402
 
 MINUTES = float(os.environ.get("SOAK_MINUTES", "60"))
 BROKER_EVERY = float(os.environ.get("SOAK_BROKER_EVERY", "600"))
@@ -89,17 +89,7 @@ sim_request = lab_sim.request
 
 start_sim()
 
-with open(f"{work}/config.yaml", "w") as f:
-    f.write(f"""id: soak
-reader:
-  device: "pn532_uart:{link}"
-  polling: {{interval_ms: 100}}
-mqtt:
-  url: mqtt://127.0.0.1:{port}
-presence: {{removal_grace_ms: 300, min_interval_ms: 0}}
-state_dir: {work}/state
-log: {{level: info}}
-""")
+write_agent_config(f"{work}/config.yaml", "soak", link, port, f"{work}/state")
 agent = spawn([f"{work}/nfcbridge", "run", "--config", f"{work}/config.yaml"],
               env=dict(os.environ, LIBNFC_AUTO_SCAN="false"), stdout=subprocess.DEVNULL,
               stderr=subprocess.PIPE, text=True)
