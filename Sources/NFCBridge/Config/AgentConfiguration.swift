@@ -43,6 +43,11 @@ public struct AgentConfiguration: Sendable, Equatable {
         ConfigurationKey("health_interval_s", \.healthIntervalSeconds, .int(in: 5...86_400)),
         ConfigurationKey("state_dir", \.stateDirectory, .text),
     ]
+
+    /// Every topic of this agent: the base topic, the id and the discovery prefix.
+    public var topics: TopicMap {
+        TopicMap(base: mqtt.baseTopic, id: id, homeAssistantPrefix: homeAssistant.prefix)
+    }
 }
 
 extension ConfigurationRule where Value == String {

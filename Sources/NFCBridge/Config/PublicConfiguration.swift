@@ -6,11 +6,6 @@ extension AgentConfiguration {
 
     /// The configuration without secrets.
     public var publicJSON: JSONValue { (try? JSONValueEncoder().encode(publicConfiguration)) ?? .null }
-
-    /// The remote commands enabled (published in `info`): all of them, `lock` only when enabled.
-    public var enabledCommands: [String] {
-        CommandName.allCases.filter { $0 != .lock || commands.lockEnabled }.map(\.rawValue)
-    }
 }
 
 /// `info.config`: every key of ``ConfigurationSchema`` with its value in a configuration, nested as

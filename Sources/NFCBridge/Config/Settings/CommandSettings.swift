@@ -31,13 +31,16 @@ extension AgentConfiguration {
         /// Every default (``CommandPolicy``'s arguments start from these).
         public static let defaults = CommandSettings()
 
+        /// The shortest signing key accepted (bytes). `openssl rand -hex 32` makes a 64-byte one.
+        public static let minimumSignatureKeyBytes = 16
+
         /// The `commands` keys.
         static let keys: [ConfigurationKey] = [
             ConfigurationKey("commands.lock.enabled", \.commands.lockEnabled, .bool),
             ConfigurationKey("commands.require_signature", \.commands.requireSignature, .bool),
             .secretFile(
                 "commands.signature_key_file", file: \.commands.signatureKeyFile, secret: \.commands.signatureKey,
-                minimumBytes: RequestSignature.minimumKeyBytes),
+                minimumBytes: minimumSignatureKeyBytes),
             ConfigurationKey("commands.signature_window_s", \.commands.signatureWindowSeconds, .int(in: 10...3600)),
             ConfigurationKey("commands.idempotency_window_s", \.commands.idempotencyWindowSeconds, .int(in: 60...2_592_000)),
         ]
