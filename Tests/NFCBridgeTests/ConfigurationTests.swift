@@ -375,6 +375,7 @@ import YAMLDocument
         collect(try YAMLParser.parse(text), "")
         for key in ConfigurationSchema.keys {
             #expect(documented.contains(key.path), "config/nfcbridge.example.yaml lacks \(key.path)")
+            #expect(key.isDefault(config), "config/nfcbridge.example.yaml sets \(key.path) to another value than its default")
         }
     }
 }

@@ -25,7 +25,7 @@ struct AgentAssembly: Sendable {
         readerLoopSettings: ReaderLoop.Settings?, commandExecutor: (any CommandExecuting)?,
         commandClock: any CommandClock, eventIDs: (@Sendable (Date) -> String)?
     ) throws(StorageError) {
-        let topics = TopicMap(configuration)
+        let topics = configuration.topics
         let logger = logger ?? AgentLogger(level: configuration.log.level, clock: clock)
         (self.topics, self.logger) = (topics, logger)
         loopSettings = readerLoopSettings ?? ReaderLoop.Settings(configuration)

@@ -20,9 +20,6 @@ import Synchronization
 /// Binding the topic means a signed `write` for one agent is no `format`, and no request for another
 /// agent (`<base>/<id>/request/<command>` names both).
 public enum RequestSignature {
-    /// The shortest key accepted (bytes). `openssl rand -hex 32` makes a 64-byte one.
-    public static let minimumKeyBytes = 16
-
     /// The bytes the HMAC covers: `topic`, LF, `body`.
     public static func canonical(topic: String, body: [UInt8]) -> [UInt8] {
         Array(topic.utf8) + [0x0A] + body

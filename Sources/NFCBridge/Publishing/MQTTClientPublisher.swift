@@ -159,7 +159,7 @@ extension AgentConfiguration {
     /// The MQTT client configuration: URL, protocol, credentials, TLS files, and the will
     /// (`<base>/<id>/status` = `offline`, retained, QoS 1). The client id is `nfcbridge-<id>`.
     public var mqttClientConfiguration: MQTTConfiguration {
-        let will = TopicMap(self).will
+        let will = topics.will
         var tls = MQTTTLS.disabled
         if mqtt.caFile != nil || mqtt.certFile != nil || mqtt.keyFile != nil || mqtt.tlsInsecure {
             // mqtt.tls_insecure: neither the certificate chain nor the host name is checked.

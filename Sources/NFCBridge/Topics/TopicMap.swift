@@ -27,7 +27,8 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
 }
 
 /// Every topic the agent uses, built from the base topic, the agent id and the Home Assistant
-/// discovery prefix — the one place topic strings are made.
+/// discovery prefix — the one place topic strings are made. It takes those three values, not the
+/// configuration (``AgentConfiguration/topics`` makes the agent's map), so `Topics/` uses no other folder.
 public struct TopicMap: Sendable, Equatable {
     /// The base topic (`nfc`).
     public let base: String
@@ -41,11 +42,6 @@ public struct TopicMap: Sendable, Equatable {
         self.base = base
         self.id = id
         self.homeAssistantPrefix = homeAssistantPrefix
-    }
-
-    /// Creates the map of a configuration.
-    public init(_ config: AgentConfiguration) {
-        self.init(base: config.mqtt.baseTopic, id: config.id, homeAssistantPrefix: config.homeAssistant.prefix)
     }
 
     /// `<base>/<id>`.
@@ -79,11 +75,6 @@ public struct TopicMap: Sendable, Equatable {
         let name = topic.dropFirst(prefix.count)
         guard !name.contains("/") else { return nil }
         return String(name)
-    }
-
-    /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
-    public var will: OutboundMessage {
-        OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
     }
 
     /// Home Assistant's birth / will topic: `<prefix>/status`.

@@ -1,0 +1,31 @@
+import NFCCore
+
+extension AgentConfiguration {
+    /// Dumps on scan.
+    public struct DumpSettings: Sendable, Equatable {
+        /// Publish `event/dump` after every `scanned`.
+        public var onScan = false
+        /// Key dictionary file for MIFARE Classic dumps.
+        public var keysFile: String?
+        /// The keys a Classic dump tries: those of ``keysFile`` first, then the well-known defaults.
+        public var classicKeys: ClassicKeyDictionary = .standard
+        public init() {}
+
+        /// The `dump` keys.
+        static let keys: [ConfigurationKey] = [
+            ConfigurationKey("dump.on_scan", \.dump.onScan, .bool),
+            ConfigurationKey("dump.keys_file", \.dump.keysFile, .classicKeysFile),
+        ]
+    }
+}
+
+extension ConfigurationRule where Value == String {
+    /// A ``ClassicKeysFile``; sets ``AgentConfiguration/DumpSettings/classicKeys`` to its keys.
+    static var classicKeysFile: Self {
+        Self { value, config throws(ConfigurationError) in
+            let path = try value.readableFile()
+            config.dump.classicKeys = try ClassicKeysFile.read(path, key: value)
+            return path
+        }
+    }
+}
