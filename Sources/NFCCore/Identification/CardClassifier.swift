@@ -39,16 +39,13 @@ public enum CardClassifier {
         Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
     ]
 
-    /// The coarse card type of `target`. ISO 14443-A goes through ``rules`` (an empty ATQA with a SAK
-    /// only through the rows that accept any ATQA; an ATQA of 1 byte or no rule match gives `.unknown(atqa:sak:)`); FeliCa is `.felicaStandard` (Lite / Lite-S
-    /// are told apart by probing), ISO 14443-B `.iso14443B_generic`, ISO 15693 `.iso15693_generic`.
+    /// The coarse card type of `target`: its technology's (``Technology/coarseType``: FeliCa is
+    /// `.felicaStandard` — Lite / Lite-S are told apart by probing —, ISO 14443-B `.iso14443B_generic`,
+    /// ISO 15693 `.iso15693_generic`, Jewel `.jewelTopaz`), else — ISO 14443-A — through ``rules`` (an
+    /// empty ATQA with a SAK only through the rows that accept any ATQA; an ATQA of 1 byte or no rule
+    /// match gives `.unknown(atqa:sak:)`).
     public static func classify(_ target: Target) -> CardType {
-        switch target.modulation {
-        case .felica212, .felica424: return .felicaStandard
-        case .iso14443b: return .iso14443B_generic
-        case .iso15693: return .iso15693_generic
-        case .iso14443a: break
-        }
+        if let type = target.modulation.technology.coarseType { return type }
         let sak = target.sak ?? 0
         // No ATQA at all: a PC/SC reader that does not answer `FF CA 03` (``ContactlessATR``). Only the
         // rows that accept any ATQA can match.
