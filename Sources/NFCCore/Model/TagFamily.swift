@@ -15,6 +15,10 @@ public protocol TagFamily: Sendable {
     /// owns it).
     func claims(_ type: CardType) -> Bool
 
+    /// The ISO/IEC 14443-A ATQA/SAK rules that give this family's card types before any command
+    /// (``CardClassifier/rules`` assembles them, first match wins). Default: none.
+    var classifierRules: [CardClassifier.Rule] { get }
+
     /// Refines a coarse identification (``CardClassifier``) with the family's probes; returns `info`
     /// unchanged when there is nothing to probe. Probes that the tag refuses re-select it; a tag that
     /// left the field or a reader that went away is thrown.
@@ -123,6 +127,7 @@ public protocol DumpOptionKey {
 }
 
 extension TagFamily {
+    public var classifierRules: [CardClassifier.Rule] { [] }
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo { info }
     public func ndefMapping(for type: CardType) -> NDEFMapping? { nil }
     public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {

@@ -7,6 +7,23 @@ public struct ClassicFamily: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareClassic || type.family == .mifarePlus }
 
+    /// NXP AN10833 §2 (libnfc target-subr.c): Mini SAK 09, 1K 08, 4K 18 by the ATQA's low byte; Plus
+    /// by exact ATQA with SAK 08/18 (SL1) or 10/11 (SL2); then SAK alone.
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x09], type: .mifareMini),
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x08], type: .mifareClassic1K),
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0002], saks: [0x18], type: .mifareClassic4K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x08], type: .mifarePlusSL1_2K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x18], type: .mifarePlusSL1_4K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x10], type: .mifarePlusSL2_2K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x11], type: .mifarePlusSL2_4K),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x08], type: .mifareClassic1K),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x09], type: .mifareMini),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
+        ]
+    }
+
     /// A Classic-looking tag with a 7-byte UID may be a Type 2 tag answering SAK 08/09/18: READ 30 00 and
     /// the BCC check tell (``Type2Refinement``). Plus is not probed.
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {

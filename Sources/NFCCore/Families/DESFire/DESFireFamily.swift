@@ -11,6 +11,11 @@ public struct DESFireFamily: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareDesfire }
 
+    /// ATQA 0344 + SAK 20 (AN10833 §2), and 0304 + SAK 20, a DESFire with a random UID.
+    public var classifierRules: [CardClassifier.Rule] {
+        [.init(atqaMask: 0xFFFF, atqaValues: [0x0344, 0x0304], saks: [0x20], type: .mifareDesfire)]
+    }
+
     /// GetVersion names EV1/EV2/EV3/Light (the product table of ``DESFireProductTable``).
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)

@@ -8,6 +8,15 @@ public struct Type2Family: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareUltralight || type.family == .ntag }
 
+    /// ATQA 0044 + SAK 00 (AN10833 §2), then SAK 00 alone: every Type 2 tag starts as Ultralight and
+    /// GET_VERSION / READ probes name it (``Type2Refinement``).
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0044], saks: [0x00], type: .mifareUltralight),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x00], type: .mifareUltralight),
+        ]
+    }
+
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         try await Type2Refinement.refine(info, transport: transport)
     }

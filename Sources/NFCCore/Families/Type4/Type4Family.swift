@@ -11,6 +11,16 @@ public struct Type4Family: TagFamily {
         type.family == .type4 || type.family == .unknown
     }
 
+    /// Generic ISO 7816 (`.smartMX`) for ``ISODEPRefinement`` to probe: SAK 20/28/38 with any ATQA
+    /// (after DESFire's own ATQA rule), and SAK 00 with ATQA 0004/0002/0048 (upper nibble of the low
+    /// byte free; libnfc target-subr.c's SmartMX rows).
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xF0FF, atqaValues: [0x0004, 0x0002, 0x0048], saks: [0x00], type: .smartMX),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x20, 0x28, 0x38], type: .smartMX),
+        ]
+    }
+
     /// eMRTD SELECT, Type 4 CC, DESFire GET_VERSION for the generic cards. A Type 4 type is already refined.
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         guard info.type.family != .type4 else { return info }
