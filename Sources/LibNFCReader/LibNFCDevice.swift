@@ -103,7 +103,7 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     /// nil when it can poll them all. `nfcbridge run` asks this at start-up and refuses a configuration
     /// that lists `iso15693`.
     public static func unsupportedPolling(of modulations: [Modulation]) -> NFCError? {
-        let missing = modulations.filter { $0.libnfcModulation == nil }
+        let missing = modulations.filter { LibNFCModulation.row(for: $0) == nil }
         guard !missing.isEmpty else { return nil }
         return .unsupportedOperation(
             "the libnfc backend cannot poll \(missing.map(\.rawValue).joined(separator: ", ")): libnfc has no ISO 15693 "

@@ -168,19 +168,19 @@ final class LibNFCSession {
     /// stays selected, so the first exchange with it needs no second select.
     /// Wraps `nfc_initiator_select_passive_target` and `nfc_initiator_deselect_target`.
     func poll(modulations: [Modulation], timeout: Duration, limit: Int? = nil) throws(NFCError) -> [Target] {
-        var wanted: [(Modulation, nfc_modulation)] = []
+        var wanted: [(Modulation, LibNFCModulation)] = []
         for modulation in modulations where !wanted.contains(where: { $0.0 == modulation }) {
-            if let libnfc = modulation.libnfcModulation { wanted.append((modulation, libnfc)) }
+            if let row = LibNFCModulation.row(for: modulation) { wanted.append((modulation, row)) }
         }
         guard !wanted.isEmpty else {
             throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
         }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
-            for (modulation, libnfc) in wanted {
+            for (modulation, row) in wanted {
                 if token.isCancelled { throw .userCanceled }
                 if control.takePollAbort() { return [] }
-                let found = try listTargets(modulation: modulation, libnfc: libnfc, limit: max(1, limit ?? 4))
+                let found = try listTargets(modulation: modulation, row: row, limit: max(1, limit ?? 4))
                 // A tag of one technology ends the round: the later modulations would deselect it.
                 if !found.isEmpty { return found }
             }
@@ -194,24 +194,14 @@ final class LibNFCSession {
     /// halts it) and select again until no new tag answers. libnfc's list also sets the select
     /// retries again on every call (a second `RFConfiguration 05`, already set at open) and leaves
     /// even a lone tag deselected, which cost a deselect and a select by UID more. With `limit` 1
-    /// the tag found stays selected: one `InListPassiveTarget` in all. FeliCa and type B tags
-    /// ignore a deselect, so one select is all they get (as in libnfc).
-    /// The SENSF_REQ parameters a FeliCa select sends (JIS X 6319-4 §7.5.1 / NFC Digital §8.6.1):
-    /// system code FFFFh (any), request code 01h (return the system code), time slot 00h (1 slot);
-    /// libnfc's `prepare_initiator_data` sends the same.
-    static let sensfRequest: [UInt8] = [0x00, 0xFF, 0xFF, 0x01, 0x00]
-    /// The ISO 14443-3 REQB parameter AFI 00h: every application family (§7.7.2).
-    static let anyApplicationFamily: [UInt8] = [0x00]
-
-    private func listTargets(modulation: Modulation, libnfc: nfc_modulation, limit: Int) throws(NFCError) -> [Target] {
+    /// the tag found stays selected: one `InListPassiveTarget` in all. Tags of a modulation whose row
+    /// does not ``LibNFCModulation/findsSeveral`` (FeliCa, type B ignore a deselect) get one select
+    /// (as in libnfc).
+    private func listTargets(modulation: Modulation, row: LibNFCModulation, limit: Int) throws(NFCError) -> [Target] {
         try setMode(.easy)
+        let libnfc = row.libnfc
         // What libnfc's list sends with each select (`prepare_initiator_data`).
-        let initData: [UInt8] =
-            switch modulation {
-            case .iso14443a, .iso15693: []
-            case .felica212, .felica424: Self.sensfRequest
-            case .iso14443b: Self.anyApplicationFamily
-            }
+        let initData = row.pollData
         var targets: [Target] = []
         active = nil
         isFreshlySelected = false
@@ -240,7 +230,7 @@ final class LibNFCSession {
             isFreshlySelected = true
             if targets.contains(where: { $0.uid == target.uid }) { break }
             targets.append(target)
-            if targets.count == limit || modulation != .iso14443a { break }
+            if targets.count == limit || !row.findsSeveral { break }
             let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
                 nfc_initiator_deselect_target(device)
             }
@@ -302,6 +292,9 @@ final class LibNFCSession {
             }
         case .iso15693:
             throw .unsupportedOperation("libnfc cannot talk to ISO 15693 tags")
+        case .jewel:
+            // NFC Forum Type 1 is identified only (its registry row has no verbs): no command is sent.
+            throw .unsupportedOperation("NFCBridge sends no commands to Jewel / Topaz tags")
         }
     }
 
@@ -422,22 +415,18 @@ final class LibNFCSession {
     }
 
     private func selectOnce(_ target: Target) throws(NFCError) -> Bool {
-        guard let libnfc = target.modulation.libnfcModulation else {
+        guard let row = LibNFCModulation.row(for: target.modulation) else {
             throw .unsupportedOperation("libnfc cannot select \(target.modulation.rawValue) tags")
         }
         try setMode(.easy)
-        let initData: [UInt8] =
-            switch target.modulation {
-            case .iso14443a: target.uid
-            case .felica212, .felica424: Self.sensfRequest
-            case .iso14443b, .iso15693: Self.anyApplicationFamily
-            }
+        let libnfc = row.libnfc
+        let initData = row.selectData.bytes(for: target)
         active = nil
         isFreshlySelected = false
         var selected = nfc_target()
         let result = try libnfcCall(.command(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
             initData.withUnsafeBufferPointer { data in
-                nfc_initiator_select_passive_target(device, libnfc, data.baseAddress, data.count, &selected)
+                nfc_initiator_select_passive_target(device, libnfc, data.isEmpty ? nil : data.baseAddress, data.count, &selected)
             }
         }
         if result < 0 {

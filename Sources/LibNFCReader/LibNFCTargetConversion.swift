@@ -1,26 +1,9 @@
 import CNFC
 import NFCCore
 
-extension Modulation {
-    /// The libnfc modulation for this radio technology, or nil when libnfc has none
-    /// (ISO/IEC 15693: libnfc 1.8.0 has no such modulation, and PN53x chips cannot do it).
-    var libnfcModulation: nfc_modulation? {
-        switch self {
-        case .iso14443a: nfc_modulation(nmt: NMT_ISO14443A, nbr: NBR_106)
-        case .iso14443b: nfc_modulation(nmt: NMT_ISO14443B, nbr: NBR_106)
-        case .felica212: nfc_modulation(nmt: NMT_FELICA, nbr: NBR_212)
-        case .felica424: nfc_modulation(nmt: NMT_FELICA, nbr: NBR_424)
-        case .iso15693: nil
-        }
-    }
-
-    /// True for the FeliCa modulations, whose frames carry a LEN byte on the wire.
-    var isFeliCa: Bool { self == .felica212 || self == .felica424 }
-}
-
 extension Target {
     /// Reads what libnfc decoded from the chip's target data (`pn53x_decode_target_data`).
-    /// Returns nil for target kinds NFCCore has no use for (Jewel, B', DEP, …).
+    /// Returns nil for target kinds NFCCore has no use for (B', DEP, …) and ISO 15693 (no libnfc row).
     init?(libnfc target: nfc_target, modulation: Modulation) {
         switch modulation {
         case .iso14443a:
@@ -46,6 +29,10 @@ extension Target {
                 pupi: Self.bytes(of: info.abtPupi, count: 4),
                 applicationData: Self.bytes(of: info.abtApplicationData, count: 4),
                 protocolInfo: Self.bytes(of: info.abtProtocolInfo, count: 3))
+        case .jewel:
+            // SENS_RES (ATQA-like, `0C 00` for a Topaz) and the 4-byte UID of RID (NFC Forum Digital §8.6).
+            let info = target.nti.nji
+            self.init(modulation: .jewel, uid: Self.bytes(of: info.btId, count: 4), atqa: Self.bytes(of: info.btSensRes, count: 2))
         case .iso15693:
             return nil
         }

@@ -35,7 +35,7 @@ struct PCSCCommandMapping {
         if target.isISODEP || target.modulation == .iso14443b {
             return try passThrough(command)
         }
-        if target.modulation == .felica212 || target.modulation == .felica424 {
+        if target.modulation.isFeliCa {
             // FeliCa frames carry their LEN byte on the air; NFCCore's never do.
             let answer = try transparent([UInt8(command.count + 1)] + command, command: code).data
             guard let length = answer.first, Int(length) == answer.count, answer.count >= 1 else {

@@ -284,7 +284,7 @@ final class PCSCSession {
             }
         }
         guard let target = Target(contactlessATR: atr, uid: uid, atqa: atqa, sak: sak, ats: ats) else { return nil }
-        if target.modulation == .felica212 || target.modulation == .felica424 { return try withPollingAnswer(target) }
+        if target.modulation.isFeliCa { return try withPollingAnswer(target) }
         return target
     }
 

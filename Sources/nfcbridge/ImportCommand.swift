@@ -6,7 +6,7 @@ import NFCCore
 /// Offline; touches no reader. See docs/cli.md, section "import".
 enum ImportCommand {
     static let usage = """
-        usage: nfcbridge import FILE [--format auto|flipper|pm3|pm3json|eml|mfd|json] [--compact]
+        usage: nfcbridge import FILE [--format auto|\(ExportFormat.readable.map(\.rawValue).joined(separator: "|"))] [--compact]
           FILE       Flipper .nfc, Proxmark3 (MFU .bin, hf mf .bin, JSON, .eml), libnfc .mfd or JSON dump;
                      - reads standard input
           --format   the file's format (default auto: told apart by content)
@@ -22,14 +22,15 @@ enum ImportCommand {
             return
         }
         let formatName = arguments.option("format") ?? "auto"
-        let format: DumpFormat?
+        // The formats the file-format table has a load for.
+        let format: ExportFormat?
         if formatName == "auto" {
             format = nil
-        } else if let named = DumpFormat(rawValue: formatName) {
+        } else if let named = ExportFormat(rawValue: formatName), ExportFormat.readable.contains(named) {
             format = named
         } else {
             throw CLIError.usage("unknown format '\(formatName)': use auto, "
-                + DumpFormat.allCases.map(\.rawValue).joined(separator: ", "))
+                + ExportFormat.readable.map(\.rawValue).joined(separator: ", "))
         }
         let compact = arguments.flag("compact")
         try arguments.rejectUnknown()

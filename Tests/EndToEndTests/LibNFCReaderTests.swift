@@ -287,3 +287,16 @@ import TestSupport
         await device.close()
     }
 }
+
+extension LibNFCReaderTests {
+    /// libnfc polls the technology table's Jewel row (`NMT_JEWEL`: InListPassiveTarget BrTy 04h): the
+    /// simulator has no Jewel tags, so the poll ends empty, without an error, when its timeout runs out.
+    @Test func aJewelPollEndsEmptyOnAFieldWithoutJewelTags() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("sticker")
+            let tags = try await device.poll(modulations: [.jewel], timeout: .milliseconds(300))
+            #expect(tags.isEmpty, "an NTAG does not answer a Jewel poll")
+            #expect(try simulator.commandCount("4A") >= 1)
+        }
+    }
+}

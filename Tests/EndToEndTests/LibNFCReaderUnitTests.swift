@@ -153,3 +153,35 @@ private func kernelThreadName() -> String {
     guard cnfc_get_thread_name(&buffer) == 0 else { return "" }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+extension LibNFCReaderUnitTests {
+    // MARK: The libnfc rows of the technology table
+
+    /// libnfc polls every technology but ISO 15693, with the modulation and initiator data of its
+    /// `prepare_initiator_data`; only type A tags are deselected to find more.
+    @Test func libnfcHasARowForEveryModulationButISO15693() {
+        let rows = Modulation.allCases.map { ($0, LibNFCModulation.row(for: $0)) }
+        #expect(rows.filter { $0.1 == nil }.map(\.0) == [.iso15693])
+        #expect(LibNFCDevice.unsupportedPolling(of: Modulation.allCases.filter { $0 != .iso15693 }) == nil)
+        #expect(LibNFCDevice.unsupportedPolling(of: [.jewel, .iso15693])?.message.hasPrefix(
+            "the libnfc backend cannot poll iso15693:") == true)
+        #expect(LibNFCModulation.row(for: .jewel)?.libnfc.nmt == NMT_JEWEL)
+        #expect(LibNFCModulation.row(for: .felica424)?.libnfc.nbr == NBR_424)
+        #expect(LibNFCModulation.row(for: .felica212)?.pollData == [0x00, 0xFF, 0xFF, 0x01, 0x00])
+        #expect(Modulation.allCases.filter { LibNFCModulation.row(for: $0)?.findsSeveral == true } == [.iso14443a])
+        let target = Target(uid: [0x04, 0x11, 0x22, 0x33])
+        #expect(LibNFCModulation.row(for: .iso14443a)?.selectData.bytes(for: target) == target.uid)
+        #expect(LibNFCModulation.row(for: .iso14443b)?.selectData.bytes(for: target) == [0x00])
+    }
+
+    /// A Jewel target as libnfc decodes it (`nfc_jewel_info`): SENS_RES kept as the ATQA, RID's UID.
+    @Test func decodesAJewelTarget() throws {
+        var selected = nfc_target()
+        selected.nti.nji.btSensRes = (0x0C, 0x00)
+        selected.nti.nji.btId = (0x92, 0x3E, 0x4A, 0x11)
+        let target = try #require(Target(libnfc: selected, modulation: .jewel))
+        #expect(target.modulation == .jewel && target.uid == [0x92, 0x3E, 0x4A, 0x11] && target.atqa == [0x0C, 0x00])
+        #expect(target.sak == nil)
+        #expect(Target(libnfc: selected, modulation: .iso15693) == nil)
+    }
+}

@@ -134,7 +134,7 @@ import YAMLDocument
             ("mqtt: mqtt://h\n", 1, "mqtt", "expected a mapping of keys, found a single value"),
             ("mqtt:\n  url: [a, b]\n", 2, "mqtt.url", "expected a single value, found a list"),
             ("reader:\n  polling:\n    modulations: [iso14443a, nfc-z]\n", 3, "reader.polling.modulations",
-             "must be one of iso14443a, iso14443b, felica212, felica424, iso15693, got 'nfc-z'"),
+             "must be one of iso14443a, iso14443b, felica212, felica424, iso15693, jewel, got 'nfc-z'"),
             ("mqtt:\n  base_topic: nfc/#\n", 2, "mqtt.base_topic", "must not contain the MQTT wildcards + or #"),
             ("mqtt:\n  url: http://h\n", 2, "mqtt.url",
              "not a broker URL (mqtt://host[:port] or mqtts://host[:port]): unsupported scheme 'http'"),

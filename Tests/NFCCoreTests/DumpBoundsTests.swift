@@ -60,7 +60,7 @@ import Testing
     @Test func namedFormatMismatchSaysWhatTheFileIs() throws {
         let proxmarkJSON = Array(#"{"Created": "proxmark3", "FileType": "mfu", "blocks": {"0": "04A1B29F"}}"#.utf8)
         Self.expectError("malformed_dump", "this is a Proxmark3 JSON dump, not a Proxmark3 MFU binary") {
-            try DumpImporter.importDump(proxmarkJSON, format: .proxmark3)
+            try DumpImporter.importDump(proxmarkJSON, format: .pm3)
         }
         // Left to detection (or named pm3json), Proxmark3's JSON is read now (it was refused before its
         // importer existed); named json, it is not NFCBridge's JSON.

@@ -321,7 +321,7 @@ import Testing
     /// Proxmark3 saves `hf mf` dumps as raw blocks: `--format pm3` reads a Classic-sized file as one.
     @Test func proxmarkClassicDumpIsTheBlockImage() throws {
         let mfd = try ExportFixtures.bytes("classic/1k.mfd")
-        let dump = try DumpImporter.importDump(mfd, format: .proxmark3)
+        let dump = try DumpImporter.importDump(mfd, format: .pm3)
         #expect(dump.blocks == (try TagDump.importClassicMFD(mfd)).blocks)
         #expect(dump.fact("Imported From") == "Proxmark3 MFC")
     }

@@ -179,7 +179,7 @@ import Testing
     func classicJSONRoundTrip(key: String) throws {
         let original = try ExportClassicFixtureTests.dump("\(key).input.json")
         let text = try original.exportProxmark3JSON(partial: true)
-        #expect(DumpImporter.detectFormat(Array(text.utf8)) == .proxmark3JSON)
+        #expect(DumpImporter.detectFormat(Array(text.utf8)) == .pm3json)
         let imported = try DumpImporter.importDump(Array(text.utf8))
         let cut = try original.exportLibNFCMFD(partial: true).count / 16
         #expect(imported.blocks == original.blocks.filter { $0.number < cut })

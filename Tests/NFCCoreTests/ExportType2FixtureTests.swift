@@ -108,7 +108,7 @@ import Testing
     func detectsEachFixtureFormat(key: String) throws {
         #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).input.json")) == .json)
         #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).nfc")) == .flipper)
-        #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).pm3.bin")) == .proxmark3)
+        #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).pm3.bin")) == .pm3)
         #expect(DumpImporter.detectFormat(try ExportFixtures.bytes("type2/\(key).mfd")) == .mfd)
     }
 }

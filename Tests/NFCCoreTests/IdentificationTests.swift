@@ -254,3 +254,17 @@ private final class UnauthenticatedClassicStub: VirtualTag, @unchecked Sendable 
         try await transport.authenticate(block: 0, keyType: .a, key: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
     }
 }
+
+extension IdentificationTests {
+    /// A Jewel / Topaz found by its own anticollision (SENS_RES 0C 00, RID's UID) is the Type 1 row's:
+    /// the technology table classifies it, the registry's identification-only row owns it, and no
+    /// command is sent to it.
+    @Test func aJewelTargetIsTheType1Row() async throws {
+        let topaz = Target(modulation: .jewel, uid: [0x92, 0x3E, 0x4A, 0x11], atqa: [0x0C, 0x00])
+        #expect(CardClassifier.classify(topaz) == .jewelTopaz)
+        let info = try await TagIdentifier.identify(TargetOnlyTransport(target: topaz))
+        #expect(info.type == .jewelTopaz && info.atqa == [0x0C, 0x00] && info.sak == nil && info.probes.isEmpty)
+        #expect(TagFamilies.family(for: info.type)?.name == "NFC Forum Type 1")
+        #expect(ScanReport(cardInfo: info).cardType == "Jewel/Topaz (Type 1)")
+    }
+}

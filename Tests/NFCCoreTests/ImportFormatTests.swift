@@ -158,7 +158,7 @@ import Testing
         #expect(dump.type2?.tearing == [0x00, 0x00, 0xBD])
         #expect(dump.type2?.signature == Array(0..<32))
         #expect(dump.pages[44].data == [0x80, 0x80, 0x00, 0x00])
-        #expect(DumpImporter.detectFormat(bytes) == .proxmark3)
+        #expect(DumpImporter.detectFormat(bytes) == .pm3)
     }
 
     /// Upstream [BUG]: a 64-byte plain Ultralight dump was read as "56-byte header + 2 pages".

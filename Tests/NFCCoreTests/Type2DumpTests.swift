@@ -299,7 +299,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
             #expect(mfd == json.filter { !chipData.contains($0.first ?? 0) }, "\(model)")
             #expect(try await sequence(.memory) == mfd)
             #expect(try await sequence(.file(.flipper)) == json)
-            #expect(try await sequence(.file(.proxmark3)) == json)
+            #expect(try await sequence(.file(.pm3)) == json)
         }
     }
 
@@ -317,7 +317,7 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         let everything = try await dumped(.everything)
         #expect(try await dumped(.file(.mfd)).exportLibNFCMFD() == everything.exportLibNFCMFD())
         #expect(try await dumped(.file(.flipper)).exportFlipperNFC() == everything.exportFlipperNFC())
-        #expect(try await dumped(.file(.proxmark3)).exportProxmark3MFU() == everything.exportProxmark3MFU())
+        #expect(try await dumped(.file(.pm3)).exportProxmark3MFU() == everything.exportProxmark3MFU())
         #expect(try await dumped(.file(.json)).exportJSON(prettyPrinted: true) == everything.exportJSON(prettyPrinted: true))
         #expect(try await dumped(.memory).exportBinary() == everything.exportBinary())
         #expect(try await dumped(.memory).exportHex() == everything.exportHex())

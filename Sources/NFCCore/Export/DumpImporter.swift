@@ -13,18 +13,21 @@ public enum DumpImporter {
     /// Proxmark3 when a 56- or 48-byte MFU header precedes valid UID check bytes, MFD for a page image
     /// of a Type 2 MFD size, Proxmark3 (plain) for other page images with valid UID check bytes.
     /// Nil when nothing fits.
-    public static func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
+    public static func detectFormat(_ bytes: [UInt8]) -> ExportFormat? {
         switch FileContent(bytes) {
         case .json: return .json
-        case .proxmark3JSON: return .proxmark3JSON
+        case .proxmark3JSON: return .pm3json
         case .flipper: return .flipper
         case .otherText, .binary:
-            // Binary images: each family's file formats say whether they know the bytes (registry order).
-            return TagFamilies.all.lazy.compactMap { $0.detectFormat(bytes) }.first
+            // Binary images: the rows of each family's file formats say whether they know the bytes
+            // (registry order, then the family's row order).
+            return TagFamilies.all.lazy.flatMap(\.fileFormats).first { $0.detect?(bytes) == true }?.format
         }
     }
 
-    /// Reads `bytes` as `format`, or as the detected format when `format` is nil.
+    /// Reads `bytes` as `format`, or as the detected format when `format` is nil: the first row of the
+    /// file-format table with a load for the format that reads the bytes (json by the generic row, the
+    /// others by the families in registry order).
     ///
     /// Whatever the format, the dump must fit the product's memory (page and block numbers and counts
     /// from its memory map, sizes): a file naming page 2^31 is refused here, not written out as 8 GiB.
@@ -33,12 +36,17 @@ public enum DumpImporter {
     /// - Throws: ``NFCError/malformedDump(_:)`` when the format is not recognised, the file is not in the
     ///   named format, is larger than ``maxFileSize``, is not well formed or does not fit the memory;
     ///   ``NFCError/unsupportedOperation(_:)`` for files of a recognised format that hold something
-    ///   other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file).
+    ///   other than a Type 2 or MIFARE Classic dump (e.g. a Flipper DESFire file), and for a format
+    ///   no row reads (``ExportFormat/readable``: pm3key, mfd64, hex, bin).
     ///   MIFARE Classic files (Flipper `Device type: Mifare Classic`, MFD and Proxmark3 `hf mf` dumps
     ///   of a Classic size) go to the Classic importers.
     /// `fileName` (the file's name, when known) is used only to tell a Proxmark3 MIFARE Classic key
     /// file (by its `-key.bin` name or, with no format named, its content), which is refused (``ProxmarkClassicFormat/keyFileRefusal(_:fileName:formatNamed:)``).
-    public static func importDump(_ bytes: [UInt8], format: DumpFormat? = nil, fileName: String? = nil) throws -> TagDump {
+    public static func importDump(_ bytes: [UInt8], format: ExportFormat? = nil, fileName: String? = nil) throws -> TagDump {
+        if let format, !ExportFormat.readable.contains(format) {
+            throw NFCError.unsupportedOperation(
+                "\(format.rawValue) files are written, not read: read \(ExportFormat.listed(ExportFormat.readable.map(\.rawValue), conjunction: "or"))")
+        }
         guard bytes.count <= maxFileSize else {
             throw NFCError.malformedDump("\(bytes.count) bytes; no dump file is larger than \(maxFileSize) bytes")
         }
@@ -50,7 +58,7 @@ public enum DumpImporter {
                 "not a JSON, Flipper .nfc, Proxmark3 (MFU, hf mf, JSON, .eml) or libnfc MFD dump (\(bytes.count) bytes)")
         }
         // Key files are binary images: only what would be read as one (MFD or Proxmark3 binary) is checked.
-        if [.mfd, .proxmark3].contains(format),
+        if [.mfd, .pm3].contains(format),
             let refusal = ProxmarkClassicFormat.keyFileRefusal(bytes, fileName: fileName, formatNamed: formatNamed)
         {
             throw NFCError.malformedDump(refusal)
@@ -60,13 +68,12 @@ public enum DumpImporter {
         return dump
     }
 
-    private static func importUnchecked(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump {
-        if format == .json { return try TagDump.importJSON(bytes) }
-        // The first family (registry order) whose file formats claim the bytes reads them.
-        for family in TagFamilies.all {
-            if let dump = try family.importFile(bytes, format: format) { return dump }
+    private static func importUnchecked(_ bytes: [UInt8], format: ExportFormat) throws -> TagDump {
+        // The first row (generic, then registry order) whose load claims the bytes reads them.
+        for row in FileFormatLookup.rows(of: format) {
+            if let load = row.load, let dump = try load(bytes) { return dump }
         }
-        if format == .proxmark3JSON {
+        if format == .pm3json {
             // A well-formed Proxmark3 JSON file of a type no family reads (iclass, hitag, mfc v3, …).
             let fileType = try ProxmarkJSON.Document(bytes).fileType
             throw NFCError.unsupportedOperation(
@@ -82,12 +89,12 @@ public enum DumpImporter {
     static let maxUnitSize = 256
 
     /// Throws ``NFCError/malformedDump(_:)`` unless `dump` fits: the family's memory map (Type 2 page
-    /// numbers, MIFARE Classic block numbers: ``familyBounds``), and for every family at most
+    /// numbers, MIFARE Classic block numbers: ``TagFamily/checkFileBounds(_:)``), and for every family at most
     /// ``maxUnits`` pages, blocks and files, numbered 0 ..< ``maxUnits``, each page or block at most
     /// ``maxUnitSize`` bytes.
     public static func checkBounds(_ dump: TagDump) throws {
         // The family's memory first: its message names the product.
-        for check in familyBounds { try check(dump) }
+        for family in TagFamilies.all { try family.checkFileBounds(dump) }
         for (name, count) in [("pages", dump.pages.count), ("blocks", dump.blocks.count), ("files", dump.files.count)]
         where count > maxUnits {
             throw NFCError.malformedDump("\(count) \(name); no tag holds more than \(maxUnits)")
@@ -101,26 +108,6 @@ public enum DumpImporter {
             guard size <= maxUnitSize else {
                 throw NFCError.malformedDump("\(name) \(number) has \(size) bytes; no tag has pages or blocks over \(maxUnitSize)")
             }
-        }
-    }
-
-    /// The families' own bounds (each in the family's `Formats/` folder; each applies to its own types only).
-    static let familyBounds: [@Sendable (TagDump) throws -> Void] = [
-        { try ClassicBlockImage.checkBlockNumbers($0) },
-        { if Type2Family().claims($0.cardInfo.type) { try Type2PageImage.checkPageNumbers($0) } },
-    ]
-}
-
-extension DumpFormat {
-    /// The format in words, for messages ("a Proxmark3 MFU binary").
-    var fileDescription: String {
-        switch self {
-        case .json: "a JSON dump"
-        case .flipper: "a Flipper .nfc file"
-        case .proxmark3: "a Proxmark3 MFU binary"
-        case .mfd: "a libnfc MFD file"
-        case .proxmark3JSON: "a Proxmark3 JSON dump"
-        case .eml: "a Proxmark3 .eml file"
         }
     }
 }
@@ -138,6 +125,33 @@ enum FileContent: Equatable {
     case otherText
     /// Anything else: a binary image.
     case binary
+
+    /// What a format's files look like (``ExportFormat`` `facts.content`): the contents its reader is
+    /// handed, when a format is named.
+    enum Kind {
+        /// JSON text (``FileContent/json``).
+        case json
+        /// Proxmark3's JSON (``FileContent/proxmark3JSON``).
+        case proxmark3JSON
+        /// Flipper `.nfc` text.
+        case flipper
+        /// Other text (``FileContent/otherText``).
+        case text
+        /// A page or block image: anything but JSON or Flipper text (an image of printable bytes is
+        /// possible, so text is not refused).
+        case image
+
+        /// True when `content` may be a file of this kind.
+        func admits(_ content: FileContent) -> Bool {
+            switch self {
+            case .json: content == .json
+            case .proxmark3JSON: content == .proxmark3JSON
+            case .flipper: content == .flipper
+            case .text: content == .otherText
+            case .image: content != .json && content != .proxmark3JSON && content != .flipper
+            }
+        }
+    }
 
     init(_ bytes: [UInt8]) {
         // Skip a UTF-8 byte-order mark and leading white space of text formats.
@@ -160,7 +174,7 @@ enum FileContent: Equatable {
     }
 
     /// Why bytes of this content are not `format`; nil when they may be (the format's reader decides).
-    func mismatch(named format: DumpFormat) -> String? {
+    func mismatch(named format: ExportFormat) -> String? {
         let what: String
         switch self {
         case .json: what = "a JSON dump"
@@ -169,15 +183,8 @@ enum FileContent: Equatable {
         case .otherText: what = "text"
         case .binary: what = "binary data"
         }
-        let fits: Bool =
-            switch format {
-            case .json: self == .json
-            case .proxmark3JSON: self == .proxmark3JSON
-            case .eml: self == .otherText
-            case .flipper: self == .flipper
-            // Page and block images are binary; an image of printable bytes is possible (text is not refused).
-            case .proxmark3, .mfd: self != .json && self != .proxmark3JSON && self != .flipper
-            }
-        return fits ? nil : "this is \(what), not \(format.fileDescription) (\(format.rawValue))"
+        let facts = format.facts
+        let fits = facts.content?.admits(self) ?? false
+        return fits ? nil : "this is \(what), not \(facts.importName ?? format.rawValue) (\(format.rawValue))"
     }
 }

@@ -15,40 +15,26 @@ public enum CardClassifier {
         }
     }
 
-    /// The ISO/IEC 14443-A rule table, first match wins. Upstream's table (libnfc target-subr.c /
-    /// NXP AN10833 §2) with the spec's changes at the top: ATQA 0304 + SAK 20 is also DESFire (random
-    /// UID), and every other SAK 20/28/38 card starts as generic ISO 7816 (`.smartMX`) to be probed for
-    /// DESFire, Type 4 and eMRTD — upstream's "SAK 20 ⇒ Plus SL3" rule is dropped because AN10833 §2.1
-    /// tells SL3 apart by its ATS, not by ATQA/SAK.
-    public static let rules: [Rule] = [
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0344, 0x0304], saks: [0x20], type: .mifareDesfire),
-        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x20, 0x28, 0x38], type: .smartMX),
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0044], saks: [0x00], type: .mifareUltralight),
-        Rule(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x09], type: .mifareMini),
-        Rule(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x08], type: .mifareClassic1K),
-        Rule(atqaMask: 0xFF0F, atqaValues: [0x0002], saks: [0x18], type: .mifareClassic4K),
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x08], type: .mifarePlusSL1_2K),
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x18], type: .mifarePlusSL1_4K),
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x10], type: .mifarePlusSL2_2K),
-        Rule(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x11], type: .mifarePlusSL2_4K),
-        Rule(atqaMask: 0xF0FF, atqaValues: [0x0004, 0x0002, 0x0048], saks: [0x00], type: .smartMX),
-        // SAK-only fallbacks.
-        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x00], type: .mifareUltralight),
-        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x08], type: .mifareClassic1K),
-        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x09], type: .mifareMini),
-        Rule(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
-    ]
+    /// The ISO/IEC 14443-A rule table, first match wins, assembled from the families' rows
+    /// (``TagFamily/classifierRules``, each beside its card types): every rule that names ATQA values,
+    /// in registry order, then the SAK-only rules (any ATQA), in registry order — so a SAK-only rule
+    /// never shadows one that names the ATQA. Upstream's table (libnfc target-subr.c / NXP AN10833 §2)
+    /// with the spec's changes: ATQA 0304 + SAK 20 is also DESFire (random UID), and every other
+    /// SAK 20/28/38 card starts as generic ISO 7816 (`.smartMX`) to be probed for DESFire, Type 4 and
+    /// eMRTD — upstream's "SAK 20 ⇒ Plus SL3" rule is dropped because AN10833 §2.1 tells SL3 apart by
+    /// its ATS, not by ATQA/SAK.
+    public static let rules: [Rule] = {
+        let all = TagFamilies.all.flatMap(\.classifierRules)
+        return all.filter { !$0.atqaValues.isEmpty } + all.filter(\.atqaValues.isEmpty)
+    }()
 
-    /// The coarse card type of `target`. ISO 14443-A goes through ``rules`` (an empty ATQA with a SAK
-    /// only through the rows that accept any ATQA; an ATQA of 1 byte or no rule match gives `.unknown(atqa:sak:)`); FeliCa is `.felicaStandard` (Lite / Lite-S
-    /// are told apart by probing), ISO 14443-B `.iso14443B_generic`, ISO 15693 `.iso15693_generic`.
+    /// The coarse card type of `target`: its technology's (``Technology/coarseType``: FeliCa is
+    /// `.felicaStandard` — Lite / Lite-S are told apart by probing —, ISO 14443-B `.iso14443B_generic`,
+    /// ISO 15693 `.iso15693_generic`, Jewel `.jewelTopaz`), else — ISO 14443-A — through ``rules`` (an
+    /// empty ATQA with a SAK only through the rows that accept any ATQA; an ATQA of 1 byte or no rule
+    /// match gives `.unknown(atqa:sak:)`).
     public static func classify(_ target: Target) -> CardType {
-        switch target.modulation {
-        case .felica212, .felica424: return .felicaStandard
-        case .iso14443b: return .iso14443B_generic
-        case .iso15693: return .iso15693_generic
-        case .iso14443a: break
-        }
+        if let type = target.modulation.technology.coarseType { return type }
         let sak = target.sak ?? 0
         // No ATQA at all: a PC/SC reader that does not answer `FF CA 03` (``ContactlessATR``). Only the
         // rows that accept any ATQA can match.

@@ -55,7 +55,7 @@ public struct ContactlessATR: Sendable, Hashable {
     /// ISO-DEP cards; nil for a standard NFCCore has no modulation for.
     public var modulation: Modulation? {
         switch kind {
-        case let .storage(standard, _): Self.standards.first { $0.code == standard }?.modulation ?? nil
+        case let .storage(standard, _): Technology.forATRStandard(standard)?.modulation
         case .isoDEP: .iso14443a
         }
     }
@@ -64,25 +64,27 @@ public struct ContactlessATR: Sendable, Hashable {
     public struct Standard: Sendable, Hashable {
         public var code: UInt8
         public var name: String
-        /// The modulation NFCCore knows it as; nil for technologies it has none for.
-        public var modulation: Modulation?
+        /// The modulation NFCCore knows it as (the technology table's ``Technology/atrStandards``);
+        /// nil for technologies it has none for.
+        public var modulation: Modulation? { Technology.forATRStandard(code)?.modulation }
     }
 
     /// The standard byte table (PC/SC part 3 supplemental document, "Standard": ISO/IEC 14443 A/B parts
-    /// 1–3, ISO/IEC 15693 parts 1–4, FeliCa 11h).
+    /// 1–3, ISO/IEC 15693 parts 1–4, FeliCa 11h): the names, for messages. Which modulation a code
+    /// means is the technology table's (``Technology/atrStandards``).
     public static let standards: [Standard] = [
-        Standard(code: 0x00, name: "no information given", modulation: nil),
-        Standard(code: 0x01, name: "ISO 14443 A, part 1", modulation: .iso14443a),
-        Standard(code: 0x02, name: "ISO 14443 A, part 2", modulation: .iso14443a),
-        Standard(code: 0x03, name: "ISO 14443 A, part 3", modulation: .iso14443a),
-        Standard(code: 0x05, name: "ISO 14443 B, part 1", modulation: .iso14443b),
-        Standard(code: 0x06, name: "ISO 14443 B, part 2", modulation: .iso14443b),
-        Standard(code: 0x07, name: "ISO 14443 B, part 3", modulation: .iso14443b),
-        Standard(code: 0x09, name: "ISO 15693, part 1", modulation: .iso15693),
-        Standard(code: 0x0A, name: "ISO 15693, part 2", modulation: .iso15693),
-        Standard(code: 0x0B, name: "ISO 15693, part 3", modulation: .iso15693),
-        Standard(code: 0x0C, name: "ISO 15693, part 4", modulation: .iso15693),
-        Standard(code: 0x11, name: "FeliCa", modulation: .felica212),
+        Standard(code: 0x00, name: "no information given"),
+        Standard(code: 0x01, name: "ISO 14443 A, part 1"),
+        Standard(code: 0x02, name: "ISO 14443 A, part 2"),
+        Standard(code: 0x03, name: "ISO 14443 A, part 3"),
+        Standard(code: 0x05, name: "ISO 14443 B, part 1"),
+        Standard(code: 0x06, name: "ISO 14443 B, part 2"),
+        Standard(code: 0x07, name: "ISO 14443 B, part 3"),
+        Standard(code: 0x09, name: "ISO 15693, part 1"),
+        Standard(code: 0x0A, name: "ISO 15693, part 2"),
+        Standard(code: 0x0B, name: "ISO 15693, part 3"),
+        Standard(code: 0x0C, name: "ISO 15693, part 4"),
+        Standard(code: 0x11, name: "FeliCa"),
     ]
 
     /// One card name `NN NN` of a storage card's ATR.

@@ -12,20 +12,7 @@ public enum TagIdentifier {
     public static func identify(_ transport: some TagTransport) async throws -> CardInfo {
         let target = transport.target
         var info = CardInfo(type: CardClassifier.classify(target), uid: target.uid)
-        switch target.modulation {
-        case .iso14443a:
-            info.atqa = target.atqa.isEmpty ? nil : target.atqa
-            info.sak = target.sak
-            info.ats = target.ats.isEmpty ? nil : target.ats
-        case .felica212, .felica424:
-            info.pmm = target.pmm.isEmpty ? nil : target.pmm
-            info.systemCode = target.systemCode.isEmpty ? nil : target.systemCode
-        case .iso14443b:
-            info.applicationData = target.applicationData.isEmpty ? nil : target.applicationData
-            info.protocolInfo = target.protocolInfo.isEmpty ? nil : target.protocolInfo
-        case .iso15693:
-            break
-        }
+        target.modulation.technology.keepAnticollision(of: target, in: &info)
 
         // The family's probes (Type 2 GET_VERSION / READ 2B, Classic-looking 7-byte UIDs, ISO-DEP, FeliCa Lite).
         guard let family = TagFamilies.family(for: info.type) else { return info }

@@ -7,8 +7,8 @@ public enum DumpTarget: Sendable, Hashable {
     /// default).
     case everything
     /// One file format: the family reads the parts that format writes (docs/formats.md, "What each
-    /// format keeps").
-    case file(DumpFormat)
+    /// format keeps"); ``ExportFormat/dumpTarget`` is the format table's column.
+    case file(ExportFormat)
     /// The memory alone (pages, blocks, files, the NDEF message): a raw binary image or the hex
     /// listing.
     case memory

@@ -15,6 +15,10 @@ public protocol TagFamily: Sendable {
     /// owns it).
     func claims(_ type: CardType) -> Bool
 
+    /// The ISO/IEC 14443-A ATQA/SAK rules that give this family's card types before any command
+    /// (``CardClassifier/rules`` assembles them, first match wins). Default: none.
+    var classifierRules: [CardClassifier.Rule] { get }
+
     /// Refines a coarse identification (``CardClassifier``) with the family's probes; returns `info`
     /// unchanged when there is nothing to probe. Probes that the tag refuses re-select it; a tag that
     /// left the field or a reader that went away is thrown.
@@ -46,23 +50,14 @@ public protocol TagFamily: Sendable {
     /// True when the family's operations take a PWD_AUTH-style password.
     var acceptsPassword: Bool { get }
 
-    /// The family's file formats, save and load side by side: writes `dump` as `format`; nil when the
-    /// family does not write that format for this dump (the next row is asked).
-    func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]?
+    /// The family's file-format table: one row per format it saves, loads or detects, save and load
+    /// side by side (``FileFormatRow``). Default: none (json, hex and bin are every dump's).
+    var fileFormats: [FileFormatRow] { get }
 
-    /// ``exportFile(_:as:)`` of a dump that may be partial (what the registry calls): a family with
-    /// fixed-offset images (MFD, Proxmark3 MFU) refuses a dump missing pages or blocks with
-    /// ``NFCError/partialDump(_:)`` unless `partial`, which writes what was read up to the first unit
-    /// not read. The default ignores `partial` and asks ``exportFile(_:as:)``.
-    func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]?
-
-    /// Reads `bytes` as `format` when they are this family's file; nil when they are not (the next row
-    /// is asked).
-    func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump?
-
-    /// The format of a binary dump file, when the bytes are one of this family's (content sniffing for
-    /// ``DumpImporter/detectFormat(_:)``); nil otherwise.
-    func detectFormat(_ bytes: [UInt8]) -> DumpFormat?
+    /// Throws ``NFCError/malformedDump(_:)`` when an imported `dump` names memory this family's
+    /// products do not have (page or block numbers past the memory map); applies to the family's own
+    /// dumps only. Default: no check beyond ``DumpImporter/checkBounds(_:)``'s generic limits.
+    func checkFileBounds(_ dump: TagDump) throws
 
     /// The sentence ``DumpSummary/userSummary`` opens with for a dump holding `storage`.
     func userSummary(for dump: TagDump, storage: String) -> String?
@@ -84,22 +79,6 @@ public protocol TagFamily: Sendable {
     /// family's keys and `dump` is not one of its cards.
     /// - Throws: ``NFCError/malformedDump(_:)`` when a key's value is malformed.
     func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData?
-}
-
-/// The family-specific formats a family may save (JSON, hex and raw binary are generic: every dump has them).
-public enum FamilyFileFormat: String, Sendable, CaseIterable {
-    /// Flipper Zero `.nfc`.
-    case flipper
-    /// libnfc MFD.
-    case mfd
-    /// Proxmark3 MFU binary; for MIFARE Classic the `hf mf` dump (`hf-mf-<UID>-dump.bin`, the block image).
-    case proxmark3 = "pm3"
-    /// Proxmark3 JSON dump (`FileType` `mfu`, `mfc v2`).
-    case proxmark3JSON = "pm3json"
-    /// Proxmark3 MIFARE Classic key file (`hf-mf-<UID>-key.bin`).
-    case proxmark3Keys = "pm3key"
-    /// Proxmark3 MIFARE Classic emulator file (`.eml`).
-    case eml
 }
 
 /// A verb of ``TagFamily``, with the one wording of its refusal.
@@ -148,6 +127,7 @@ public protocol DumpOptionKey {
 }
 
 extension TagFamily {
+    public var classifierRules: [CardClassifier.Rule] { [] }
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo { info }
     public func ndefMapping(for type: CardType) -> NDEFMapping? { nil }
     public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
@@ -173,12 +153,8 @@ extension TagFamily {
         throw TagOperationError(TagVerb.lock.unsupported(for: info.type))
     }
     public var acceptsPassword: Bool { false }
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? { nil }
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]? {
-        try exportFile(dump, as: format)
-    }
-    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? { nil }
-    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? { nil }
+    public var fileFormats: [FileFormatRow] { [] }
+    public func checkFileBounds(_ dump: TagDump) throws {}
     public func userSummary(for dump: TagDump, storage: String) -> String? { nil }
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { nil }
     public func jsonFamilyData(of dump: TagDump) -> (any Encodable)? { dump.family.payload }

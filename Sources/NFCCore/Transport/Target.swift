@@ -1,4 +1,6 @@
-/// The radio technology a target was found with.
+/// The radio technology a target was found with: the key of the technology table
+/// (``Technology/all``, one row per case). Its raw value is the name configuration files use
+/// (`reader.polling.modulations`).
 public enum Modulation: String, Sendable, Codable, CaseIterable {
     /// ISO/IEC 14443 type A, 106 kbit/s (MIFARE, NTAG, ISO-DEP A).
     case iso14443a
@@ -10,6 +12,9 @@ public enum Modulation: String, Sendable, Codable, CaseIterable {
     case felica424
     /// ISO/IEC 15693 (not reachable through a PN53x; kept for other backends).
     case iso15693
+    /// Innovision Jewel / Topaz (NFC Forum Type 1), 106 kbit/s: type A framing with its own
+    /// anticollision (SENS_RES, then RID: no SAK; NFC Forum Digital §8).
+    case jewel
 }
 
 /// What the reader learnt about a tag while selecting it: the identification inputs.

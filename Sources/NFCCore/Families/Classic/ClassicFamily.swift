@@ -7,6 +7,23 @@ public struct ClassicFamily: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareClassic || type.family == .mifarePlus }
 
+    /// NXP AN10833 §2 (libnfc target-subr.c): Mini SAK 09, 1K 08, 4K 18 by the ATQA's low byte; Plus
+    /// by exact ATQA with SAK 08/18 (SL1) or 10/11 (SL2); then SAK alone.
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x09], type: .mifareMini),
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0004], saks: [0x08], type: .mifareClassic1K),
+            .init(atqaMask: 0xFF0F, atqaValues: [0x0002], saks: [0x18], type: .mifareClassic4K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x08], type: .mifarePlusSL1_2K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x18], type: .mifarePlusSL1_4K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x10], type: .mifarePlusSL2_2K),
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0004, 0x0002, 0x0044, 0x0042], saks: [0x11], type: .mifarePlusSL2_4K),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x08], type: .mifareClassic1K),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x09], type: .mifareMini),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x18], type: .mifareClassic4K),
+        ]
+    }
+
     /// A Classic-looking tag with a 7-byte UID may be a Type 2 tag answering SAK 08/09/18: READ 30 00 and
     /// the BCC check tell (``Type2Refinement``). Plus is not probed.
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
@@ -57,52 +74,12 @@ public struct ClassicFamily: TagFamily {
         return try await ClassicDump.dump(info: info, transport: classic, keys: options.classicKeys)
     }
 
-    /// Flipper `.nfc`, libnfc MFD and Proxmark3's `hf mf` dump (`.bin`) of the Classic products
-    /// (``ClassicFileType``); the block images refuse a dump with blocks not read unless `partial`.
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]? {
-        guard ClassicFileType.forType(dump.cardInfo.type) != nil else { return nil }
-        switch format {
-        case .flipper: return Array(try dump.exportFlipperClassicNFC().utf8)
-        case .mfd: return try dump.exportClassicMFD(partial: partial)
-        case .proxmark3: return try dump.exportProxmark3ClassicDump(partial: partial)
-        case .proxmark3JSON: return Array(try dump.exportClassicProxmarkJSON(partial: partial).utf8)
-        case .proxmark3Keys: return try dump.exportProxmark3ClassicKeys()
-        case .eml: return Array(try dump.exportProxmark3ClassicEML(partial: partial).utf8)
-        }
-    }
+    /// Flipper `.nfc`, libnfc MFD, Proxmark3's `hf mf` dump, JSON, key file and `.eml` of the Classic
+    /// products: Formats/ClassicFileFormats.swift.
+    public var fileFormats: [FileFormatRow] { ClassicFileFormats.rows }
 
-    /// Flipper files whose device type is MIFARE Classic; MFD and Proxmark3 `hf mf` images of a Classic size.
-    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
-        switch format {
-        case .json: return nil
-        case .flipper:
-            guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
-            guard FlipperKeyValues(text)["Device type"] == FlipperClassicFormat.deviceType else { return nil }
-            return try TagDump.importFlipperClassicNFC(text)
-        case .proxmark3:
-            // Proxmark3 saves `hf mf` dumps as the raw block image, the same bytes as an MFD.
-            guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
-            return try TagDump.importClassicBlocks(bytes, source: "Proxmark3 MFC")
-        case .mfd:
-            guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
-            return try TagDump.importClassicMFD(bytes)
-        case .proxmark3JSON:
-            let document = try ProxmarkJSON.Document(bytes)
-            guard [ProxmarkClassicFormat.jsonFileType, ProxmarkClassicFormat.legacyJSONFileType].contains(document.fileType)
-            else { return nil }
-            return try TagDump.importClassicProxmarkJSON(document)
-        case .eml:
-            guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
-            return try TagDump.importProxmark3ClassicEML(text)
-        }
-    }
-
-    /// A MIFARE Classic MFD size (320, 1024, 2048, 4096 bytes: no MFU file has these sizes); text of
-    /// 32-digit hex lines, a Proxmark3 `.eml` file.
-    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
-        if ProxmarkClassicFormat.looksLikeEML(bytes) { return .eml }
-        return ClassicFileType.mfdSizes.contains(bytes.count) ? .mfd : nil
-    }
+    /// Block numbers within the product's sectors (``ClassicBlockImage/checkBlockNumbers(_:)``).
+    public func checkFileBounds(_ dump: TagDump) throws { try ClassicBlockImage.checkBlockNumbers(dump) }
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? { [.identificationOnly] }
 

@@ -11,6 +11,11 @@ public struct DESFireFamily: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareDesfire }
 
+    /// ATQA 0344 + SAK 20 (AN10833 §2), and 0304 + SAK 20, a DESFire with a random UID.
+    public var classifierRules: [CardClassifier.Rule] {
+        [.init(atqaMask: 0xFFFF, atqaValues: [0x0344, 0x0304], saks: [0x20], type: .mifareDesfire)]
+    }
+
     /// GetVersion names EV1/EV2/EV3/Light (the product table of ``DESFireProductTable``).
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         let (refined, stop) = await ISODEPRefinement.run(info, transport: transport)
@@ -84,19 +89,28 @@ public struct DESFireFamily: TagFamily {
         dump.files.isEmpty ? [.authenticationRequired, .partiallyReadable] : [.partiallyReadable]
     }
 
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
-        guard claims(dump.cardInfo.type) else { return nil }
-        switch format {
-        case .flipper:
-            return Array(try DESFireFlipperExport.export(dump).utf8)
-        case .mfd, .proxmark3:
-            // Flipper is named only when it holds this dump (not a DESFire Light, not a JSON import without the walk).
-            let hint = (try? DESFireFlipperExport.export(dump)) != nil ? "use json or flipper" : "use json"
-            throw NFCError.unsupportedOperation(
-                "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(name) dump (applications and files): \(hint)")
-        case .proxmark3JSON, .proxmark3Keys, .eml:
-            throw format.cannotHold(dump, what: "page or block images")
-        }
+    /// Flipper's `Mifare DESFire` file of a dump with the application walk (Formats/DESFireFlipperExport.swift);
+    /// the page and block images refuse a DESFire dump in the family's words.
+    public var fileFormats: [FileFormatRow] { Self.files }
+
+    private static let files: [FileFormatRow] = [
+        FileFormatRow(.flipper, takes: isDESFire, holds: DESFireFlipperExport.holds,
+                      save: { dump, _ in Array(try DESFireFlipperExport.export(dump).utf8) }),
+        .refusing(.pm3, takes: isDESFire) { pageImageRefusal(.pm3, $0) },
+        .refusing(.pm3json, takes: isDESFire) { ExportFormat.pm3json.cannotHold($0, what: "page or block images") },
+        .refusing(.pm3key, takes: isDESFire) { ExportFormat.pm3key.cannotHold($0, what: "page or block images") },
+        .refusing(.eml, takes: isDESFire) { ExportFormat.eml.cannotHold($0, what: "page or block images") },
+        .refusing(.mfd, takes: isDESFire) { pageImageRefusal(.mfd, $0) },
+    ]
+
+    @Sendable private static func isDESFire(_ dump: TagDump) -> Bool { DESFireFamily().claims(dump.cardInfo.type) }
+
+    /// The refusal of MFD and Proxmark3 MFU, naming Flipper only when it holds this dump (not a DESFire
+    /// Light, not a JSON import without the walk: the Flipper row's ``FileFormatRow/holds``).
+    private static func pageImageRefusal(_ format: ExportFormat, _ dump: TagDump) -> NFCError {
+        let hint = ExportFormat.flipper.holds(dump) ? "use json or flipper" : "use json"
+        return NFCError.unsupportedOperation(
+            "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(DESFireFamily().name) dump (applications and files): \(hint)")
     }
 }
 

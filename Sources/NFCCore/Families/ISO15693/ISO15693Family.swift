@@ -68,24 +68,25 @@ public struct ISO15693Family: TagFamily {
         return try await Type5NDEF.lock(info: info, transport: transport)
     }
 
-    /// Flipper's `ISO15693-3` file (Formats/FlipperISO15693Export.swift); the page and block images
+    /// Flipper's `ISO15693-3` file, saved (Formats/FlipperISO15693Export.swift) and loaded
+    /// (Formats/FlipperISO15693Import.swift: `Device type: ISO15693-3`, or `SLIX` and the legacy
+    /// `ISO15693` of Versions 2–3; other Flipper files are the next row's). The page and block images
     /// are the other rows' (which refuse a dump without pages).
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
-        guard claims(dump.cardInfo.type), format == .flipper else { return nil }
-        return Array(try dump.exportFlipperISO15693NFC().utf8)
-    }
+    public var fileFormats: [FileFormatRow] { Self.files }
 
-    /// Flipper files of `Device type: ISO15693-3` or `SLIX` (the legacy `ISO15693` of Versions 2–3):
-    /// Formats/FlipperISO15693Import.swift. Other files are the next row's.
-    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
-        // Not UTF-8: not this row's to say (the Type 2 row refuses it as "not UTF-8 text").
-        guard format == .flipper, let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        let file = FlipperKeyValues(text)
-        guard let deviceType = file["Device type"], let version = try? file.fileVersion(),
-            FlipperISO15693Format.reads(deviceType, fileVersion: version)
-        else { return nil }
-        return try TagDump.importFlipperISO15693NFC(text)
-    }
+    private static let files: [FileFormatRow] = [
+        FileFormatRow(.flipper, takes: { ISO15693Family().claims($0.cardInfo.type) }, holds: { $0.holdsFlipperISO15693Blocks },
+                      save: { dump, _ in Array(try dump.exportFlipperISO15693NFC().utf8) },
+                      load: { bytes in
+                          // Not UTF-8: not this row's to say (the Type 2 row refuses it as "not UTF-8 text").
+                          guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+                          let file = FlipperKeyValues(text)
+                          guard let deviceType = file["Device type"], let version = try? file.fileVersion(),
+                                FlipperISO15693Format.reads(deviceType, fileVersion: version)
+                          else { return nil }
+                          return try TagDump.importFlipperISO15693NFC(text)
+                      }),
+    ]
 
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read ISO 15693 vicinity memory with \(storage)." }
 

@@ -8,6 +8,15 @@ public struct Type2Family: TagFamily {
 
     public func claims(_ type: CardType) -> Bool { type.family == .mifareUltralight || type.family == .ntag }
 
+    /// ATQA 0044 + SAK 00 (AN10833 §2), then SAK 00 alone: every Type 2 tag starts as Ultralight and
+    /// GET_VERSION / READ probes name it (``Type2Refinement``).
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xFFFF, atqaValues: [0x0044], saks: [0x00], type: .mifareUltralight),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x00], type: .mifareUltralight),
+        ]
+    }
+
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         try await Type2Refinement.refine(info, transport: transport)
     }
@@ -47,45 +56,12 @@ public struct Type2Family: TagFamily {
         try await Type2Lock.lock(transport, info: info, expectedUID: expectedUID, password: password)
     }
 
-    /// The page-image formats take any dump with pages (an imported page dump of another type too), so
-    /// this row is last among the savers of these formats (``TagFamilies/all``).
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat, partial: Bool) throws -> [UInt8]? {
-        switch format {
-        case .flipper: Array(try dump.exportType2FlipperNFC().utf8)
-        case .mfd: try dump.exportType2MFD(partial: partial)
-        case .proxmark3: try dump.exportType2Proxmark3MFU(partial: partial)
-        case .proxmark3JSON: Array(try dump.exportType2ProxmarkJSON(partial: partial).utf8)
-        case .proxmark3Keys, .eml: throw format.cannotHold(dump, what: "MIFARE Classic keys and blocks")
-        }
-    }
+    /// Flipper `.nfc`, Proxmark3 MFU and JSON, libnfc MFD (and its 64-byte form): Formats/Type2FileFormats.swift.
+    public var fileFormats: [FileFormatRow] { Type2FileFormats.rows }
 
-    /// Reads every Flipper, MFD and Proxmark3 file the rows before it left (the last reader in the table).
-    public func importFile(_ bytes: [UInt8], format: DumpFormat) throws -> TagDump? {
-        switch format {
-        case .json: return nil
-        case .flipper:
-            guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
-            return try TagDump.importFlipperNFC(text)
-        case .proxmark3: return try TagDump.importProxmark3MFU(bytes)
-        case .mfd: return try TagDump.importLibNFCMFD(bytes)
-        case .proxmark3JSON:
-            let document = try ProxmarkJSON.Document(bytes)
-            guard document.fileType == ProxmarkMFUJSONFormat.fileType else { return nil }
-            return try TagDump.importProxmark3MFUJSON(document)
-        case .eml: return nil
-        }
-    }
-
-    /// Proxmark3 MFU files (56- or 48-byte header, or a plain image with valid UID check bytes) and page
-    /// images of a Type 2 MFD size.
-    public func detectFormat(_ bytes: [UInt8]) -> DumpFormat? {
-        switch ProxmarkMFULayout.detect(bytes) {
-        case .new, .old: return .proxmark3
-        case .plain:
-            if Type2FileIdentity.mfdSizes.contains(bytes.count) { return .mfd }
-            return Type2PageImage.hasValidBCC(bytes, at: 0) ? .proxmark3 : nil
-        case nil: return nil
-        }
+    /// Page numbers within the product's memory map (``Type2PageImage/checkPageNumbers(_:)``).
+    public func checkFileBounds(_ dump: TagDump) throws {
+        if claims(dump.cardInfo.type) { try Type2PageImage.checkPageNumbers(dump) }
     }
 
     /// A JSON file's product name back to its row (the name the Flipper export looks its type up by),
@@ -111,8 +87,8 @@ extension DumpTarget {
     /// binary and the hex listing hold the pages only (docs/formats.md, "What each format keeps").
     var holdsType2ChipData: Bool {
         switch self {
-        case .everything, .file(.json), .file(.flipper), .file(.proxmark3), .file(.proxmark3JSON): true
-        case .file(.mfd), .file(.eml), .memory: false
+        case .everything, .file(.json), .file(.flipper), .file(.pm3), .file(.pm3json): true
+        case .file, .memory: false
         }
     }
 }

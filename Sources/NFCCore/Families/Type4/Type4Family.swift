@@ -11,6 +11,16 @@ public struct Type4Family: TagFamily {
         type.family == .type4 || type.family == .unknown
     }
 
+    /// Generic ISO 7816 (`.smartMX`) for ``ISODEPRefinement`` to probe: SAK 20/28/38 with any ATQA
+    /// (after DESFire's own ATQA rule), and SAK 00 with ATQA 0004/0002/0048 (upper nibble of the low
+    /// byte free; libnfc target-subr.c's SmartMX rows).
+    public var classifierRules: [CardClassifier.Rule] {
+        [
+            .init(atqaMask: 0xF0FF, atqaValues: [0x0004, 0x0002, 0x0048], saks: [0x00], type: .smartMX),
+            .init(atqaMask: 0x0000, atqaValues: [], saks: [0x20, 0x28, 0x38], type: .smartMX),
+        ]
+    }
+
     /// eMRTD SELECT, Type 4 CC, DESFire GET_VERSION for the generic cards. A Type 4 type is already refined.
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         guard info.type.family != .type4 else { return info }
@@ -61,13 +71,21 @@ public struct Type4Family: TagFamily {
     /// (`lib/nfc/protocols`) hold `mf_desfire` for MIFARE DESFire and no Type 4 / NTAG 4xx DNA one,
     /// and a 424 written as "Mifare DESFire" would have Flipper emulate an application directory
     /// (SelectApplication, GetApplicationIDs) the chip does not have (NT4H2421Gx §10.2 Table 22).
-    public func exportFile(_ dump: TagDump, as format: FamilyFileFormat) throws -> [UInt8]? {
-        guard format == .flipper, dump.cardInfo.type.family == .type4,
-              let version = dump.cardInfo.version.flatMap({ try? DESFireVersion(bytes: $0) }),
-              DESFireCommandSet.forVersion(version) == .ntag4xxDNA else { return nil }
-        let name = dump.cardInfo.product?.name ?? "NTAG 4xx DNA"
-        throw NFCError.unsupportedOperation(
-            "Flipper Zero has no \(name) format (its NFC files hold Mifare DESFire and page-based tags; written as Mifare DESFire, the \(name) would emulate an application directory the chip does not have): use json")
+    public var fileFormats: [FileFormatRow] { Self.files }
+
+    private static let files: [FileFormatRow] = [
+        .refusing(.flipper, takes: isNTAG4xxDNA) { dump in
+            let name = dump.cardInfo.product?.name ?? "NTAG 4xx DNA"
+            return NFCError.unsupportedOperation(
+                "Flipper Zero has no \(name) format (its NFC files hold Mifare DESFire and page-based tags; written as Mifare DESFire, the \(name) would emulate an application directory the chip does not have): use json")
+        },
+    ]
+
+    /// A Type 4 dump whose GET_VERSION answer names the NTAG 4xx DNA command set.
+    @Sendable private static func isNTAG4xxDNA(_ dump: TagDump) -> Bool {
+        guard dump.cardInfo.type.family == .type4,
+              let version = dump.cardInfo.version.flatMap({ try? DESFireVersion(bytes: $0) }) else { return false }
+        return DESFireCommandSet.forVersion(version) == .ntag4xxDNA
     }
 
     public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)

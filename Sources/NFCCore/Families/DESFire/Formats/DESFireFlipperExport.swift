@@ -11,6 +11,16 @@
 enum DESFireFlipperExport {
     static let deviceType = "Mifare DESFire"
 
+    /// True when ``export(_:)`` writes `dump` (the file-format table's `holds`, read by refusal hints
+    /// without writing the file): a dump with the DESFire walk, not a Light, with a UID Flipper holds.
+    @Sendable static func holds(_ dump: TagDump) -> Bool {
+        guard let desfire = dump.family.payload(as: DESFireDump.self) else { return false }
+        return !desfire.isLight && flipperUIDLengths.contains(dump.cardInfo.uid.count)
+    }
+
+    /// The UID lengths of Flipper's NFC-A header (ISO/IEC 14443-3 single, double, triple size).
+    static let flipperUIDLengths = [4, 7, 10]
+
     /// The dump as Flipper writes it (lines ending in `\n`).
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for a dump without the DESFire walk (a JSON import
     ///   keeps only files and facts) and for DESFire Light, whose one application has no 3-byte AID for
@@ -25,7 +35,7 @@ enum DESFireFlipperExport {
                 "Flipper's Mifare DESFire file keys applications by a 3-byte AID; MIFARE DESFire Light's one application has none")
         }
         let uid = dump.cardInfo.uid
-        guard [4, 7, 10].contains(uid.count) else {
+        guard flipperUIDLengths.contains(uid.count) else {
             throw NFCError.malformedDump("a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count))")
         }
         var lines = FlipperNFCFormat.header(deviceType: deviceType, uid: uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],

@@ -27,6 +27,23 @@ extension TagDump {
     /// numbers are one byte in its data model).
     static let flipperISO15693MaxBlocks = 256
 
+    /// True when the dump has blocks and a Flipper `ISO15693-3` file has room for them (at most
+    /// ``flipperISO15693MaxBlocks``): the file-format table's `holds`, read by refusal hints without
+    /// writing the file.
+    var holdsFlipperISO15693Blocks: Bool {
+        !blocks.isEmpty && flipperISO15693BlockCount(flipperISO15693SystemInfo) <= Self.flipperISO15693MaxBlocks
+    }
+
+    /// The system information the file writes: the dump's own, or one knowing only the UID.
+    private var flipperISO15693SystemInfo: ISO15693SystemInfo {
+        family.payload(as: ISO15693SystemInfo.self) ?? ISO15693SystemInfo(uid: cardInfo.uid)
+    }
+
+    /// The tag's block count: its system information's, else one past the highest block read.
+    private func flipperISO15693BlockCount(_ system: ISO15693SystemInfo) -> Int {
+        system.blockCount ?? ((blocks.map(\.number).max() ?? 0) + 1)
+    }
+
     /// The dump as a Flipper `ISO15693-3` file (lines ending in `\n`).
     ///
     /// `Data Content` has a place for every block and no mark for one not read, so a dump missing a
@@ -36,8 +53,7 @@ extension TagDump {
     ///   has 2048) or without blocks; ``NFCError/malformedDump(_:)`` for blocks of different sizes, of
     ///   more than 32 bytes, or a UID that is not 8 bytes.
     public func exportFlipperISO15693NFC() throws -> String {
-        var system = ISO15693SystemInfo(uid: cardInfo.uid)
-        if let stored = family.payload(as: ISO15693SystemInfo.self) { system = stored }
+        let system = flipperISO15693SystemInfo
         guard let first = blocks.first else {
             throw NFCError.unsupportedOperation("a Flipper ISO15693-3 file needs the tag's blocks; this dump has none")
         }
@@ -48,7 +64,7 @@ extension TagDump {
         guard cardInfo.uid.count == 8 else {
             throw NFCError.malformedDump("an ISO 15693 UID has 8 bytes (the dump has \(cardInfo.uid.count))")
         }
-        let count = system.blockCount ?? ((blocks.map(\.number).max() ?? 0) + 1)
+        let count = flipperISO15693BlockCount(system)
         guard count <= Self.flipperISO15693MaxBlocks else {
             throw NFCError.unsupportedOperation(
                 "a Flipper ISO15693-3 file holds at most \(Self.flipperISO15693MaxBlocks) blocks; this \(cardInfo.type.description) has \(count): use json")

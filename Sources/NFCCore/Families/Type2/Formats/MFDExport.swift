@@ -41,7 +41,8 @@ extension TagDump {
     /// as for ``exportLibNFCMFD(partial:)``.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for products that answer GET_VERSION (their MFD
     ///   is the whole memory: the hint names `mfd`) and for other families (the hint names the formats
-    ///   that hold the dump, ``ExportFormat/hint(for:refused:preferred:)``); ``NFCError/malformedDump(_:)``
+    ///   that hold the dump, ``ExportFormat/hint(for:refused:preferred:)``, a look-up of the format
+    ///   table); ``NFCError/malformedDump(_:)``
     ///   as for `mfd`.
     public func exportLibNFCMFD64(partial: Bool = false) throws -> [UInt8] {
         guard let product = Type2Product.forType(cardInfo.type), !product.features.contains(.getVersion) else {

@@ -21,7 +21,7 @@ extension TagDump {
     /// (the same pages, the same refusal of a partial dump unless `partial`).
     func exportType2ProxmarkJSON(partial: Bool = false) throws -> String {
         // The last row of the registry gets every dump: one without pages is another family's.
-        guard !pages.isEmpty else { throw FamilyFileFormat.proxmark3JSON.cannotHold(self, what: "page or block images") }
+        guard !pages.isEmpty else { throw ExportFormat.pm3json.cannotHold(self, what: "page or block images") }
         let binary = try exportType2Proxmark3MFU(partial: partial)
         let header = Array(binary[0..<ProxmarkMFULayout.newHeaderLength])
         let data = Array(binary[ProxmarkMFULayout.newHeaderLength...])
