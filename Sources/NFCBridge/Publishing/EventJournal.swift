@@ -115,7 +115,7 @@ final class EventJournal: Sendable {
             if isDropNotice { $0.dropNotices += 1 }
         }
         doorbell.ring()
-        if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
+        logger.debug("event \(kind.rawValue) seq \(seq) \(offline ? "spooled: the broker is away" : "recorded")")
         if drop.count > 0 { await report(drop) }
         return receipt
     }
