@@ -29,6 +29,7 @@ class LineLog:
         self.lines = []
         self.cond = threading.Condition()
         self.keep = keep
+        self.closed = threading.Event()
         self.file = open(path, "a", buffering=1)
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
@@ -40,6 +41,11 @@ class LineLog:
             with self.cond:
                 self.lines.append(line.rstrip("\n"))
                 self.cond.notify_all()
+        self.closed.set()
+
+    def wait_closed(self, timeout=10.0):
+        """Waits until the stream ended (the child is gone and every line is in `lines`)."""
+        return self.closed.wait(timeout)
 
     def count(self, text):
         with self.cond:
@@ -148,9 +154,10 @@ def stop_all(children):
             p.kill()
 
 
-def write_agent_config(path, agent_id, link, port, state_dir, extra=""):
+def write_agent_config(path, agent_id, link, port, state_dir, extra="", log_level="info"):
     """The agent's configuration for these scripts: the simulator's link polled every 100 ms, the
-    local broker, a short removal grace, no minimum interval; `extra` is appended as YAML."""
+    local broker, a short removal grace, no minimum interval, logging at `log_level`; `extra` is
+    appended as YAML."""
     with open(path, "w") as f:
         f.write(f"""id: {agent_id}
 reader:
@@ -160,5 +167,5 @@ mqtt:
   url: mqtt://127.0.0.1:{port}
 presence: {{removal_grace_ms: 300, min_interval_ms: 0}}
 state_dir: {state_dir}
-log: {{level: info}}
+log: {{level: {log_level}}}
 {extra}""")

@@ -36,12 +36,7 @@ import TestSupport
         let config = try folder.writeAgentConfiguration(
             device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 50,
             presence: "{removal_grace_ms: 150, min_interval_ms: 0}")
-        // --seccomp-bpf: only fsync stops in strace; everything else runs at full speed.
-        let agent = try ChildProcess(
-            "/usr/bin/strace",
-            ["-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=100ms",
-             Binaries.path("nfcbridge"), "run", "--config", config],
-            environment: ["LIBNFC_AUTO_SCAN": "false"])
+        let agent = try startAgent(config: config, fsyncDelay: "100ms")
         defer { agent.terminate() }
         let online = await watcher.status("online")
         await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
@@ -63,9 +58,7 @@ import TestSupport
         #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
         // strace with -o blocks fatal signals: the agent (its child) is told, and strace exits with
         // the agent's status.
-        let children = try String(contentsOfFile: "/proc/\(agent.pid)/task/\(agent.pid)/children", encoding: .utf8)
-        let nfcbridge = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
-        kill(nfcbridge, SIGTERM)
+        kill(try agent.tracedAgentPID(), SIGTERM)
         #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
     }
 }

@@ -233,4 +233,62 @@ import TestSupport
         second.expectCleanStop()
         await watcher.disconnect()
     }
+
+    /// Issue 20: "a kill -9 never yields two copies of one event_id with different `buffered`
+    /// flags". The agent runs under strace, which delays every fsync by 3 s. The `scanned` goes out
+    /// live and is acknowledged at once; the broker then freezes and the tag is lifted, so the
+    /// `removed` waits for its PUBACK; the spool's writer makes the `scanned` durable, then appends
+    /// the `removed` (logged) and only then writes the head that says the `scanned` was delivered:
+    /// the agent is killed before that. The next run sends both again, each as its first copy went
+    /// (the `scanned` byte for byte, `buffered: false`).
+    @Test func aKill9AfterThePubackBeforeTheHeadIsOnDiskResendsTheSameLiveCopy() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let folder = try TemporaryFolder()
+        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
+        let watcher = try await Watcher.connect(broker.url, persistent: true)
+        let traced = try startAgent(config: config, fsyncDelay: "3000ms")
+        defer { traced.terminate() }
+        let online = await watcher.status("online")
+        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+        try simulator.place("first")
+        let (at, live, first) = await watcher.next("event/scanned") { $0["uid"] as? String == Self.uid }
+        #expect(live["buffered"] as? Bool == false, "\(live)")
+        let seq = live["seq"] as? Int ?? 0
+        broker.pause()
+        defer { broker.resume() }
+        try simulator.remove("first")
+        #expect(traced.waitForErrorOutput("spool: on disk up to seq \(seq + 1)\n", timeout: .seconds(60)), "\(traced.errorOutput.suffix(2000))")
+        // The head's fsync is still seconds away.
+        kill(try traced.tracedAgentPID(), SIGKILL)
+        #expect(traced.waitForExit() != nil)
+        let log = traced.errorOutput
+        let removedMade = log.range(of: "event removed seq \(seq + 1) ")?.lowerBound
+        let scannedOnDisk = log.range(of: "on disk up to seq \(seq)\n")?.lowerBound
+        try #require(
+            removedMade.flatMap { made in scannedOnDisk.map { made < $0 } } == true,
+            "the removed was made after the scanned's group commit (3 s): the log was truncated before the kill")
+        broker.resume()
+
+        let second = try startAgent(config: config)
+        defer { second.terminate() }
+        #expect(second.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(second.errorOutput.suffix(2000))")
+        let id = live["event_id"] as? String ?? "-"
+        let (_, again) = await watcher.message(after: at) {
+            $0.topic == "\(e2eRoot)/event/scanned" && $0.json["event_id"] as? String == id
+        }
+        #expect(again.payload == first.payload, "the same bytes as the first copy: \(again.json)")
+        await watcher.next("event/removed") { $0["seq"] as? Int == seq + 1 }
+        var flags: [String: Set<Bool>] = [:]
+        for message in watcher.seen.received where message.topic.hasPrefix("\(e2eRoot)/event/") {
+            flags[message.json["event_id"] as? String ?? "?", default: []].insert(message.json["buffered"] as? Bool ?? true)
+        }
+        // (The `removed` may wait behind the `tag` state sent to the frozen broker: then it went
+        // `buffered: true` the first time, and goes so again.)
+        #expect(flags.values.allSatisfy { $0.count == 1 }, "every copy as its first went: \(flags)")
+        second.expectCleanStop()
+        await watcher.disconnect()
+    }
 }

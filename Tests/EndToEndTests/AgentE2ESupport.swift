@@ -82,6 +82,25 @@ func startAgent(config: String) throws -> ChildProcess {
     try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
 }
 
+/// Starts `nfcbridge run --config <config>` under strace, which delays every fsync it makes by
+/// `fsyncDelay` (e.g. `100ms`; strace's fault injection, --seccomp-bpf: everything else runs at
+/// full speed). The process is strace's; the agent is its child (``tracedAgentPID()``).
+func startAgent(config: String, fsyncDelay: String) throws -> ChildProcess {
+    try ChildProcess(
+        "/usr/bin/strace",
+        ["-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=\(fsyncDelay)",
+         Binaries.path("nfcbridge"), "run", "--config", config],
+        environment: ["LIBNFC_AUTO_SCAN": "false"])
+}
+
+extension ChildProcess {
+    /// The agent strace started (``startAgent(config:fsyncDelay:)``): signal it, not strace.
+    func tracedAgentPID() throws -> pid_t {
+        let children = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)
+        return try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "strace has no child: \(errorOutput.suffix(2000))")
+    }
+}
+
 /// An MQTT client subscribed to everything under `nfc/e2e/` (and more filters when asked), recording
 /// what arrives so tests await messages instead of sleeping.
 struct Watcher {

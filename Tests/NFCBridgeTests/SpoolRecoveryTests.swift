@@ -136,11 +136,12 @@ import Testing
 }
 
 /// A publisher whose acknowledgements the test holds back: a broker that stopped answering
-/// without closing the connection.
+/// without closing the connection. Every event handed over is recorded as it arrives.
 final class StallingPublisher: MessagePublisher {
     let inner = InMemoryPublisher()
     private let gate = Watched(false)
-    private let attempts = Mutex<[String: Int]>([:])
+    /// The events handed over so far (every copy), in order.
+    let handed = Watched<[OutboundMessage]>([])
 
     var isConnected: Bool { inner.isConnected }
 
@@ -149,11 +150,13 @@ final class StallingPublisher: MessagePublisher {
     func release() { gate.update { $0 = false } }
 
     /// How many times a message with this event id was handed over.
-    func attempts(of eventID: String) -> Int { attempts.withLock { $0[eventID] ?? 0 } }
-    var handedOver: [String: Int] { attempts.withLock { $0 } }
+    func attempts(of eventID: String) -> Int { handedOver[eventID] ?? 0 }
+    var handedOver: [String: Int] {
+        handed.value.compactMap { $0.json?["event_id"]?.stringValue }.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+    }
 
     func publish(_ message: OutboundMessage) async throws {
-        if let id = message.json?["event_id"]?.stringValue { attempts.withLock { $0[id, default: 0] += 1 } }
+        if message.json?["event_id"] != nil { handed.update { $0.append(message) } }
         await gate.wait { !$0 }
         try await inner.publish(message)
     }

@@ -79,6 +79,7 @@ struct AgentAssembly: Sendable {
                 "spool \(spool.logPath): skipped \(spool.corruptLineCount) unreadable line(s)"
                     + (spool.hadTornTail ? " and a torn last line (a crash during an append)" : ""))
         }
+        if let problem = spool.liveSends.problem { logger.warning("spool: \(problem)") }
         return spool
     }
 }

@@ -23,6 +23,8 @@ final class EventJournal: Sendable {
         var generation: Int
         var offline: Bool
         var failed = false
+        /// Its last copy went live: ``LiveSends`` has it.
+        var recordedLive = false
     }
 
     private struct State {
@@ -113,7 +115,7 @@ final class EventJournal: Sendable {
             if isDropNotice { $0.dropNotices += 1 }
         }
         doorbell.ring()
-        if offline { logger.debug("event \(kind.rawValue) seq \(seq) spooled: the broker is away") }
+        logger.debug("event \(kind.rawValue) seq \(seq) \(offline ? "spooled: the broker is away" : "recorded")")
         if drop.count > 0 { await report(drop) }
         return receipt
     }
@@ -181,23 +183,32 @@ final class EventJournal: Sendable {
 
     /// The payload to publish `message` with now, and whether it is `buffered`: it is, unless it
     /// goes out within ``liveWindowMilliseconds`` of being recorded, on the connection that was up
-    /// then, at its first attempt.
-    func outgoing(_ message: SpooledMessage) -> (payload: [UInt8], buffered: Bool) {
+    /// then, at its first attempt; an event of an earlier run goes as its first copy went (live
+    /// when ``LiveSends`` recorded it so: a kill after the PUBACK, before the head was on disk).
+    /// How it goes is recorded (``LiveSends``, no fsync) before it goes.
+    func outgoing(_ message: SpooledMessage) async -> (payload: [UInt8], buffered: Bool) {
         let now = clock.monotonicMilliseconds
-        let buffered = state.withLock { s -> Bool in
-            guard let id = message.eventID, let pending = s.events[id] else { return true }  // from an earlier run
-            return pending.offline || pending.failed || pending.generation != s.generation
-                || now - pending.emittedAt >= Self.liveWindowMilliseconds
-        }
+        let earlier = message.seq.flatMap(spool.liveSends.earlierLiveSend)
         // During a disk outage an event not on disk says so: a restart now would lose it.
         let durable = spool.writeFailure == nil || spool.isDurable(message)
+        let (mark, wasLive) = state.withLock { s -> (LiveSends.Mark?, Bool) in
+            guard let id = message.eventID, let pending = s.events[id] else { return (earlier, earlier != nil) }
+            let buffered = pending.offline || pending.failed || pending.generation != s.generation
+                || now - pending.emittedAt >= Self.liveWindowMilliseconds
+            s.events[id]?.recordedLive = !buffered
+            return (buffered ? nil : LiveSends.Mark(notDurable: !durable), pending.recordedLive)
+        }
+        if let seq = message.seq, mark != nil || wasLive, let failure = await spool.liveSends.record(seq, mark) {
+            logger.warning("spool: \(failure.message): a kill now may send a live event again as buffered")
+        }
+        let notDurable = mark?.notDurable ?? !durable
         var payload = message.payload
-        if !buffered || !durable, case var .object(members) = payload {
-            if !buffered { members["buffered"] = .bool(false) }
-            if !durable { members["durable"] = .bool(false) }
+        if mark != nil || notDurable, case var .object(members) = payload {
+            if mark != nil { members["buffered"] = .bool(false) }
+            if notDurable { members["durable"] = .bool(false) }
             payload = .object(members)
         }
-        return (payload.jsonBytes, buffered)
+        return (payload.jsonBytes, mark == nil)
     }
 
     /// The connection went down: events recorded so far go out as `buffered: true`.
@@ -281,14 +292,5 @@ final class EventJournal: Sendable {
 
     private func emitDropNotice(_ drop: EventSpool.Drop) async {
         _ = await record(.error, SpoolDropEvent(drop: drop), at: nil, isDropNotice: true)
-    }
-}
-
-extension EventSpool.Drop {
-    mutating func merge(_ other: EventSpool.Drop) {
-        count += other.count
-        if let first = other.firstSeq { firstSeq = min(firstSeq ?? first, first) }
-        if let last = other.lastSeq { lastSeq = max(lastSeq ?? last, last) }
-        if count == other.count { reason = other.reason }
     }
 }

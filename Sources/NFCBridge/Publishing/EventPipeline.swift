@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// An event is sent with `buffered: false` when it goes out within a second of happening on the
 /// connection that was up then; otherwise (broker away, stalled, reconnected since, a failed
-/// attempt, or left by an earlier run) with `buffered: true`. Events are sent in spool order;
+/// attempt, or left by an earlier run) with `buffered: true` — except an event of an earlier run
+/// that went out live before a kill: it goes again as its first copy did (``LiveSends``). Events are sent in spool order;
 /// after a (re)connect, the retained state goes out before the backlog (``connectionUp()``,
 /// ``drain()``).
 public final class EventPipeline: Sendable {

@@ -202,7 +202,7 @@ final class Outbox: Sendable {
     }
 
     private func sendEvent(_ message: SpooledMessage) async {
-        let (payload, buffered) = journal.outgoing(message)
+        let (payload, buffered) = await journal.outgoing(message)
         do {
             try await health.deliver(OutboundMessage(topic: message.topic, payload: payload))
         } catch PublisherError.notConnected {

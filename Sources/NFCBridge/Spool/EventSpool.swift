@@ -15,10 +15,11 @@ import Synchronization
 /// with exactly the waiting messages (so a fragment of a cut write is never appended to).
 ///
 /// Layout in the state directory (``SpoolFiles``): `spool.jsonl`, one JSON ``SpooledMessage`` per
-/// line; `spool.head`, `<offset> <seq>`. A crash can at worst leave a torn last line (dropped on
-/// load and counted), lose what had not reached the disk yet, or re-send an event delivered just
-/// before it (same `event_id`). Unreadable lines are skipped and counted. The spool is bounded by
-/// count, bytes and age; beyond them the OLDEST messages are dropped and counted.
+/// line; `spool.head`, `<offset> <seq>`; `spool.live`, the events sent live (``LiveSends``). A
+/// crash can at worst leave a torn last line (dropped on load and counted), lose what had not
+/// reached the disk yet, or re-send an event delivered just before it (same `event_id`; after a
+/// kill also the same `buffered` flag). Unreadable lines are skipped and counted. The spool is
+/// bounded by count, bytes and age; beyond them the OLDEST messages are dropped and counted.
 public final class EventSpool: Sendable {
     /// Path of the append-only log.
     public let logPath: String
@@ -43,6 +44,13 @@ public final class EventSpool: Sendable {
         /// Why: `full` (count or bytes) or `expired` (`spool.max_age_s`).
         public var reason = "full"
 
+        mutating func merge(_ other: Drop) {
+            count += other.count
+            if let first = other.firstSeq { firstSeq = min(firstSeq ?? first, first) }
+            if let last = other.lastSeq { lastSeq = max(lastSeq ?? last, last) }
+            if count == other.count { reason = other.reason }
+        }
+
         mutating func add(_ message: SpooledMessage) {
             count += 1
             if let seq = message.seq {
@@ -56,6 +64,9 @@ public final class EventSpool: Sendable {
     public let corruptLineCount: Int
     /// True when the log ended in a torn line (a crash during an append).
     public let hadTornTail: Bool
+    /// Which of the waiting events an earlier run sent live (`spool.live`), and the record of this
+    /// run's.
+    let liveSends: LiveSends
 
     /// Opens the spool in `directory`, loading what an earlier run left. `maxAgeSeconds` (nil: no
     /// limit) drops messages queued longer ago. Refuses a directory the spool cannot be written in
@@ -87,6 +98,7 @@ public final class EventSpool: Sendable {
         }
         state = Mutex(s)
         (corruptLineCount, hadTornTail) = (loaded.corrupt, loaded.torn)
+        liveSends = LiveSends(directory: directory, spooled: Set(loaded.messages.compactMap(\.message.seq)))
         guard writer.start(for: self) else {
             throw StorageError(code: .spoolWriteFailed, "cannot start the spool's writer thread (the system refused a thread)")
         }
