@@ -26,46 +26,41 @@ import TestSupport
     }()
 
     @Test func withFsyncSlowedTo100msNoTapIsLost() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let watcher = try await Watcher.connect(broker.url)
-        let simulator = try SimulatorProcess(scenario: Self.timeline, arguments: ["--trace"])
-        defer { simulator.stop() }
-        let trace = simulator.process
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 50,
-            presence: "{removal_grace_ms: 150, min_interval_ms: 0}")
-        // --seccomp-bpf: only fsync stops in strace; everything else runs at full speed.
-        let agent = try ChildProcess(
-            "/usr/bin/strace",
-            ["-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=100ms",
-             Binaries.path("nfcbridge"), "run", "--config", config],
-            environment: ["LIBNFC_AUTO_SCAN": "false"])
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
-        // The round under way when the agent came up may be seen in part; the next one is whole.
-        let roundEnd = "timeline: removed \(Self.tapID(Self.taps))\n"
-        let ends = trace.errorOutput.components(separatedBy: roundEnd).count - 1
-        try #require(trace.waitForErrorOutput(roundEnd, count: ends + 1, timeout: .seconds(60)))
-        let last = Self.tapUID(Self.taps)
-        let (before, _, _) = await watcher.next("event/removed") { $0["uid"] as? String == last }
-        try #require(trace.waitForErrorOutput(roundEnd, count: ends + 2, timeout: .seconds(60)))
-        let (after, _, _) = await watcher.next("event/removed", after: before) { $0["uid"] as? String == last }
-        let round = Array(watcher.seen.received[(before + 1)...after].filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
-        let scanned = Set(round.filter { $0["type"] as? String == "scanned" }.compactMap { $0["uid"] as? String })
-        let removed = Set(round.filter { $0["type"] as? String == "removed" }.compactMap { $0["uid"] as? String })
-        let all = Set((1...Self.taps).map(Self.tapUID))
-        #expect(scanned == all, "taps lost: \(all.subtracting(scanned).sorted())")
-        #expect(removed == all, "removals lost: \(all.subtracting(removed).sorted())")
-        #expect(round.count == 2 * Self.taps, "\(round.map { "\($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
-        #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
-        // strace with -o blocks fatal signals: the agent (its child) is told, and strace exits with
-        // the agent's status.
-        let children = try String(contentsOfFile: "/proc/\(agent.pid)/task/\(agent.pid)/children", encoding: .utf8)
-        let nfcbridge = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
-        kill(nfcbridge, SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
+        let options = AgentRun.Options(
+            scenario: Self.timeline, simulatorArguments: ["--trace"], intervalMilliseconds: 50,
+            presence: "{removal_grace_ms: 150, min_interval_ms: 0}", startsAgent: false)
+        try await withAgentRun(options) { run in
+            let (simulator, watcher) = (run.simulator, run.watcher)
+            let trace = simulator.process
+            // --seccomp-bpf: only fsync stops in strace; everything else runs at full speed.
+            let agent = try run.startAgent(launcher: [
+                "/usr/bin/strace", "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                "inject=fsync:delay_enter=100ms",
+            ])
+            let online = await watcher.status("online")
+            await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+            // The round under way when the agent came up may be seen in part; the next one is whole.
+            let roundEnd = "timeline: removed \(Self.tapID(Self.taps))\n"
+            let ends = trace.errorOutput.components(separatedBy: roundEnd).count - 1
+            try #require(trace.waitForErrorOutput(roundEnd, count: ends + 1, timeout: .seconds(60)))
+            let last = Self.tapUID(Self.taps)
+            let (before, _, _) = await watcher.next("event/removed") { $0["uid"] as? String == last }
+            try #require(trace.waitForErrorOutput(roundEnd, count: ends + 2, timeout: .seconds(60)))
+            let (after, _, _) = await watcher.next("event/removed", after: before) { $0["uid"] as? String == last }
+            let round = Array(watcher.seen.received[(before + 1)...after].filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
+            let scanned = Set(round.filter { $0["type"] as? String == "scanned" }.compactMap { $0["uid"] as? String })
+            let removed = Set(round.filter { $0["type"] as? String == "removed" }.compactMap { $0["uid"] as? String })
+            let all = Set((1...Self.taps).map(Self.tapUID))
+            #expect(scanned == all, "taps lost: \(all.subtracting(scanned).sorted())")
+            #expect(removed == all, "removals lost: \(all.subtracting(removed).sorted())")
+            #expect(round.count == 2 * Self.taps, "\(round.map { "\($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
+            #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
+            // strace with -o blocks fatal signals: the agent (its child) is told, and strace exits with
+            // the agent's status.
+            let children = try String(contentsOfFile: "/proc/\(agent.pid)/task/\(agent.pid)/children", encoding: .utf8)
+            let nfcbridge = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+            kill(nfcbridge, SIGTERM)
+            #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
+        }
     }
 }
