@@ -34,31 +34,31 @@ let e2eRoot = "nfc/e2e"
 let e2ePresence = "{removal_grace_ms: 300, min_interval_ms: 0}"
 
 /// A configuration for `nfcbridge run` with short timings: polls of `intervalMilliseconds`, a
-/// short removal grace, re-taps always reported (unless `presence` says otherwise).
+/// short removal grace, re-taps always reported (unless `presence` says otherwise; nil leaves the
+/// agent's default).
 func agentConfiguration(
-    device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int = 100,
-    modulations: String? = nil, presence: String = e2ePresence, extra: String = ""
+    device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int? = 100,
+    modulations: String? = nil, presence: String? = e2ePresence, extra: String = ""
 ) -> String {
-    """
-    id: e2e
-    reader:
-      device: "\(device)"
-      polling: {interval_ms: \(intervalMilliseconds)\(modulations.map { ", modulations: \($0)" } ?? "")}
-    mqtt:
-      url: \(brokerURL)
-    presence: \(presence)
-    state_dir: \(stateDirectory)
-    log: {level: debug}
-    \(extra)
-    """
+    let polling = [intervalMilliseconds.map { "interval_ms: \($0)" }, modulations.map { "modulations: \($0)" }].compactMap { $0 }
+    return """
+        id: e2e
+        reader:
+          device: "\(device)"
+        \(polling.isEmpty ? "" : "  polling: {\(polling.joined(separator: ", "))}\n")mqtt:
+          url: \(brokerURL)
+        \(presence.map { "presence: \($0)\n" } ?? "")state_dir: \(stateDirectory)
+        log: {level: debug}
+        \(extra)
+        """
 }
 
 extension TemporaryFolder {
     /// Writes `config.yaml` (``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:modulations:presence:extra:)``)
     /// with the agent's state in `state/` of this folder, and returns the file's path.
     func writeAgentConfiguration(
-        device: String, brokerURL: String, intervalMilliseconds: Int = 100, modulations: String? = nil,
-        presence: String = e2ePresence, extra: String = ""
+        device: String, brokerURL: String, intervalMilliseconds: Int? = 100, modulations: String? = nil,
+        presence: String? = e2ePresence, extra: String = ""
     ) throws -> String {
         try write(
             "config.yaml",
@@ -91,12 +91,15 @@ struct Watcher {
     /// Connects to `url` and subscribes. `persistent`: an MQTT 3.1.1 session that outlives the
     /// connection — on a broker with persistence, messages published while the broker (or the
     /// watcher) was down are queued and delivered after the reconnect, so none is missed.
+    /// `protocolVersion`, when given, replaces the one `persistent` chooses; `tls`: a TLS broker's trust.
     static func connect(
-        _ url: String, clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false
+        _ url: String, clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false,
+        protocolVersion: MQTTProtocolVersion? = nil, tls: MQTTTLSConfiguration? = nil
     ) async throws -> Watcher {
         var configuration = MQTTConfiguration(
-            url: url, protocolVersion: persistent ? .v311 : .v5, clientID: clientID, cleanStart: !persistent,
+            url: url, protocolVersion: protocolVersion ?? (persistent ? .v311 : .v5), clientID: clientID, cleanStart: !persistent,
             reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(250)))
+        if let tls { configuration.tls = .enabled(tls) }
         configuration.keepAlive = .seconds(10)
         let client = try MQTTClient(configuration: configuration)
         let seen = RecordingStream(client.messages)

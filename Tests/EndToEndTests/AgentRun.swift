@@ -1,4 +1,5 @@
 import Foundation
+import MQTTClient
 import Testing
 import TestSupport
 
@@ -20,6 +21,8 @@ final class AgentRun: @unchecked Sendable {
         /// No simulator: the agent's device is `pn532_uart:<folder>/<name>`, where nothing answers
         /// (an unplugged reader).
         case absent(link: String)
+        /// No simulator: the agent's device is `connstring` (`pcsc:<reader>`, a reader the test runs).
+        case device(String)
     }
 
     /// How the run is set up; the defaults are the usual end-to-end run (a healthy broker, one
@@ -38,12 +41,12 @@ final class AgentRun: @unchecked Sendable {
         /// The agent reaches the broker through a ``TCPProxy`` (``AgentRun/proxy``) that the test
         /// can cut.
         var throughProxy = false
-        /// `reader.polling.interval_ms`.
-        var intervalMilliseconds = 100
+        /// `reader.polling.interval_ms` (the agent's default when nil).
+        var intervalMilliseconds: Int? = 100
         /// `reader.polling.modulations` (the default set when nil).
         var modulations: String?
-        /// The `presence` section.
-        var presence = e2ePresence
+        /// The `presence` section (the agent's default when nil).
+        var presence: String? = e2ePresence
         /// More lines of the `mqtt` mapping (each `key: value`, without indentation).
         var mqtt: [String] = []
         /// Written to `password` in the folder, which `mqtt.password_file` names.
@@ -99,6 +102,7 @@ final class AgentRun: @unchecked Sendable {
         switch options.reader {
         case .simulator: simulator.connstring
         case .simulatorAt(let link), .absent(let link): "pn532_uart:\(folder.path)/\(link)"
+        case .device(let connstring): connstring
         }
     }
 
@@ -108,6 +112,7 @@ final class AgentRun: @unchecked Sendable {
         switch options.reader {
         case .simulator: simulator.linkPath
         case .simulatorAt(let link), .absent(let link): folder.path + "/" + link
+        case .device: preconditionFailure("the run's reader is no pty link")
         }
     }
 
@@ -123,7 +128,7 @@ final class AgentRun: @unchecked Sendable {
         case .simulator: try startSimulator(scenario: options.scenario, arguments: options.simulatorArguments)
         case .simulatorAt(let link):
             try startSimulator(scenario: options.scenario, arguments: options.simulatorArguments, linkPath: folder.path + "/" + link)
-        case .absent: break
+        case .absent, .device: break
         }
         var brokerURL = broker.url
         if options.throughProxy {
@@ -169,10 +174,15 @@ final class AgentRun: @unchecked Sendable {
         return simulator
     }
 
-    /// Connects another watcher to the broker, disconnected with the run.
+    /// Connects another watcher to the broker (``Watcher/connect(_:clientID:filters:persistent:protocolVersion:tls:)``),
+    /// disconnected with the run.
     @discardableResult
-    func connectWatcher(clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false) async throws -> Watcher {
-        let watcher = try await Watcher.connect(broker.url, clientID: clientID, filters: filters, persistent: persistent)
+    func connectWatcher(
+        clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false,
+        protocolVersion: MQTTProtocolVersion? = nil, tls: MQTTTLSConfiguration? = nil
+    ) async throws -> Watcher {
+        let watcher = try await Watcher.connect(
+            broker.url, clientID: clientID, filters: filters, persistent: persistent, protocolVersion: protocolVersion, tls: tls)
         watchers.append(watcher)
         return watcher
     }
