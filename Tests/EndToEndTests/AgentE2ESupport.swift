@@ -77,11 +77,6 @@ extension ChildProcess {
     }
 }
 
-/// Starts `nfcbridge run --config <config>` (libnfc never scans for other devices).
-func startAgent(config: String) throws -> ChildProcess {
-    try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
-}
-
 /// An MQTT client subscribed to everything under `nfc/e2e/` (and more filters when asked), recording
 /// what arrives so tests await messages instead of sleeping.
 struct Watcher {
