@@ -76,6 +76,7 @@ final class AgentRun: @unchecked Sendable {
     private var simulators: [SimulatorProcess] = []
     private var watchers: [Watcher] = []
     private var agents: [ChildProcess] = []
+    private var stopActions: [@Sendable () async -> Void] = []
 
     fileprivate init(_ options: Options) { self.options = options }
 
@@ -187,10 +188,14 @@ final class AgentRun: @unchecked Sendable {
         return watcher
     }
 
-    /// Stops everything the run started: every agent still running, the watchers, the proxy, the
-    /// simulators (let go on first, when a test stopped one with SIGSTOP), the broker (the same,
-    /// when paused), and removes the folder.
+    /// Runs `action` first when the run stops (an agent the test runs in its own process, say).
+    func atStop(_ action: @escaping @Sendable () async -> Void) { stopActions.append(action) }
+
+    /// Stops everything the run started: what ``atStop(_:)`` asked for, every agent still running,
+    /// the watchers, the proxy, the simulators (let go on first, when a test stopped one with
+    /// SIGSTOP), the broker (the same, when paused), and removes the folder.
     fileprivate func stop() async {
+        for action in stopActions { await action() }
         for agent in agents { agent.terminate() }
         for watcher in watchers { await watcher.disconnect() }
         proxy?.close()

@@ -85,7 +85,7 @@ final class CommandAgentHarness: @unchecked Sendable {
         _ = await next { $0.topic == "\(Self.root)/reader" && $0.payloadString?.contains("\"ok\"") == true }
     }
 
-    /// Stops the in-process agent and its publisher (the run stops the rest).
+    /// Stops the in-process agent and its publisher (the run stops the rest), first when the run stops.
     fileprivate func stopInProcessAgent() async {
         agent?.stop()
         await running?.value
@@ -173,14 +173,8 @@ func withCommandAgent<Result>(
             clientID: "e2e-client-\(UUID().uuidString.prefix(8))", filters: ["\(CommandAgentHarness.root)/#", "replies/#"],
             protocolVersion: clientProtocol)
         let h = try CommandAgentHarness(run: run, watcher: watcher, mode: mode, lockEnabled: lockEnabled)
-        do {
-            await h.ready()
-            let result = try await body(h)
-            await h.stopInProcessAgent()
-            return result
-        } catch {
-            await h.stopInProcessAgent()
-            throw error
-        }
+        run.atStop { await h.stopInProcessAgent() }
+        await h.ready()
+        return try await body(h)
     }
 }
