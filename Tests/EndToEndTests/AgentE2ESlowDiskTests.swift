@@ -9,14 +9,13 @@ import TestSupport
 /// delays every fsync it makes by 100 ms, while the simulator's timeline taps 20 tags of 0.4 s.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct AgentE2ESlowDiskTests {
     static let taps = 20
-    static func tapID(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
-    static func tapUID(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
+    static func tapID(_ k: Int) -> String { TapTags.id(k) }
+    static func tapUID(_ k: Int) -> String { TapTags.uid(k) }
     /// Tag k is in the field from 1 s + 0.8 s·(k−1) for 0.4 s; the field is empty for 0.4 s between
     /// taps and 3 s after the last one; then the round starts over (the test takes a whole round
     /// the agent saw from its start).
     static let timeline: String = {
-        var yaml = "tags:\n"
-        for k in 1...taps { yaml += "  - {id: \(tapID(k)), type: ntag213, uid: \(tapUID(k))}\n" }
+        var yaml = TapTags.definitions(taps)
         yaml += "timeline:\n  loop: true\n  period: \(1000 + 800 * taps + 2600)ms\n  events:\n"
         for k in 1...taps {
             let start = 1000 + 800 * (k - 1)

@@ -36,11 +36,10 @@ import TestSupport
     /// the field for 0.8 s, the next one replacing it, so the 40 span 32 s; then 4 s of an empty
     /// field, and over again (a loop: the test freezes the broker in a gap and takes the next round).
     static let tapCount = 40
-    static func tapID(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
-    static func tapUID(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
+    static func tapID(_ k: Int) -> String { TapTags.id(k) }
+    static func tapUID(_ k: Int) -> String { TapTags.uid(k) }
     static let tapRounds: String = {
-        var yaml = "tags:\n"
-        for k in 1...tapCount { yaml += "  - {id: \(tapID(k)), type: ntag213, uid: \(tapUID(k))}\n" }
+        var yaml = TapTags.definitions(tapCount)
         yaml += "timeline:\n  loop: true\n  period: 37s\n  events:\n    - {at: 1s, place: \(tapID(1))}\n"
         for k in 1..<tapCount { yaml += "    - {at: \(1000 + 800 * k)ms, remove: \(tapID(k)), place: \(tapID(k + 1))}\n" }
         return yaml + "    - {at: \(1000 + 800 * tapCount)ms, remove: \(tapID(tapCount))}\n"

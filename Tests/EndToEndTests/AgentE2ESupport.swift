@@ -207,3 +207,14 @@ func expectEnvelope(
 func sequenceNumbers(_ events: [[String: Any]]) -> [Int] {
     events.compactMap { $0["seq"] as? Int }
 }
+
+/// The tags of the tap-round timelines (the spool's frozen broker, the slow disk): `tapNN`, NTAG213s
+/// with the UID `04A1B2C3D4E5` and NN in hex.
+enum TapTags {
+    static func id(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
+    static func uid(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
+    /// `tags:` with taps 1 to `count`.
+    static func definitions(_ count: Int) -> String {
+        "tags:\n" + (1...count).map { "  - {id: \(id($0)), type: ntag213, uid: \(uid($0))}\n" }.joined()
+    }
+}
