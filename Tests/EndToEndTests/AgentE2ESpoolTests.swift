@@ -36,13 +36,11 @@ import TestSupport
     /// the field for 0.8 s, the next one replacing it, so the 40 span 32 s; then 4 s of an empty
     /// field, and over again (a loop: the test freezes the broker in a gap and takes the next round).
     static let tapCount = 40
-    static func tapID(_ k: Int) -> String { TapTags.id(k) }
-    static func tapUID(_ k: Int) -> String { TapTags.uid(k) }
     static let tapRounds: String = {
         var yaml = TapTags.definitions(tapCount)
-        yaml += "timeline:\n  loop: true\n  period: 37s\n  events:\n    - {at: 1s, place: \(tapID(1))}\n"
-        for k in 1..<tapCount { yaml += "    - {at: \(1000 + 800 * k)ms, remove: \(tapID(k)), place: \(tapID(k + 1))}\n" }
-        return yaml + "    - {at: \(1000 + 800 * tapCount)ms, remove: \(tapID(tapCount))}\n"
+        yaml += "timeline:\n  loop: true\n  period: 37s\n  events:\n    - {at: 1s, place: \(TapTags.id(1))}\n"
+        for k in 1..<tapCount { yaml += "    - {at: \(1000 + 800 * k)ms, remove: \(TapTags.id(k)), place: \(TapTags.id(k + 1))}\n" }
+        return yaml + "    - {at: \(1000 + 800 * tapCount)ms, remove: \(TapTags.id(tapCount))}\n"
     }()
 
     /// The issue's case: mosquitto frozen (SIGSTOP, TCP stays up) for the ≥ 20 s of 40 taps. The
@@ -62,7 +60,7 @@ import TestSupport
             await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
 
             // The broker stops answering in the gap after a round; the TCP connections stay open.
-            let first = Self.tapID(1), last = Self.tapID(Self.tapCount)
+            let first = TapTags.id(1), last = TapTags.id(Self.tapCount)
             var freezeAt = "", ends = 0
             for attempt in 1...3 {
                 ends = trace.errorOutput.components(separatedBy: "timeline: removed \(last)\n").count - 1
@@ -79,7 +77,7 @@ import TestSupport
             // The frozen round: 40 taps, each logged by the agent, the last one's removal included. At
             // the round's start the previous round's removals are long logged (4 s of empty field).
             #expect(trace.waitForErrorOutput("timeline: placed \(first)\n", count: freezeAt.components(separatedBy: "timeline: placed \(first)\n").count))
-            let lastUID = Self.tapUID(Self.tapCount)
+            let lastUID = TapTags.uid(Self.tapCount)
             let removalsBefore = agent.errorOutput.components(separatedBy: "tag \(lastUID) removed").count - 1
             #expect(trace.waitForErrorOutput("timeline: removed \(last)\n", count: ends + 2, timeout: .seconds(90)))
             #expect(agent.waitForErrorOutput("tag \(lastUID) removed", count: removalsBefore + 1), "\(agent.errorOutput.suffix(3000))")
@@ -104,14 +102,14 @@ import TestSupport
             let thawed = watcher.lastIndex
 
             // After the thaw: the round's 80 events, in order, each once.
-            let firstUID = Self.tapUID(1)
+            let firstUID = TapTags.uid(1)
             let (roundStart, _) = await watcher.message(after: thawed) { $0.topic == "\(e2eRoot)/event/scanned" && $0.json["uid"] as? String == firstUID }
             await watcher.message(after: roundStart) { $0.topic == "\(e2eRoot)/event/removed" && $0.json["uid"] as? String == lastUID }
             let all = watcher.events
             let afterThaw = Array(watcher.seen.received.dropFirst(thawed + 1).filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
             let start = afterThaw.firstIndex { $0["type"] as? String == "scanned" && $0["uid"] as? String == firstUID } ?? afterThaw.count
             let round = afterThaw.dropFirst(start).prefix(2 * Self.tapCount)
-            let uids = Set((1...Self.tapCount).map(Self.tapUID))
+            let uids = Set((1...Self.tapCount).map(TapTags.uid))
             let scanned = round.filter { $0["type"] as? String == "scanned" }, removed = round.filter { $0["type"] as? String == "removed" }
             #expect(scanned.count == Self.tapCount, "after the thaw: \(afterThaw.map { "\($0["seq"] ?? "-") \($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
             #expect(removed.count == Self.tapCount)
