@@ -3,9 +3,9 @@ import MQTTClient
 import Testing
 import TestSupport
 
-/// `nfcbridge run` on `nfcbridge-sim` as the libnfc end-to-end tests start it, and everything around
-/// it: a broker, the simulator, a temporary folder with the configuration and the agent's state, a
-/// watcher subscribed to what the agent publishes, and the agent. Made only by
+/// `nfcbridge run` on `nfcbridge-sim` (or on a PC/SC reader) as the end-to-end tests start it, and
+/// everything around it: a broker, the simulator, a temporary folder with the configuration and the
+/// agent's state, a watcher subscribed to what the agent publishes, and the agent. Made only by
 /// ``withAgentRun(_:isolation:_:)``, which starts them in that order and stops every one of them
 /// (also those a test started later: a second agent, a second simulator, another watcher) when the
 /// test's body ends, returned or thrown.
@@ -14,11 +14,11 @@ final class AgentRun: @unchecked Sendable {
     enum Reader {
         /// A simulator with the run's scenario, on its own pty link.
         case simulator
-        /// A simulator with the run's scenario, its pty link at `name` in the run's folder (so a
+        /// A simulator with the run's scenario, its pty link at `link` in the run's folder (so a
         /// simulator started later, ``startSimulator(scenario:arguments:linkPath:)``, can take the
         /// same link: a reader plugged in again).
         case simulatorAt(link: String)
-        /// No simulator: the agent's device is `pn532_uart:<folder>/<name>`, where nothing answers
+        /// No simulator: the agent's device is `pn532_uart:<folder>/<link>`, where nothing answers
         /// (an unplugged reader).
         case absent(link: String)
         /// No simulator: the agent's device is `connstring` (`pcsc:<reader>`, a reader the test runs).
@@ -32,6 +32,7 @@ final class AgentRun: @unchecked Sendable {
         var scenario: String?
         /// More arguments for the simulator (`--trace`, `--drop-one-in 500`).
         var simulatorArguments: [String] = []
+        /// Where the agent's reader is.
         var reader = Reader.simulator
         /// What the broker's listener accepts (users, TLS, ACL, persistence, bridges).
         var broker = MosquittoBroker.Options()
@@ -55,10 +56,11 @@ final class AgentRun: @unchecked Sendable {
         var homeAssistant = true
         /// Appended to the configuration (top-level sections: `dump: {on_scan: true}`).
         var extra = ""
-        /// The watcher's subscriptions, or nil for no watcher at the start (``connectWatcher(clientID:filters:persistent:)``
-        /// makes one later).
+        /// The watcher's subscriptions, or nil for no watcher at the start
+        /// (``connectWatcher(clientID:filters:persistent:protocolVersion:tls:)`` makes one later).
         var watcherFilters: [String]? = ["\(e2eRoot)/#"]
-        /// The watcher keeps an MQTT 3.1.1 session across reconnects (``Watcher/connect(_:clientID:filters:persistent:)``).
+        /// The watcher keeps an MQTT 3.1.1 session across reconnects
+        /// (``Watcher/connect(_:clientID:filters:persistent:protocolVersion:tls:)``).
         var persistentWatcher = false
         /// The agent is started with the run; when false the test starts it (``startAgent(environment:launcher:)``).
         var startsAgent = true
