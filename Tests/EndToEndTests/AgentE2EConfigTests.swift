@@ -36,30 +36,29 @@ import TestSupport
     ]
 
     @Test(arguments: files) func aBadFileExitsTwoNamingKeyAndLineAndConnectsNothing(_ bad: BadFile) async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess()
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let state = folder.path + "/state"
-        let text = bad.text.replacingOccurrences(of: "BROKER", with: broker.url)
-            .replacingOccurrences(of: "DEVICE", with: simulator.connstring).replacingOccurrences(of: "STATE", with: state)
-        let config = try folder.write("config.yaml", text)
+        // No watcher, no agent: only the run's broker, simulator and folder.
+        try await withAgentRun(.init(watcherFilters: nil, startsAgent: false)) { run in
+            let (broker, simulator, folder) = (run.broker!, run.simulator, run.folder!)
+            let state = folder.path + "/state"
+            let text = bad.text.replacingOccurrences(of: "BROKER", with: broker.url)
+                .replacingOccurrences(of: "DEVICE", with: simulator.connstring).replacingOccurrences(of: "STATE", with: state)
+            let config = try folder.write("config.yaml", text)
 
-        let result = try runProcess(
-            Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
-        #expect(result.status == 2)
-        #expect(result.out.isEmpty)
-        let lines = result.err.split(separator: "\n")
-        #expect(lines.count == 1, "one message: \(result.err)")
-        let error = (try? JSONSerialization.jsonObject(with: Data(result.err.utf8))) as? [String: [String: String]]
-        #expect(error?["error"]?["code"] == bad.code, "\(result.err)")
-        #expect(error?["error"]?["message"]?.hasPrefix("\(config):\(bad.message)") == true, "\(result.err)")
+            let result = try runProcess(
+                Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
+            #expect(result.status == 2)
+            #expect(result.out.isEmpty)
+            let lines = result.err.split(separator: "\n")
+            #expect(lines.count == 1, "one message: \(result.err)")
+            let error = (try? JSONSerialization.jsonObject(with: Data(result.err.utf8))) as? [String: [String: String]]
+            #expect(error?["error"]?["code"] == bad.code, "\(result.err)")
+            #expect(error?["error"]?["message"]?.hasPrefix("\(config):\(bad.message)") == true, "\(result.err)")
 
-        // Nothing was touched: no MQTT client, no reader session, no state directory.
-        #expect(!broker.log.contains("nfcbridge-e2e"), "\(broker.log)")
-        let reader = try simulator.expectOK(["cmd": "list"])
-        #expect(reader["sessions"] as? Int == 0, "\(reader)")
-        #expect(!FileManager.default.fileExists(atPath: state))
+            // Nothing was touched: no MQTT client, no reader session, no state directory.
+            #expect(!broker.log.contains("nfcbridge-e2e"), "\(broker.log)")
+            let reader = try simulator.expectOK(["cmd": "list"])
+            #expect(reader["sessions"] as? Int == 0, "\(reader)")
+            #expect(!FileManager.default.fileExists(atPath: state))
+        }
     }
 }

@@ -40,88 +40,77 @@ import TestSupport
     }
 
     @Test func startUpPublishesReaderAndTagBeforeOnlineClearsTheStaleTagAndMarksInitialScans() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        // Connected before any agent starts: it records every publish in order.
-        let watcher = try await Watcher.connect(broker.url)
+        // The watcher is connected before any agent starts: it records every publish in order.
+        try await withAgentRun(.init(scenario: Self.scenario)) { agentRun in
+            let (simulator, watcher, first) = (agentRun.simulator, agentRun.watcher, agentRun.agent)
+            let firstOnline = await watcher.status("online")
+            try simulator.place("card")
+            let (_, tapped, _) = await watcher.next("event/scanned", after: firstOnline)
+            #expect(tapped["initial"] as? Bool == false, "\(tapped)")
+            await watcher.next("tag", after: firstOnline) { $0["present"] as? Bool == true }
+            // The presence record is written off the reader's path: kill only once it holds the card
+            // (a kill before that is the documented window in which the next run cannot know it).
+            #expect(first.waitForErrorOutput("presence: on disk with 1 tag(s)"), "\(first.errorOutput)")
 
-        let first = try startAgent(config: config)
-        defer { first.terminate() }
-        let firstOnline = await watcher.status("online")
-        try simulator.place("card")
-        let (_, tapped, _) = await watcher.next("event/scanned", after: firstOnline)
-        #expect(tapped["initial"] as? Bool == false, "\(tapped)")
-        await watcher.next("tag", after: firstOnline) { $0["present"] as? Bool == true }
-        // The presence record is written off the reader's path: kill only once it holds the card
-        // (a kill before that is the documented window in which the next run cannot know it).
-        #expect(first.waitForErrorOutput("presence: on disk with 1 tag(s)"), "\(first.errorOutput)")
+            // Killed with the card on the reader: the broker keeps its retained `tag` (present) and
+            // `reader` (ok), and publishes the will.
+            #expect(agentRun.killAgent() == SIGKILL)
+            let killedAt = await watcher.status("offline", after: firstOnline)
+            var view = HomeAssistantView()
+            for message in watcher.seen.received.prefix(killedAt + 1) { view.apply(message) }
+            #expect(view.status == "offline" && view.reader == "ok" && view.present == true, "\(view)")
 
-        // Killed with the card on the reader: the broker keeps its retained `tag` (present) and
-        // `reader` (ok), and publishes the will.
-        first.send(SIGKILL)
-        #expect(first.waitForExit() == SIGKILL)
-        let killedAt = await watcher.status("offline", after: firstOnline)
-        var view = HomeAssistantView()
-        for message in watcher.seen.received.prefix(killedAt + 1) { view.apply(message) }
-        #expect(view.status == "offline" && view.reader == "ok" && view.present == true, "\(view)")
+            let second = try agentRun.startAgent()
+            let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: killedAt)
+            expectEnvelope(scanned, type: "scanned")
+            #expect(scanned["initial"] as? Bool == true, "the card was on the reader before the restart: \(scanned)")
+            let (presentAt, present, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
+            #expect(present["initial"] as? Bool == true, "\(present)")
 
-        let second = try startAgent(config: config)
-        defer { second.terminate() }
-        let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: killedAt)
-        expectEnvelope(scanned, type: "scanned")
-        #expect(scanned["initial"] as? Bool == true, "the card was on the reader before the restart: \(scanned)")
-        let (presentAt, present, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
-        #expect(present["initial"] as? Bool == true, "\(present)")
+            // The ordered retained/status publishes of the second run, up to the tag found again.
+            let run = Array(watcher.seen.received[(killedAt + 1)...presentAt]).filter {
+                ["status", "reader", "tag"].map { "\(e2eRoot)/\($0)" }.contains($0.topic)
+            }
+            let online = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/status" && $0.payloadString == "online" })
+            let firstReader = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/reader" })
+            let firstTag = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/tag" })
+            #expect(firstReader < online && firstTag < online, "reader and tag before status online: \(run.map(\.topic))")
+            let readerStates = run.filter { $0.topic == "\(e2eRoot)/reader" }.compactMap { $0.json["state"] as? String }
+            #expect(["starting", "ok"].contains(readerStates.first ?? ""), "\(readerStates)")
+            #expect(!readerStates.contains("absent"), "the reader is there: never absent (\(readerStates))")
+            // The stale `present: true` is replaced before `status` goes online; Last UID stays.
+            let clearing = run[firstTag].json
+            #expect(clearing["present"] as? Bool == false, "\(clearing)")
+            #expect((clearing["last"] as? [String: Any])?["uid"] as? String == "04A1B2C3D4E5F6", "\(clearing)")
+            #expect((clearing["last"] as? [String: Any])?["tag_id"] as? String == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
+            // No flicker: the entities go from unavailable to available once, and the stale "on" is
+            // never shown (off until the first poll finds the card again, or on at once).
+            var shown = [view.shown]
+            for message in run {
+                view.apply(message)
+                if view.shown != shown.last { shown.append(view.shown) }
+            }
+            #expect(shown == ["unavailable", "off", "on"] || shown == ["unavailable", "on"], "\(shown)")
 
-        // The ordered retained/status publishes of the second run, up to the tag found again.
-        let run = Array(watcher.seen.received[(killedAt + 1)...presentAt]).filter {
-            ["status", "reader", "tag"].map { "\(e2eRoot)/\($0)" }.contains($0.topic)
+            // A tap after start-up is not initial.
+            try simulator.remove("card")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: presentAt)
+            try simulator.place("card")
+            let (_, again, _) = await watcher.next("event/scanned", after: removedAt)
+            #expect(again["initial"] as? Bool == false, "\(again)")
+
+            // A clean stop with the card left on the reader: the next run's first scan is initial too,
+            // and `tag` said not present in between (the agent stopped watching).
+            let beforeStop = watcher.lastIndex
+            second.expectCleanStop()
+            let stoppedAt = await watcher.status("offline", after: beforeStop)
+            let (clearedAt, cleared, _) = await watcher.next("tag", after: beforeStop) { $0["present"] as? Bool == false }
+            #expect(clearedAt < stoppedAt, "\(cleared)")
+            let third = try agentRun.startAgent()
+            let (_, restarted, _) = await watcher.next("event/scanned", after: stoppedAt)
+            #expect(restarted["initial"] as? Bool == true, "\(restarted)")
+            third.expectCleanStop()
         }
-        let online = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/status" && $0.payloadString == "online" })
-        let firstReader = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/reader" })
-        let firstTag = try #require(run.firstIndex { $0.topic == "\(e2eRoot)/tag" })
-        #expect(firstReader < online && firstTag < online, "reader and tag before status online: \(run.map(\.topic))")
-        let readerStates = run.filter { $0.topic == "\(e2eRoot)/reader" }.compactMap { $0.json["state"] as? String }
-        #expect(["starting", "ok"].contains(readerStates.first ?? ""), "\(readerStates)")
-        #expect(!readerStates.contains("absent"), "the reader is there: never absent (\(readerStates))")
-        // The stale `present: true` is replaced before `status` goes online; Last UID stays.
-        let clearing = run[firstTag].json
-        #expect(clearing["present"] as? Bool == false, "\(clearing)")
-        #expect((clearing["last"] as? [String: Any])?["uid"] as? String == "04A1B2C3D4E5F6", "\(clearing)")
-        #expect((clearing["last"] as? [String: Any])?["tag_id"] as? String == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
-        // No flicker: the entities go from unavailable to available once, and the stale "on" is
-        // never shown (off until the first poll finds the card again, or on at once).
-        var shown = [view.shown]
-        for message in run {
-            view.apply(message)
-            if view.shown != shown.last { shown.append(view.shown) }
-        }
-        #expect(shown == ["unavailable", "off", "on"] || shown == ["unavailable", "on"], "\(shown)")
-
-        // A tap after start-up is not initial.
-        try simulator.remove("card")
-        let (removedAt, _, _) = await watcher.next("event/removed", after: presentAt)
-        try simulator.place("card")
-        let (_, again, _) = await watcher.next("event/scanned", after: removedAt)
-        #expect(again["initial"] as? Bool == false, "\(again)")
-
-        // A clean stop with the card left on the reader: the next run's first scan is initial too,
-        // and `tag` said not present in between (the agent stopped watching).
-        let beforeStop = watcher.lastIndex
-        second.expectCleanStop()
-        let stoppedAt = await watcher.status("offline", after: beforeStop)
-        let (clearedAt, cleared, _) = await watcher.next("tag", after: beforeStop) { $0["present"] as? Bool == false }
-        #expect(clearedAt < stoppedAt, "\(cleared)")
-        let third = try startAgent(config: config)
-        defer { third.terminate() }
-        let (_, restarted, _) = await watcher.next("event/scanned", after: stoppedAt)
-        #expect(restarted["initial"] as? Bool == true, "\(restarted)")
-        third.expectCleanStop()
-        await watcher.disconnect()
     }
 
     /// Every template of every discovery document, rendered against every message published on
@@ -129,122 +118,115 @@ import TestSupport
     /// health, reader, info, status), renders without error or undefined-variable warning, and
     /// gives what Home Assistant needs.
     @Test func everyDiscoveryTemplateRendersThePayloadsOnTheWire() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url, filters: ["\(e2eRoot)/#", "homeassistant/#"])
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader") { $0["state"] as? String == "ok" }
-        var scans: [String: String] = [:]
-        var removals: [String: String] = [:]
-        var position = online
-        for (id, uid) in [("card", "04A1B2C3D4E5F6"), ("plain", "04B1B2B3B4B5B6"), ("phone", "08A1B2C3")] {
-            try simulator.place(id)
-            let (scannedAt, _, scanned) = await watcher.next("event/scanned", after: position) { $0["uid"] as? String == uid }
-            try simulator.remove(id)
-            let (removedAt, _, removed) = await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == uid }
-            scans[id] = scanned.payloadString ?? ""
-            removals[id] = removed.payloadString ?? ""
-            position = removedAt
-        }
-        // `health` carries the scan count: ask for it (Home Assistant's birth re-sends all state).
-        await watcher.next("health", after: try await watcher.homeAssistantBirth()) {
-            ($0["scans"] as? [String: Any])?["total"] as? Int == 3
-        }
-        agent.expectCleanStop()
-        await watcher.status("offline", after: position)
+        try await withAgentRun(.init(scenario: Self.scenario, watcherFilters: ["\(e2eRoot)/#", "homeassistant/#"])) { run in
+            let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
+            let online = await watcher.status("online")
+            await watcher.next("reader") { $0["state"] as? String == "ok" }
+            var scans: [String: String] = [:]
+            var removals: [String: String] = [:]
+            var position = online
+            for (id, uid) in [("card", "04A1B2C3D4E5F6"), ("plain", "04B1B2B3B4B5B6"), ("phone", "08A1B2C3")] {
+                try simulator.place(id)
+                let (scannedAt, _, scanned) = await watcher.next("event/scanned", after: position) { $0["uid"] as? String == uid }
+                try simulator.remove(id)
+                let (removedAt, _, removed) = await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == uid }
+                scans[id] = scanned.payloadString ?? ""
+                removals[id] = removed.payloadString ?? ""
+                position = removedAt
+            }
+            // `health` carries the scan count: ask for it (Home Assistant's birth re-sends all state).
+            await watcher.next("health", after: try await watcher.homeAssistantBirth()) {
+                ($0["scans"] as? [String: Any])?["total"] as? Int == 3
+            }
+            agent.expectCleanStop()
+            await watcher.status("offline", after: position)
 
-        // The documents as retained at the end (the last copy of each topic).
-        var documents: [String: [String: Any]] = [:]
-        for message in watcher.seen.received where message.topic.hasPrefix("homeassistant/") && message.topic.hasSuffix("/config") {
-            documents[message.topic] = message.json
-        }
-        #expect(documents.count == 13, "\(documents.keys.sorted())")
-        func matches(_ filter: String, _ topic: String) -> Bool {
-            filter.hasSuffix("/+") ? topic.hasPrefix(String(filter.dropLast())) && !topic.dropFirst(filter.count - 1).contains("/") : topic == filter
-        }
-        // Every (template, topic) pair HA renders, × every payload seen on that topic.
-        var jobs: [(template: String, payload: String)] = []
-        var labels: [String] = []
-        let messages = watcher.seen.received.filter { $0.topic.hasPrefix("\(e2eRoot)/") }
-        for (topic, document) in documents.sorted(by: { $0.key < $1.key }) {
-            var pairs: [(String, String)] = []
-            if let template = document["value_template"] as? String,
-                let stateTopic = document["state_topic"] as? String ?? document["topic"] as? String
-            {
-                pairs.append((template, stateTopic))
+            // The documents as retained at the end (the last copy of each topic).
+            var documents: [String: [String: Any]] = [:]
+            for message in watcher.seen.received where message.topic.hasPrefix("homeassistant/") && message.topic.hasSuffix("/config") {
+                documents[message.topic] = message.json
             }
-            if let template = document["json_attributes_template"] as? String, let attributes = document["json_attributes_topic"] as? String {
-                pairs.append((template, attributes))
+            #expect(documents.count == 13, "\(documents.keys.sorted())")
+            func matches(_ filter: String, _ topic: String) -> Bool {
+                filter.hasSuffix("/+") ? topic.hasPrefix(String(filter.dropLast())) && !topic.dropFirst(filter.count - 1).contains("/") : topic == filter
             }
-            for availability in document["availability"] as? [[String: Any]] ?? [] {
-                if let template = availability["value_template"] as? String, let availabilityTopic = availability["topic"] as? String {
-                    pairs.append((template, availabilityTopic))
+            // Every (template, topic) pair HA renders, × every payload seen on that topic.
+            var jobs: [(template: String, payload: String)] = []
+            var labels: [String] = []
+            let messages = watcher.seen.received.filter { $0.topic.hasPrefix("\(e2eRoot)/") }
+            for (topic, document) in documents.sorted(by: { $0.key < $1.key }) {
+                var pairs: [(String, String)] = []
+                if let template = document["value_template"] as? String,
+                    let stateTopic = document["state_topic"] as? String ?? document["topic"] as? String
+                {
+                    pairs.append((template, stateTopic))
+                }
+                if let template = document["json_attributes_template"] as? String, let attributes = document["json_attributes_topic"] as? String {
+                    pairs.append((template, attributes))
+                }
+                for availability in document["availability"] as? [[String: Any]] ?? [] {
+                    if let template = availability["value_template"] as? String, let availabilityTopic = availability["topic"] as? String {
+                        pairs.append((template, availabilityTopic))
+                    }
+                }
+                for (template, filter) in pairs {
+                    let payloads = messages.filter { matches(filter, $0.topic) }.compactMap(\.payloadString)
+                    #expect(!payloads.isEmpty, "\(topic): nothing published on \(filter)")
+                    for payload in payloads {
+                        jobs.append((template, payload))
+                        labels.append("\(topic) on \(filter): \(payload.prefix(120))")
+                    }
                 }
             }
-            for (template, filter) in pairs {
-                let payloads = messages.filter { matches(filter, $0.topic) }.compactMap(\.payloadString)
-                #expect(!payloads.isEmpty, "\(topic): nothing published on \(filter)")
-                for payload in payloads {
-                    jobs.append((template, payload))
-                    labels.append("\(topic) on \(filter): \(payload.prefix(120))")
-                }
+            let renderings = try HomeAssistantTemplates.render(jobs)
+            #expect(renderings.count == jobs.count)
+            for (label, rendering) in zip(labels, renderings) {
+                #expect(rendering.isClean, "\(label) → \(rendering)")
             }
-        }
-        let renderings = try HomeAssistantTemplates.render(jobs)
-        #expect(renderings.count == jobs.count)
-        for (label, rendering) in zip(labels, renderings) {
-            #expect(rendering.isClean, "\(label) → \(rendering)")
-        }
 
-        // What the templates give for the payloads that matter.
-        func render(_ document: String, _ payload: String) throws -> HomeAssistantTemplates.Rendering {
-            let template = try #require(documents[document]?["value_template"] as? String, "\(document)")
-            return try HomeAssistantTemplates.render(template, payload)
+            // What the templates give for the payloads that matter.
+            func render(_ document: String, _ payload: String) throws -> HomeAssistantTemplates.Rendering {
+                let template = try #require(documents[document]?["value_template"] as? String, "\(document)")
+                return try HomeAssistantTemplates.render(template, payload)
+            }
+            func modified(_ payload: String, _ change: [String: Any]) throws -> String {
+                var json = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+                json.merge(change) { $1 }
+                return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+            }
+            let scanner = "homeassistant/tag/e2e/config"
+            #expect(try render(scanner, scans["card"] ?? "").result == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
+            #expect(try render(scanner, scans["plain"] ?? "").result == "04B1B2B3B4B5B6")
+            // A phone's random UID never becomes an HA tag; nor does a replayed or an initial scan.
+            #expect((scans["phone"] ?? "").contains(#""random_uid":true"#))
+            #expect(try render(scanner, scans["phone"] ?? "").result == "")
+            #expect(try render(scanner, try modified(scans["card"] ?? "", ["buffered": true])).result == "")
+            #expect(try render(scanner, try modified(scans["card"] ?? "", ["initial": true])).result == "")
+
+            let event = "homeassistant/event/e2e_nfc/config"
+            let removal = try render(event, removals["card"] ?? "")
+            #expect(removal.isClean, "\(removal)")
+            let removedJSON = (try? JSONSerialization.jsonObject(with: Data((removal.result ?? "").utf8))) as? [String: Any] ?? [:]
+            #expect(removedJSON["event_type"] as? String == "removed", "\(removal)")
+            #expect(removedJSON["uid"] as? String == "04A1B2C3D4E5F6", "\(removal)")
+            #expect(removedJSON["tag_id"] is NSNull, "\(removal)")
+            let scanText = try render(event, scans["card"] ?? "").result ?? ""
+            let scan = (try? JSONSerialization.jsonObject(with: Data(scanText.utf8))) as? [String: Any] ?? [:]
+            #expect(scan["event_type"] as? String == "scanned")
+            #expect(scan["tag_id"] as? String == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
+            #expect(scan["initial"] as? Bool == false)
+            #expect(try render(event, try modified(removals["card"] ?? "", ["buffered": true])).result == "")
+
+            #expect(try render("homeassistant/device_automation/e2e_tag_scanned/config", scans["plain"] ?? "").result == "scanned")
+            #expect(
+                try render("homeassistant/device_automation/e2e_tag_scanned/config", try modified(scans["plain"] ?? "", ["initial": true])).result
+                    == "")
+            #expect(try render("homeassistant/device_automation/e2e_tag_removed/config", removals["plain"] ?? "").result == "removed")
+
+            // Last UID from the retained `tag`: the phone was scanned last.
+            let lastTag = try #require(messages.last { $0.topic == "\(e2eRoot)/tag" }?.payloadString)
+            #expect(try render("homeassistant/sensor/e2e_last_uid/config", lastTag).result == "08A1B2C3")
+            #expect(try render("homeassistant/binary_sensor/e2e_tag_present/config", lastTag).result == "OFF")
         }
-        func modified(_ payload: String, _ change: [String: Any]) throws -> String {
-            var json = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
-            json.merge(change) { $1 }
-            return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
-        }
-        let scanner = "homeassistant/tag/e2e/config"
-        #expect(try render(scanner, scans["card"] ?? "").result == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
-        #expect(try render(scanner, scans["plain"] ?? "").result == "04B1B2B3B4B5B6")
-        // A phone's random UID never becomes an HA tag; nor does a replayed or an initial scan.
-        #expect((scans["phone"] ?? "").contains(#""random_uid":true"#))
-        #expect(try render(scanner, scans["phone"] ?? "").result == "")
-        #expect(try render(scanner, try modified(scans["card"] ?? "", ["buffered": true])).result == "")
-        #expect(try render(scanner, try modified(scans["card"] ?? "", ["initial": true])).result == "")
-
-        let event = "homeassistant/event/e2e_nfc/config"
-        let removal = try render(event, removals["card"] ?? "")
-        #expect(removal.isClean, "\(removal)")
-        let removedJSON = (try? JSONSerialization.jsonObject(with: Data((removal.result ?? "").utf8))) as? [String: Any] ?? [:]
-        #expect(removedJSON["event_type"] as? String == "removed", "\(removal)")
-        #expect(removedJSON["uid"] as? String == "04A1B2C3D4E5F6", "\(removal)")
-        #expect(removedJSON["tag_id"] is NSNull, "\(removal)")
-        let scanText = try render(event, scans["card"] ?? "").result ?? ""
-        let scan = (try? JSONSerialization.jsonObject(with: Data(scanText.utf8))) as? [String: Any] ?? [:]
-        #expect(scan["event_type"] as? String == "scanned")
-        #expect(scan["tag_id"] as? String == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
-        #expect(scan["initial"] as? Bool == false)
-        #expect(try render(event, try modified(removals["card"] ?? "", ["buffered": true])).result == "")
-
-        #expect(try render("homeassistant/device_automation/e2e_tag_scanned/config", scans["plain"] ?? "").result == "scanned")
-        #expect(
-            try render("homeassistant/device_automation/e2e_tag_scanned/config", try modified(scans["plain"] ?? "", ["initial": true])).result
-                == "")
-        #expect(try render("homeassistant/device_automation/e2e_tag_removed/config", removals["plain"] ?? "").result == "removed")
-
-        // Last UID from the retained `tag`: the phone was scanned last.
-        let lastTag = try #require(messages.last { $0.topic == "\(e2eRoot)/tag" }?.payloadString)
-        #expect(try render("homeassistant/sensor/e2e_last_uid/config", lastTag).result == "08A1B2C3")
-        #expect(try render("homeassistant/binary_sensor/e2e_tag_present/config", lastTag).result == "OFF")
-        await watcher.disconnect()
     }
 }

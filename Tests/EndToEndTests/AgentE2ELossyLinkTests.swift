@@ -13,37 +13,31 @@ import TestSupport
     static let uri = "https://example.com/lossy"
 
     @Test func oneByteInFiveHundredDroppedMakesNoWrongFinalScan() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(
+        let options = AgentRun.Options(
             scenario: "tags:\n  - {id: t, type: ntag215, uid: 04A1B2C3D4E5F6, ndef: [{uri: \(Self.uri)}]}\n",
-            arguments: ["--drop-one-in", "500", "--drop-seed", "20"])
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, presence: "{removal_grace_ms: 300, min_interval_ms: 0}")
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        await watcher.next("reader") { $0["state"] as? String == "ok" }
+            simulatorArguments: ["--drop-one-in", "500", "--drop-seed", "20"], presence: "{removal_grace_ms: 300, min_interval_ms: 0}")
+        try await withAgentRun(options) { run in
+            let (simulator, watcher) = (run.simulator, run.watcher)
+            await watcher.next("reader") { $0["state"] as? String == "ok" }
 
-        var wrongFinal: [String] = []
-        for tap in 1...Self.taps {
-            let before = watcher.lastIndex
-            try simulator.place("t")
-            let (scannedAt, _, _) = await watcher.next("event/scanned", after: before)
-            try simulator.remove("t")
-            // The tag's `removed` after the last `scanned`: a removal while it stayed brings a new arrival.
-            var (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
-            while let (later, _) = await watcher.seen.next(after: removedAt, timeout: .zero, where: { $0.topic.hasSuffix("/event/scanned") }) {
-                (removedAt, _, _) = await watcher.next("event/removed", after: later)
+            var wrongFinal: [String] = []
+            for tap in 1...Self.taps {
+                let before = watcher.lastIndex
+                try simulator.place("t")
+                let (scannedAt, _, _) = await watcher.next("event/scanned", after: before)
+                try simulator.remove("t")
+                // The tag's `removed` after the last `scanned`: a removal while it stayed brings a new arrival.
+                var (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
+                while let (later, _) = await watcher.seen.next(after: removedAt, timeout: .zero, where: { $0.topic.hasSuffix("/event/scanned") }) {
+                    (removedAt, _, _) = await watcher.next("event/removed", after: later)
+                }
+                let scans = watcher.seen.received[(before + 1)...removedAt].filter { $0.topic.hasSuffix("/event/scanned") }.map(\.json)
+                guard let final = scans.last else { continue }
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: final), as: UTF8.self)
+                    .replacingOccurrences(of: "\\/", with: "/")
+                if final["cardType"] as? String != "NTAG215" || !text.contains(Self.uri) { wrongFinal.append("tap \(tap): \(text)") }
             }
-            let scans = watcher.seen.received[(before + 1)...removedAt].filter { $0.topic.hasSuffix("/event/scanned") }.map(\.json)
-            guard let final = scans.last else { continue }
-            let text = String(decoding: try JSONSerialization.data(withJSONObject: final), as: UTF8.self)
-                .replacingOccurrences(of: "\\/", with: "/")
-            if final["cardType"] as? String != "NTAG215" || !text.contains(Self.uri) { wrongFinal.append("tap \(tap): \(text)") }
+            #expect(wrongFinal.isEmpty, "\(wrongFinal.count) wrong final scans: \(wrongFinal)")
         }
-        #expect(wrongFinal.isEmpty, "\(wrongFinal.count) wrong final scans: \(wrongFinal)")
     }
 }

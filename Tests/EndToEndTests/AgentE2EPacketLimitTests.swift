@@ -32,22 +32,16 @@ import TestSupport
         #expect(online.count == 1, "the agent never lost its connection: \(online.count) times online")
     }
 
-    /// Runs `body`, then stops broker, simulator and agent also when a `#require` in it threw.
-    func stopping(_ h: CommandAgentHarness, _ body: () async throws -> Void) async {
-        do { try await body() } catch { Issue.record(error) }
-        await h.stop()
-    }
-
     @Test func mqtt311WithMaxPacketSizeRefusesTheOversizedDumpAndGoesOn() async throws {
-        let h = try await CommandAgentHarness(
-            scenario: Self.scenario, agentProtocol: "3.1.1", mqttOptions: ", max_packet_size: 4096",
-            extraConfiguration: "dump: {on_scan: true}", brokerOptions: Self.broker)
-        await stopping(h) { try await expectTheDumpRefusedAndTheStreamGoesOn(h) }
+        try await withCommandAgent(
+            scenario: Self.scenario, agentProtocol: "3.1.1", mqtt: ["max_packet_size: 4096"],
+            extraConfiguration: "dump: {on_scan: true}", brokerOptions: Self.broker
+        ) { h in try await expectTheDumpRefusedAndTheStreamGoesOn(h) }
     }
 
     @Test func mqtt5TakesTheBrokersLimitFromConnack() async throws {
-        let h = try await CommandAgentHarness(
-            scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", brokerOptions: Self.broker)
-        await stopping(h) { try await expectTheDumpRefusedAndTheStreamGoesOn(h) }
+        try await withCommandAgent(
+            scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", brokerOptions: Self.broker
+        ) { h in try await expectTheDumpRefusedAndTheStreamGoesOn(h) }
     }
 }

@@ -18,25 +18,18 @@ import TestSupport
         presence: String, scenario: String = Self.scenario, _ body: (SimulatorProcess, Watcher) async throws -> Void,
         check: ([[String: Any]]) -> Void
     ) async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url, presence: presence)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try await body(simulator, watcher)
-        let end = watcher.lastIndex
-        agent.expectCleanStop()
-        await watcher.status("offline", after: end)
-        let events = watcher.events
-        #expect(sequenceNumbers(events) == Array(0..<events.count).map { $0 + 1 }, "seq counts up without a gap")
-        for event in events { expectEnvelope(event, type: event["type"] as? String ?? "?") }
-        check(events)
-        await watcher.disconnect()
+        try await withAgentRun(.init(scenario: scenario, presence: presence)) { run in
+            let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
+            await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try await body(simulator, watcher)
+            let end = watcher.lastIndex
+            agent.expectCleanStop()
+            await watcher.status("offline", after: end)
+            let events = watcher.events
+            #expect(sequenceNumbers(events) == Array(0..<events.count).map { $0 + 1 }, "seq counts up without a gap")
+            for event in events { expectEnvelope(event, type: event["type"] as? String ?? "?") }
+            check(events)
+        }
     }
 
     @Test func presenceModeReportsATapOnceAndNotAQuickReTap() async throws {

@@ -66,74 +66,78 @@ import TestSupport
         try #require(
             geteuid() == 0,
             "this test mounts a tmpfs as the agent's state_dir and remounts it read-only: it needs root (CI runs as root)")
-        let folder = try TemporaryFolder()
-        let state = folder.path + "/state"
-        try #require(mkdir(state, 0o700) == 0, "cannot create \(state)")
-        let mounted = Self.run("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", state])
-        try #require(mounted == nil, "\(mounted ?? "")")
-        defer { Self.unmount(state) }  // declared first: runs after the agent is gone
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        var index = await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }.index
-
-        var taps: [(scanned: [String: Any], removed: [String: Any])] = []
-        for _ in 1...2 {
-            let made = try await tap(on: simulator, watcher: watcher, after: index)
-            taps.append((made.scanned, made.removed))
-            index = made.index
+        // The tmpfs is unmounted once the run stopped the agent (and also when the run throws).
+        var mountedState: String?
+        defer {
+            if let state = mountedState {
+                Self.unmount(state)
+                // The run removed the folder's files but not the mount point, nor so the folder.
+                rmdir(state)
+                rmdir((state as NSString).deletingLastPathComponent)
+            }
         }
-        let readOnly = Self.remount(state, "ro")
-        try #require(readOnly == nil, "\(readOnly ?? "")")
-        let remountedAt = index
-        // The first event after the remount may go out before the spool's writer found the
-        // filesystem read-only; from the spool_write_failed on, events say they are not on disk.
-        for n in 1...3 {
-            let made = try await tap(on: simulator, watcher: watcher, after: index)
-            taps.append((made.scanned, made.removed))
-            index = made.index
-            if n > 1 { #expect(made.scanned["durable"] as? Bool == false, "not on disk, and says so: \(made.scanned)") }
-            if n == 1 {
-                let error = await watcher.next("event/error", after: remountedAt) {
-                    ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed"
+        try await withAgentRun(.init(scenario: Self.scenario, startsAgent: false)) { run in
+            let state = run.folder.path + "/state"
+            try #require(mkdir(state, 0o700) == 0, "cannot create \(state)")
+            let mounted = Self.run("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", state])
+            try #require(mounted == nil, "\(mounted ?? "")")
+            mountedState = state
+            let (simulator, watcher) = (run.simulator, run.watcher)
+            let agent = try run.startAgent()
+            let online = await watcher.status("online")
+            var index = await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }.index
+
+            var taps: [(scanned: [String: Any], removed: [String: Any])] = []
+            for _ in 1...2 {
+                let made = try await tap(on: simulator, watcher: watcher, after: index)
+                taps.append((made.scanned, made.removed))
+                index = made.index
+            }
+            let readOnly = Self.remount(state, "ro")
+            try #require(readOnly == nil, "\(readOnly ?? "")")
+            let remountedAt = index
+            // The first event after the remount may go out before the spool's writer found the
+            // filesystem read-only; from the spool_write_failed on, events say they are not on disk.
+            for n in 1...3 {
+                let made = try await tap(on: simulator, watcher: watcher, after: index)
+                taps.append((made.scanned, made.removed))
+                index = made.index
+                if n > 1 { #expect(made.scanned["durable"] as? Bool == false, "not on disk, and says so: \(made.scanned)") }
+                if n == 1 {
+                    let error = await watcher.next("event/error", after: remountedAt) {
+                        ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed"
+                    }
+                    index = max(index, error.index)
                 }
-                index = max(index, error.index)
             }
-        }
-        let failure = watcher.events.first { ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed" } ?? [:]
-        #expect(failure["op"] as? String == "spool", "\(failure)")
-        #expect(try await writeFailed(watcher) == true, "health.spool.write_failed during the outage")
+            let failure = watcher.events.first { ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed" } ?? [:]
+            #expect(failure["op"] as? String == "spool", "\(failure)")
+            #expect(try await writeFailed(watcher) == true, "health.spool.write_failed during the outage")
 
-        let writable = Self.remount(state, "rw")
-        try #require(writable == nil, "\(writable ?? "")")
-        #expect(agent.waitForErrorOutput("the state directory takes writes again"), "\(agent.errorOutput.suffix(3000))")
-        let after = try await tap(on: simulator, watcher: watcher, after: watcher.lastIndex)
-        taps.append((after.scanned, after.removed))
-        #expect(after.scanned["durable"] == nil, "on disk again: \(after.scanned)")
-        #expect(try await writeFailed(watcher) == false, "health.spool.write_failed once the disk is back")
+            let writable = Self.remount(state, "rw")
+            try #require(writable == nil, "\(writable ?? "")")
+            #expect(agent.waitForErrorOutput("the state directory takes writes again"), "\(agent.errorOutput.suffix(3000))")
+            let after = try await tap(on: simulator, watcher: watcher, after: watcher.lastIndex)
+            taps.append((after.scanned, after.removed))
+            #expect(after.scanned["durable"] == nil, "on disk again: \(after.scanned)")
+            #expect(try await writeFailed(watcher) == false, "health.spool.write_failed once the disk is back")
 
-        // Every tap's `scanned` and `removed` once, one spool_write_failed, no gap in seq.
-        #expect(taps.count == 6)
-        var copies: [String: Int] = [:]
-        for message in watcher.seen.received where message.topic.hasPrefix("\(e2eRoot)/event/") {
-            copies[message.json["event_id"] as? String ?? "?", default: 0] += 1
-        }
-        for tap in taps {
-            for event in [tap.scanned, tap.removed] {
-                #expect(copies[event["event_id"] as? String ?? "-"] == 1, "\(event)")
+            // Every tap's `scanned` and `removed` once, one spool_write_failed, no gap in seq.
+            #expect(taps.count == 6)
+            var copies: [String: Int] = [:]
+            for message in watcher.seen.received where message.topic.hasPrefix("\(e2eRoot)/event/") {
+                copies[message.json["event_id"] as? String ?? "?", default: 0] += 1
             }
+            for tap in taps {
+                for event in [tap.scanned, tap.removed] {
+                    #expect(copies[event["event_id"] as? String ?? "-"] == 1, "\(event)")
+                }
+            }
+            let errors = watcher.events.filter { ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed" }
+            #expect(errors.count == 1, "once per outage: \(errors)")
+            #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
+            #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
+            agent.expectCleanStop()
         }
-        let errors = watcher.events.filter { ($0["error"] as? [String: Any])?["code"] as? String == "spool_write_failed" }
-        #expect(errors.count == 1, "once per outage: \(errors)")
-        #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
-        #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
-        agent.expectCleanStop()
-        await watcher.disconnect()
     }
 }

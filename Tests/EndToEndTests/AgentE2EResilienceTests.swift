@@ -34,316 +34,258 @@ import TestSupport
     var now: String { Timestamp.string(Date()) }
 
     @Test func eventsWhileTheBrokerIsDownAtStartArriveLaterBufferedAndInOrder() async throws {
-        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
-        defer { broker.stop() }
-        let watcher = try await Watcher.connect(broker.url, persistent: true)
-        broker.stop()
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        #expect(agent.waitForErrorOutput("reader opened"), "\(agent.errorOutput)")
+        let options = AgentRun.Options(
+            scenario: Self.scenario, broker: .init(persistence: true), brokerDown: true, persistentWatcher: true)
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
+            #expect(agent.waitForErrorOutput("reader opened"), "\(agent.errorOutput)")
 
-        // Three events while no broker listens; the removal of `first` is in the spool once the
-        // agent has moved on to scanning `second`.
-        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
-        let brokerUp = now
-        try broker.start()
+            // Three events while no broker listens; the removal of `first` is in the spool once the
+            // agent has moved on to scanning `second`.
+            try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+            try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+            try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
+            let brokerUp = now
+            try broker.start()
 
-        let online = await watcher.status("online")
-        let (_, first, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        let (_, removed, _) = await watcher.next("event/removed") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        let (secondAt, second, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "DEADBEEF" }
-        expectEnvelope(first, type: "scanned", buffered: true)
-        expectEnvelope(removed, type: "removed", buffered: true)
-        // `second` was tapped while no broker listened, so it waited in the spool like the others.
-        expectEnvelope(second, type: "scanned", buffered: true)
-        // Replays keep the time the event happened.
-        #expect((first["ts"] as? String ?? "") < brokerUp, "\(first)")
-        #expect((removed["ts"] as? String ?? "") < brokerUp, "\(removed)")
-        #expect(agent.errorOutput.contains("connected to the broker"))
+            let online = await watcher.status("online")
+            let (_, first, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            let (_, removed, _) = await watcher.next("event/removed") { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            let (secondAt, second, _) = await watcher.next("event/scanned") { $0["uid"] as? String == "DEADBEEF" }
+            expectEnvelope(first, type: "scanned", buffered: true)
+            expectEnvelope(removed, type: "removed", buffered: true)
+            // `second` was tapped while no broker listened, so it waited in the spool like the others.
+            expectEnvelope(second, type: "scanned", buffered: true)
+            // Replays keep the time the event happened.
+            #expect((first["ts"] as? String ?? "") < brokerUp, "\(first)")
+            #expect((removed["ts"] as? String ?? "") < brokerUp, "\(removed)")
+            #expect(agent.errorOutput.contains("connected to the broker"))
 
-        // Live again once the spool is empty.
-        try simulator.remove("second")
-        let (_, live, _) = await watcher.next("event/removed", after: secondAt) { $0["uid"] as? String == "DEADBEEF" }
-        expectEnvelope(live, type: "removed", buffered: false)
+            // Live again once the spool is empty.
+            try simulator.remove("second")
+            let (_, live, _) = await watcher.next("event/removed", after: secondAt) { $0["uid"] as? String == "DEADBEEF" }
+            expectEnvelope(live, type: "removed", buffered: false)
 
-        let events = watcher.events
-        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
-        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
-        let (_, health, _) = await watcher.next("health", after: online)
-        #expect((health["mqtt"] as? [String: Any])?["connected"] as? Bool == true)
+            let events = watcher.events
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
+            #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+            let (_, health, _) = await watcher.next("health", after: online)
+            #expect((health["mqtt"] as? [String: Any])?["connected"] as? Bool == true)
 
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            agent.expectCleanStop()
+        }
     }
 
     @Test func aBrokerRestartMidRunLosesNoEvent() async throws {
-        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
-        defer { broker.stop() }
-        let watcher = try await Watcher.connect(broker.url, persistent: true)
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        await watcher.status("online")
-        // `reader` goes out before `status` online: ok already, or `starting` and ok after.
-        await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try simulator.place("first")
-        let (scannedAt, scanned, _) = await watcher.next("event/scanned")
-        expectEnvelope(scanned, type: "scanned", buffered: false)
+        try await withAgentRun(.init(scenario: Self.scenario, broker: .init(persistence: true), persistentWatcher: true)) { run in
+            let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
+            await watcher.status("online")
+            // `reader` goes out before `status` online: ok already, or `starting` and ok after.
+            await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try simulator.place("first")
+            let (scannedAt, scanned, _) = await watcher.next("event/scanned")
+            expectEnvelope(scanned, type: "scanned", buffered: false)
 
-        // The broker goes away (the agent sees its connection drop) and comes back on the same port.
-        broker.stop()
-        #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
-        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
-        try broker.start()
+            // The broker goes away (the agent sees its connection drop) and comes back on the same port.
+            broker.stop()
+            #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
+            try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+            try tap("second", uid: "DEADBEEF", on: simulator, agent: agent)
+            try broker.start()
 
-        let back = await watcher.status("online", after: scannedAt)
-        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
-        let (secondAt, second, _) = await watcher.next("event/scanned", after: scannedAt)
-        expectEnvelope(removed, type: "removed", buffered: true)
-        #expect(removed["uid"] as? String == "04A1B2C3D4E5F6")
-        #expect(second["uid"] as? String == "DEADBEEF")
-        let (_, health, _) = await watcher.next("health", after: back)
-        #expect((health["mqtt"] as? [String: Any])?["reconnects"] as? Int ?? 0 >= 1, "\(health)")
+            let back = await watcher.status("online", after: scannedAt)
+            let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+            let (secondAt, second, _) = await watcher.next("event/scanned", after: scannedAt)
+            expectEnvelope(removed, type: "removed", buffered: true)
+            #expect(removed["uid"] as? String == "04A1B2C3D4E5F6")
+            #expect(second["uid"] as? String == "DEADBEEF")
+            let (_, health, _) = await watcher.next("health", after: back)
+            #expect((health["mqtt"] as? [String: Any])?["reconnects"] as? Int ?? 0 >= 1, "\(health)")
 
-        try simulator.remove("second")
-        let (_, live, _) = await watcher.next("event/removed", after: secondAt)
-        expectEnvelope(live, type: "removed", buffered: false)
-        let events = watcher.events
-        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
-        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+            try simulator.remove("second")
+            let (_, live, _) = await watcher.next("event/removed", after: secondAt)
+            expectEnvelope(live, type: "removed", buffered: false)
+            let events = watcher.events
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed"], "none lost, none twice")
+            #expect(sequenceNumbers(events) == [1, 2, 3, 4])
 
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            agent.expectCleanStop()
+        }
     }
 
     @Test func aConnectionLostWithAPublishInFlightDoesNotHoldUpTheReader() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let proxy = try TCPProxy(targetPort: broker.port)
-        defer { proxy.close() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
         // Without Home Assistant discovery: the reader's open sends its thirteen documents again
         // (hw_version) from their own task after `info`, and the sender publishes one message at a
         // time, so a broker frozen while one of them waits for its PUBACK would hold the `scanned`
         // publish back behind it (seen in CI: the PUBLISH never went out).
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: "mqtt://127.0.0.1:\(proxy.port)", extra: "homeassistant: {enabled: false}")
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("health", after: online)
-        // The reader open is published (`reader`, then `info`, the last thing it sends): nothing
-        // is on its way.
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        await watcher.next("info", after: okAt)
+        try await withAgentRun(.init(scenario: Self.scenario, throughProxy: true, homeAssistant: false)) { run in
+            let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
+            let proxy = try #require(run.proxy)
+            let online = await watcher.status("online")
+            await watcher.next("health", after: online)
+            // The reader open is published (`reader`, then `info`, the last thing it sends): nothing
+            // is on its way.
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+            await watcher.next("info", after: okAt)
 
-        // The broker stops answering, so the `scanned` publish waits for its PUBACK; then the
-        // connection drops under it.
-        broker.pause()
-        let sent = proxy.bytesToTarget
-        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        #expect(await proxy.bytesToTarget(moreThan: sent), "the scanned PUBLISH went out")
-        // (Well within the agent's 10 s acknowledgement timeout: a test held up longer than that
-        // would see the timeout instead of the link loss.)
-        proxy.cutConnections()
-        #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
-        // The reader loop goes on at once: the removal is seen while the broker is still away.
-        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
-        // Only the `scanned` publish is under test: the retained `info` before it may still be
-        // waiting for its PUBACK when the broker is paused (seeing it at the watcher does not prove
-        // the agent got the acknowledgement), and may time out on its own.
-        let scannedTimedOut = agent.errorOutput.split(separator: "\n").contains {
-            $0.contains("/event/scanned") && $0.contains("no acknowledgement")
+            // The broker stops answering, so the `scanned` publish waits for its PUBACK; then the
+            // connection drops under it.
+            broker.pause()
+            let sent = proxy.bytesToTarget
+            try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+            #expect(await proxy.bytesToTarget(moreThan: sent), "the scanned PUBLISH went out")
+            // (Well within the agent's 10 s acknowledgement timeout: a test held up longer than that
+            // would see the timeout instead of the link loss.)
+            proxy.cutConnections()
+            #expect(agent.waitForErrorOutput("lost the broker connection"), "\(agent.errorOutput)")
+            // The reader loop goes on at once: the removal is seen while the broker is still away.
+            try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: agent)
+            // Only the `scanned` publish is under test: the retained `info` before it may still be
+            // waiting for its PUBACK when the broker is paused (seeing it at the watcher does not prove
+            // the agent got the acknowledgement), and may time out on its own.
+            let scannedTimedOut = agent.errorOutput.split(separator: "\n").contains {
+                $0.contains("/event/scanned") && $0.contains("no acknowledgement")
+            }
+            #expect(!scannedTimedOut, "the scanned publish ended with the connection, not after the ack timeout")
+            broker.resume()
+
+            let (scannedAt, _, _) = await watcher.next("event/scanned")
+            let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+            expectEnvelope(removed, type: "removed", buffered: true)
+            #expect(sequenceNumbers(watcher.events) == [1, 2])
+            agent.expectCleanStop()
         }
-        #expect(!scannedTimedOut, "the scanned publish ended with the connection, not after the ack timeout")
-        broker.resume()
-
-        let (scannedAt, _, _) = await watcher.next("event/scanned")
-        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
-        expectEnvelope(removed, type: "removed", buffered: true)
-        #expect(sequenceNumbers(watcher.events) == [1, 2])
-        agent.expectCleanStop()
-        await watcher.disconnect()
     }
 
     @Test func eventsSpooledBeforeAStopAreDeliveredByTheNextRun() async throws {
-        let broker = try MosquittoBroker(MosquittoBroker.Options(persistence: true))
-        defer { broker.stop() }
-        let watcher = try await Watcher.connect(broker.url, persistent: true)
-        broker.stop()
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
+        let options = AgentRun.Options(
+            scenario: Self.scenario, broker: .init(persistence: true), brokerDown: true, persistentWatcher: true)
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
 
-        // The first run never reaches the broker, and still stops cleanly on SIGTERM.
-        let offlineRun = try startAgent(config: config)
-        defer { offlineRun.terminate() }
-        #expect(offlineRun.waitForErrorOutput("reader opened"), "\(offlineRun.errorOutput)")
-        try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
-        try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
-        // Stopping waits for the pipeline: both events are in the spool on disk when it exits.
-        offlineRun.expectCleanStop()
+            // The first run never reaches the broker, and still stops cleanly on SIGTERM.
+            let offlineRun = run.agent
+            #expect(offlineRun.waitForErrorOutput("reader opened"), "\(offlineRun.errorOutput)")
+            try tap("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
+            try lift("first", uid: "04A1B2C3D4E5F6", on: simulator, agent: offlineRun)
+            // Stopping waits for the pipeline: both events are in the spool on disk when it exits.
+            offlineRun.expectCleanStop()
 
-        try broker.start()
-        let started = watcher.lastIndex
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        #expect(agent.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(agent.errorOutput)")
-        await watcher.status("online")
-        let (removedAt, removed, _) = await watcher.next("event/removed")
-        expectEnvelope(removed, type: "removed", buffered: true)
-        // `reader` goes out before `status` online: ok already, or `starting` and ok after.
-        await watcher.next("reader", after: started) { $0["state"] as? String == "ok" }
-        try simulator.place("second")
-        let (_, live, _) = await watcher.next("event/scanned", after: removedAt)
-        expectEnvelope(live, type: "scanned", buffered: false)
-        #expect(live["uid"] as? String == "DEADBEEF")
+            try broker.start()
+            let started = watcher.lastIndex
+            let agent = try run.startAgent()
+            #expect(agent.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(agent.errorOutput)")
+            await watcher.status("online")
+            let (removedAt, removed, _) = await watcher.next("event/removed")
+            expectEnvelope(removed, type: "removed", buffered: true)
+            // `reader` goes out before `status` online: ok already, or `starting` and ok after.
+            await watcher.next("reader", after: started) { $0["state"] as? String == "ok" }
+            try simulator.place("second")
+            let (_, live, _) = await watcher.next("event/scanned", after: removedAt)
+            expectEnvelope(live, type: "scanned", buffered: false)
+            #expect(live["uid"] as? String == "DEADBEEF")
 
-        let events = watcher.events
-        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned"])
-        #expect(events.map { $0["buffered"] as? Bool } == [true, true, false])
-        #expect(sequenceNumbers(events) == [1, 2, 3])
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            let events = watcher.events
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "scanned"])
+            #expect(events.map { $0["buffered"] as? Bool } == [true, true, false])
+            #expect(sequenceNumbers(events) == [1, 2, 3])
+            agent.expectCleanStop()
+        }
     }
 
     @Test func aReaderLostDuringAnEmptyPollIsAbsentThenBack() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let link = folder.path + "/reader.tty"
-        let first = try SimulatorProcess(linkPath: link)
-        defer { first.stop() }
-        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try await first.waitForCommand("4A", count: 3)
+        try await withAgentRun(.init(reader: .simulatorAt(link: "reader.tty"))) { run in
+            let (first, watcher, agent, link) = (run.simulator, run.watcher, run.agent, run.linkPath)
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try await first.waitForCommand("4A", count: 3)
 
-        first.process.send(SIGKILL)
-        first.process.waitForExit()
-        let (goneAt, _, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "absent" }
-        let (_, error, _) = await watcher.next("event/error", after: okAt)
-        #expect(error["op"] as? String == "poll", "\(error)")
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
+            first.process.send(SIGKILL)
+            first.process.waitForExit()
+            let (goneAt, _, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "absent" }
+            let (_, error, _) = await watcher.next("event/error", after: okAt)
+            #expect(error["op"] as? String == "poll", "\(error)")
+            #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
 
-        let second = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
-        defer { second.stop() }
-        let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
-        try second.place("first")
-        await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            let second = try run.startSimulator(scenario: Self.scenario, linkPath: link)
+            let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+            try second.place("first")
+            await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
+            agent.expectCleanStop()
+        }
     }
 
     @Test func aReaderUnpluggedAndPluggedInAgainIsPickedUpOnTheSameLink() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let link = folder.path + "/reader.tty"
-        let first = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
-        defer { first.stop() }
-        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try first.place("first")
-        let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
+        try await withAgentRun(.init(scenario: Self.scenario, reader: .simulatorAt(link: "reader.tty"))) { run in
+            let (first, watcher, agent, link) = (run.simulator, run.watcher, run.agent, run.linkPath)
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try first.place("first")
+            let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
 
-        // Unplugged: the simulator dies without a word (its pty goes, its link dangles).
-        first.process.send(SIGKILL)
-        first.process.waitForExit()
-        let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
-        #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "the tags on a lost reader are removed")
-        let (_, error, _) = await watcher.next("event/error", after: scannedAt)
-        expectEnvelope(error, type: "error")
-        #expect(error["op"] as? String == "poll", "\(error)")
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
-        let (goneAt, gone, _) = await watcher.next("reader", after: scannedAt) { $0["state"] as? String == "absent" }
-        #expect(gone["device"] as? String == "pn532_uart:\(link)", "\(gone)")
-        #expect((gone["detail"] as? String)?.isEmpty == false, "\(gone)")
-        #expect(agent.isRunning)
+            // Unplugged: the simulator dies without a word (its pty goes, its link dangles).
+            first.process.send(SIGKILL)
+            first.process.waitForExit()
+            let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+            #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "the tags on a lost reader are removed")
+            let (_, error, _) = await watcher.next("event/error", after: scannedAt)
+            expectEnvelope(error, type: "error")
+            #expect(error["op"] as? String == "poll", "\(error)")
+            #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
+            let (goneAt, gone, _) = await watcher.next("reader", after: scannedAt) { $0["state"] as? String == "absent" }
+            #expect(gone["device"] as? String == "pn532_uart:\(link)", "\(gone)")
+            #expect((gone["detail"] as? String)?.isEmpty == false, "\(gone)")
+            #expect(agent.isRunning)
 
-        // Plugged in again: a new simulator on the same link path.
-        let second = try SimulatorProcess(scenario: Self.scenario, linkPath: link)
-        defer { second.stop() }
-        let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
-        // `info` follows every (re)open.
-        await watcher.next("info", after: backAt) { ($0["reader"] as? [String: Any])?["connstring"] as? String == "pn532_uart:\(link)" }
-        try second.place("second")
-        let (_, scanned, _) = await watcher.next("event/scanned", after: backAt)
-        #expect(scanned["uid"] as? String == "DEADBEEF")
-        #expect(scanned["cardType"] as? String == "MIFARE Classic 1K")
+            // Plugged in again: a new simulator on the same link path.
+            let second = try run.startSimulator(scenario: Self.scenario, linkPath: link)
+            let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+            // `info` follows every (re)open.
+            await watcher.next("info", after: backAt) { ($0["reader"] as? [String: Any])?["connstring"] as? String == "pn532_uart:\(link)" }
+            try second.place("second")
+            let (_, scanned, _) = await watcher.next("event/scanned", after: backAt)
+            #expect(scanned["uid"] as? String == "DEADBEEF")
+            #expect(scanned["cardType"] as? String == "MIFARE Classic 1K")
 
-        let events = watcher.events
-        #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
-        #expect(sequenceNumbers(events) == [1, 2, 3, 4])
-        let (_, health, _) = await watcher.next("health", after: try await watcher.homeAssistantBirth())
-        let readerHealth = health["reader"] as? [String: Any]
-        #expect(readerHealth?["reopens"] as? Int == 1, "\(health)")
-        #expect(readerHealth?["state"] as? String == "ok", "\(health)")
-        #expect((health["scans"] as? [String: Any])?["total"] as? Int == 2, "\(health)")
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            let events = watcher.events
+            #expect(events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
+            #expect(sequenceNumbers(events) == [1, 2, 3, 4])
+            let (_, health, _) = await watcher.next("health", after: try await watcher.homeAssistantBirth())
+            let readerHealth = health["reader"] as? [String: Any]
+            #expect(readerHealth?["reopens"] as? Int == 1, "\(health)")
+            #expect(readerHealth?["state"] as? String == "ok", "\(health)")
+            #expect((health["scans"] as? [String: Any])?["total"] as? Int == 2, "\(health)")
+            agent.expectCleanStop()
+        }
     }
 
     @Test func sigtermWhileTheReaderIsAbsentEndsTheRetryWait() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(folder.path)/unplugged.tty", brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (errorAt, error, _) = await watcher.next("event/error")
-        #expect(error["op"] as? String == "open", "\(error)")
-        // Retrying with back-off (1 s, 2 s, 4 s, … up to 30 s): SIGTERM ends the wait.
-        #expect(agent.waitForErrorOutput("reader still unavailable"), "\(agent.errorOutput)")
-        agent.expectCleanStop()
-        let (clearedAt, _, _) = await watcher.next("tag", after: errorAt) { $0["present"] as? Bool == false }
-        #expect(clearedAt < (await watcher.status("offline", after: errorAt)))
-        #expect(watcher.events.count == 1, "one error per outage, not per retry")
-        await watcher.disconnect()
+        try await withAgentRun(.init(reader: .absent(link: "unplugged.tty"))) { run in
+            let (watcher, agent) = (run.watcher, run.agent)
+            let (errorAt, error, _) = await watcher.next("event/error")
+            #expect(error["op"] as? String == "open", "\(error)")
+            // Retrying with back-off (1 s, 2 s, 4 s, … up to 30 s): SIGTERM ends the wait.
+            #expect(agent.waitForErrorOutput("reader still unavailable"), "\(agent.errorOutput)")
+            agent.expectCleanStop()
+            let (clearedAt, _, _) = await watcher.next("tag", after: errorAt) { $0["present"] as? Bool == false }
+            #expect(clearedAt < (await watcher.status("offline", after: errorAt)))
+            #expect(watcher.events.count == 1, "one error per outage, not per retry")
+        }
     }
 
     @Test func sigtermWithATagOnTheReaderClearsTheTagWithoutARemoval() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        try simulator.place("first")
-        let (scannedAt, _, _) = await watcher.next("event/scanned")
-        let (presentAt, _, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
+        try await withAgentRun(.init(scenario: Self.scenario)) { run in
+            let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
+            try simulator.place("first")
+            let (scannedAt, _, _) = await watcher.next("event/scanned")
+            let (presentAt, _, _) = await watcher.next("tag", after: scannedAt) { $0["present"] as? Bool == true }
 
-        agent.expectCleanStop()
-        let (clearedAt, cleared, _) = await watcher.next("tag", after: presentAt) { $0["present"] as? Bool == false }
-        // Nothing but `present` and `last` (the scan, kept for Home Assistant's Last UID).
-        #expect(Set(cleared.keys) == ["present", "last"], "\(cleared)")
-        let offlineAt = await watcher.status("offline", after: presentAt)
-        #expect(clearedAt < offlineAt, "the tag is cleared before the agent says offline")
-        #expect(watcher.events.map { $0["type"] as? String } == ["scanned"], "the tag did not leave: no removed")
-        await watcher.disconnect()
+            agent.expectCleanStop()
+            let (clearedAt, cleared, _) = await watcher.next("tag", after: presentAt) { $0["present"] as? Bool == false }
+            // Nothing but `present` and `last` (the scan, kept for Home Assistant's Last UID).
+            #expect(Set(cleared.keys) == ["present", "last"], "\(cleared)")
+            let offlineAt = await watcher.status("offline", after: presentAt)
+            #expect(clearedAt < offlineAt, "the tag is cleared before the agent says offline")
+            #expect(watcher.events.map { $0["type"] as? String } == ["scanned"], "the tag did not leave: no removed")
+        }
     }
 }

@@ -9,56 +9,49 @@ import TestSupport
 /// delays every fsync it makes by 100 ms, while the simulator's timeline taps 20 tags of 0.4 s.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct AgentE2ESlowDiskTests {
     static let taps = 20
-    static func tapID(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
-    static func tapUID(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
     /// Tag k is in the field from 1 s + 0.8 s·(k−1) for 0.4 s; the field is empty for 0.4 s between
     /// taps and 3 s after the last one; then the round starts over (the test takes a whole round
     /// the agent saw from its start).
     static let timeline: String = {
-        var yaml = "tags:\n"
-        for k in 1...taps { yaml += "  - {id: \(tapID(k)), type: ntag213, uid: \(tapUID(k))}\n" }
+        var yaml = TapTags.definitions(taps)
         yaml += "timeline:\n  loop: true\n  period: \(1000 + 800 * taps + 2600)ms\n  events:\n"
         for k in 1...taps {
             let start = 1000 + 800 * (k - 1)
-            yaml += "    - {at: \(start)ms, place: \(tapID(k))}\n    - {at: \(start + 400)ms, remove: \(tapID(k))}\n"
+            yaml += "    - {at: \(start)ms, place: \(TapTags.id(k))}\n    - {at: \(start + 400)ms, remove: \(TapTags.id(k))}\n"
         }
         return yaml
     }()
 
     @Test func withFsyncSlowedTo100msNoTapIsLost() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let watcher = try await Watcher.connect(broker.url)
-        let simulator = try SimulatorProcess(scenario: Self.timeline, arguments: ["--trace"])
-        defer { simulator.stop() }
-        let trace = simulator.process
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 50,
-            presence: "{removal_grace_ms: 150, min_interval_ms: 0}")
-        let agent = try startAgent(config: config, fsyncDelay: "100ms")
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
-        // The round under way when the agent came up may be seen in part; the next one is whole.
-        let roundEnd = "timeline: removed \(Self.tapID(Self.taps))\n"
-        let ends = trace.errorOutput.components(separatedBy: roundEnd).count - 1
-        try #require(trace.waitForErrorOutput(roundEnd, count: ends + 1, timeout: .seconds(60)))
-        let last = Self.tapUID(Self.taps)
-        let (before, _, _) = await watcher.next("event/removed") { $0["uid"] as? String == last }
-        try #require(trace.waitForErrorOutput(roundEnd, count: ends + 2, timeout: .seconds(60)))
-        let (after, _, _) = await watcher.next("event/removed", after: before) { $0["uid"] as? String == last }
-        let round = Array(watcher.seen.received[(before + 1)...after].filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
-        let scanned = Set(round.filter { $0["type"] as? String == "scanned" }.compactMap { $0["uid"] as? String })
-        let removed = Set(round.filter { $0["type"] as? String == "removed" }.compactMap { $0["uid"] as? String })
-        let all = Set((1...Self.taps).map(Self.tapUID))
-        #expect(scanned == all, "taps lost: \(all.subtracting(scanned).sorted())")
-        #expect(removed == all, "removals lost: \(all.subtracting(removed).sorted())")
-        #expect(round.count == 2 * Self.taps, "\(round.map { "\($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
-        #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
-        // strace with -o blocks fatal signals: the agent (its child) is told, and strace exits with
-        // the agent's status.
-        kill(try agent.tracedAgentPID(), SIGTERM)
-        #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
+        let options = AgentRun.Options(
+            scenario: Self.timeline, simulatorArguments: ["--trace"], intervalMilliseconds: 50,
+            presence: "{removal_grace_ms: 150, min_interval_ms: 0}", startsAgent: false)
+        try await withAgentRun(options) { run in
+            let (simulator, watcher) = (run.simulator, run.watcher)
+            let trace = simulator.process
+            let agent = try run.startAgent(launcher: straceDelayingFsync(by: "100ms"))
+            let online = await watcher.status("online")
+            await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+            // The round under way when the agent came up may be seen in part; the next one is whole.
+            let roundEnd = "timeline: removed \(TapTags.id(Self.taps))\n"
+            let ends = trace.errorOutput.components(separatedBy: roundEnd).count - 1
+            try #require(trace.waitForErrorOutput(roundEnd, count: ends + 1, timeout: .seconds(60)))
+            let last = TapTags.uid(Self.taps)
+            let (before, _, _) = await watcher.next("event/removed") { $0["uid"] as? String == last }
+            try #require(trace.waitForErrorOutput(roundEnd, count: ends + 2, timeout: .seconds(60)))
+            let (after, _, _) = await watcher.next("event/removed", after: before) { $0["uid"] as? String == last }
+            let round = Array(watcher.seen.received[(before + 1)...after].filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
+            let scanned = Set(round.filter { $0["type"] as? String == "scanned" }.compactMap { $0["uid"] as? String })
+            let removed = Set(round.filter { $0["type"] as? String == "removed" }.compactMap { $0["uid"] as? String })
+            let all = Set((1...Self.taps).map(TapTags.uid))
+            #expect(scanned == all, "taps lost: \(all.subtracting(scanned).sorted())")
+            #expect(removed == all, "removals lost: \(all.subtracting(removed).sorted())")
+            #expect(round.count == 2 * Self.taps, "\(round.map { "\($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
+            #expect(sequenceNumbers(watcher.events) == Array(1...watcher.events.count), "no gap in seq")
+            // strace with -o blocks fatal signals: the agent (its child) is told, and strace exits with
+            // the agent's status.
+            kill(try agent.tracedAgentPID(), SIGTERM)
+            #expect(agent.waitForExit() == 0, "\(agent.errorOutput.suffix(2000))")
+        }
     }
 }

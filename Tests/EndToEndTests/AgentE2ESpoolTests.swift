@@ -36,109 +36,99 @@ import TestSupport
     /// the field for 0.8 s, the next one replacing it, so the 40 span 32 s; then 4 s of an empty
     /// field, and over again (a loop: the test freezes the broker in a gap and takes the next round).
     static let tapCount = 40
-    static func tapID(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
-    static func tapUID(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
     static let tapRounds: String = {
-        var yaml = "tags:\n"
-        for k in 1...tapCount { yaml += "  - {id: \(tapID(k)), type: ntag213, uid: \(tapUID(k))}\n" }
-        yaml += "timeline:\n  loop: true\n  period: 37s\n  events:\n    - {at: 1s, place: \(tapID(1))}\n"
-        for k in 1..<tapCount { yaml += "    - {at: \(1000 + 800 * k)ms, remove: \(tapID(k)), place: \(tapID(k + 1))}\n" }
-        return yaml + "    - {at: \(1000 + 800 * tapCount)ms, remove: \(tapID(tapCount))}\n"
+        var yaml = TapTags.definitions(tapCount)
+        yaml += "timeline:\n  loop: true\n  period: 37s\n  events:\n    - {at: 1s, place: \(TapTags.id(1))}\n"
+        for k in 1..<tapCount { yaml += "    - {at: \(1000 + 800 * k)ms, remove: \(TapTags.id(k)), place: \(TapTags.id(k + 1))}\n" }
+        return yaml + "    - {at: \(1000 + 800 * tapCount)ms, remove: \(TapTags.id(tapCount))}\n"
     }()
 
     /// The issue's case: mosquitto frozen (SIGSTOP, TCP stays up) for the ≥ 20 s of 40 taps. The
     /// reader loop never waits for it — the simulator's trace shows polls between every two taps
     /// of the whole freeze — and after the thaw each of the 80 events arrives, once.
     @Test func aFrozenBrokerHoldsUpNoTapAndEveryEventArrivesOnceAfterItThaws() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        defer { broker.resume() }
-        let simulator = try SimulatorProcess(scenario: Self.tapRounds, arguments: ["--trace"])
-        defer { simulator.stop() }
-        let trace = simulator.process
-        let folder = try TemporaryFolder()
-        // Quick taps: polls every 50 ms, a removal after 150 ms without the tag.
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 50,
-            presence: "{removal_grace_ms: 150, min_interval_ms: 0}")
-        // A persistent session: the watcher's own link may time out during the freeze, and what
-        // the agent publishes before the watcher is back must wait for it in the broker.
-        let watcher = try await Watcher.connect(broker.url, persistent: true)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+        // Quick taps: polls every 50 ms, a removal after 150 ms without the tag. A persistent
+        // session: the watcher's own link may time out during the freeze, and what the agent
+        // publishes before the watcher is back must wait for it in the broker.
+        let options = AgentRun.Options(
+            scenario: Self.tapRounds, simulatorArguments: ["--trace"], intervalMilliseconds: 50,
+            presence: "{removal_grace_ms: 150, min_interval_ms: 0}", persistentWatcher: true)
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
+            let trace = simulator.process
+            let online = await watcher.status("online")
+            await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
 
-        // The broker stops answering in the gap after a round; the TCP connections stay open.
-        let first = Self.tapID(1), last = Self.tapID(Self.tapCount)
-        var freezeAt = "", ends = 0
-        for attempt in 1...3 {
-            ends = trace.errorOutput.components(separatedBy: "timeline: removed \(last)\n").count - 1
-            try #require(trace.waitForErrorOutput("timeline: removed \(last)\n", count: ends + 1, timeout: .seconds(90)))
-            let starts = trace.errorOutput.components(separatedBy: "timeline: placed \(first)\n").count - 1
-            broker.pause()
-            freezeAt = trace.errorOutput
-            if freezeAt.components(separatedBy: "timeline: placed \(first)\n").count - 1 == starts { break }
-            broker.resume()  // the round had begun already: take the next gap
-            try #require(attempt < 3, "no gap between two rounds was caught")
+            // The broker stops answering in the gap after a round; the TCP connections stay open.
+            let first = TapTags.id(1), last = TapTags.id(Self.tapCount)
+            var freezeAt = "", ends = 0
+            for attempt in 1...3 {
+                ends = trace.errorOutput.components(separatedBy: "timeline: removed \(last)\n").count - 1
+                try #require(trace.waitForErrorOutput("timeline: removed \(last)\n", count: ends + 1, timeout: .seconds(90)))
+                let starts = trace.errorOutput.components(separatedBy: "timeline: placed \(first)\n").count - 1
+                broker.pause()
+                freezeAt = trace.errorOutput
+                if freezeAt.components(separatedBy: "timeline: placed \(first)\n").count - 1 == starts { break }
+                broker.resume()  // the round had begun already: take the next gap
+                try #require(attempt < 3, "no gap between two rounds was caught")
+            }
+            let eventsAtFreeze = watcher.seen.received.count
+            let pollsAtFreeze = try simulator.commandCount("4A")
+            // The frozen round: 40 taps, each logged by the agent, the last one's removal included. At
+            // the round's start the previous round's removals are long logged (4 s of empty field).
+            #expect(trace.waitForErrorOutput("timeline: placed \(first)\n", count: freezeAt.components(separatedBy: "timeline: placed \(first)\n").count))
+            let lastUID = TapTags.uid(Self.tapCount)
+            let removalsBefore = agent.errorOutput.components(separatedBy: "tag \(lastUID) removed").count - 1
+            #expect(trace.waitForErrorOutput("timeline: removed \(last)\n", count: ends + 2, timeout: .seconds(90)))
+            #expect(agent.waitForErrorOutput("tag \(lastUID) removed", count: removalsBefore + 1), "\(agent.errorOutput.suffix(3000))")
+            let thawAt = trace.errorOutput
+            // Still frozen: nothing got through, and the reader loop polled all along — between the
+            // freeze and the first tap, between every two taps, and after the last one.
+            #expect(watcher.seen.received.count == eventsAtFreeze, "nothing got through the frozen broker")
+            let duringFreeze = thawAt.dropFirst(freezeAt.count).split(separator: "\n")
+            var pollsSince = 0, steps = 0
+            for line in duringFreeze {
+                if line.contains("0x4A ") { pollsSince += 1 }
+                // A step: the first tag placed, then each later one removing the tag before it.
+                guard line.contains("timeline: removed ") || line.hasSuffix("timeline: placed \(first)") else { continue }
+                steps += 1
+                #expect(pollsSince > 0, "no InListPassiveTarget before timeline step \(steps): \(line)")
+                pollsSince = 0
+            }
+            #expect(steps == Self.tapCount + 1, "the whole round ran while frozen (\(steps) timeline steps)")
+            #expect(pollsSince > 0, "polls after the last tap")
+            #expect(try simulator.commandCount("4A") - pollsAtFreeze >= 40, "at least one poll per tap while frozen")
+            broker.resume()
+            let thawed = watcher.lastIndex
+
+            // After the thaw: the round's 80 events, in order, each once.
+            let firstUID = TapTags.uid(1)
+            let (roundStart, _) = await watcher.message(after: thawed) { $0.topic == "\(e2eRoot)/event/scanned" && $0.json["uid"] as? String == firstUID }
+            await watcher.message(after: roundStart) { $0.topic == "\(e2eRoot)/event/removed" && $0.json["uid"] as? String == lastUID }
+            let all = watcher.events
+            let afterThaw = Array(watcher.seen.received.dropFirst(thawed + 1).filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
+            let start = afterThaw.firstIndex { $0["type"] as? String == "scanned" && $0["uid"] as? String == firstUID } ?? afterThaw.count
+            let round = afterThaw.dropFirst(start).prefix(2 * Self.tapCount)
+            let uids = Set((1...Self.tapCount).map(TapTags.uid))
+            let scanned = round.filter { $0["type"] as? String == "scanned" }, removed = round.filter { $0["type"] as? String == "removed" }
+            #expect(scanned.count == Self.tapCount, "after the thaw: \(afterThaw.map { "\($0["seq"] ?? "-") \($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
+            #expect(removed.count == Self.tapCount)
+            #expect(Set(scanned.compactMap { $0["uid"] as? String }) == uids)
+            #expect(Set(removed.compactMap { $0["uid"] as? String }) == uids)
+            #expect(afterThaw.prefix(start).allSatisfy { $0["type"] as? String == "removed" }, "before the round: at most the last removal of the one before")
+            #expect(sequenceNumbers(all) == Array(1...all.count))
+            let copies = copies(watcher)
+            #expect(copies.count == all.count)
+            #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
+            // Events that waited behind the frozen broker say so; every one keeps its own time.
+            // (The round's first tap waited the whole freeze; its last ones may go out within the
+            // second that still counts as live.)
+            #expect(round.first?["buffered"] as? Bool == true, "\(round.first ?? [:])")
+            #expect(round.contains { $0["buffered"] as? Bool == true })
+            for event in all { expectEnvelope(event, type: event["type"] as? String ?? "?", buffered: event["buffered"] as? Bool ?? false) }
+
+            agent.expectCleanStop()
         }
-        let eventsAtFreeze = watcher.seen.received.count
-        let pollsAtFreeze = try simulator.commandCount("4A")
-        // The frozen round: 40 taps, each logged by the agent, the last one's removal included. At
-        // the round's start the previous round's removals are long logged (4 s of empty field).
-        #expect(trace.waitForErrorOutput("timeline: placed \(first)\n", count: freezeAt.components(separatedBy: "timeline: placed \(first)\n").count))
-        let lastUID = Self.tapUID(Self.tapCount)
-        let removalsBefore = agent.errorOutput.components(separatedBy: "tag \(lastUID) removed").count - 1
-        #expect(trace.waitForErrorOutput("timeline: removed \(last)\n", count: ends + 2, timeout: .seconds(90)))
-        #expect(agent.waitForErrorOutput("tag \(lastUID) removed", count: removalsBefore + 1), "\(agent.errorOutput.suffix(3000))")
-        let thawAt = trace.errorOutput
-        // Still frozen: nothing got through, and the reader loop polled all along — between the
-        // freeze and the first tap, between every two taps, and after the last one.
-        #expect(watcher.seen.received.count == eventsAtFreeze, "nothing got through the frozen broker")
-        let duringFreeze = thawAt.dropFirst(freezeAt.count).split(separator: "\n")
-        var pollsSince = 0, steps = 0
-        for line in duringFreeze {
-            if line.contains("0x4A ") { pollsSince += 1 }
-            // A step: the first tag placed, then each later one removing the tag before it.
-            guard line.contains("timeline: removed ") || line.hasSuffix("timeline: placed \(first)") else { continue }
-            steps += 1
-            #expect(pollsSince > 0, "no InListPassiveTarget before timeline step \(steps): \(line)")
-            pollsSince = 0
-        }
-        #expect(steps == Self.tapCount + 1, "the whole round ran while frozen (\(steps) timeline steps)")
-        #expect(pollsSince > 0, "polls after the last tap")
-        #expect(try simulator.commandCount("4A") - pollsAtFreeze >= 40, "at least one poll per tap while frozen")
-        broker.resume()
-        let thawed = watcher.lastIndex
-
-        // After the thaw: the round's 80 events, in order, each once.
-        let firstUID = Self.tapUID(1)
-        let (roundStart, _) = await watcher.message(after: thawed) { $0.topic == "\(e2eRoot)/event/scanned" && $0.json["uid"] as? String == firstUID }
-        await watcher.message(after: roundStart) { $0.topic == "\(e2eRoot)/event/removed" && $0.json["uid"] as? String == lastUID }
-        let all = watcher.events
-        let afterThaw = Array(watcher.seen.received.dropFirst(thawed + 1).filter { $0.topic.hasPrefix("\(e2eRoot)/event/") }.map(\.json))
-        let start = afterThaw.firstIndex { $0["type"] as? String == "scanned" && $0["uid"] as? String == firstUID } ?? afterThaw.count
-        let round = afterThaw.dropFirst(start).prefix(2 * Self.tapCount)
-        let uids = Set((1...Self.tapCount).map(Self.tapUID))
-        let scanned = round.filter { $0["type"] as? String == "scanned" }, removed = round.filter { $0["type"] as? String == "removed" }
-        #expect(scanned.count == Self.tapCount, "after the thaw: \(afterThaw.map { "\($0["seq"] ?? "-") \($0["type"] ?? "-") \($0["uid"] ?? "-")" })")
-        #expect(removed.count == Self.tapCount)
-        #expect(Set(scanned.compactMap { $0["uid"] as? String }) == uids)
-        #expect(Set(removed.compactMap { $0["uid"] as? String }) == uids)
-        #expect(afterThaw.prefix(start).allSatisfy { $0["type"] as? String == "removed" }, "before the round: at most the last removal of the one before")
-        #expect(sequenceNumbers(all) == Array(1...all.count))
-        let copies = copies(watcher)
-        #expect(copies.count == all.count)
-        #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
-        // Events that waited behind the frozen broker say so; every one keeps its own time.
-        // (The round's first tap waited the whole freeze; its last ones may go out within the
-        // second that still counts as live.)
-        #expect(round.first?["buffered"] as? Bool == true, "\(round.first ?? [:])")
-        #expect(round.contains { $0["buffered"] as? Bool == true })
-        for event in all { expectEnvelope(event, type: event["type"] as? String ?? "?", buffered: event["buffered"] as? Bool ?? false) }
-
-        agent.expectCleanStop()
-        await watcher.disconnect()
     }
 
     /// A broker that stops acknowledging (SIGSTOP: TCP stays up, no PUBACK comes) is found stalled
@@ -146,92 +136,76 @@ import TestSupport
     /// `mqtt.recycle_after_s` while it lasts, and both show in `health` once it answers again;
     /// then everything spooled is delivered.
     @Test func aBrokerThatStopsAcknowledgingIsReportedAndItsConnectionRecycled() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        defer { broker.resume() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        // Small thresholds (seconds) under `mqtt:`, after its url.
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: "\(broker.url)\n  stall_after_s: 1\n  recycle_after_s: 2",
-            extra: "health_interval_s: 5\n")
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
-        #expect(agent.errorOutput.contains("\"recycle_after_s\":2") && agent.errorOutput.contains("\"stall_after_s\":1"))
+        // Small thresholds (seconds).
+        let options = AgentRun.Options(
+            scenario: Self.scenario, mqtt: ["stall_after_s: 1", "recycle_after_s: 2"], extra: "health_interval_s: 5\n")
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
+            let online = await watcher.status("online")
+            await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+            #expect(agent.errorOutput.contains("\"recycle_after_s\":2") && agent.errorOutput.contains("\"stall_after_s\":1"))
 
-        broker.pause()
-        try tap(1, on: simulator, agent: agent)
-        // The `scanned` publish waits for its PUBACK: stalled, then recycled, twice while it lasts.
-        #expect(agent.waitForErrorOutput("the broker has not acknowledged"), "\(agent.errorOutput.suffix(3000))")
-        #expect(
-            agent.waitForErrorOutput("dropping the connection to make it again", count: 2),
-            "\(agent.errorOutput.suffix(3000))")
-        #expect(agent.errorOutput.components(separatedBy: "the broker has not acknowledged").count - 1 == 1, "logged once per stall")
-        // Polling goes on meanwhile.
-        try tap(2, on: simulator, agent: agent)
-        #expect(watcher.events.isEmpty, "nothing got through the frozen broker")
-        broker.resume()
+            broker.pause()
+            try tap(1, on: simulator, agent: agent)
+            // The `scanned` publish waits for its PUBACK: stalled, then recycled, twice while it lasts.
+            #expect(agent.waitForErrorOutput("the broker has not acknowledged"), "\(agent.errorOutput.suffix(3000))")
+            #expect(
+                agent.waitForErrorOutput("dropping the connection to make it again", count: 2),
+                "\(agent.errorOutput.suffix(3000))")
+            #expect(agent.errorOutput.components(separatedBy: "the broker has not acknowledged").count - 1 == 1, "logged once per stall")
+            // Polling goes on meanwhile.
+            try tap(2, on: simulator, agent: agent)
+            #expect(watcher.events.isEmpty, "nothing got through the frozen broker")
+            broker.resume()
 
-        await watcher.message { $0.topic == "\(e2eRoot)/event/removed" && $0.json["seq"] as? Int == 4 }
-        #expect(sequenceNumbers(watcher.events) == [1, 2, 3, 4])
-        let (_, health, _) = await watcher.next("health") { (($0["mqtt"] as? [String: Any])?["recycles"] as? Int ?? 0) >= 2 }
-        let mqtt = health["mqtt"] as? [String: Any]
-        #expect((mqtt?["stalls"] as? Int ?? 0) >= 1, "\(health)")
-        #expect(mqtt?["connected"] as? Bool == true, "\(health)")
-        #expect(agent.errorOutput.contains("reconnected to the broker"), "\(agent.errorOutput.suffix(2000))")
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            await watcher.message { $0.topic == "\(e2eRoot)/event/removed" && $0.json["seq"] as? Int == 4 }
+            #expect(sequenceNumbers(watcher.events) == [1, 2, 3, 4])
+            let (_, health, _) = await watcher.next("health") { (($0["mqtt"] as? [String: Any])?["recycles"] as? Int ?? 0) >= 2 }
+            let mqtt = health["mqtt"] as? [String: Any]
+            #expect((mqtt?["stalls"] as? Int ?? 0) >= 1, "\(health)")
+            #expect(mqtt?["connected"] as? Bool == true, "\(health)")
+            #expect(agent.errorOutput.contains("reconnected to the broker"), "\(agent.errorOutput.suffix(2000))")
+            agent.expectCleanStop()
+        }
     }
 
     @Test func eventsSpooledWhenTheAgentIsKilledAreDeliveredOnceByTheNextRun() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let first = try startAgent(config: config)
-        defer { first.terminate() }
-        #expect(first.waitForErrorOutput("connected to the broker"), "\(first.errorOutput)")
-        #expect(first.waitForErrorOutput("reader opened"), "\(first.errorOutput)")
+        try await withAgentRun(.init(scenario: Self.scenario, watcherFilters: nil)) { run in
+            let (broker, simulator, first) = (run.broker!, run.simulator, run.agent)
+            #expect(first.waitForErrorOutput("connected to the broker"), "\(first.errorOutput)")
+            #expect(first.waitForErrorOutput("reader opened"), "\(first.errorOutput)")
 
-        // The broker goes away; three taps go to the spool; the agent dies without a word.
-        broker.stop()
-        #expect(first.waitForErrorOutput("lost the broker connection"), "\(first.errorOutput)")
-        for n in 1...3 { try tap(n, on: simulator, agent: first) }
-        // The last removal is on disk (the spool's writer logs each batch after its fsync), then the
-        // agent dies without a word.
-        #expect(first.waitForErrorOutput("spool: on disk up to seq 6"), "\(first.errorOutput.suffix(2000))")
-        first.send(SIGKILL)
-        #expect(first.waitForExit() != nil)
+            // The broker goes away; three taps go to the spool; the agent dies without a word.
+            broker.stop()
+            #expect(first.waitForErrorOutput("lost the broker connection"), "\(first.errorOutput)")
+            for n in 1...3 { try tap(n, on: simulator, agent: first) }
+            // The last removal is on disk (the spool's writer logs each batch after its fsync), then the
+            // agent dies without a word.
+            #expect(first.waitForErrorOutput("spool: on disk up to seq 6"), "\(first.errorOutput.suffix(2000))")
+            #expect(run.killAgent() != nil)
 
-        try broker.start()
-        let watcher = try await Watcher.connect(broker.url)
-        let second = try startAgent(config: config)
-        defer { second.terminate() }
-        #expect(second.waitForErrorOutput("6 buffered event(s) from an earlier run"), "\(second.errorOutput)")
-        await watcher.message { $0.topic == "\(e2eRoot)/event/removed" && $0.json["seq"] as? Int == 6 }
-        let replayed = watcher.events
-        #expect(sequenceNumbers(replayed) == Array(1...6))
-        #expect(replayed.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed", "scanned", "removed"])
-        for event in replayed { expectEnvelope(event, type: event["type"] as? String ?? "?", buffered: true) }
+            try broker.start()
+            let watcher = try await run.connectWatcher()
+            let second = try run.startAgent()
+            #expect(second.waitForErrorOutput("6 buffered event(s) from an earlier run"), "\(second.errorOutput)")
+            await watcher.message { $0.topic == "\(e2eRoot)/event/removed" && $0.json["seq"] as? Int == 6 }
+            let replayed = watcher.events
+            #expect(sequenceNumbers(replayed) == Array(1...6))
+            #expect(replayed.map { $0["type"] as? String } == ["scanned", "removed", "scanned", "removed", "scanned", "removed"])
+            for event in replayed { expectEnvelope(event, type: event["type"] as? String ?? "?", buffered: true) }
 
-        // Live again, the sequence going on above the killed run's reservation (docs/mqtt.md: a
-        // gap of at most one block after a crash, never a number given twice).
-        try simulator.place("first")
-        let (_, live, _) = await watcher.next("event/scanned") { ($0["seq"] as? Int ?? 0) > 6 }
-        #expect((7...6 + Int(SequenceStore.block) + 1).contains(live["seq"] as? Int ?? 0), "\(live)")
-        expectEnvelope(live, type: "scanned", buffered: false)
-        let copies = copies(watcher)
-        #expect(copies.count == 7)
-        #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
+            // Live again, the sequence going on above the killed run's reservation (docs/mqtt.md: a
+            // gap of at most one block after a crash, never a number given twice).
+            try simulator.place("first")
+            let (_, live, _) = await watcher.next("event/scanned") { ($0["seq"] as? Int ?? 0) > 6 }
+            #expect((7...6 + Int(SequenceStore.block) + 1).contains(live["seq"] as? Int ?? 0), "\(live)")
+            expectEnvelope(live, type: "scanned", buffered: false)
+            let copies = copies(watcher)
+            #expect(copies.count == 7)
+            #expect(copies.values.allSatisfy { $0 == 1 }, "no event twice: \(copies.filter { $0.value > 1 })")
 
-        second.expectCleanStop()
-        await watcher.disconnect()
+            second.expectCleanStop()
+        }
     }
 
     /// Issue 20: "a kill -9 never yields two copies of one event_id with different `buffered`
@@ -242,53 +216,46 @@ import TestSupport
     /// the agent is killed before that. The next run sends both again, each as its first copy went
     /// (the `scanned` byte for byte, `buffered: false`).
     @Test func aKill9AfterThePubackBeforeTheHeadIsOnDiskResendsTheSameLiveCopy() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url, persistent: true)
-        let traced = try startAgent(config: config, fsyncDelay: "3000ms")
-        defer { traced.terminate() }
-        let online = await watcher.status("online")
-        await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
-        try simulator.place("first")
-        let (at, live, first) = await watcher.next("event/scanned") { $0["uid"] as? String == Self.uid }
-        #expect(live["buffered"] as? Bool == false, "\(live)")
-        let seq = live["seq"] as? Int ?? 0
-        broker.pause()
-        defer { broker.resume() }
-        try simulator.remove("first")
-        #expect(traced.waitForErrorOutput("spool: on disk up to seq \(seq + 1)\n", timeout: .seconds(60)), "\(traced.errorOutput.suffix(2000))")
-        // The head's fsync is still seconds away.
-        kill(try traced.tracedAgentPID(), SIGKILL)
-        #expect(traced.waitForExit() != nil)
-        let log = traced.errorOutput
-        let removedMade = log.range(of: "event removed seq \(seq + 1) ")?.lowerBound
-        let scannedOnDisk = log.range(of: "on disk up to seq \(seq)\n")?.lowerBound
-        try #require(
-            removedMade.flatMap { made in scannedOnDisk.map { made < $0 } } == true,
-            "the removed was made after the scanned's group commit (3 s): the log was truncated before the kill")
-        broker.resume()
+        let options = AgentRun.Options(scenario: Self.scenario, persistentWatcher: true, startsAgent: false)
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
+            let traced = try run.startAgent(launcher: straceDelayingFsync(by: "3000ms"))
+            let online = await watcher.status("online")
+            await watcher.next("reader", after: online) { $0["state"] as? String == "ok" }
+            try simulator.place("first")
+            let (at, live, first) = await watcher.next("event/scanned") { $0["uid"] as? String == Self.uid }
+            #expect(live["buffered"] as? Bool == false, "\(live)")
+            let seq = live["seq"] as? Int ?? 0
+            broker.pause()
+            try simulator.remove("first")
+            #expect(traced.waitForErrorOutput("spool: on disk up to seq \(seq + 1)\n", timeout: .seconds(60)), "\(traced.errorOutput.suffix(2000))")
+            // The head's fsync is still seconds away.
+            kill(try traced.tracedAgentPID(), SIGKILL)
+            #expect(traced.waitForExit() != nil)
+            let log = traced.errorOutput
+            let removedMade = log.range(of: "event removed seq \(seq + 1) ")?.lowerBound
+            let scannedOnDisk = log.range(of: "on disk up to seq \(seq)\n")?.lowerBound
+            try #require(
+                removedMade.flatMap { made in scannedOnDisk.map { made < $0 } } == true,
+                "the removed was made after the scanned's group commit (3 s): the log was truncated before the kill")
+            broker.resume()
 
-        let second = try startAgent(config: config)
-        defer { second.terminate() }
-        #expect(second.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(second.errorOutput.suffix(2000))")
-        let id = live["event_id"] as? String ?? "-"
-        let (_, again) = await watcher.message(after: at) {
-            $0.topic == "\(e2eRoot)/event/scanned" && $0.json["event_id"] as? String == id
+            let second = try run.startAgent()
+            #expect(second.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(second.errorOutput.suffix(2000))")
+            let id = live["event_id"] as? String ?? "-"
+            let (_, again) = await watcher.message(after: at) {
+                $0.topic == "\(e2eRoot)/event/scanned" && $0.json["event_id"] as? String == id
+            }
+            #expect(again.payload == first.payload, "the same bytes as the first copy: \(again.json)")
+            await watcher.next("event/removed") { $0["seq"] as? Int == seq + 1 }
+            var flags: [String: Set<Bool>] = [:]
+            for message in watcher.seen.received where message.topic.hasPrefix("\(e2eRoot)/event/") {
+                flags[message.json["event_id"] as? String ?? "?", default: []].insert(message.json["buffered"] as? Bool ?? true)
+            }
+            // (The `removed` may wait behind the `tag` state sent to the frozen broker: then it went
+            // `buffered: true` the first time, and goes so again.)
+            #expect(flags.values.allSatisfy { $0.count == 1 }, "every copy as its first went: \(flags)")
+            second.expectCleanStop()
         }
-        #expect(again.payload == first.payload, "the same bytes as the first copy: \(again.json)")
-        await watcher.next("event/removed") { $0["seq"] as? Int == seq + 1 }
-        var flags: [String: Set<Bool>] = [:]
-        for message in watcher.seen.received where message.topic.hasPrefix("\(e2eRoot)/event/") {
-            flags[message.json["event_id"] as? String ?? "?", default: []].insert(message.json["buffered"] as? Bool ?? true)
-        }
-        // (The `removed` may wait behind the `tag` state sent to the frozen broker: then it went
-        // `buffered: true` the first time, and goes so again.)
-        #expect(flags.values.allSatisfy { $0.count == 1 }, "every copy as its first went: \(flags)")
-        second.expectCleanStop()
-        await watcher.disconnect()
     }
 }

@@ -25,176 +25,149 @@ import TestSupport
     static let tagEntityTopics = ["homeassistant/event/e2e_nfc/config", "homeassistant/binary_sensor/e2e_tag_present/config"]
 
     @Test func infoAndDiscoveryAreRetainedAndResentOnHomeAssistantBirth() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let secret = "s3cret-\(UUID().uuidString)"
-        let config = try folder.write(
-            "config.yaml",
-            agentConfiguration(
-                device: simulator.connstring, brokerURL: broker.url, stateDirectory: folder.path + "/state",
-                extra: "health_interval_s: 3600"
-            ).replacingOccurrences(of: "mqtt:\n", with: "mqtt:\n  username: e2e\n"))
-        let watcher = try await Watcher.connect(broker.url, filters: ["\(e2eRoot)/#", "homeassistant/#"])
-        let agent = try ChildProcess(
-            Binaries.path("nfcbridge"), ["run", "--config", config],
-            environment: ["LIBNFC_AUTO_SCAN": "false", "NFCBRIDGE_MQTT_PASSWORD": secret])
-        defer { agent.terminate() }
+        let options = AgentRun.Options(
+            scenario: Self.scenario, mqtt: ["username: e2e"], extra: "health_interval_s: 3600",
+            watcherFilters: ["\(e2eRoot)/#", "homeassistant/#"], startsAgent: false)
+        try await withAgentRun(options) { run in
+            let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
+            let secret = "s3cret-\(UUID().uuidString)"
+            let agent = try run.startAgent(environment: ["NFCBRIDGE_MQTT_PASSWORD": secret])
 
-        let online = await watcher.status("online")
-        let (_, info, _) = await watcher.next("info", after: online) { $0["reader"] is [String: Any] }
-        let agentInfo = info["agent"] as? [String: Any]
-        #expect(agentInfo?["id"] as? String == "e2e")
-        #expect((agentInfo?["version"] as? String)?.isEmpty == false)
-        #expect(agentInfo?["started_at"] as? String != nil)
-        let reader = info["reader"] as? [String: Any]
-        #expect(reader?["connstring"] as? String == simulator.connstring)
-        #expect(reader?["firmware"] as? String == "PN532 v1.6")
-        let mqtt = info["mqtt"] as? [String: Any]
-        #expect(mqtt?["url"] as? String == broker.url)
-        #expect(mqtt?["protocol"] as? String == "5")
-        #expect(mqtt?["tls"] as? Bool == false)
-        #expect(info["commands"] as? [String] == ["write", "format", "dump", "cancel", "write_blocks"], "lock only when enabled: \(info)")
-        let configuration = info["config"] as? [String: Any]
-        #expect(configuration?["id"] as? String == "e2e")
-        #expect((configuration?["mqtt"] as? [String: Any])?["username"] as? String == "e2e")
-        #expect((configuration?["reader"] as? [String: Any])?["device"] as? String == simulator.connstring)
+            let online = await watcher.status("online")
+            let (_, info, _) = await watcher.next("info", after: online) { $0["reader"] is [String: Any] }
+            let agentInfo = info["agent"] as? [String: Any]
+            #expect(agentInfo?["id"] as? String == "e2e")
+            #expect((agentInfo?["version"] as? String)?.isEmpty == false)
+            #expect(agentInfo?["started_at"] as? String != nil)
+            let reader = info["reader"] as? [String: Any]
+            #expect(reader?["connstring"] as? String == simulator.connstring)
+            #expect(reader?["firmware"] as? String == "PN532 v1.6")
+            let mqtt = info["mqtt"] as? [String: Any]
+            #expect(mqtt?["url"] as? String == broker.url)
+            #expect(mqtt?["protocol"] as? String == "5")
+            #expect(mqtt?["tls"] as? Bool == false)
+            #expect(info["commands"] as? [String] == ["write", "format", "dump", "cancel", "write_blocks"], "lock only when enabled: \(info)")
+            let configuration = info["config"] as? [String: Any]
+            #expect(configuration?["id"] as? String == "e2e")
+            #expect((configuration?["mqtt"] as? [String: Any])?["username"] as? String == "e2e")
+            #expect((configuration?["reader"] as? [String: Any])?["device"] as? String == simulator.connstring)
 
-        // Discovery: one device, thirteen components; the tag entities available only with agent
-        // and reader, the diagnostic ones with the agent.
-        var documents: [String: [String: Any]] = [:]
-        for topic in Self.discoveryTopics {
-            documents[topic] = await watcher.message { $0.topic == topic }.element.json
-        }
-        let tagScanner = documents["homeassistant/tag/e2e/config"] ?? [:]
-        #expect(tagScanner["topic"] as? String == "nfc/e2e/event/scanned")
-        #expect((tagScanner["value_template"] as? String)?.contains("tag_id") == true)
-        let event = documents["homeassistant/event/e2e_nfc/config"] ?? [:]
-        #expect(event["state_topic"] as? String == "nfc/e2e/event/+")
-        #expect(event["event_types"] as? [String] == ["scanned", "removed"])
-        #expect(documents["homeassistant/binary_sensor/e2e_tag_present/config"]?["state_topic"] as? String == "nfc/e2e/tag")
-        let lastUID = documents["homeassistant/sensor/e2e_last_uid/config"] ?? [:]
-        #expect(lastUID["state_topic"] as? String == "nfc/e2e/tag", "a retained topic: it survives an HA restart")
-        #expect(lastUID["entity_category"] as? String == "diagnostic")
-        for (topic, document) in documents {
-            let device = document["device"] as? [String: Any]
-            #expect(device?["identifiers"] as? [String] == ["nfcbridge_e2e"], "\(topic)")
-            let availability = (document["availability"] as? [[String: Any]])?.compactMap { $0["topic"] as? String }
-            if Self.tagEntityTopics.contains(topic) {
-                #expect(availability == ["nfc/e2e/status", "nfc/e2e/reader"], "\(topic)")
-                #expect(document["availability_mode"] as? String == "all", "\(topic)")
-                #expect(document["unique_id"] as? String != nil, "\(topic)")
-            } else if topic == "homeassistant/binary_sensor/e2e_agent/config" {
-                #expect(availability == nil, "the agent's connectivity is never unavailable: \(topic)")
-                #expect(document["unique_id"] as? String != nil, "\(topic)")
-            } else if document["entity_category"] as? String == "diagnostic" {
-                #expect(availability == ["nfc/e2e/status"], "\(topic)")
-                #expect(document["unique_id"] as? String != nil, "\(topic)")
-            } else {
-                #expect(topic.contains("/tag/") || topic.contains("/device_automation/"), "\(topic)")
+            // Discovery: one device, thirteen components; the tag entities available only with agent
+            // and reader, the diagnostic ones with the agent.
+            var documents: [String: [String: Any]] = [:]
+            for topic in Self.discoveryTopics {
+                documents[topic] = await watcher.message { $0.topic == topic }.element.json
             }
-        }
-        // `health` closes what a connect publishes.
-        await watcher.next("health", after: online)
+            let tagScanner = documents["homeassistant/tag/e2e/config"] ?? [:]
+            #expect(tagScanner["topic"] as? String == "nfc/e2e/event/scanned")
+            #expect((tagScanner["value_template"] as? String)?.contains("tag_id") == true)
+            let event = documents["homeassistant/event/e2e_nfc/config"] ?? [:]
+            #expect(event["state_topic"] as? String == "nfc/e2e/event/+")
+            #expect(event["event_types"] as? [String] == ["scanned", "removed"])
+            #expect(documents["homeassistant/binary_sensor/e2e_tag_present/config"]?["state_topic"] as? String == "nfc/e2e/tag")
+            let lastUID = documents["homeassistant/sensor/e2e_last_uid/config"] ?? [:]
+            #expect(lastUID["state_topic"] as? String == "nfc/e2e/tag", "a retained topic: it survives an HA restart")
+            #expect(lastUID["entity_category"] as? String == "diagnostic")
+            for (topic, document) in documents {
+                let device = document["device"] as? [String: Any]
+                #expect(device?["identifiers"] as? [String] == ["nfcbridge_e2e"], "\(topic)")
+                let availability = (document["availability"] as? [[String: Any]])?.compactMap { $0["topic"] as? String }
+                if Self.tagEntityTopics.contains(topic) {
+                    #expect(availability == ["nfc/e2e/status", "nfc/e2e/reader"], "\(topic)")
+                    #expect(document["availability_mode"] as? String == "all", "\(topic)")
+                    #expect(document["unique_id"] as? String != nil, "\(topic)")
+                } else if topic == "homeassistant/binary_sensor/e2e_agent/config" {
+                    #expect(availability == nil, "the agent's connectivity is never unavailable: \(topic)")
+                    #expect(document["unique_id"] as? String != nil, "\(topic)")
+                } else if document["entity_category"] as? String == "diagnostic" {
+                    #expect(availability == ["nfc/e2e/status"], "\(topic)")
+                    #expect(document["unique_id"] as? String != nil, "\(topic)")
+                } else {
+                    #expect(topic.contains("/tag/") || topic.contains("/device_automation/"), "\(topic)")
+                }
+            }
+            // `health` closes what a connect publishes.
+            await watcher.next("health", after: online)
 
-        // A late subscriber gets all of it retained.
-        let late = try await Watcher.connect(broker.url, clientID: "late", filters: ["\(e2eRoot)/#", "homeassistant/#"])
-        for topic in ["status", "info", "reader", "tag", "health"].map({ "\(e2eRoot)/\($0)" }) + Self.discoveryTopics {
-            let (_, message) = await late.message { $0.topic == topic }
-            #expect(message.retain, "\(topic) is retained")
-        }
-        await late.disconnect()
+            // A late subscriber gets all of it retained.
+            let late = try await run.connectWatcher(clientID: "late", filters: ["\(e2eRoot)/#", "homeassistant/#"])
+            for topic in ["status", "info", "reader", "tag", "health"].map({ "\(e2eRoot)/\($0)" }) + Self.discoveryTopics {
+                let (_, message) = await late.message { $0.topic == topic }
+                #expect(message.retain, "\(topic) is retained")
+            }
+            await late.disconnect()
 
-        // Home Assistant restarts: its birth message brings discovery and state again.
-        let homeAssistant = try await Watcher.connect(broker.url, clientID: "homeassistant", filters: [])
-        let beforeBirth = watcher.lastIndex
-        try await homeAssistant.client.publish(to: "homeassistant/status", text: "online", qos: .atLeastOnce)
-        for topic in Self.discoveryTopics + ["\(e2eRoot)/status", "\(e2eRoot)/info", "\(e2eRoot)/reader", "\(e2eRoot)/tag"] {
-            await watcher.message(after: beforeBirth) { $0.topic == topic }
-        }
-        await homeAssistant.disconnect()
+            // Home Assistant restarts: its birth message brings discovery and state again.
+            let homeAssistant = try await run.connectWatcher(clientID: "homeassistant", filters: [])
+            let beforeBirth = watcher.lastIndex
+            try await homeAssistant.client.publish(to: "homeassistant/status", text: "online", qos: .atLeastOnce)
+            for topic in Self.discoveryTopics + ["\(e2eRoot)/status", "\(e2eRoot)/info", "\(e2eRoot)/reader", "\(e2eRoot)/tag"] {
+                await watcher.message(after: beforeBirth) { $0.topic == topic }
+            }
+            await homeAssistant.disconnect()
 
-        // The password went to the broker only: no payload, no log line holds it.
-        let leaked = watcher.seen.received.filter { $0.payloadString?.contains(secret) == true }.map(\.topic)
-        #expect(leaked.isEmpty, "\(leaked)")
-        agent.expectCleanStop()
-        #expect(!agent.errorOutput.contains(secret))
-        await watcher.disconnect()
+            // The password went to the broker only: no payload, no log line holds it.
+            let leaked = watcher.seen.received.filter { $0.payloadString?.contains(secret) == true }.map(\.topic)
+            #expect(leaked.isEmpty, "\(leaked)")
+            agent.expectCleanStop()
+            #expect(!agent.errorOutput.contains(secret))
+        }
     }
 
     @Test func theWillSaysOfflineWhenTheAgentIsKilled() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let online = await watcher.status("online")
-        // `reader` goes out before `status` online: ok already, or `starting` and ok after.
-        await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try await withAgentRun(.init(scenario: Self.scenario)) { run in
+            let (simulator, watcher) = (run.simulator, run.watcher)
+            let online = await watcher.status("online")
+            // `reader` goes out before `status` online: ok already, or `starting` and ok after.
+            await watcher.next("reader") { $0["state"] as? String == "ok" }
 
-        // No chance to say goodbye: the broker publishes the will.
-        agent.send(SIGKILL)
-        #expect(agent.waitForExit() == SIGKILL)
-        await watcher.status("offline", after: online)
-        let late = try await Watcher.connect(broker.url, clientID: "late")
-        let (_, retained) = await late.message { $0.topic == "\(e2eRoot)/status" }
-        #expect(retained.payloadString == "offline")
-        #expect(retained.retain)
-        await late.disconnect()
+            // No chance to say goodbye: the broker publishes the will.
+            #expect(run.killAgent() == SIGKILL)
+            await watcher.status("offline", after: online)
+            let late = try await run.connectWatcher(clientID: "late")
+            let (_, retained) = await late.message { $0.topic == "\(e2eRoot)/status" }
+            #expect(retained.payloadString == "offline")
+            #expect(retained.retain)
+            await late.disconnect()
 
-        // The sequence survives the crash: the next run goes on above the reservation the killed one
-        // had written (docs/mqtt.md: a gap of at most one block, never a number given twice).
-        try simulator.place("card")
-        let restarted = try startAgent(config: config)
-        defer { restarted.terminate() }
-        let (_, scanned, _) = await watcher.next("event/scanned")
-        let first = scanned["seq"] as? Int ?? 0
-        #expect((2...Int(SequenceStore.block) + 1).contains(first), "\(scanned)")
-        try simulator.remove("card")
-        restarted.send(SIGKILL)
-        #expect(restarted.waitForExit() == SIGKILL)
-        let again = try startAgent(config: config)
-        defer { again.terminate() }
-        try simulator.place("card")
-        let (_, next, _) = await watcher.next("event/scanned") { $0["seq"] as? Int != first }
-        let second = next["seq"] as? Int ?? 0
-        #expect(second > first && second - first <= Int(SequenceStore.block) + 1, "\(next)")
-        again.expectCleanStop()
-        await watcher.disconnect()
+            // The sequence survives the crash: the next run goes on above the reservation the killed one
+            // had written (docs/mqtt.md: a gap of at most one block, never a number given twice).
+            try simulator.place("card")
+            try run.startAgent()
+            let (_, scanned, _) = await watcher.next("event/scanned")
+            let first = scanned["seq"] as? Int ?? 0
+            #expect((2...Int(SequenceStore.block) + 1).contains(first), "\(scanned)")
+            try simulator.remove("card")
+            #expect(run.killAgent() == SIGKILL)
+            let again = try run.startAgent()
+            try simulator.place("card")
+            let (_, next, _) = await watcher.next("event/scanned") { $0["seq"] as? Int != first }
+            let second = next["seq"] as? Int ?? 0
+            #expect(second > first && second - first <= Int(SequenceStore.block) + 1, "\(next)")
+            again.expectCleanStop()
+        }
     }
 
     @Test func seqKeepsGrowingAcrossARestartOfTheAgent() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
+        try await withAgentRun(.init(scenario: Self.scenario, startsAgent: false)) { agentRun in
+            let (simulator, watcher) = (agentRun.simulator, agentRun.watcher)
 
-        var lastSeq = 0
-        for run in 1...2 {
-            let start = watcher.lastIndex
-            let agent = try startAgent(config: config)
-            defer { agent.terminate() }
-            await watcher.next("reader", after: start) { $0["state"] as? String == "ok" }
-            try simulator.place("card")
-            let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: start)
-            try simulator.remove("card")
-            let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
-            #expect(scanned["seq"] as? Int == lastSeq + 1, "run \(run): \(scanned)")
-            #expect(removed["seq"] as? Int == lastSeq + 2, "run \(run): \(removed)")
-            lastSeq = removed["seq"] as? Int ?? lastSeq
-            agent.expectCleanStop()
-            await watcher.status("offline", after: start)
+            var lastSeq = 0
+            for run in 1...2 {
+                let start = watcher.lastIndex
+                let agent = try agentRun.startAgent()
+                await watcher.next("reader", after: start) { $0["state"] as? String == "ok" }
+                try simulator.place("card")
+                let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: start)
+                try simulator.remove("card")
+                let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
+                #expect(scanned["seq"] as? Int == lastSeq + 1, "run \(run): \(scanned)")
+                #expect(removed["seq"] as? Int == lastSeq + 2, "run \(run): \(removed)")
+                lastSeq = removed["seq"] as? Int ?? lastSeq
+                agent.expectCleanStop()
+                await watcher.status("offline", after: start)
+            }
+            #expect(lastSeq == 4)
         }
-        #expect(lastSeq == 4)
-        await watcher.disconnect()
     }
 }

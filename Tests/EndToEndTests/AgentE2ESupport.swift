@@ -34,31 +34,31 @@ let e2eRoot = "nfc/e2e"
 let e2ePresence = "{removal_grace_ms: 300, min_interval_ms: 0}"
 
 /// A configuration for `nfcbridge run` with short timings: polls of `intervalMilliseconds`, a
-/// short removal grace, re-taps always reported (unless `presence` says otherwise).
+/// short removal grace, re-taps always reported (unless `presence` says otherwise; nil leaves the
+/// agent's default).
 func agentConfiguration(
-    device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int = 100,
-    modulations: String? = nil, presence: String = e2ePresence, extra: String = ""
+    device: String, brokerURL: String, stateDirectory: String, intervalMilliseconds: Int? = 100,
+    modulations: String? = nil, presence: String? = e2ePresence, extra: String = ""
 ) -> String {
-    """
-    id: e2e
-    reader:
-      device: "\(device)"
-      polling: {interval_ms: \(intervalMilliseconds)\(modulations.map { ", modulations: \($0)" } ?? "")}
-    mqtt:
-      url: \(brokerURL)
-    presence: \(presence)
-    state_dir: \(stateDirectory)
-    log: {level: debug}
-    \(extra)
-    """
+    let polling = [intervalMilliseconds.map { "interval_ms: \($0)" }, modulations.map { "modulations: \($0)" }].compactMap { $0 }
+    return """
+        id: e2e
+        reader:
+          device: "\(device)"
+        \(polling.isEmpty ? "" : "  polling: {\(polling.joined(separator: ", "))}\n")mqtt:
+          url: \(brokerURL)
+        \(presence.map { "presence: \($0)\n" } ?? "")state_dir: \(stateDirectory)
+        log: {level: debug}
+        \(extra)
+        """
 }
 
 extension TemporaryFolder {
     /// Writes `config.yaml` (``agentConfiguration(device:brokerURL:stateDirectory:intervalMilliseconds:modulations:presence:extra:)``)
     /// with the agent's state in `state/` of this folder, and returns the file's path.
     func writeAgentConfiguration(
-        device: String, brokerURL: String, intervalMilliseconds: Int = 100, modulations: String? = nil,
-        presence: String = e2ePresence, extra: String = ""
+        device: String, brokerURL: String, intervalMilliseconds: Int? = 100, modulations: String? = nil,
+        presence: String? = e2ePresence, extra: String = ""
     ) throws -> String {
         try write(
             "config.yaml",
@@ -77,24 +77,17 @@ extension ChildProcess {
     }
 }
 
-/// Starts `nfcbridge run --config <config>` (libnfc never scans for other devices).
-func startAgent(config: String) throws -> ChildProcess {
-    try ChildProcess(Binaries.path("nfcbridge"), ["run", "--config", config], environment: ["LIBNFC_AUTO_SCAN": "false"])
-}
-
-/// Starts `nfcbridge run --config <config>` under strace, which delays every fsync it makes by
-/// `fsyncDelay` (e.g. `100ms`; strace's fault injection, --seccomp-bpf: everything else runs at
-/// full speed). The process is strace's; the agent is its child (``tracedAgentPID()``).
-func startAgent(config: String, fsyncDelay: String) throws -> ChildProcess {
-    try ChildProcess(
-        "/usr/bin/strace",
-        ["-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=\(fsyncDelay)",
-         Binaries.path("nfcbridge"), "run", "--config", config],
-        environment: ["LIBNFC_AUTO_SCAN": "false"])
+/// The launcher (``AgentRun/startAgent(environment:launcher:)``) that runs the agent under strace,
+/// which delays every fsync it makes by `delay` (e.g. `100ms`; strace's fault injection,
+/// --seccomp-bpf: only fsync stops in strace, everything else runs at full speed). The process is
+/// strace's; the agent is its child (``ChildProcess/tracedAgentPID()``).
+func straceDelayingFsync(by delay: String) -> [String] {
+    ["/usr/bin/strace", "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=\(delay)"]
 }
 
 extension ChildProcess {
-    /// The agent strace started (``startAgent(config:fsyncDelay:)``): signal it, not strace.
+    /// The agent strace started (``straceDelayingFsync(by:)``): signal it, not strace (strace with
+    /// -o blocks fatal signals; it exits with the agent's status).
     func tracedAgentPID() throws -> pid_t {
         let children = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)
         return try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "strace has no child: \(errorOutput.suffix(2000))")
@@ -110,12 +103,15 @@ struct Watcher {
     /// Connects to `url` and subscribes. `persistent`: an MQTT 3.1.1 session that outlives the
     /// connection — on a broker with persistence, messages published while the broker (or the
     /// watcher) was down are queued and delivered after the reconnect, so none is missed.
+    /// `protocolVersion`, when given, replaces the one `persistent` chooses; `tls`: a TLS broker's trust.
     static func connect(
-        _ url: String, clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false
+        _ url: String, clientID: String = "watcher", filters: [String] = ["\(e2eRoot)/#"], persistent: Bool = false,
+        protocolVersion: MQTTProtocolVersion? = nil, tls: MQTTTLSConfiguration? = nil
     ) async throws -> Watcher {
         var configuration = MQTTConfiguration(
-            url: url, protocolVersion: persistent ? .v311 : .v5, clientID: clientID, cleanStart: !persistent,
+            url: url, protocolVersion: protocolVersion ?? (persistent ? .v311 : .v5), clientID: clientID, cleanStart: !persistent,
             reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(250)))
+        if let tls { configuration.tls = .enabled(tls) }
         configuration.keepAlive = .seconds(10)
         let client = try MQTTClient(configuration: configuration)
         let seen = RecordingStream(client.messages)
@@ -227,4 +223,15 @@ func expectEnvelope(
 /// `seq` of each event, in order.
 func sequenceNumbers(_ events: [[String: Any]]) -> [Int] {
     events.compactMap { $0["seq"] as? Int }
+}
+
+/// The tags of the tap-round timelines (the spool's frozen broker, the slow disk): `tapNN`, NTAG213s
+/// with the UID `04A1B2C3D4E5` and NN in hex.
+enum TapTags {
+    static func id(_ k: Int) -> String { "tap" + (k < 10 ? "0" : "") + String(k) }
+    static func uid(_ k: Int) -> String { "04A1B2C3D4E5" + (k < 16 ? "0" : "") + String(k, radix: 16, uppercase: true) }
+    /// `tags:` with taps 1 to `count`.
+    static func definitions(_ count: Int) -> String {
+        "tags:\n" + (1...count).map { "  - {id: \(id($0)), type: ntag213, uid: \(uid($0))}\n" }.joined()
+    }
 }

@@ -14,133 +14,108 @@ import TestSupport
         """
 
     @Test func aReaderThatStopsAnsweringIsErrorWithAnEventThenOKOnceItAnswersAgain() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-        try await simulator.waitForCommand("4A", count: 3)
+        try await withAgentRun(.init(scenario: Self.scenario)) { run in
+            let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try await simulator.waitForCommand("4A", count: 3)
 
-        simulator.process.send(SIGSTOP)
-        // Runs before `simulator.stop()`: a stopped simulator is let go on before it is terminated.
-        defer { simulator.process.send(SIGCONT) }
-        let (silentAt, silent, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "error" }
-        let detail = silent["detail"] as? String ?? ""
-        #expect(detail.contains("does not answer") && detail.contains(simulator.linkPath), "\(silent)")
-        let (_, error, _) = await watcher.next("event/error", after: okAt)
-        expectEnvelope(error, type: "error")
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unresponsive", "\(error)")
-        #expect(error["op"] as? String == "poll", "\(error)")
+            // (The run lets a stopped simulator go on before it terminates it.)
+            simulator.process.send(SIGSTOP)
+            let (silentAt, silent, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "error" }
+            let detail = silent["detail"] as? String ?? ""
+            #expect(detail.contains("does not answer") && detail.contains(simulator.linkPath), "\(silent)")
+            let (_, error, _) = await watcher.next("event/error", after: okAt)
+            expectEnvelope(error, type: "error")
+            #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unresponsive", "\(error)")
+            #expect(error["op"] as? String == "poll", "\(error)")
 
-        simulator.process.send(SIGCONT)
-        let (backAt, _, _) = await watcher.next("reader", after: silentAt) { $0["state"] as? String == "ok" }
-        #expect(agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
-        // It works again: a tap is reported.
-        try simulator.place("first")
-        await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        // One error event for the whole outage; no removal of a tag that never was there.
-        #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            simulator.process.send(SIGCONT)
+            let (backAt, _, _) = await watcher.next("reader", after: silentAt) { $0["state"] as? String == "ok" }
+            #expect(agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
+            // It works again: a tap is reported.
+            try simulator.place("first")
+            await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            // One error event for the whole outage; no removal of a tag that never was there.
+            #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned"])
+            agent.expectCleanStop()
+        }
     }
 
     /// A frame garbled on the line (libnfc: `NFC_EIO`, "Data checksum mismatch") while the chip is
     /// fine — what a slow pty under CPU load produces — is a transient error: the reader stays
     /// open and `ok`, is never `absent` or reopened, the poll failure is counted and the taps go on.
     @Test func aGarbledFrameIsATransientErrorNotALostReader() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, extra: "health_interval_s: 5\n")
-        let watcher = try await Watcher.connect(broker.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try await withAgentRun(.init(scenario: Self.scenario, extra: "health_interval_s: 5\n")) { run in
+            let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
 
-        // Empty field: the garbled answer is a poll's (InListPassiveTarget).
-        let polls = try simulator.commandCount("4A")
-        try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
-        try await simulator.waitForCommand("4A", count: polls + 3)
-        let (_, error, _) = await watcher.next("event/error", after: okAt)
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "rf_error", "\(error)")
-        #expect(error["op"] as? String == "poll", "\(error)")
-        #expect(agent.errorOutput.contains("a late or garbled frame on the line"), "\(agent.errorOutput)")
+            // Empty field: the garbled answer is a poll's (InListPassiveTarget).
+            let polls = try simulator.commandCount("4A")
+            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
+            try await simulator.waitForCommand("4A", count: polls + 3)
+            let (_, error, _) = await watcher.next("event/error", after: okAt)
+            #expect((error["error"] as? [String: Any])?["code"] as? String == "rf_error", "\(error)")
+            #expect(error["op"] as? String == "poll", "\(error)")
+            #expect(agent.errorOutput.contains("a late or garbled frame on the line"), "\(agent.errorOutput)")
 
-        // A tag in the field: the garbled answer is a presence check's (InDataExchange READ).
-        try simulator.place("first")
-        let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
-        // Scanned (no dump on scan here): only presence checks talk to the tag now.
-        let reads = try simulator.commandCount("40")
-        try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
-        try await simulator.waitForCommand("40", count: reads + 3)
-        try simulator.remove("first")
-        let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
+            // A tag in the field: the garbled answer is a presence check's (InDataExchange READ).
+            try simulator.place("first")
+            let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
+            // Scanned (no dump on scan here): only presence checks talk to the tag now.
+            let reads = try simulator.commandCount("40")
+            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
+            try await simulator.waitForCommand("40", count: reads + 3)
+            try simulator.remove("first")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt)
 
-        // One tap, one error event; the reader was never given up.
-        #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned", "removed"])
-        let states = watcher.seen.received.filter { $0.topic == "\(e2eRoot)/reader" }.compactMap { $0.json["state"] as? String }
-        #expect(!states.contains("absent") && !states.contains("error"), "\(states)")
-        #expect(!agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
-        let (_, health, _) = await watcher.next("health", after: removedAt)
-        let readerHealth = health["reader"] as? [String: Any]
-        #expect(readerHealth?["reopens"] as? Int == 0, "\(health)")
-        #expect(readerHealth?["state"] as? String == "ok", "\(health)")
-        #expect((readerHealth?["poll_errors"] as? Int ?? 0) >= 1, "counted: \(health)")
-        agent.expectCleanStop()
-        await watcher.disconnect()
+            // One tap, one error event; the reader was never given up.
+            #expect(watcher.events.map { $0["type"] as? String } == ["error", "scanned", "removed"])
+            let states = watcher.seen.received.filter { $0.topic == "\(e2eRoot)/reader" }.compactMap { $0.json["state"] as? String }
+            #expect(!states.contains("absent") && !states.contains("error"), "\(states)")
+            #expect(!agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
+            let (_, health, _) = await watcher.next("health", after: removedAt)
+            let readerHealth = health["reader"] as? [String: Any]
+            #expect(readerHealth?["reopens"] as? Int == 0, "\(health)")
+            #expect(readerHealth?["state"] as? String == "ok", "\(health)")
+            #expect((readerHealth?["poll_errors"] as? Int ?? 0) >= 1, "counted: \(health)")
+            agent.expectCleanStop()
+        }
     }
 
     @Test func theWatchdogGoesOnThroughABrokerOutageAndStopsWhileTheReaderIsHung() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let notify = try NotifySocket(path: folder.path + "/notify.sock")
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: broker.url)
-        let watcher = try await Watcher.connect(broker.url)
-        // WatchdogSec=2: pings every 0.5 s while the loop made progress within the last second.
-        let agent = try ChildProcess(
-            Binaries.path("nfcbridge"), ["run", "--config", config],
-            environment: ["LIBNFC_AUTO_SCAN": "false", "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
-        defer { agent.terminate() }
-        let ready = await notify.next { $0 == "READY=1" }
-        await notify.next(after: ready) { $0 == "WATCHDOG=1" }
-        let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+        try await withAgentRun(.init(scenario: Self.scenario, startsAgent: false)) { run in
+            let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
+            let notify = try NotifySocket(path: run.folder.path + "/notify.sock")
+            // WatchdogSec=2: pings every 0.5 s while the loop made progress within the last second.
+            let agent = try run.startAgent(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
+            let ready = await notify.next { $0 == "READY=1" }
+            await notify.next(after: ready) { $0 == "WATCHDOG=1" }
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
 
-        // The broker frozen: the reader loop goes on, and so do the pings.
-        broker.pause()
-        let frozen = notify.lastIndex
-        var ping = frozen
-        for _ in 0..<4 { ping = await notify.next(after: ping) { $0 == "WATCHDOG=1" } }
-        #expect(!notify.received[(frozen + 1)...].contains { $0.hasPrefix("STATUS=watchdog stopped: reader unresponsive") })
-        broker.resume()
+            // The broker frozen: the reader loop goes on, and so do the pings.
+            broker.pause()
+            let frozen = notify.lastIndex
+            var ping = frozen
+            for _ in 0..<4 { ping = await notify.next(after: ping) { $0 == "WATCHDOG=1" } }
+            #expect(!notify.received[(frozen + 1)...].contains { $0.hasPrefix("STATUS=watchdog stopped: reader unresponsive") })
+            broker.resume()
 
-        // The reader hung: after its reopen attempts failed, the pings stop until it answers again.
-        simulator.process.send(SIGSTOP)
-        defer { simulator.process.send(SIGCONT) }
-        let hungAt = await notify.next(after: ping) { $0.hasPrefix("STATUS=watchdog stopped: reader unresponsive") }
-        #expect(agent.errorOutput.contains("reader still silent after 3 reopen attempts"), "\(agent.errorOutput)")
-        // Answering again now, the reader is picked up by the next reopen, after a back-off wait
-        // (8 s here) during which no ping may go out.
-        simulator.process.send(SIGCONT)
-        let runningAt = await notify.next(after: hungAt) { $0 == "STATUS=running" }
-        await notify.next(after: runningAt) { $0 == "WATCHDOG=1" }
-        let whileHung = notify.received[(hungAt + 1)..<runningAt]
-        #expect(!whileHung.contains("WATCHDOG=1"), "pinged while the reader was hung: \(Array(whileHung))")
-        await watcher.next("reader", after: okAt) { $0["state"] as? String == "ok" && $0["detail"] == nil }
+            // The reader hung: after its reopen attempts failed, the pings stop until it answers again.
+            simulator.process.send(SIGSTOP)
+            let hungAt = await notify.next(after: ping) { $0.hasPrefix("STATUS=watchdog stopped: reader unresponsive") }
+            #expect(agent.errorOutput.contains("reader still silent after 3 reopen attempts"), "\(agent.errorOutput)")
+            // Answering again now, the reader is picked up by the next reopen, after a back-off wait
+            // (8 s here) during which no ping may go out.
+            simulator.process.send(SIGCONT)
+            let runningAt = await notify.next(after: hungAt) { $0 == "STATUS=running" }
+            await notify.next(after: runningAt) { $0 == "WATCHDOG=1" }
+            let whileHung = notify.received[(hungAt + 1)..<runningAt]
+            #expect(!whileHung.contains("WATCHDOG=1"), "pinged while the reader was hung: \(Array(whileHung))")
+            await watcher.next("reader", after: okAt) { $0["state"] as? String == "ok" && $0["detail"] == nil }
 
-        agent.expectCleanStop()
-        #expect(notify.received.last == "STOPPING=1", "\(notify.received.suffix(3))")
-        await watcher.disconnect()
+            agent.expectCleanStop()
+            #expect(notify.received.last == "STOPPING=1", "\(notify.received.suffix(3))")
+        }
     }
 }
 

@@ -120,51 +120,51 @@ import TestSupport
     }
 
     @Test func mqttWriteBlocksFormatAndWrite() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario)
-        let data = "0102030405060708090A0B0C0D0E0F10"
-        try await h.request("write_blocks", #"{"id":"b1","blocks":[{"block":4,"data_hex":"\#(data)"},{"block":13,"data_hex":"\#(data)"}],"key":"FFFFFFFFFFFF","key_type":"A"}"#)
-        let b1 = await h.final("write_blocks", id: "b1")
-        #expect(b1.status == "ok", "\(b1.payloadString ?? "")")
-        #expect(b1.data?["pages_written"] as? [Int] == [4, 13])
-        #expect(b1.data?["bytes_written"] as? Int == 32)
-        var memory = try h.memory("badge")
-        #expect(Self.block(4, of: memory).hexString == data && Self.block(13, of: memory).hexString == data)
+        try await withCommandAgent(scenario: Self.scenario) { h in
+            let data = "0102030405060708090A0B0C0D0E0F10"
+            try await h.request("write_blocks", #"{"id":"b1","blocks":[{"block":4,"data_hex":"\#(data)"},{"block":13,"data_hex":"\#(data)"}],"key":"FFFFFFFFFFFF","key_type":"A"}"#)
+            let b1 = await h.final("write_blocks", id: "b1")
+            #expect(b1.status == "ok", "\(b1.payloadString ?? "")")
+            #expect(b1.data?["pages_written"] as? [Int] == [4, 13])
+            #expect(b1.data?["bytes_written"] as? Int == 32)
+            var memory = try h.memory("badge")
+            #expect(Self.block(4, of: memory).hexString == data && Self.block(13, of: memory).hexString == data)
 
-        // Strict shape: the trailer, a short block, an unknown field.
-        for (id, payload) in [
-            ("t", #"{"id":"t","blocks":[{"block":7,"data_hex":"FFFFFFFFFFFFFF078069FFFFFFFFFFFF"}],"key":"FFFFFFFFFFFF"}"#),
-            ("s", #"{"id":"s","blocks":[{"block":4,"data_hex":"00"}],"key":"FFFFFFFFFFFF"}"#),
-            ("u", #"{"id":"u","blocks":[{"block":4,"data_hex":"\#(data)","key":"FF"}],"key":"FFFFFFFFFFFF"}"#),
-        ] {
-            try await h.request("write_blocks", payload)
-            let response = await h.final("write_blocks", id: id)
-            #expect(response.errorCode == "invalid_request", "\(response.payloadString ?? "")")
+            // Strict shape: the trailer, a short block, an unknown field.
+            for (id, payload) in [
+                ("t", #"{"id":"t","blocks":[{"block":7,"data_hex":"FFFFFFFFFFFFFF078069FFFFFFFFFFFF"}],"key":"FFFFFFFFFFFF"}"#),
+                ("s", #"{"id":"s","blocks":[{"block":4,"data_hex":"00"}],"key":"FFFFFFFFFFFF"}"#),
+                ("u", #"{"id":"u","blocks":[{"block":4,"data_hex":"\#(data)","key":"FF"}],"key":"FFFFFFFFFFFF"}"#),
+            ] {
+                try await h.request("write_blocks", payload)
+                let response = await h.final("write_blocks", id: id)
+                #expect(response.errorCode == "invalid_request", "\(response.payloadString ?? "")")
+            }
+            try await h.request("write_blocks", #"{"id":"d","blocks":[{"block":8,"data_hex":"\#(data)"}],"key":"A0A1A2A3A4A5","key_type":"A"}"#)
+            let denied = await h.final("write_blocks", id: "d")
+            #expect(denied.errorCode == "access_denied", "\(denied.payloadString ?? "")")
+            #expect(denied.data?["pages_written"] as? [Int] == [])
+            #expect(try h.memory("badge") == memory)
+
+            // Sector 2 does not open with the factory key: format refuses, nothing written.
+            try await h.request("format", #"{"id":"f0"}"#)
+            let f0 = await h.final("format", id: "f0")
+            #expect(f0.errorCode == "unsupported", "\(f0.payloadString ?? "")")
+            #expect(try h.memory("badge") == memory)
+            // Key B puts sector 2 back in the transport configuration; then format and write.
+            try await h.request("write_blocks", #"{"id":"r","uid":"DEADBEEF","allow_trailer":true,"key":"B0B1B2B3B4B5","key_type":"B","blocks":[{"block":11,"data_hex":"FFFFFFFFFFFFFF078069FFFFFFFFFFFF"}]}"#)
+            let reset = await h.final("write_blocks", id: "r")
+            #expect(reset.status == "ok", "\(reset.payloadString ?? "")")
+            try await h.request("format", #"{"id":"f1"}"#)
+            let f1 = await h.final("format", id: "f1")
+            #expect(f1.status == "ok", "\(f1.payloadString ?? "")")
+            try await h.request("write", #"{"id":"w","records":[{"text":"Classic over MQTT"}]}"#)
+            let w = await h.final("write", id: "w")
+            #expect(w.status == "ok", "\(w.payloadString ?? "")")
+            memory = try h.memory("badge")
+            let expected = try NDEFMessage(records: [NDEFRecord.text("Classic over MQTT", language: "en")]).bytes
+            #expect(try Self.ndef(in: memory) == expected)
+            #expect(w.data?["capability_container"] as? String == Array(memory[16..<48]).hexString)
         }
-        try await h.request("write_blocks", #"{"id":"d","blocks":[{"block":8,"data_hex":"\#(data)"}],"key":"A0A1A2A3A4A5","key_type":"A"}"#)
-        let denied = await h.final("write_blocks", id: "d")
-        #expect(denied.errorCode == "access_denied", "\(denied.payloadString ?? "")")
-        #expect(denied.data?["pages_written"] as? [Int] == [])
-        #expect(try h.memory("badge") == memory)
-
-        // Sector 2 does not open with the factory key: format refuses, nothing written.
-        try await h.request("format", #"{"id":"f0"}"#)
-        let f0 = await h.final("format", id: "f0")
-        #expect(f0.errorCode == "unsupported", "\(f0.payloadString ?? "")")
-        #expect(try h.memory("badge") == memory)
-        // Key B puts sector 2 back in the transport configuration; then format and write.
-        try await h.request("write_blocks", #"{"id":"r","uid":"DEADBEEF","allow_trailer":true,"key":"B0B1B2B3B4B5","key_type":"B","blocks":[{"block":11,"data_hex":"FFFFFFFFFFFFFF078069FFFFFFFFFFFF"}]}"#)
-        let reset = await h.final("write_blocks", id: "r")
-        #expect(reset.status == "ok", "\(reset.payloadString ?? "")")
-        try await h.request("format", #"{"id":"f1"}"#)
-        let f1 = await h.final("format", id: "f1")
-        #expect(f1.status == "ok", "\(f1.payloadString ?? "")")
-        try await h.request("write", #"{"id":"w","records":[{"text":"Classic over MQTT"}]}"#)
-        let w = await h.final("write", id: "w")
-        #expect(w.status == "ok", "\(w.payloadString ?? "")")
-        memory = try h.memory("badge")
-        let expected = try NDEFMessage(records: [NDEFRecord.text("Classic over MQTT", language: "en")]).bytes
-        #expect(try Self.ndef(in: memory) == expected)
-        #expect(w.data?["capability_container"] as? String == Array(memory[16..<48]).hexString)
-        await h.stop()
     }
 }

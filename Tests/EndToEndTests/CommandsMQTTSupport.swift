@@ -23,7 +23,9 @@ extension MQTTMessage {
 /// The whole agent as it runs on a board — the real MQTT client against a real mosquitto, the real
 /// libnfc `pn532_uart` driver against `nfcbridge-sim` — either the `nfcbridge run` executable or the
 /// same `Agent` in this process — plus a test client that sends requests and reads responses and
-/// events.
+/// events. Broker, simulator, folder, configuration, client and the `nfcbridge run` agent are an
+/// ``AgentRun``'s; made only by ``withCommandAgent(scenario:mode:lockEnabled:commands:agentProtocol:mqtt:extraConfiguration:modulations:clientProtocol:brokerOptions:before:isolation:_:)``,
+/// which stops all of it however the test ends.
 final class CommandAgentHarness: @unchecked Sendable {
     /// How the agent runs.
     enum Mode {
@@ -36,68 +38,35 @@ final class CommandAgentHarness: @unchecked Sendable {
     static let uid = "04A1B2C3D4E5F6"
     static let root = "nfc/e2e"
 
-    let broker: MosquittoBroker
-    let simulator: SimulatorProcess
-    let stateDirectory: String
+    let run: AgentRun
     let publisher: MQTTClientPublisher?
     let agent: Agent?
     let running: Task<Void, Never>?
-    let process: ChildProcess?
     let client: MQTTClient
     let messages: RecordingStream<MQTTMessage>
     /// Positions in ``messages`` already returned by ``next(where:)``.
     private let consumed = Mutex<Set<Int>>([])
 
-    /// Starts broker, simulator and agent; `before` runs with the broker up and the agent not yet
-    /// connected (to leave retained requests there, for instance). `commands` replaces the
-    /// configuration's `commands` section, `agentProtocol` is its `mqtt.protocol` (`mqttOptions`,
-    /// as `, key: value`, go in the same `mqtt` mapping), and
-    /// `extraConfiguration` is appended to the configuration (`dump: {on_scan: true}`) and `modulations`
-    /// is its `reader.polling.modulations` (executable mode); `brokerOptions` configure the broker.
-    init(
-        scenario: String, mode: Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
-        agentProtocol: String = "5", mqttOptions: String = "", extraConfiguration: String = "", modulations: String = "[iso14443a]",
-        clientProtocol: MQTTProtocolVersion = .v5, brokerOptions: MosquittoBroker.Options = .init(),
-        before: (MosquittoBroker) async throws -> Void = { _ in }
-    ) async throws {
-        broker = try MosquittoBroker(brokerOptions)
-        simulator = try SimulatorProcess(scenario: scenario)
-        stateDirectory = NSTemporaryDirectory() + "nfcbridge-e2e-" + UUID().uuidString
-        try await before(broker)
+    var broker: MosquittoBroker { run.broker }
+    var simulator: SimulatorProcess { run.simulator }
+    /// The `nfcbridge run` process (executable mode).
+    let process: ChildProcess?
 
-        client = try MQTTClient(configuration: MQTTConfiguration(
-            url: broker.url, protocolVersion: clientProtocol, clientID: "e2e-client-\(UUID().uuidString.prefix(8))",
-            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))))
-        messages = RecordingStream(client.messages)
-        try await client.connect()
-        try await client.subscribe(to: "\(Self.root)/#", qos: .atLeastOnce)
-        try await client.subscribe(to: "replies/#", qos: .atLeastOnce)
-
+    /// Starts the agent of `run` (which has its broker, simulator, configuration and `watcher`) in `mode`.
+    fileprivate init(run: AgentRun, watcher: Watcher, mode: Mode, lockEnabled: Bool) throws {
+        self.run = run
+        (client, messages) = (watcher.client, watcher.seen)
         switch mode {
         case .executable:
-            let config = """
-                id: e2e
-                reader:
-                  device: "pn532_uart:\(simulator.linkPath)"
-                  polling: {modulations: \(modulations)}
-                mqtt: {url: \(broker.url), protocol: "\(agentProtocol)"\(mqttOptions)}
-                homeassistant: {enabled: false}
-                commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")
-                state_dir: \(stateDirectory)
-                log: {level: debug}
-                """ + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration)
-            let path = simulator.directory + "/agent.yaml"
-            try config.write(toFile: path, atomically: true, encoding: .utf8)
-            process = try ChildProcess(
-                Binaries.path("nfcbridge"), ["run", "--config", path], environment: ["LIBNFC_AUTO_SCAN": "false"])
+            process = try run.startAgent()
             (publisher, agent, running) = (nil, nil, nil)
         case .inProcess:
             var config = AgentConfiguration(id: "e2e")
-            config.mqtt.url = broker.url
-            config.reader.device = "pn532_uart:\(simulator.linkPath)"
+            config.mqtt.url = run.broker.url
+            config.reader.device = run.device
             config.reader.modulations = [.iso14443a]
             config.homeAssistant.enabled = false
-            config.stateDirectory = stateDirectory
+            config.stateDirectory = run.folder.path + "/state"
             config.commands.lockEnabled = lockEnabled
             config.log.level = .debug
             let publisher = MQTTClientPublisher(client: try MQTTClient(configuration: config.mqttClientConfiguration))
@@ -108,21 +77,19 @@ final class CommandAgentHarness: @unchecked Sendable {
             (self.publisher, self.agent, process) = (publisher, agent, nil)
             running = Task { await agent.run() }
         }
-        // The agent takes requests once it is connected and its reader is open.
+    }
+
+    /// The agent takes requests once it is connected and its reader is open.
+    fileprivate func ready() async {
         _ = await next { $0.topic == "\(Self.root)/status" && $0.payloadString == "online" }
         _ = await next { $0.topic == "\(Self.root)/reader" && $0.payloadString?.contains("\"ok\"") == true }
     }
 
-    /// Stops the agent, the clients, the simulator and the broker.
-    func stop() async {
+    /// Stops the in-process agent and its publisher (the run stops the rest), first when the run stops.
+    fileprivate func stopInProcessAgent() async {
         agent?.stop()
         await running?.value
         await publisher?.disconnect()
-        process?.terminate()
-        await client.disconnect()
-        simulator.stop()
-        broker.stop()
-        try? FileManager.default.removeItem(atPath: stateDirectory)
     }
 
     /// The first message matching `predicate` that no earlier call returned.
@@ -178,5 +145,36 @@ final class CommandAgentHarness: @unchecked Sendable {
     func control(_ request: [String: Any]) throws {
         let reply = try simulator.control(request)
         guard reply["ok"] as? Bool == true else { throw SimulatorProcess.Failure(description: "\(request): \(reply)") }
+    }
+}
+
+/// Runs `body` with a ``CommandAgentHarness``: broker, simulator and agent, then stops all of it, also
+/// when `body` or the set-up throws. `before` runs with the broker up and the agent not yet connected
+/// (to leave retained requests there, for instance). `commands` replaces the configuration's
+/// `commands` section, `agentProtocol` is its `mqtt.protocol` (`mqtt`: more lines of the same
+/// mapping, `key: value`), `extraConfiguration` is appended to the configuration (`dump: {on_scan:
+/// true}`) and `modulations` is its `reader.polling.modulations` (executable mode); `brokerOptions`
+/// configure the broker, `clientProtocol` the test client.
+func withCommandAgent<Result>(
+    scenario: String, mode: CommandAgentHarness.Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
+    agentProtocol: String = "5", mqtt: [String] = [], extraConfiguration: String = "", modulations: String = "[iso14443a]",
+    clientProtocol: MQTTProtocolVersion = .v5, brokerOptions: MosquittoBroker.Options = .init(),
+    before: (MosquittoBroker) async throws -> Void = { _ in }, isolation: isolated (any Actor)? = #isolation,
+    _ body: (CommandAgentHarness) async throws -> Result
+) async throws -> Result {
+    let options = AgentRun.Options(
+        scenario: scenario, broker: brokerOptions, intervalMilliseconds: nil, modulations: modulations, presence: nil,
+        mqtt: ["protocol: \"\(agentProtocol)\""] + mqtt, homeAssistant: false,
+        extra: "commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")" + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration),
+        watcherFilters: nil, startsAgent: false)
+    return try await withAgentRun(options) { run in
+        try await before(run.broker)
+        let watcher = try await run.connectWatcher(
+            clientID: "e2e-client-\(UUID().uuidString.prefix(8))", filters: ["\(CommandAgentHarness.root)/#", "replies/#"],
+            protocolVersion: clientProtocol)
+        let h = try CommandAgentHarness(run: run, watcher: watcher, mode: mode, lockEnabled: lockEnabled)
+        run.atStop { await h.stopInProcessAgent() }
+        await h.ready()
+        return try await body(h)
     }
 }

@@ -128,27 +128,27 @@ import TestSupport
 
     /// `dump.on_scan` publishes `event/dump`, and `request/dump` answers with the same walk.
     @Test func mqttEventAndRequestDumpShowDESFire() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario("desfire_ev1"), extraConfiguration: "dump: {on_scan: true}")
-        let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
-        let eventDump = event.object?["dump"] as? [String: Any]
-        #expect(eventDump?["cardFamily"] as? String == "MIFARE DESFire", "\(event.payloadString ?? "")")
-        let eventFiles = (eventDump?["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        #expect(eventFiles == ["010000/00", "010000/01", "010000/02", "010000/03", "010000/04", "030000/02"])
-        #expect(eventDump?["capabilities"] as? [String] == ["Readable", "Authentication Required", "Partially Readable"])
+        try await withCommandAgent(scenario: Self.scenario("desfire_ev1"), extraConfiguration: "dump: {on_scan: true}") { h in
+            let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
+            let eventDump = event.object?["dump"] as? [String: Any]
+            #expect(eventDump?["cardFamily"] as? String == "MIFARE DESFire", "\(event.payloadString ?? "")")
+            let eventFiles = (eventDump?["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(eventFiles == ["010000/00", "010000/01", "010000/02", "010000/03", "010000/04", "030000/02"])
+            #expect(eventDump?["capabilities"] as? [String] == ["Readable", "Authentication Required", "Partially Readable"])
 
-        try await h.request("dump", #"{"id":"d"}"#)
-        let reply = await h.final("dump", id: "d")
-        #expect(reply.status == "ok", "\(reply.payloadString ?? "")")
-        let dump = reply.data?["dump"] as? [String: Any]
-        #expect(dump?["cardType"] as? String == "MIFARE DESFire EV1")
-        #expect((dump?["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } == eventFiles)
-        try await h.request("dump", #"{"id":"f","format":"flipper"}"#)
-        let flipper = await h.final("dump", id: "f")
-        let file = (flipper.data?["file"] as? String).flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
-        #expect(file?.contains("Device type: Mifare DESFire\n") == true, "\(flipper.payloadString ?? "")")
-        try await h.request("dump", #"{"id":"m","format":"mfd"}"#)
-        let mfd = await h.final("dump", id: "m")
-        #expect(mfd.errorCode == "unsupported", "\(mfd.payloadString ?? "")")
-        await h.stop()
+            try await h.request("dump", #"{"id":"d"}"#)
+            let reply = await h.final("dump", id: "d")
+            #expect(reply.status == "ok", "\(reply.payloadString ?? "")")
+            let dump = reply.data?["dump"] as? [String: Any]
+            #expect(dump?["cardType"] as? String == "MIFARE DESFire EV1")
+            #expect((dump?["files"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } == eventFiles)
+            try await h.request("dump", #"{"id":"f","format":"flipper"}"#)
+            let flipper = await h.final("dump", id: "f")
+            let file = (flipper.data?["file"] as? String).flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
+            #expect(file?.contains("Device type: Mifare DESFire\n") == true, "\(flipper.payloadString ?? "")")
+            try await h.request("dump", #"{"id":"m","format":"mfd"}"#)
+            let mfd = await h.final("dump", id: "m")
+            #expect(mfd.errorCode == "unsupported", "\(mfd.payloadString ?? "")")
+        }
     }
 }

@@ -17,24 +17,24 @@ import TestSupport
     static let probes = ["00A4040C07A0000002471001", "00A4040007D276000085010100", "9060000000"]
 
     @Test func identifiedReportedAndNeverRead() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario)
-        let scanned = await h.next { $0.topic == "nfc/e2e/event/scanned" && $0.object?["uid"] as? String == "08A1B2C3" }
-        #expect(scanned.object?["cardType"] as? String == "ePassport (eMRTD)", "\(scanned.payloadString ?? "")")
-        #expect(scanned.object?["ndef"] == nil, "\(scanned.payloadString ?? "")")
+        try await withCommandAgent(scenario: Self.scenario) { h in
+            let scanned = await h.next { $0.topic == "nfc/e2e/event/scanned" && $0.object?["uid"] as? String == "08A1B2C3" }
+            #expect(scanned.object?["cardType"] as? String == "ePassport (eMRTD)", "\(scanned.payloadString ?? "")")
+            #expect(scanned.object?["ndef"] == nil, "\(scanned.payloadString ?? "")")
 
-        try await h.request("dump", #"{"id":"d"}"#)
-        let dump = await h.final("dump", id: "d")
-        #expect(dump.errorCode == "unsupported", "\(dump.payloadString ?? "")")
-        #expect(dump.errorMessage?.contains("BAC or PACE") == true, "\(dump.payloadString ?? "")")
-        try await h.request("write", #"{"id":"w","records":[{"text":"no"}]}"#)
-        #expect(await h.final("write", id: "w").errorCode == "unsupported")
+            try await h.request("dump", #"{"id":"d"}"#)
+            let dump = await h.final("dump", id: "d")
+            #expect(dump.errorCode == "unsupported", "\(dump.payloadString ?? "")")
+            #expect(dump.errorMessage?.contains("BAC or PACE") == true, "\(dump.payloadString ?? "")")
+            try await h.request("write", #"{"id":"w","records":[{"text":"no"}]}"#)
+            #expect(await h.final("write", id: "w").errorCode == "unsupported")
 
-        // Each identification sends the three probes and nothing else reaches the chip.
-        let apdus = try #require(try h.simulator.control(["cmd": "dump", "id": "passport"])["apdus"] as? [String])
-        #expect(!apdus.isEmpty && apdus.count % 3 == 0, "\(apdus)")
-        for start in stride(from: 0, to: apdus.count, by: 3) {
-            #expect(Array(apdus[start..<min(apdus.count, start + 3)]) == Self.probes, "\(apdus)")
+            // Each identification sends the three probes and nothing else reaches the chip.
+            let apdus = try #require(try h.simulator.control(["cmd": "dump", "id": "passport"])["apdus"] as? [String])
+            #expect(!apdus.isEmpty && apdus.count % 3 == 0, "\(apdus)")
+            for start in stride(from: 0, to: apdus.count, by: 3) {
+                #expect(Array(apdus[start..<min(apdus.count, start + 3)]) == Self.probes, "\(apdus)")
+            }
         }
-        await h.stop()
     }
 }

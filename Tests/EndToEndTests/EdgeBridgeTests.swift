@@ -41,66 +41,63 @@ import TestSupport
             users: ["e2e": "reader-secret", "operator": "operator-secret"], tls: .loopback, acl: acl, persistence: true))
         defer { central.stop() }
         #expect(!central.log.contains("does not contain"), "the sample ACL loads without warnings: \(central.log)")
-        let edge = try MosquittoBroker(.init(extraConfiguration: try Self.bridgeConfiguration(central: central, password: "reader-secret")))
-        defer { edge.stop() }
+        // The run's broker is the edge one, bridged to the central broker; the agent starts once
+        // the back end listens.
+        let options = AgentRun.Options(
+            scenario: Self.scenario,
+            broker: .init(extraConfiguration: try Self.bridgeConfiguration(central: central, password: "reader-secret")),
+            startsAgent: false)
+        try await withAgentRun(options) { run in
+            let (simulator, local) = (run.simulator, run.watcher)
 
-        // The back end on the central broker, with a persistent session: it misses nothing while
-        // the central broker restarts.
-        var settings = MQTTConfiguration(
-            url: central.url, protocolVersion: .v311, clientID: "backend", cleanStart: false,
-            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(250)))
-        settings.username = "operator"
-        settings.password = "operator-secret"
-        settings.tls = .enabled(MQTTTLSConfiguration(caFile: central.caFile))
-        let backend = try MQTTClient(configuration: settings)
-        let received = RecordingStream(backend.messages)
-        try await backend.connect()
-        try await backend.subscribe(to: "nfc/#", qos: .exactlyOnce)
-        // What the agent publishes on the edge, as the reference.
-        let local = try await Watcher.connect(edge.url, clientID: "local")
+            // The back end on the central broker, with a persistent session: it misses nothing while
+            // the central broker restarts.
+            var settings = MQTTConfiguration(
+                url: central.url, protocolVersion: .v311, clientID: "backend", cleanStart: false,
+                reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(250)))
+            settings.username = "operator"
+            settings.password = "operator-secret"
+            settings.tls = .enabled(MQTTTLSConfiguration(caFile: central.caFile))
+            try await MQTTClient.withConnection(settings) { backend in
+                let received = RecordingStream(backend.messages)
+                try await backend.subscribe(to: "nfc/#", qos: .exactlyOnce)
+                // What the agent publishes on the edge (the run's watcher) is the reference.
+                try run.startAgent()
 
-        let simulator = try SimulatorProcess(scenario: Self.scenario)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(device: simulator.connstring, brokerURL: edge.url)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
+                // Through the bridge: the agent's state, its discovery, a first scan.
+                #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" } != nil)
+                #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/bridge" && $0.payloadString == "1" } != nil)
+                try simulator.place("first")
+                let scanned = await local.next("event/scanned")
+                let firstID = scanned.json["event_id"] as? String
+                #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/event/scanned" && $0.json["event_id"] as? String == firstID } != nil)
 
-        // Through the bridge: the agent's state, its discovery, a first scan.
-        #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" } != nil)
-        #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/bridge" && $0.payloadString == "1" } != nil)
-        try simulator.place("first")
-        let scanned = await local.next("event/scanned")
-        let firstID = scanned.json["event_id"] as? String
-        #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/event/scanned" && $0.json["event_id"] as? String == firstID } != nil)
+                // Before the central broker goes: a marker published on the edge after the scan has crossed the
+                // bridge too, so the scan's QoS 2 hand-shakes (bridge → central → back end; TCP keeps their order)
+                // are finished. Stopped in the middle of one, the central broker sends it again after its restart,
+                // and that copy is the broker's redelivery, not what this test is about.
+                try await local.client.publish(to: "nfc/e2e/marker", text: "1", qos: .exactlyOnce)
+                #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/marker" } != nil)
 
-        // Before the central broker goes: a marker published on the edge after the scan has crossed the
-        // bridge too, so the scan's QoS 2 hand-shakes (bridge → central → back end; TCP keeps their order)
-        // are finished. Stopped in the middle of one, the central broker sends it again after its restart,
-        // and that copy is the broker's redelivery, not what this test is about.
-        try await local.client.publish(to: "nfc/e2e/marker", text: "1", qos: .exactlyOnce)
-        #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/marker" } != nil)
+                // The central broker goes away; the agent goes on publishing to its edge broker.
+                central.stop()
+                try simulator.remove("first")
+                let removed = await local.next("event/removed", after: scanned.index)
+                try simulator.place("second")
+                let second = await local.next("event/scanned", after: removed.index)
+                try simulator.remove("second")
+                let last = await local.next("event/removed", after: second.index)
 
-        // The central broker goes away; the agent goes on publishing to its edge broker.
-        central.stop()
-        try simulator.remove("first")
-        let removed = await local.next("event/removed", after: scanned.index)
-        try simulator.place("second")
-        let second = await local.next("event/scanned", after: removed.index)
-        try simulator.remove("second")
-        let last = await local.next("event/removed", after: second.index)
-
-        // Back: the bridge and the back end reconnect; every event arrives.
-        try central.start()
-        let expected = local.events.compactMap { $0["event_id"] as? String }
-        #expect(expected.count == 4, "\(local.events)")
-        let lastID = last.json["event_id"] as? String
-        #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/event/removed" && $0.json["event_id"] as? String == lastID } != nil)
-        let events = received.received.filter { $0.topic.hasPrefix("nfc/e2e/event/") }.compactMap { $0.json["event_id"] as? String }
-        #expect(events == expected, "each event once, in order: \(events) vs \(expected)")
-        #expect(!central.log.contains("does not contain"), "\(central.log)")
-
-        await local.disconnect()
-        await backend.disconnect()
+                // Back: the bridge and the back end reconnect; every event arrives.
+                try central.start()
+                let expected = local.events.compactMap { $0["event_id"] as? String }
+                #expect(expected.count == 4, "\(local.events)")
+                let lastID = last.json["event_id"] as? String
+                #expect(await received.next(timeout: .seconds(60)) { $0.topic == "nfc/e2e/event/removed" && $0.json["event_id"] as? String == lastID } != nil)
+                let events = received.received.filter { $0.topic.hasPrefix("nfc/e2e/event/") }.compactMap { $0.json["event_id"] as? String }
+                #expect(events == expected, "each event once, in order: \(events) vs \(expected)")
+                #expect(!central.log.contains("does not contain"), "\(central.log)")
+            }
+        }
     }
 }

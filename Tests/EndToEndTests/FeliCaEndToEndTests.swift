@@ -60,38 +60,37 @@ import TestSupport
     }
 
     @Test func liteAndLiteSReadAndWriteOverMQTT() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}",
-                                              modulations: "[felica212]")
+        try await withCommandAgent(scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", modulations: "[felica212]") { h in
 
-        await expectScanned(h, uid: "012E4C0000000001", cardType: "FeliCa Lite", value: "lite")
-        // dump.on_scan: the Lite's memory map, the attribute block first, and the message.
-        let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
-        let dump = event.object?["dump"] as? [String: Any]
-        #expect(dump?["cardType"] as? String == "FeliCa Lite", "\(event.payloadString ?? "")")
-        let blocks = dump?["blocks"] as? [[String: Any]] ?? []
-        #expect(blocks.first?["number"] as? Int == 0, "\(event.payloadString ?? "")")
-        #expect((blocks.first?["data"] as? String)?.uppercased() == (try block(0, of: "lite", h)).hexString)
-        #expect((dump?["ndefHex"] as? String)?.uppercased() == (try ndef("lite", h)), "\(event.payloadString ?? "")")
-        try await writeAndCheck(h, id: "lite", uid: "012E4C0000000001",
-                                records: #"[{"text":"Written to a FeliCa Lite, one block per WRITE"}]"#)
+            await expectScanned(h, uid: "012E4C0000000001", cardType: "FeliCa Lite", value: "lite")
+            // dump.on_scan: the Lite's memory map, the attribute block first, and the message.
+            let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
+            let dump = event.object?["dump"] as? [String: Any]
+            #expect(dump?["cardType"] as? String == "FeliCa Lite", "\(event.payloadString ?? "")")
+            let blocks = dump?["blocks"] as? [[String: Any]] ?? []
+            #expect(blocks.first?["number"] as? Int == 0, "\(event.payloadString ?? "")")
+            #expect((blocks.first?["data"] as? String)?.uppercased() == (try block(0, of: "lite", h)).hexString)
+            #expect((dump?["ndefHex"] as? String)?.uppercased() == (try ndef("lite", h)), "\(event.payloadString ?? "")")
+            try await writeAndCheck(h, id: "lite", uid: "012E4C0000000001",
+                                    records: #"[{"text":"Written to a FeliCa Lite, one block per WRITE"}]"#)
 
-        try h.control(["cmd": "remove", "id": "lite"])
-        _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
-        try h.control(["cmd": "place", "id": "lites"])
-        await expectScanned(h, uid: "012E4C0000000002", cardType: "FeliCa Lite-S", value: "https://example.com/lite-s")
-        try await writeAndCheck(h, id: "lites", uid: "012E4C0000000002",
-                                records: #"[{"uri":"https://example.com/written-to-a-lite-s"},{"text":"two"}]"#)
+            try h.control(["cmd": "remove", "id": "lite"])
+            _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
+            try h.control(["cmd": "place", "id": "lites"])
+            await expectScanned(h, uid: "012E4C0000000002", cardType: "FeliCa Lite-S", value: "https://example.com/lite-s")
+            try await writeAndCheck(h, id: "lites", uid: "012E4C0000000002",
+                                    records: #"[{"uri":"https://example.com/written-to-a-lite-s"},{"text":"two"}]"#)
 
-        // RWFlag 00h: tag_locked before any WRITE.
-        try h.control(["cmd": "remove", "id": "lites"])
-        _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
-        let before = try h.simulator.control(["cmd": "dump", "id": "ro"])["memory"] as? String
-        try h.control(["cmd": "place", "id": "ro"])
-        await expectScanned(h, uid: "012E4C0000000003", cardType: "FeliCa Lite-S", value: "read only")
-        try await h.request("write", #"{"id":"ro","records":[{"text":"refused"}]}"#)
-        let ro = await h.final("write", id: "ro")
-        #expect(ro.errorCode == "tag_locked", "\(ro.payloadString ?? "")")
-        #expect(try h.simulator.control(["cmd": "dump", "id": "ro"])["memory"] as? String == before)
-        await h.stop()
+            // RWFlag 00h: tag_locked before any WRITE.
+            try h.control(["cmd": "remove", "id": "lites"])
+            _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
+            let before = try h.simulator.control(["cmd": "dump", "id": "ro"])["memory"] as? String
+            try h.control(["cmd": "place", "id": "ro"])
+            await expectScanned(h, uid: "012E4C0000000003", cardType: "FeliCa Lite-S", value: "read only")
+            try await h.request("write", #"{"id":"ro","records":[{"text":"refused"}]}"#)
+            let ro = await h.final("write", id: "ro")
+            #expect(ro.errorCode == "tag_locked", "\(ro.payloadString ?? "")")
+            #expect(try h.simulator.control(["cmd": "dump", "id": "ro"])["memory"] as? String == before)
+        }
     }
 }

@@ -25,34 +25,18 @@ struct PCSCCard {
     }
 }
 
-/// `nfcbridge run` on a PC/SC reader as the agent tests start it: its own broker, state folder and
-/// watcher, polling `modulations` (the default set when nil); ready once `reader` is `ok`, with the
-/// agent's and pcscd's logs in the failure when it never gets there.
-struct PCSCAgentRun {
-    let broker: MosquittoBroker
-    let folder: TemporaryFolder
-    let watcher: Watcher
-    let agent: ChildProcess
-    /// Where `reader` went `ok`, and that message.
-    let okAt: Int
-    let ok: [String: Any]
-
-    init(on daemon: PCSCDaemon, modulations: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        broker = try MosquittoBroker()
-        folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(
-            device: "pcsc:\(daemon.readerName)", brokerURL: broker.url, modulations: modulations)
-        watcher = try await Watcher.connect(broker.url)
-        agent = try startAgent(config: config)
-        (okAt, ok, _) = await watcher.next("reader", sourceLocation: sourceLocation) { $0["state"] as? String == "ok" }
-        #expect(!ok.isEmpty, "agent: \(agent.errorOutput.suffix(4000))\npcscd: \(daemon.log.suffix(3000))", sourceLocation: sourceLocation)
-    }
-
-    /// Stops the agent cleanly (expected), then the watcher and the broker.
-    func stop(sourceLocation: SourceLocation = #_sourceLocation) async {
-        agent.expectCleanStop(sourceLocation: sourceLocation)
-        await watcher.disconnect()
-        broker.stop()
+/// `nfcbridge run` on a PC/SC reader as the agent tests start it: an ``AgentRun`` on `pcsc:<reader>`
+/// (its own broker, state folder and watcher) polling `modulations` (the default set when nil).
+/// `body` gets it once `reader` is `ok` — where, and that message — with the agent's and pcscd's logs
+/// in the failure when it never gets there; the run stops however `body` ends.
+func withPCSCAgentRun<Result>(
+    on daemon: PCSCDaemon, modulations: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation, _ body: (_ run: AgentRun, _ okAt: Int, _ ok: [String: Any]) async throws -> Result
+) async throws -> Result {
+    try await withAgentRun(.init(reader: .device("pcsc:\(daemon.readerName)"), modulations: modulations)) { run in
+        let (okAt, ok, _) = await run.watcher.next("reader", sourceLocation: sourceLocation) { $0["state"] as? String == "ok" }
+        #expect(!ok.isEmpty, "agent: \(run.agent.errorOutput.suffix(4000))\npcscd: \(daemon.log.suffix(3000))", sourceLocation: sourceLocation)
+        return try await body(run, okAt, ok)
     }
 }
 
@@ -156,24 +140,24 @@ extension PCSCEndToEndTests {
               - {id: poster, type: ntag215, uid: 04A1B2C3D4E5F6, ndef: [{uri: 'https://example.com/pcsc'}]}
             """)
         defer { pcsc.stop() }
-        let run = try await PCSCAgentRun(on: pcsc.daemon)
-        defer { run.agent.terminate() }
-        let (watcher, okAt) = (run.watcher, run.okAt)
+        try await withPCSCAgentRun(on: pcsc.daemon) { run, okAt, _ in
+            let watcher = run.watcher
 
-        try pcsc.card.place("poster")
-        let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        #expect("\(scanned)".contains("NTAG215"), "\(scanned)")
-        try pcsc.card.remove("poster")
-        let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        try pcsc.card.place("poster")
-        let (againAt, _, _) = await watcher.next("event/scanned", after: removedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            try pcsc.card.place("poster")
+            let (scannedAt, scanned, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            #expect("\(scanned)".contains("NTAG215"), "\(scanned)")
+            try pcsc.card.remove("poster")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            try pcsc.card.place("poster")
+            let (againAt, _, _) = await watcher.next("event/scanned", after: removedAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
 
-        pcsc.daemon.stop()
-        let (goneAt, _, _) = await watcher.next("reader", after: againAt) { $0["state"] as? String == "absent" }
-        try pcsc.daemon.start()
-        let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
-        await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
-        await run.stop()
+            pcsc.daemon.stop()
+            let (goneAt, _, _) = await watcher.next("reader", after: againAt) { $0["state"] as? String == "absent" }
+            try pcsc.daemon.start()
+            let (backAt, _, _) = await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+            await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
+            run.agent.expectCleanStop()
+        }
     }
 }
 
@@ -221,20 +205,20 @@ extension PCSCEndToEndTests {
               - {id: bee, type: type4_b, uid: 1A2B3C4D, ndef: [{uri: 'https://example.com/pcsc-b'}]}
             """)
         defer { pcsc.stop() }
-        let run = try await PCSCAgentRun(on: pcsc.daemon, modulations: "[iso14443a, iso14443b, felica212]")
-        defer { run.agent.terminate() }
-        let (watcher, okAt) = (run.watcher, run.okAt)
+        try await withPCSCAgentRun(on: pcsc.daemon, modulations: "[iso14443a, iso14443b, felica212]") { run, okAt, _ in
+            let watcher = run.watcher
 
-        try pcsc.card.place("lite")
-        let (liteAt, lite, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "012E3D23BA075C45" }
-        #expect(lite["cardType"] as? String == "FeliCa Lite-S", "\(lite)")
-        #expect("\(lite)".contains("Hello over PC/SC"), "\(lite)")
-        try pcsc.card.remove("lite")
-        let (goneAt, _, _) = await watcher.next("event/removed", after: liteAt) { $0["uid"] as? String == "012E3D23BA075C45" }
-        try pcsc.card.place("bee")
-        let (_, bee, _) = await watcher.next("event/scanned", after: goneAt) { $0["uid"] as? String == "1A2B3C4D" }
-        #expect(bee["cardType"] as? String == "NFC Forum Type 4 Tag", "\(bee)")
-        #expect("\(bee)".contains("https://example.com/pcsc-b"), "\(bee)")
-        await run.stop()
+            try pcsc.card.place("lite")
+            let (liteAt, lite, _) = await watcher.next("event/scanned", after: okAt) { $0["uid"] as? String == "012E3D23BA075C45" }
+            #expect(lite["cardType"] as? String == "FeliCa Lite-S", "\(lite)")
+            #expect("\(lite)".contains("Hello over PC/SC"), "\(lite)")
+            try pcsc.card.remove("lite")
+            let (goneAt, _, _) = await watcher.next("event/removed", after: liteAt) { $0["uid"] as? String == "012E3D23BA075C45" }
+            try pcsc.card.place("bee")
+            let (_, bee, _) = await watcher.next("event/scanned", after: goneAt) { $0["uid"] as? String == "1A2B3C4D" }
+            #expect(bee["cardType"] as? String == "NFC Forum Type 4 Tag", "\(bee)")
+            #expect("\(bee)".contains("https://example.com/pcsc-b"), "\(bee)")
+            run.agent.expectCleanStop()
+        }
     }
 }

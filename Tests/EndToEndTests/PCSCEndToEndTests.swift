@@ -91,19 +91,19 @@ import TestSupport
     @Test func theAgentSurvivesPCSCDStoppedAndStartedAgain() async throws {
         let daemon = try PCSCDaemon()
         defer { daemon.stop() }
-        let run = try await PCSCAgentRun(on: daemon, modulations: "[iso14443a, iso15693]")
-        defer { run.agent.terminate() }
-        let (watcher, okAt, ok) = (run.watcher, run.okAt, run.ok)
-        #expect("\(ok)".contains(daemon.readerName), "\(ok)")
+        try await withPCSCAgentRun(on: daemon, modulations: "[iso14443a, iso15693]") { run, okAt, ok in
+            let watcher = run.watcher
+            #expect("\(ok)".contains(daemon.readerName), "\(ok)")
 
-        daemon.stop()
-        let (goneAt, _, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "absent" }
-        let (_, error, _) = await watcher.next("event/error", after: okAt)
-        #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
+            daemon.stop()
+            let (goneAt, _, _) = await watcher.next("reader", after: okAt) { $0["state"] as? String == "absent" }
+            let (_, error, _) = await watcher.next("event/error", after: okAt)
+            #expect((error["error"] as? [String: Any])?["code"] as? String == "reader_unavailable", "\(error)")
 
-        try daemon.start()
-        await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
-        await run.stop()
+            try daemon.start()
+            await watcher.next("reader", after: goneAt) { $0["state"] as? String == "ok" }
+            run.agent.expectCleanStop()
+        }
     }
 
     /// The libnfc backend keeps refusing `iso15693` at start-up; `reader.backend: libnfc` with a `pcsc:`

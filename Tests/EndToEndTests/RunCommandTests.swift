@@ -6,12 +6,6 @@ import TestSupport
 
 /// `nfcbridge run` end to end: the built CLI, real libnfc on `nfcbridge-sim`'s pty, a real Mosquitto.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RunCommandTests {
-    /// A client watching everything the agent publishes.
-    func watch(_ broker: MosquittoBroker) async throws -> (MQTTClient, RecordingStream<MQTTMessage>) {
-        let watcher = try await Watcher.connect(broker.url)
-        return (watcher.client, watcher.seen)
-    }
-
     static func json(_ message: MQTTMessage) -> [String: Any] { message.json }
 
     @Test func configurationErrorsExitTwoBeforeConnecting() throws {
@@ -43,117 +37,94 @@ import TestSupport
     }
 
     @Test func tapsBecomeEventsAndSIGTERMEndsCleanly() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess(
-            scenario: """
-                tags:
-                  - {id: hass, type: ntag215, ndef: [{uri: 'https://www.home-assistant.io/tag/abc-123'}]}
-                """)
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, extra: "dump: {on_scan: true}")
-        let (watcher, seen) = try await watch(broker)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
+        let scenario = """
+            tags:
+              - {id: hass, type: ntag215, ndef: [{uri: 'https://www.home-assistant.io/tag/abc-123'}]}
+            """
+        try await withAgentRun(.init(scenario: scenario, extra: "dump: {on_scan: true}")) { run in
+            let (simulator, seen, agent) = (run.simulator, run.watcher.seen, run.agent)
 
-        await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
-        let (_, info) = await seen.next { $0.topic == "nfc/e2e/info" && Self.json($0)["reader"] is [String: Any] }
-        #expect((Self.json(info)["reader"] as? [String: Any])?["firmware"] as? String == "PN532 v1.6")
-        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+            let (_, info) = await seen.next { $0.topic == "nfc/e2e/info" && Self.json($0)["reader"] is [String: Any] }
+            #expect((Self.json(info)["reader"] as? [String: Any])?["firmware"] as? String == "PN532 v1.6")
+            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
 
-        _ = try simulator.control(["cmd": "place", "id": "hass"])
-        let (scannedAt, scannedMessage) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
-        let scanned = Self.json(scannedMessage)
-        #expect(scanned["cardType"] as? String == "NTAG215")
-        #expect(scanned["tag_id"] as? String == "abc-123")
-        #expect(scanned["buffered"] as? Bool == false)
-        let records = (scanned["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
-        #expect(records?.first?["uri"] as? String == "https://www.home-assistant.io/tag/abc-123")
-        let (dumpAt, dumpMessage) = await seen.next { $0.topic == "nfc/e2e/event/dump" }
-        #expect(scannedAt < dumpAt)
-        let dump = Self.json(dumpMessage)
-        #expect((dump["dump"] as? [String: Any])?["cardType"] as? String == "NTAG215")
-        #expect(dump["seq"] as? Int == (scanned["seq"] as? Int).map { $0 + 1 })
-        await seen.next(after: scannedAt) { $0.topic == "nfc/e2e/tag" && Self.json($0)["present"] as? Bool == true }
+            _ = try simulator.control(["cmd": "place", "id": "hass"])
+            let (scannedAt, scannedMessage) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+            let scanned = Self.json(scannedMessage)
+            #expect(scanned["cardType"] as? String == "NTAG215")
+            #expect(scanned["tag_id"] as? String == "abc-123")
+            #expect(scanned["buffered"] as? Bool == false)
+            let records = (scanned["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
+            #expect(records?.first?["uri"] as? String == "https://www.home-assistant.io/tag/abc-123")
+            let (dumpAt, dumpMessage) = await seen.next { $0.topic == "nfc/e2e/event/dump" }
+            #expect(scannedAt < dumpAt)
+            let dump = Self.json(dumpMessage)
+            #expect((dump["dump"] as? [String: Any])?["cardType"] as? String == "NTAG215")
+            #expect(dump["seq"] as? Int == (scanned["seq"] as? Int).map { $0 + 1 })
+            await seen.next(after: scannedAt) { $0.topic == "nfc/e2e/tag" && Self.json($0)["present"] as? Bool == true }
 
-        _ = try simulator.control(["cmd": "remove", "id": "hass"])
-        let (removedAt, removedMessage) = await seen.next { $0.topic == "nfc/e2e/event/removed" }
-        #expect(Self.json(removedMessage)["uid"] as? String == scanned["uid"] as? String)
+            _ = try simulator.control(["cmd": "remove", "id": "hass"])
+            let (removedAt, removedMessage) = await seen.next { $0.topic == "nfc/e2e/event/removed" }
+            #expect(Self.json(removedMessage)["uid"] as? String == scanned["uid"] as? String)
 
-        // Idle again (a poll is waiting on an empty field): SIGTERM stops it cleanly.
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
-        await seen.next(after: removedAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
-        #expect(seen.received.last { $0.topic == "nfc/e2e/tag" }.map(Self.json)?["present"] as? Bool == false)
-        #expect(agent.errorOutput.contains("stopped"))
-        await watcher.disconnect()
+            // Idle again (a poll is waiting on an empty field): SIGTERM stops it cleanly.
+            agent.send(SIGTERM)
+            #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
+            await seen.next(after: removedAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+            #expect(seen.received.last { $0.topic == "nfc/e2e/tag" }.map(Self.json)?["present"] as? Bool == false)
+            #expect(agent.errorOutput.contains("stopped"))
+        }
     }
 
     @Test func sigtermAbortsABlockedPoll() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let simulator = try SimulatorProcess()
-        defer { simulator.stop() }
-        let folder = try TemporaryFolder()
         // Ten-second polls on an empty field: only an abort ends one early.
-        let config = try folder.writeAgentConfiguration(
-            device: simulator.connstring, brokerURL: broker.url, intervalMilliseconds: 10_000)
-        let (watcher, seen) = try await watch(broker)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
-        // Connected (health closes what a connect publishes) and the reader open.
-        let (onlineAt, _) = await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
-        await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
-        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
-        // The chip got the poll's first InListPassiveTarget: the agent is inside its ten-second poll.
-        try await simulator.waitForCommand("4A")
-        let stopAt = seen.received.count - 1
-        agent.send(SIGTERM)
-        // Well under the 10 s the poll would otherwise take: only a bound against a hang (the
-        // assertions are on what was published, and in which order).
-        #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
-        let (clearedAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/tag" && $0.payloadString == #"{"present":false}"# }
-        let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
-        #expect(clearedAt < offlineAt, "tag cleared, then offline")
-        #expect(!seen.received.contains { $0.topic.hasPrefix("nfc/e2e/event/") }, "an aborted poll is not an error")
-        let log = agent.errorOutput
-        #expect(log.contains("signal 15: stopping") && log.hasSuffix("stopped\n"), "\(log)")
-        await watcher.disconnect()
+        try await withAgentRun(.init(intervalMilliseconds: 10_000)) { run in
+            let (simulator, seen, agent) = (run.simulator, run.watcher.seen, run.agent)
+            // Connected (health closes what a connect publishes) and the reader open.
+            let (onlineAt, _) = await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+            await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
+            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            // The chip got the poll's first InListPassiveTarget: the agent is inside its ten-second poll.
+            try await simulator.waitForCommand("4A")
+            let stopAt = seen.received.count - 1
+            agent.send(SIGTERM)
+            // Well under the 10 s the poll would otherwise take: only a bound against a hang (the
+            // assertions are on what was published, and in which order).
+            #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
+            let (clearedAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/tag" && $0.payloadString == #"{"present":false}"# }
+            let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+            #expect(clearedAt < offlineAt, "tag cleared, then offline")
+            #expect(!seen.received.contains { $0.topic.hasPrefix("nfc/e2e/event/") }, "an aborted poll is not an error")
+            let log = agent.errorOutput
+            #expect(log.contains("signal 15: stopping") && log.hasSuffix("stopped\n"), "\(log)")
+        }
     }
 
     @Test func aReaderThatAppearsLaterIsPickedUp() async throws {
-        let broker = try MosquittoBroker()
-        defer { broker.stop() }
-        let folder = try TemporaryFolder()
-        let link = folder.path + "/later.tty"
-        let config = try folder.writeAgentConfiguration(device: "pn532_uart:\(link)", brokerURL: broker.url)
-        let (watcher, seen) = try await watch(broker)
-        let agent = try startAgent(config: config)
-        defer { agent.terminate() }
+        try await withAgentRun(.init(reader: .absent(link: "later.tty"))) { run in
+            let (seen, agent, link) = (run.watcher.seen, run.agent, run.linkPath)
 
-        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }
-        let (_, error) = await seen.next { $0.topic == "nfc/e2e/event/error" }
-        #expect(Self.json(error)["op"] as? String == "open")
-        #expect((Self.json(error)["error"] as? [String: Any])?["code"] as? String == "reader_unavailable")
-        #expect(agent.isRunning)
+            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }
+            let (_, error) = await seen.next { $0.topic == "nfc/e2e/event/error" }
+            #expect(Self.json(error)["op"] as? String == "open")
+            #expect((Self.json(error)["error"] as? [String: Any])?["code"] as? String == "reader_unavailable")
+            #expect(agent.isRunning)
 
-        // The reader is plugged in.
-        let simulator = try SimulatorProcess(
-            scenario: """
-                tags:
-                  - {id: card, type: ntag213}
-                """)
-        defer { simulator.stop() }
-        #expect(symlink(simulator.linkPath, link) == 0)
-        await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
-        _ = try simulator.control(["cmd": "place", "id": "card"])
-        let (_, scanned) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
-        #expect(Self.json(scanned)["cardType"] as? String == "NTAG213")
+            // The reader is plugged in.
+            let simulator = try run.startSimulator(
+                scenario: """
+                    tags:
+                      - {id: card, type: ntag213}
+                    """)
+            #expect(symlink(simulator.linkPath, link) == 0)
+            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            _ = try simulator.control(["cmd": "place", "id": "card"])
+            let (_, scanned) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+            #expect(Self.json(scanned)["cardType"] as? String == "NTAG213")
 
-        agent.send(SIGTERM)
-        #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
-        await watcher.disconnect()
+            agent.send(SIGTERM)
+            #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
+        }
     }
 }

@@ -48,55 +48,55 @@ import TestSupport
     }
 
     @Test func readWriteAndReadOnlyRefusalOverMQTT() async throws {
-        let h = try await CommandAgentHarness(scenario: Self.scenario)
+        try await withCommandAgent(scenario: Self.scenario) { h in
 
-        // Mapping 2.0, MLe 0Fh / MLc 0Dh: read in 15-byte chunks at scan, written in 13-byte chunks.
-        await expectScanned(h, uid: "04C1C2C3C4C5C6", value: "https://example.com/small")
-        let records = #"[{"uri":"https://example.com/written-in-thirteen-byte-chunks"}]"#
-        try await h.request("write", #"{"id":"small","records":\#(records)}"#)
-        let small = await h.final("write", id: "small")
-        #expect(small.status == "ok", "\(small.payloadString ?? "")")
-        #expect(small.data?["uid"] as? String == "04C1C2C3C4C5C6")
-        let expected = try message(records)
-        #expect(try dump("small", h)["ndef"] as? String == expected)
-        let smallLog = try updates("small", h)
-        expectTearSafeOrder(smallLog, nlen: 2, mlc: 13, length: expected.count / 2)
-        #expect(smallLog.count == 2 + (expected.count / 2 + 12) / 13, "\(smallLog)")
+            // Mapping 2.0, MLe 0Fh / MLc 0Dh: read in 15-byte chunks at scan, written in 13-byte chunks.
+            await expectScanned(h, uid: "04C1C2C3C4C5C6", value: "https://example.com/small")
+            let records = #"[{"uri":"https://example.com/written-in-thirteen-byte-chunks"}]"#
+            try await h.request("write", #"{"id":"small","records":\#(records)}"#)
+            let small = await h.final("write", id: "small")
+            #expect(small.status == "ok", "\(small.payloadString ?? "")")
+            #expect(small.data?["uid"] as? String == "04C1C2C3C4C5C6")
+            let expected = try message(records)
+            #expect(try dump("small", h)["ndef"] as? String == expected)
+            let smallLog = try updates("small", h)
+            expectTearSafeOrder(smallLog, nlen: 2, mlc: 13, length: expected.count / 2)
+            #expect(smallLog.count == 2 + (expected.count / 2 + 12) / 13, "\(smallLog)")
 
-        // Mapping 3.0 with an ENDEF file: a 4-byte ENLEN before and after the data.
-        try h.control(["cmd": "remove", "id": "small"])
-        _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
-        try h.control(["cmd": "place", "id": "v3"])
-        await expectScanned(h, uid: "04D1D2D3D4D5D6", value: "extended")
-        try await h.request("write", #"{"id":"v3","records":[{"text":"ENLEN"}]}"#)
-        let v3 = await h.final("write", id: "v3")
-        #expect(v3.status == "ok", "\(v3.payloadString ?? "")")
-        let enlen = try message(#"[{"text":"ENLEN"}]"#)
-        let v3Dump = try dump("v3", h)
-        #expect(v3Dump["ndef"] as? String == enlen)
-        #expect((v3Dump["cc"] as? String)?.hasPrefix("0011300") == true, "\(v3Dump)")
-        let length = enlen.count / 2
-        #expect((v3Dump["memory"] as? String)?.hasPrefix(String(format: "%08X", length)) == true, "\(v3Dump)")
-        expectTearSafeOrder(try updates("v3", h), nlen: 4, mlc: 255, length: length)
-        // request/dump: the 17-byte CC and the ENDEF file (ENLEN + message) as the tag holds them.
-        try await h.request("dump", #"{"id":"v3dump"}"#)
-        let dumped = await h.final("dump", id: "v3dump")
-        #expect(dumped.status == "ok", "\(dumped.payloadString ?? "")")
-        let files = ((dumped.data?["dump"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
-        #expect(files.compactMap { ($0["data"] as? String)?.uppercased() }
-                == [v3Dump["cc"] as? String, String(format: "%08X", length) + enlen].compactMap { $0 }, "\(files)")
+            // Mapping 3.0 with an ENDEF file: a 4-byte ENLEN before and after the data.
+            try h.control(["cmd": "remove", "id": "small"])
+            _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
+            try h.control(["cmd": "place", "id": "v3"])
+            await expectScanned(h, uid: "04D1D2D3D4D5D6", value: "extended")
+            try await h.request("write", #"{"id":"v3","records":[{"text":"ENLEN"}]}"#)
+            let v3 = await h.final("write", id: "v3")
+            #expect(v3.status == "ok", "\(v3.payloadString ?? "")")
+            let enlen = try message(#"[{"text":"ENLEN"}]"#)
+            let v3Dump = try dump("v3", h)
+            #expect(v3Dump["ndef"] as? String == enlen)
+            #expect((v3Dump["cc"] as? String)?.hasPrefix("0011300") == true, "\(v3Dump)")
+            let length = enlen.count / 2
+            #expect((v3Dump["memory"] as? String)?.hasPrefix(String(format: "%08X", length)) == true, "\(v3Dump)")
+            expectTearSafeOrder(try updates("v3", h), nlen: 4, mlc: 255, length: length)
+            // request/dump: the 17-byte CC and the ENDEF file (ENLEN + message) as the tag holds them.
+            try await h.request("dump", #"{"id":"v3dump"}"#)
+            let dumped = await h.final("dump", id: "v3dump")
+            #expect(dumped.status == "ok", "\(dumped.payloadString ?? "")")
+            let files = ((dumped.data?["dump"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
+            #expect(files.compactMap { ($0["data"] as? String)?.uppercased() }
+                    == [v3Dump["cc"] as? String, String(format: "%08X", length) + enlen].compactMap { $0 }, "\(files)")
 
-        // A CC with write access FFh: tag_locked, and not one UPDATE reaches the tag.
-        try h.control(["cmd": "remove", "id": "v3"])
-        _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
-        let before = try dump("ro", h)["memory"] as? String
-        try h.control(["cmd": "place", "id": "ro"])
-        await expectScanned(h, uid: "04E1E2E3E4E5E6", value: "read only")
-        try await h.request("write", #"{"id":"ro","records":[{"text":"refused"}]}"#)
-        let ro = await h.final("write", id: "ro")
-        #expect(ro.errorCode == "tag_locked", "\(ro.payloadString ?? "")")
-        #expect(try dump("ro", h)["memory"] as? String == before)
-        #expect(try updates("ro", h).isEmpty)
-        await h.stop()
+            // A CC with write access FFh: tag_locked, and not one UPDATE reaches the tag.
+            try h.control(["cmd": "remove", "id": "v3"])
+            _ = await h.next { $0.topic == "nfc/e2e/event/removed" }
+            let before = try dump("ro", h)["memory"] as? String
+            try h.control(["cmd": "place", "id": "ro"])
+            await expectScanned(h, uid: "04E1E2E3E4E5E6", value: "read only")
+            try await h.request("write", #"{"id":"ro","records":[{"text":"refused"}]}"#)
+            let ro = await h.final("write", id: "ro")
+            #expect(ro.errorCode == "tag_locked", "\(ro.payloadString ?? "")")
+            #expect(try dump("ro", h)["memory"] as? String == before)
+            #expect(try updates("ro", h).isEmpty)
+        }
     }
 }

@@ -116,41 +116,41 @@ import TestSupport
     /// `request/write` and `request/dump` on it, the write checked in the card's memory; its presence
     /// is checked through libnfc's type B ping until it leaves (`event/removed`).
     @Test func mqttScannedDumpAndWriteOnTheBCard() async throws {
-        let h = try await CommandAgentHarness(
-            scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", modulations: "[iso14443a, iso14443b]")
-        let scanned = await h.next { $0.topic == "nfc/e2e/event/scanned" }
-        #expect(scanned.object?["uid"] as? String == Self.pupi, "\(scanned.payloadString ?? "")")
-        #expect(scanned.object?["cardType"] as? String == "NFC Forum Type 4 Tag")
-        #expect(scanned.object?["applicationData"] as? String == "00E2AF01")
-        #expect(scanned.object?["protocolInfo"] as? String == "008175")
-        let record = ((scanned.object?["ndef"] as? [String: Any])?["records"] as? [[String: Any]])?.first
-        #expect(record?["uri"] as? String == "https://example.com/b")
-        let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
-        let eventDump = event.object?["dump"] as? [String: Any]
-        #expect(eventDump?["uid"] as? String == Self.pupi, "\(event.payloadString ?? "")")
-        #expect(eventDump?["cardFamily"] as? String == "NFC Forum Type 4")
-        #expect(eventDump?["applicationData"] as? String == "00E2AF01", "\(event.payloadString ?? "")")
-        #expect(eventDump?["protocolInfo"] as? String == "008175")
+        try await withCommandAgent(
+            scenario: Self.scenario, extraConfiguration: "dump: {on_scan: true}", modulations: "[iso14443a, iso14443b]") { h in
+            let scanned = await h.next { $0.topic == "nfc/e2e/event/scanned" }
+            #expect(scanned.object?["uid"] as? String == Self.pupi, "\(scanned.payloadString ?? "")")
+            #expect(scanned.object?["cardType"] as? String == "NFC Forum Type 4 Tag")
+            #expect(scanned.object?["applicationData"] as? String == "00E2AF01")
+            #expect(scanned.object?["protocolInfo"] as? String == "008175")
+            let record = ((scanned.object?["ndef"] as? [String: Any])?["records"] as? [[String: Any]])?.first
+            #expect(record?["uri"] as? String == "https://example.com/b")
+            let event = await h.next { $0.topic == "nfc/e2e/event/dump" }
+            let eventDump = event.object?["dump"] as? [String: Any]
+            #expect(eventDump?["uid"] as? String == Self.pupi, "\(event.payloadString ?? "")")
+            #expect(eventDump?["cardFamily"] as? String == "NFC Forum Type 4")
+            #expect(eventDump?["applicationData"] as? String == "00E2AF01", "\(event.payloadString ?? "")")
+            #expect(eventDump?["protocolInfo"] as? String == "008175")
 
-        try await h.request("write", #"{"id":"w","records":[{"uri":"https://example.com/b/written"}]}"#)
-        let written = await h.final("write", id: "w")
-        #expect(written.status == "ok", "\(written.payloadString ?? "")")
-        let ndef = try h.simulator.control(["cmd": "dump", "id": "card"])["ndef"] as? String
-        #expect(ndef == (try message(#"[{"uri":"https://example.com/b/written"}]"#)))
+            try await h.request("write", #"{"id":"w","records":[{"uri":"https://example.com/b/written"}]}"#)
+            let written = await h.final("write", id: "w")
+            #expect(written.status == "ok", "\(written.payloadString ?? "")")
+            let ndef = try h.simulator.control(["cmd": "dump", "id": "card"])["ndef"] as? String
+            #expect(ndef == (try message(#"[{"uri":"https://example.com/b/written"}]"#)))
 
-        try await h.request("dump", #"{"id":"d"}"#)
-        let reply = await h.final("dump", id: "d")
-        #expect(reply.status == "ok", "\(reply.payloadString ?? "")")
-        let dump = reply.data?["dump"] as? [String: Any]
-        #expect(dump?["uid"] as? String == Self.pupi)
-        #expect(dump?["cardType"] as? String == "NFC Forum Type 4 Tag")
-        #expect(dump?["ndefHex"] as? String == ndef, "\(reply.payloadString ?? "")")
-        #expect(dump?["applicationData"] as? String == "00E2AF01")
-        #expect(dump?["protocolInfo"] as? String == "008175")
+            try await h.request("dump", #"{"id":"d"}"#)
+            let reply = await h.final("dump", id: "d")
+            #expect(reply.status == "ok", "\(reply.payloadString ?? "")")
+            let dump = reply.data?["dump"] as? [String: Any]
+            #expect(dump?["uid"] as? String == Self.pupi)
+            #expect(dump?["cardType"] as? String == "NFC Forum Type 4 Tag")
+            #expect(dump?["ndefHex"] as? String == ndef, "\(reply.payloadString ?? "")")
+            #expect(dump?["applicationData"] as? String == "00E2AF01")
+            #expect(dump?["protocolInfo"] as? String == "008175")
 
-        try h.control(["cmd": "remove", "id": "card"])
-        let removed = await h.next { $0.topic == "nfc/e2e/event/removed" }
-        #expect(removed.object?["uid"] as? String == Self.pupi, "\(removed.payloadString ?? "")")
-        await h.stop()
+            try h.control(["cmd": "remove", "id": "card"])
+            let removed = await h.next { $0.topic == "nfc/e2e/event/removed" }
+            #expect(removed.object?["uid"] as? String == Self.pupi, "\(removed.payloadString ?? "")")
+        }
     }
 }

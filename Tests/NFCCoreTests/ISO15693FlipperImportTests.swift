@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import NFCCore
+@testable import PN532Sim
 
 /// The Flipper `ISO15693-3` / `SLIX` import (Families/ISO15693/Formats/FlipperISO15693Import.swift),
-/// against dumps of ``VirtualISO15693Tag`` and a file from Flipper's own repository.
+/// against dumps of PN532Sim's ``VirtualISO15693Tag`` and a file from Flipper's own repository.
 @Suite struct ISO15693FlipperImportTests {
     /// A dump of `tag` as NFCBridge reads it (identification, then the family's dump).
-    static func dumpOf(_ tag: VirtualISO15693Tag) async throws -> TagDump {
+    static func dumpOf(_ tag: ISO15693TagLink) async throws -> TagDump {
         try await TagDumper.dump(info: try await TagIdentifier.identify(tag), transport: tag)
     }
 
@@ -27,16 +28,18 @@ import Testing
     /// ST25DV64K's 2048 do not fit Flipper's file, `ExportISO15693FlipperTests`): export → import →
     /// export is byte-identical, and the import is the dump but for what the file cannot hold.
     @Test(arguments: [
-        VirtualISO15693Tag.Model.icodeSLIX,
-        VirtualISO15693Tag.Model(name: "ST25DV04K", uid: [0xE0, 0x02, 0x24, 0x00, 0x55, 0x66, 0x77, 0x88], blockCount: 128,
-                                 dsfid: 0x26, afi: 0x07, icReference: 0x24),
+        (VirtualISO15693Model.icodeSLIX, ISO15693TestTags.slixUID, 0x00 as UInt8, 0x00 as UInt8),
+        (VirtualISO15693Model.plain("ST25DV04K", uid: ISO15693TestTags.st25dv04kUID, blockCount: 128, icReference: 0x24),
+         ISO15693TestTags.st25dv04kUID, 0x26 as UInt8, 0x07 as UInt8),
     ])
-    func exportImportExportIsByteIdentical(model: VirtualISO15693Tag.Model) async throws {
+    func exportImportExportIsByteIdentical(model: VirtualISO15693Model, uid: [UInt8], dsfid: UInt8, afi: UInt8) async throws {
         let message = ISO15693Tests.textMessage("flipper")
         // A Type 5 CC (E1 40, MLEN, 01), the NDEF TLV, then a pattern to the end of the memory.
         let area: [UInt8] = [0xE1, 0x40, UInt8(model.blockCount * 4 / 8 - 1), 0x01, 0x03, UInt8(message.count)] + message + [0xFE]
         let memory = area + (area.count..<(model.blockCount * 4)).map { UInt8(truncatingIfNeeded: $0 * 13) }
-        let tag = VirtualISO15693Tag(model, memory: memory)
+        let tag = try ISO15693TagLink(model, uid: uid, memory: memory)
+        tag.tag.dsfid = dsfid
+        tag.tag.afi = afi
         tag.setLocked(1)
         tag.setLocked(model.blockCount - 1)
         let dump = try await Self.dumpOf(tag)
@@ -49,7 +52,7 @@ import Testing
         #expect(imported == Self.expectedImport(of: dump))
         #expect(try imported.exportJSON() == Self.expectedImport(of: dump).exportJSON())
         // Field by field, what Flipper's file carries comes back as the tag gave it.
-        #expect(imported.cardInfo.uid == model.uid)
+        #expect(imported.cardInfo.uid == uid)
         #expect(imported.cardInfo.type == dump.cardInfo.type)
         #expect(imported.cardInfo.product?.name == model.name)
         #expect(imported.blocks == dump.blocks)

@@ -1,8 +1,10 @@
 import NFCCore
+@testable import PN532Sim
 import Testing
 
 /// ISO 15693: identification by manufacturer and IC reference, the spec's dump rules, Type 5 NDEF and
-/// LOCK BLOCK, against ``VirtualISO15693Tag`` (its own datasheet tables).
+/// LOCK BLOCK, against PN532Sim's ``VirtualISO15693Tag`` (its own datasheet tables) on an
+/// ``ISO15693TagLink``.
 @Suite struct ISO15693Tests {
     /// A one-record NDEF Text message ("en"), short or long record by its length.
     static func textMessage(_ text: String) -> [UInt8] {
@@ -13,7 +15,7 @@ import Testing
                 UInt8(length & 0xFF), 0x54] + payload
     }
 
-    static func identify(_ tag: VirtualISO15693Tag) async throws -> CardInfo {
+    static func identify(_ tag: ISO15693TagLink) async throws -> CardInfo {
         try await TagIdentifier.identify(tag)
     }
 
@@ -44,7 +46,7 @@ import Testing
     // MARK: Identification
 
     @Test func st25dv64kIsTypedByIcReferenceAndExtendedSize() async throws {
-        let tag = VirtualISO15693Tag(.st25dv64k)
+        let tag = try ISO15693TestTags.st25dv64k()
         let info = try await Self.identify(tag)
         #expect(info.type == .iso15693_ST25DV)
         #expect(info.product?.name == "ST25DV64K")
@@ -53,7 +55,7 @@ import Testing
     }
 
     @Test func icodeSLIXNeedsNoExtendedCommand() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX)
+        let tag = try ISO15693TestTags.icodeSLIX()
         let info = try await Self.identify(tag)
         #expect(info.type == .iso15693_ICODE_SLIX)
         #expect(info.product?.name == "ICODE SLIX")
@@ -75,14 +77,14 @@ import Testing
     ])
     func productsByManufacturerAndICReference(uid: [UInt8], icReference: UInt8?, blocks: Int, type: CardType,
                                               product: String?) async throws {
-        let tag = VirtualISO15693Tag(.init(name: "t", uid: uid, blockCount: blocks, icReference: icReference))
+        let tag = try ISO15693TagLink(.plain("t", uid: uid, blockCount: blocks, icReference: icReference), uid: uid)
         let info = try await Self.identify(tag)
         #expect(info.type == type)
         #expect(info.product?.name == product)
     }
 
     @Test func aTagWithoutSystemInformationIsTypedFromItsUID() async throws {
-        let tag = VirtualISO15693Tag(.noSize)
+        let tag = try ISO15693TestTags.tagItStandard()
         let info = try await Self.identify(tag)
         #expect(info.type == .iso15693_TagIt)
         #expect(info.product?.name == "Tag-it HF-I Standard")
@@ -94,7 +96,7 @@ import Testing
 
     @Test func st25dv64kDumpsAll2048BlocksWithExtendedReads() async throws {
         let pattern = (0..<8192).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 256) }
-        let tag = VirtualISO15693Tag(.st25dv64k, memory: pattern)
+        let tag = try ISO15693TestTags.st25dv64k(memory: pattern)
         tag.setLocked(300)
         let info = try await Self.identify(tag)
         tag.forgetRequests()
@@ -123,7 +125,7 @@ import Testing
     }
 
     @Test func icodeSLIXDumps28BlocksAndTheirLocks() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX, memory: Array(0..<112))
+        let tag = try ISO15693TestTags.icodeSLIX(memory: Array(0..<112))
         tag.setLocked(3)
         let info = try await Self.identify(tag)
         let dump = try await TagDumper.dump(info: info, transport: tag)
@@ -139,9 +141,13 @@ import Testing
     /// 256 of 2048, Partially Readable — whether it answers an error or nothing.
     @Test(arguments: [false, true])
     func rejectedExtendedReadsGiveAPartialDump(silent: Bool) async throws {
-        var model = VirtualISO15693Tag.Model.rejectsExtended
-        model.silentOnUnsupported = silent
-        let tag = VirtualISO15693Tag(model)
+        // A 2048-block tag whose system information says so, but whose EXTENDED READ SINGLE BLOCK
+        // (30h) is refused on the link, as a tag without it would (the spec's partial case).
+        let uid: [UInt8] = [0xE0, 0x16, 0x04, 0x00, 0x01, 0x02, 0x03, 0x04]
+        var model = VirtualISO15693Model.plain("no extended read", uid: uid, blockCount: 2048)
+        model.systemInfoFlags = 0x03
+        model.hasExtendedCommands = true
+        let tag = try ISO15693TagLink(model, uid: uid, faults: .init(refused: [0x30: silent ? .silence : .notSupported]))
         let info = try await Self.identify(tag)
         let dump = try await TagDumper.dump(info: info, transport: tag)
         #expect(dump.blocks.count == 256)
@@ -152,7 +158,7 @@ import Testing
     }
 
     @Test func aTagThatReportsNoSizeIsUnsupported() async throws {
-        let tag = VirtualISO15693Tag(.noSize)
+        let tag = try ISO15693TestTags.tagItStandard()
         let info = try await Self.identify(tag)
         let error = await #expect(throws: NFCError.self) { try await TagDumper.dump(info: info, transport: tag) }
         #expect(error?.code == "unsupported")
@@ -161,9 +167,7 @@ import Testing
     }
 
     @Test func aTagWithoutTheSecurityStatusOptionIsStillReadInFull() async throws {
-        var model = VirtualISO15693Tag.Model.icodeSLIX
-        model.refusesReadOption = true
-        let tag = VirtualISO15693Tag(model, memory: Array(0..<112))
+        let tag = try ISO15693TestTags.icodeSLIX(memory: Array(0..<112), faults: .init(refusesReadOption: true))
         tag.setLocked(2)
         let dump = try await TagDumper.dump(info: try await Self.identify(tag), transport: tag)
         #expect(dump.blocks.flatMap(\.data) == Array(0..<112))
@@ -171,7 +175,7 @@ import Testing
     }
 
     @Test func aReaderWithoutISO15693IsRefusedNamingIt() async throws {
-        let info = CardInfo(type: .iso15693_generic, uid: VirtualISO15693Tag.Model.icodeSLIX.uid)
+        let info = CardInfo(type: .iso15693_generic, uid: ISO15693TestTags.slixUID)
         let transport = FrameOnlyISO15693Transport(target: Target(modulation: .iso15693, uid: info.uid))
         let error = await #expect(throws: NFCError.self) { try await TagDumper.dump(info: info, transport: transport) }
         #expect(error?.code == "unsupported")
@@ -185,12 +189,12 @@ import Testing
     }
 
     @Test func dumpsRoundTripThroughJSON() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX, memory: [0xE1, 0x40, 0x0D, 0x00, 0x03, 0x00, 0xFE])
+        let tag = try ISO15693TestTags.icodeSLIX(memory: [0xE1, 0x40, 0x0D, 0x00, 0x03, 0x00, 0xFE])
         tag.setLocked(5)
         let dump = try await TagDumper.dump(info: try await Self.identify(tag), transport: tag)
         let imported = try TagDump.importJSON(Array(dump.exportJSON().utf8))
         #expect(imported == dump)
-        #expect(imported.family == .iso15693(ISO15693SystemInfo(uid: VirtualISO15693Tag.Model.icodeSLIX.uid, dsfid: 0, afi: 0,
+        #expect(imported.family == .iso15693(ISO15693SystemInfo(uid: ISO15693TestTags.slixUID, dsfid: 0, afi: 0,
                                                                  blockCount: 28, blockSize: 4, icReference: 0x01)))
     }
 
@@ -198,7 +202,8 @@ import Testing
 
     /// The reference vector: 5 blocks × 4 bytes, text "A" ⇒ block 0 = `E1 40 02 00`, block 1 starts with 03.
     @Test func formatAndWriteFollowTheMLENRule() async throws {
-        let tag = VirtualISO15693Tag(.init(name: "5 blocks", uid: [0xE0, 0x16, 0, 0, 1, 2, 3, 4], blockCount: 5))
+        let uid: [UInt8] = [0xE0, 0x16, 0, 0, 1, 2, 3, 4]
+        let tag = try ISO15693TagLink(.plain("5 blocks", uid: uid, blockCount: 5), uid: uid)
         let info = try await Self.identify(tag)
         let report = try await TagOperations.write(ndef: Self.textMessage("A"), to: tag, info: info)
         #expect(tag.block(0) == [0xE1, 0x40, 0x02, 0x00])
@@ -213,7 +218,7 @@ import Testing
     }
 
     @Test func fourByteCCRoundTripOnICODESLIX() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX)
+        let tag = try ISO15693TestTags.icodeSLIX()
         let info = try await Self.identify(tag)
         let format = try await TagOperations.format(tag, info: info)
         // 112 bytes: MLEN (112 − 4) / 8 = 0Dh; LOCK BLOCK feature bit for a product that has it.
@@ -239,7 +244,7 @@ import Testing
     }
 
     @Test func eightByteCCRoundTripOnST25DV64KWithExtendedWrites() async throws {
-        let tag = VirtualISO15693Tag(.st25dv64k)
+        let tag = try ISO15693TestTags.st25dv64k()
         let info = try await Self.identify(tag)
         // 1500 bytes of text: a 3-byte TLV length, and blocks past 255 (EXTENDED WRITE SINGLE BLOCK).
         let message = Self.textMessage(String(repeating: "0123456789", count: 150))
@@ -253,7 +258,7 @@ import Testing
 
     /// ST's own CC (`E2 40 00 01 00 00 04 00`, MLEN counting the CC) is kept, and read within the memory.
     @Test func aVendorCCIsKept() async throws {
-        let tag = VirtualISO15693Tag(.st25dv64k, memory: [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x04, 0x00, 0x03, 0x00, 0xFE])
+        let tag = try ISO15693TestTags.st25dv64k(memory: [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x04, 0x00, 0x03, 0x00, 0xFE])
         let info = try await Self.identify(tag)
         #expect(try await NDEFReader.read(info: info, transport: tag) == .message([]))
         let message = Self.textMessage("hello")
@@ -264,7 +269,7 @@ import Testing
     }
 
     @Test func aReadOnlyCCRefusesWrites() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX, memory: [0xE1, 0x43, 0x0D, 0x00, 0x03, 0x00, 0xFE])
+        let tag = try ISO15693TestTags.icodeSLIX(memory: [0xE1, 0x43, 0x0D, 0x00, 0x03, 0x00, 0xFE])
         let info = try await Self.identify(tag)
         tag.forgetRequests()
         let error = await operationError { () async throws(TagOperationError) in
@@ -275,15 +280,15 @@ import Testing
     }
 
     @Test func unformattedAndUnknownVersionTagsAreReportedAsSuch() async throws {
-        let blank = VirtualISO15693Tag(.icodeSLIX)
+        let blank = try ISO15693TestTags.icodeSLIX()
         #expect(try await NDEFReader.read(info: try await Self.identify(blank), transport: blank) == .noMessage)
-        let future = VirtualISO15693Tag(.icodeSLIX, memory: [0xE1, 0x80, 0x0D, 0x00, 0x03, 0x00, 0xFE])
+        let future = try ISO15693TestTags.icodeSLIX(memory: [0xE1, 0x80, 0x0D, 0x00, 0x03, 0x00, 0xFE])
         let result = try await NDEFReader.read(info: try await Self.identify(future), transport: future)
         #expect(result.status == "unreadable")
     }
 
     @Test func tagItWritesCarryTheOptionFlag() async throws {
-        let tag = VirtualISO15693Tag(.tagItPlus)
+        let tag = try ISO15693TestTags.tagItPlus()
         let info = try await Self.identify(tag)
         #expect(info.product?.name == "Tag-it HF-I Plus")
         let message = Self.textMessage("Tag-it")
@@ -293,9 +298,8 @@ import Testing
     }
 
     @Test func aTagPulledMidWriteReportsTheBlocksWritten() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX)
+        let tag = try ISO15693TestTags.icodeSLIX(faults: .init(removedAtWriteFrom: 3))
         let info = try await Self.identify(tag)
-        tag.removeOnWrite(from: 3)
         let error = await operationError { () async throws(TagOperationError) in
             try await TagOperations.write(ndef: Self.textMessage("a message of some length"), to: tag, info: info)
         }
@@ -306,7 +310,7 @@ import Testing
     // MARK: Lock
 
     @Test func lockSetsTheCCReadOnlyAndLocksEveryAreaBlock() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX)
+        let tag = try ISO15693TestTags.icodeSLIX()
         let info = try await Self.identify(tag)
         _ = try await TagOperations.write(ndef: Self.textMessage("locked"), to: tag, info: info)
         let report = try await TagOperations.lock(tag, info: info, expectedUID: info.uid)
@@ -327,7 +331,7 @@ import Testing
     }
 
     @Test func st25dvLockIsTheCCOnly() async throws {
-        let tag = VirtualISO15693Tag(.st25dv64k)
+        let tag = try ISO15693TestTags.st25dv64k()
         let info = try await Self.identify(tag)
         _ = try await TagOperations.format(tag, info: info)
         tag.forgetRequests()
@@ -339,7 +343,7 @@ import Testing
     }
 
     @Test func lockRefusesAnotherTagAndAnUnformattedOne() async throws {
-        let tag = VirtualISO15693Tag(.icodeSLIX)
+        let tag = try ISO15693TestTags.icodeSLIX()
         let info = try await Self.identify(tag)
         let mismatch = await operationError { () async throws(TagOperationError) in
             try await TagOperations.lock(tag, info: info, expectedUID: [0xE0, 0x04, 0, 0, 0, 0, 0, 0])

@@ -51,6 +51,19 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
         set { state.withLock { s in s.memory.replaceSubrange(0..<min(newValue.count, s.memory.count), with: newValue.prefix(s.memory.count)) } }
     }
 
+    /// The DSFID that INVENTORY and GET SYSTEM INFORMATION report (00h until set). A reader sets it
+    /// with WRITE DSFID (ISO/IEC 15693-3), which this tag does not answer: whoever makes the tag sets it.
+    public var dsfid: UInt8 {
+        get { state.withLock { $0.dsfid } }
+        set { state.withLock { $0.dsfid = newValue } }
+    }
+
+    /// The AFI that GET SYSTEM INFORMATION reports (00h until set; WRITE AFI is not answered either).
+    public var afi: UInt8 {
+        get { state.withLock { $0.afi } }
+        set { state.withLock { $0.afi = newValue } }
+    }
+
     /// Numbers of the locked blocks.
     public var lockedBlocks: Set<Int> { state.withLock { $0.locked } }
 
