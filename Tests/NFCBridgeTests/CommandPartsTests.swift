@@ -78,7 +78,7 @@ import Testing
         let lock = RequestIntake.Pending(
             request: CommandRequest(command: .lock, id: "l1", waitForTagMilliseconds: 0, action: .lock(uid: uid, password: nil)),
             route: .init(topic: "client/answers", correlationData: [9]))
-        let response = CommandResponse.ok(id: "l1", transaction: nil, data: [:])
+        let response = CommandResponse.ok(id: "l1", transaction: nil, .empty)
         await responder.finish(lock, response)
 
         let sent = publisher.published(to: "client/answers")

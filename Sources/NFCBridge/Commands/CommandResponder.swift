@@ -31,14 +31,14 @@ struct CommandResponder: Sendable {
         let request = pending.request
         cache.store(response, for: request.key)
         if let error = response.error {
-            logger.warning("request \(request.command.rawValue) \(request.id.jsonString) failed: \(error)")
+            logger.warning("request \(request.command.rawValue) \(request.id.jsonText) failed: \(error)")
         } else {
-            logger.info("request \(request.command.rawValue) \(request.id.jsonString) done")
+            logger.info("request \(request.command.rawValue) \(request.id.jsonText) done")
         }
         await send(response, to: pending.route)
         if case let .lock(uid, _) = request.action {
             let outcome = response.error.map { "refused (\($0))" } ?? "LOCKED permanently"
-            logger.notice("lock request \(request.id.jsonString) for tag \(uid.hexString): \(outcome)")
+            logger.notice("lock request \(request.id.jsonText) for tag \(uid.hexString): \(outcome)")
             await audit?(CommandRouter.LockAudit(id: request.id, uid: uid, response: response))
         }
     }
@@ -46,7 +46,7 @@ struct CommandResponder: Sendable {
     /// Publishes `response` on `route` (QoS 1, not retained); a failure is logged.
     func send(_ response: CommandResponse, to route: Route) async {
         let message = OutboundMessage(
-            topic: route.topic, payload: response.json.jsonBytes, qos: .atLeastOnce, retain: false,
+            topic: route.topic, payload: response.payload, qos: .atLeastOnce, retain: false,
             correlationData: route.correlationData)
         do {
             try await publisher.publish(message)
