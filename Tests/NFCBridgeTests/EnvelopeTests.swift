@@ -100,7 +100,7 @@ import NFCCore
     let discovery = HomeAssistantDiscovery(topics: TopicMap(base: "nfc", id: "hall"), version: "1.2.3")
 
     func document(_ topic: String) throws -> JSONValue {
-        try #require(discovery.documents.first { $0.topic == topic }?.document, "\(topic)")
+        try #require(discovery.messages.first { $0.topic == topic }?.json, "\(topic)")
     }
 
     @Test func oneDeviceWithThirteenComponents() throws {
@@ -116,14 +116,15 @@ import NFCCore
                 "homeassistant/sensor/hall_mqtt_reconnects/config", "homeassistant/sensor/hall_version/config",
             ])
         #expect(discovery.messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce })
-        let devices = discovery.documents.compactMap { $0.document["device"] }
+        #expect(discovery.documents.map(\.topic) == topics)
+        let devices = discovery.messages.compactMap { $0.json?["device"] }
         #expect(devices.count == 13)
         #expect(Set(devices).count == 1)
         #expect(devices[0]["identifiers"] == ["nfcbridge_hall"])
         #expect(devices[0]["hw_version"] == nil, "the reader is not known yet")
-        #expect(discovery.documents.allSatisfy { $0.document["origin"] == ["name": "NFCBridge", "sw": "1.2.3"] })
+        #expect(discovery.messages.allSatisfy { $0.json?["origin"] == ["name": "NFCBridge", "sw": "1.2.3"] })
         let reader = ReaderInfo(connstring: "pn532_uart:/dev/ttyS0", name: "pn532_uart:/dev/ttyS0", firmware: "PN532 v1.6")
-        let withReader = discovery.documents(reader: reader).compactMap { $0.document["device"] }
+        let withReader = discovery.messages(reader: reader).compactMap { $0.json?["device"] }
         var expected = devices[0].objectValue ?? [:]
         expected["hw_version"] = "PN532 v1.6"
         #expect(Set(withReader) == Set([JSONValue.object(expected)]))
