@@ -47,6 +47,7 @@ public enum ResponseData: Sendable, Equatable, Encodable {
         }
     }
 
+    /// Equal kinds with equal values (an outcome: of the same command, type and values).
     public static func == (lhs: ResponseData, rhs: ResponseData) -> Bool {
         switch (lhs, rhs) {
         case (.empty, .empty): true
