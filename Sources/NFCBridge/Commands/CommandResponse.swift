@@ -62,19 +62,25 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         if replayed { try container.encode(true, forKey: .replayed) }
     }
 
-    /// The payload's bytes: the one place a response is encoded. An outcome that cannot be encoded
-    /// (only a dump's JSON export could fail) is answered as that failure instead: `read_failed` for a
-    /// dump, `write_failed` for a command that changed the tag.
-    public var payload: [UInt8] {
+    /// The payload's bytes and the response they are: the one place a response is encoded. An
+    /// outcome that cannot be encoded (only a dump's JSON export could fail) is answered as that
+    /// failure instead — `read_failed` for a dump, `write_failed` for a command that changed the tag —
+    /// and that failure is the response (the one the result cache keeps).
+    public func encoded() -> (response: CommandResponse, payload: [UInt8]) {
         do {
-            return try JSONWire.bytes(self)
+            return (self, try JSONWire.bytes(self))
         } catch {
-            guard case let .outcome(_, command) = data else { return Array("null".utf8) }
+            // The other kinds of data only forward to their containers: not expected to throw.
+            guard case let .outcome(_, command) = data else { return (self, JSONWire.payload(self)) }
             let code: CommandErrorCode = command == .dump ? .readFailed : .writeFailed
-            let failure = CommandError(code, "the result of \(command.rawValue) could not be encoded: \(error)")
-            return (try? JSONWire.bytes(CommandResponse.failure(id: id, transaction: transaction, failure))) ?? Array("null".utf8)
+            let failure = CommandResponse.failure(
+                id: id, transaction: transaction, CommandError(code, "the result of \(command.rawValue) could not be encoded: \(error)"))
+            return (failure, JSONWire.payload(failure))
         }
     }
+
+    /// The payload's bytes (``encoded()``).
+    public var payload: [UInt8] { encoded().payload }
 
     /// Creates a response.
     public init(id: RequestID?, transaction: TransactionID?, status: Status, data: ResponseData, error: CommandError?) {
