@@ -15,11 +15,11 @@ struct StubScanner: TagScanning {
 }
 
 extension TagScan {
-    /// A scan of a tag of `cardType` whose NDEF message holds `records` (none: no message).
-    static func stub(uid: [UInt8], cardType: String, records: [NDEFRecord] = []) -> TagScan {
-        let info = CardInfo(type: .unknown(atqa: [0x00, 0x44], sak: 0), uid: uid)
+    /// A scan of a tag of `type` whose NDEF message holds `records` (none: no message).
+    static func stub(uid: [UInt8], type: CardType = .ntag215, records: [NDEFRecord] = []) -> TagScan {
+        let info = CardInfo(type: type, uid: uid)
         let message = records.isEmpty ? nil : try? NDEFMessage(records: records).bytes
-        return TagScan(uid: uid, cardType: cardType, report: ScanReport(cardInfo: info, ndefMessage: message))
+        return TagScan(uid: uid, report: ScanReport(cardInfo: info, ndefMessage: message), cardInfo: info)
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 @Suite struct AgentReducerTests {
     let start = Date(timeIntervalSince1970: 1_767_225_600)
     let info = ReaderInfo(connstring: "virtual:0", name: "Virtual PN532", firmware: "PN532 v1.6")
-    let scan = TagScan.stub(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], cardType: "NTAG215")
+    let scan = TagScan.stub(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6])
 
     func fresh() -> AgentState {
         AgentState(startedAt: start, startedMonotonic: 0, reader: ReaderStatus(state: .absent, device: nil, since: start))
@@ -161,7 +161,7 @@ import Testing
     @Test func aTagThatLeftWhileTheAgentWasDownGetsItsRemovedAfterTheFirstPoll() {
         var state = restarted()
         _ = reduce(&state, .opened(info, reopened: false), at: 1)
-        let arrival = reduce(&state, .arrived(TagScan.stub(uid: stays, cardType: "NTAG213"), report: true), at: 1.1)
+        let arrival = reduce(&state, .arrived(TagScan.stub(uid: stays, type: .ntag213), report: true), at: 1.1)
         guard case let .emitScanned(scan, _)? = arrival.first(where: { if case .emitScanned = $0 { true } else { false } }) else {
             Issue.record("no scanned: \(arrival)")
             return

@@ -92,7 +92,7 @@ import Testing
         let scanner = StubScanner(
             scanResult: { transport in
                 TagScan.stub(
-                    uid: transport.target.uid, cardType: "NTAG215",
+                    uid: transport.target.uid,
                     records: [.uri("https://www.home-assistant.io/tag/abc-123")])
             },
             dumpResult: { scan in .stub(of: scan, pages: [[0x04, 0xA1, 0xB2, 0xC3]]) })

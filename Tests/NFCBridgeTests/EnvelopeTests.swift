@@ -195,9 +195,9 @@ import NFCCore
     @Test func homeAssistantTagIDComesFromNDEF() {
         let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
         let scan = TagScan.stub(
-            uid: uid, cardType: "NTAG215", records: [.uri("https://www.home-assistant.io/tag/5f0ba733-172f-430d-a7f8-e4ad940c88d7")])
+            uid: uid, records: [.uri("https://www.home-assistant.io/tag/5f0ba733-172f-430d-a7f8-e4ad940c88d7")])
         #expect(scan.homeAssistantTagID == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
-        let plain = TagScan.stub(uid: [0x08, 0x01, 0x02, 0x03], cardType: "x")
+        let plain = TagScan.stub(uid: [0x08, 0x01, 0x02, 0x03])
         #expect(plain.homeAssistantTagID == "08010203")
         #expect(plain.hasRandomUID)
     }
@@ -206,18 +206,18 @@ import NFCCore
         let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
         let prefix = HomeAssistantTagURI.prefix
         // A Text record that quotes a tag URI is text, not a tag URI.
-        let text = TagScan.stub(uid: uid, cardType: "NTAG215", records: [.text(prefix + "from-text")])
+        let text = TagScan.stub(uid: uid, records: [.text(prefix + "from-text")])
         #expect(text.homeAssistantTagID == "04010203040506")
         // The first tag URI in message order wins; other URIs are passed over; query and path end the id.
         let mixed = TagScan.stub(
-            uid: uid, cardType: "NTAG215",
+            uid: uid,
             records: [.uri("https://example.com/tag/other"), .uri(prefix + "first?x=1"), .uri(prefix + "second")])
         #expect(mixed.homeAssistantTagID == "first")
         // A Smart Poster's URI counts (its records are nested in the report).
-        let poster = TagScan.stub(uid: uid, cardType: "NTAG215", records: [.smartPoster(uri: prefix + "poster/x", title: "door")])
+        let poster = TagScan.stub(uid: uid, records: [.smartPoster(uri: prefix + "poster/x", title: "door")])
         #expect(poster.homeAssistantTagID == "poster")
         // An empty id is no id.
-        let empty = TagScan.stub(uid: uid, cardType: "NTAG215", records: [.uri(prefix + "?x")])
+        let empty = TagScan.stub(uid: uid, records: [.uri(prefix + "?x")])
         #expect(empty.homeAssistantTagID == "04010203040506")
     }
 }

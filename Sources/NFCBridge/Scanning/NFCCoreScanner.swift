@@ -52,7 +52,7 @@ public struct NFCCoreScanner: TagScanning {
         guard let kept else { throw NFCError.tagRemoved }
         let report = ScanReport(cardInfo: kept.info, ndef: kept.ndef)
         return TagScan(
-            uid: kept.info.uid, cardType: kept.info.type.description, report: report,
+            uid: kept.info.uid, report: report,
             problems: kept.problems, cardInfo: kept.info)
     }
 

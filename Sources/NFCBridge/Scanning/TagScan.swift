@@ -6,11 +6,11 @@ import NFCCore
 public struct TagScan: Sendable, Equatable {
     /// UID (IDm for FeliCa), as selected.
     public var uid: [UInt8]
-    /// Card type description (`NTAG215`, `MIFARE Classic 1K`, `Unknown (ATQA: …)`).
-    public var cardType: String
     /// The scan object: `uid`, `cardType`, `cardFamily`, `product`, `atqa`, `sak`, `ats`, `version`,
     /// `ndef {hex, records}` — NFCCore's scan report, kept typed. The agent adds the envelope.
     public var report: ScanReport
+    /// Card type description (`NTAG215`, `MIFARE Classic 1K`, `Unknown (ATQA: …)`): the report's.
+    public var cardType: String { report.cardType }
     /// Problems met on the way that did not stop the scan (e.g. the tag left while its NDEF was read);
     /// each becomes an `event/error`.
     public var problems: [NFCError]
@@ -26,11 +26,9 @@ public struct TagScan: Sendable, Equatable {
 
     /// Creates a scan.
     public init(
-        uid: [UInt8], cardType: String, report: ScanReport, problems: [NFCError] = [], cardInfo: CardInfo? = nil,
-        tagDump: TagDump? = nil
+        uid: [UInt8], report: ScanReport, problems: [NFCError] = [], cardInfo: CardInfo? = nil, tagDump: TagDump? = nil
     ) {
         self.uid = uid
-        self.cardType = cardType
         self.report = report
         self.problems = problems
         self.cardInfo = cardInfo
@@ -44,7 +42,7 @@ public struct TagScan: Sendable, Equatable {
             type: .unknown(atqa: target.atqa, sak: target.sak ?? 0), uid: target.uid, atqa: target.atqa,
             sak: target.sak, ats: target.ats.isEmpty ? nil : target.ats)
         // NFCCore's scan report, as for an identified tag.
-        self.init(uid: target.uid, cardType: info.type.description, report: ScanReport(cardInfo: info))
+        self.init(uid: target.uid, report: ScanReport(cardInfo: info))
     }
 
     /// True for a 4-byte UID starting 08h: a random ID (ISO/IEC 14443-3 §6.5.4), e.g. a phone.
