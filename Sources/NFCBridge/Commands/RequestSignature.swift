@@ -105,8 +105,8 @@ public final class RequestSignatureVerifier: Sendable {
     public var nonceCount: Int { book.withLock { $0.seen.count } }
 
     /// Checks one request payload published on `topic` (read once by the router), at the agent's
-    /// time `now`. The body in `signed` is read once here, after its signature checked out it is
-    /// handed on as read.
+    /// time `now`. The body in `signed` is read once here (its `id` and `transaction` are echoed when
+    /// it is refused) and, once it checked out, handed on as read, without `ts` and `nonce`.
     public func check(topic: String, payload: RequestPayload, now: Date) -> Outcome {
         guard case let .object(envelope)? = payload.content, envelope.has("signed") else {
             return .unsigned
