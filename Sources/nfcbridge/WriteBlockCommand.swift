@@ -53,7 +53,7 @@ enum WriteBlockCommand {
         ]
         if let keyType { object["key_type"] = .string(keyType.uppercased()) }
         do throws(CommandError) {
-            return Options(action: try WriteBlocksRequest.action(object, uid: uid), uid: uid)
+            return Options(action: try WriteBlocksRequest.action(JSONFields(object), uid: uid), uid: uid)
         } catch {
             throw CLIError.input(
                 error, options: ["blocks[0].data_hex": "--data", "blocks[0].block": "--block", "key_type": "--key-type", "key": "--key", "uid": "--uid"])

@@ -40,10 +40,12 @@ enum WriteCommand {
         // The records file is read like export's input: bounded, and a failure says why (io_error).
         let recordBytes = uri == nil && text == nil && hex == nil ? try DumpFile.read(recordsFile ?? "-") : []
         do throws(CommandError) {
-            if let uri { return try CommandParser.message(records: ["uri": .string(uri)]) }
-            if let text { return try CommandParser.message(records: ["text": .string(text), "lang": .string(lang ?? "en")]) }
-            if let hex { return try CommandParser.message(hex: .string(hex)) }
-            return try CommandParser.message(records: try records(file: recordsFile ?? "-", bytes: recordBytes))
+            if let uri { return try CommandParser.message(records: JSONFields(["records": ["uri": .string(uri)]])) }
+            if let text {
+                return try CommandParser.message(records: JSONFields(["records": ["text": .string(text), "lang": .string(lang ?? "en")]]))
+            }
+            if let hex { return try CommandParser.message(hex: JSONFields(["ndef_hex": .string(hex)])) }
+            return try CommandParser.message(records: JSONFields(["records": try records(file: recordsFile ?? "-", bytes: recordBytes)]))
         } catch {
             // A --records file keeps its own field names; the other options name themselves.
             guard recordsFile == nil else { throw CLIError.input(error.code.rawValue, error.message) }

@@ -8,10 +8,27 @@ import Testing
 /// A scanner whose answers the test decides.
 struct StubScanner: TagScanning {
     var scanResult: @Sendable (any TagTransport) throws -> TagScan = { TagScan(target: $0.target) }
-    var dumpResult: @Sendable (TagScan) throws -> JSONValue = { scan in ["pages": .int(Int64(scan.uid.count))] }
+    var dumpResult: @Sendable (TagScan) throws -> TagDump = { scan in .stub(of: scan, pages: [[0x04, 0xA1, 0xB2, 0xC3]]) }
 
     func scan(_ transport: any TagTransport) async throws -> TagScan { try scanResult(transport) }
-    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue { try dumpResult(scan) }
+    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump { try dumpResult(scan) }
+}
+
+extension TagScan {
+    /// A scan of a tag of `type` whose NDEF message holds `records` (none: no message).
+    static func stub(uid: [UInt8], type: CardType = .ntag215, records: [NDEFRecord] = []) -> TagScan {
+        let info = CardInfo(type: type, uid: uid)
+        let message = records.isEmpty ? nil : try? NDEFMessage(records: records).bytes
+        return TagScan(uid: uid, report: ScanReport(cardInfo: info, ndefMessage: message), cardInfo: info)
+    }
+}
+
+extension TagDump {
+    /// A dump of the tag of `scan` holding `pages` (numbered from 0).
+    static func stub(of scan: TagScan, pages: [[UInt8]]) -> TagDump {
+        let info = scan.cardInfo ?? CardInfo(type: .unknown(atqa: [0x00, 0x44], sak: 0), uid: scan.uid)
+        return TagDump(cardInfo: info, pages: pages.enumerated().map { Page(number: $0.offset, data: $0.element) })
+    }
 }
 
 /// How a harness makes event ids (a struct, so the `configure` trailing closure stays unambiguous).

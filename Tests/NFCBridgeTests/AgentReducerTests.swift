@@ -8,7 +8,7 @@ import Testing
 @Suite struct AgentReducerTests {
     let start = Date(timeIntervalSince1970: 1_767_225_600)
     let info = ReaderInfo(connstring: "virtual:0", name: "Virtual PN532", firmware: "PN532 v1.6")
-    let scan = TagScan(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], cardType: "NTAG215", report: [:])
+    let scan = TagScan.stub(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6])
 
     func fresh() -> AgentState {
         AgentState(startedAt: start, startedMonotonic: 0, reader: ReaderStatus(state: .absent, device: nil, since: start))
@@ -131,7 +131,8 @@ import Testing
         #expect(state.lastProgress == 4000)
         let failure = NFCError.tagRemoved
         #expect(reduce(&state, .failed(operation: "dump", uid: scan.uid, failure)).last == .emitError(failure, operation: "dump", uid: scan.uid))
-        #expect(reduce(&state, .dumped(scan, ["pages": 7])) == [.emitDump(scan, ["pages": 7])])
+        let dump = TagDump.stub(of: scan, pages: [[1, 2, 3, 4]])
+        #expect(reduce(&state, .dumped(scan, dump)) == [.emitDump(scan, dump)])
     }
 }
 
@@ -160,7 +161,7 @@ import Testing
     @Test func aTagThatLeftWhileTheAgentWasDownGetsItsRemovedAfterTheFirstPoll() {
         var state = restarted()
         _ = reduce(&state, .opened(info, reopened: false), at: 1)
-        let arrival = reduce(&state, .arrived(TagScan(uid: stays, cardType: "NTAG213", report: [:]), report: true), at: 1.1)
+        let arrival = reduce(&state, .arrived(TagScan.stub(uid: stays, type: .ntag213), report: true), at: 1.1)
         guard case let .emitScanned(scan, _)? = arrival.first(where: { if case .emitScanned = $0 { true } else { false } }) else {
             Issue.record("no scanned: \(arrival)")
             return

@@ -91,11 +91,11 @@ import Testing
     @Test func scannedLeavesBeforeTheDump() async throws {
         let scanner = StubScanner(
             scanResult: { transport in
-                TagScan(
-                    uid: transport.target.uid, cardType: "NTAG215",
-                    report: ["ndef": ["records": [["uri": "https://www.home-assistant.io/tag/abc-123"]]]])
+                TagScan.stub(
+                    uid: transport.target.uid,
+                    records: [.uri("https://www.home-assistant.io/tag/abc-123")])
             },
-            dumpResult: { _ in ["pages": ["04A1B2C3"]] })
+            dumpResult: { scan in .stub(of: scan, pages: [[0x04, 0xA1, 0xB2, 0xC3]]) })
         let h = try AgentHarness(scanner: scanner) { $0.dump.onScan = true }
         h.device.place(makeTag())
         let (dumpAt, dump) = await h.waitFor(.dump)
@@ -104,7 +104,7 @@ import Testing
         #expect(scanned["tag_id"] == "abc-123")
         #expect(scanned["cardType"] == "NTAG215")
         #expect(dump["uid"] == "04A1B2C3D4E5F6")
-        #expect(dump["dump"] == ["pages": ["04A1B2C3"]])
+        #expect(dump["dump"]?["pages"] == [["data": "04A1B2C3", "number": 0]])
         #expect(dump["seq"] == 2)
         await h.stop()
     }

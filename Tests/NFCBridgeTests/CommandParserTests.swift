@@ -48,7 +48,7 @@ import Testing
     ])
     func recordsFromTheValueReadAsNFCCoreReadsTheirText(_ records: String) throws {
         let value = try JSONValue(parsing: Data(records.utf8))
-        let fromValue = Result { () throws(CommandError) in try CommandParser.message(records: value) }
+        let fromValue = Result { () throws(CommandError) in try CommandParser.message(records: JSONFields(["records": value])) }
         let fromText = Result { () throws(NFCError) in
             try NDEFMessage(records: NDEFJSON.decodeRecords(Data(#"{"records":\#(records)}"#.utf8))).bytes
         }
@@ -261,15 +261,15 @@ import Testing
         #expect(CommandError(.timeout, reading: true).code == .readFailed)
     }
 
-    @Test func pagesWrittenGoIntoData() {
+    @Test func pagesWrittenGoIntoData() throws {
         let removed = CommandError(.tagRemoved, pagesWritten: [4, 5, 6])
         #expect(removed.details.pagesWritten == [4, 5, 6])
         #expect(CommandError(.tagLocked, pagesWritten: []).details.pagesWritten == [])
         #expect(CommandError(.tagRemoved).details.pagesWritten == nil)
         // The response encodes them into `data`, and reads them back from a cached payload.
         let response = CommandResponse.failure(id: "p", transaction: nil, removed)
-        #expect(response.data == ["pages_written": [4, 5, 6]])
-        #expect(CommandResponse(json: response.json)?.error?.details == removed.details)
-        #expect(CommandResponse.failure(id: "p", transaction: nil, CommandError(.tagRemoved)).data.isEmpty)
+        #expect(response.json["data"] == ["pages_written": [4, 5, 6]])
+        #expect(try JSONDecoder().decode(CommandResponse.self, from: Data(response.payload)).error?.details == removed.details)
+        #expect(CommandResponse.failure(id: "p", transaction: nil, CommandError(.tagRemoved)).json["data"] == [:])
     }
 }

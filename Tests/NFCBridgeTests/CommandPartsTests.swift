@@ -78,7 +78,7 @@ import Testing
         let lock = RequestIntake.Pending(
             request: CommandRequest(command: .lock, id: "l1", waitForTagMilliseconds: 0, action: .lock(uid: uid, password: nil)),
             route: .init(topic: "client/answers", correlationData: [9]))
-        let response = CommandResponse.ok(id: "l1", transaction: nil, data: [:])
+        let response = CommandResponse.ok(id: "l1", transaction: nil, .empty)
         await responder.finish(lock, response)
 
         let sent = publisher.published(to: "client/answers")
@@ -93,5 +93,28 @@ import Testing
         await responder.finish(Self.pending("f1"), .failure(id: "f1", transaction: nil, .canceledByRequest))
         #expect(audits.entries.value.count == 1, "only locks are audited")
         #expect(responder.cache.response(for: CommandRequest.key(for: "f1"))?.error == .canceledByRequest)
+    }
+
+    /// An outcome whose encoding fails (as a dump's JSON export could).
+    struct UnencodableOutcome: CommandOutcome {
+        struct Refusal: Error {}
+        func encode(to encoder: any Encoder) throws { throw Refusal() }
+    }
+
+    @Test func anOutcomeThatCannotBeEncodedIsAnsweredAndKeptAsTheFailure() async {
+        let publisher = InMemoryPublisher()
+        let responder = makeResponder(publisher)
+        let dump = RequestIntake.Pending(
+            request: CommandRequest(command: .dump, id: "d1", waitForTagMilliseconds: 0, action: .dump(format: .json)),
+            route: .init(topic: "client/answers", correlationData: nil))
+        await responder.finish(dump, .ok(id: "d1", transaction: "t", UnencodableOutcome(), of: .dump))
+        let sent = publisher.published(to: "client/answers").first?.json
+        #expect(sent?["status"] == "error")
+        #expect(sent?["error"]?["code"] == "read_failed")
+        #expect(sent?["transaction"] == "t")
+        #expect(responder.cache.response(for: "s:d1")?.error?.code == .readFailed)
+        let write = CommandResponse.ok(id: "w1", transaction: nil, UnencodableOutcome(), of: .write).encoded()
+        #expect(write.response.error?.code == .writeFailed)
+        #expect(write.response.error?.message.hasPrefix("the result of write could not be encoded") == true)
     }
 }

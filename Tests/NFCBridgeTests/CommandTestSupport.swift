@@ -108,7 +108,7 @@ final class ScriptedExecutor: CommandExecuting {
 }
 
 /// A scripted executor's outcome: the members the test chose for the response's `data`.
-struct ScriptedOutcome: CommandOutcome {
+struct ScriptedOutcome: CommandOutcome, Equatable {
     var data: [String: JSONValue]
 
     func encode(to encoder: any Encoder) throws {

@@ -100,7 +100,7 @@ import NFCCore
     let discovery = HomeAssistantDiscovery(topics: TopicMap(base: "nfc", id: "hall"), version: "1.2.3")
 
     func document(_ topic: String) throws -> JSONValue {
-        try #require(discovery.documents.first { $0.topic == topic }?.document, "\(topic)")
+        try #require(discovery.messages.first { $0.topic == topic }?.json, "\(topic)")
     }
 
     @Test func oneDeviceWithThirteenComponents() throws {
@@ -116,14 +116,15 @@ import NFCCore
                 "homeassistant/sensor/hall_mqtt_reconnects/config", "homeassistant/sensor/hall_version/config",
             ])
         #expect(discovery.messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce })
-        let devices = discovery.documents.compactMap { $0.document["device"] }
+        #expect(discovery.documents.map(\.topic) == topics)
+        let devices = discovery.messages.compactMap { $0.json?["device"] }
         #expect(devices.count == 13)
         #expect(Set(devices).count == 1)
         #expect(devices[0]["identifiers"] == ["nfcbridge_hall"])
         #expect(devices[0]["hw_version"] == nil, "the reader is not known yet")
-        #expect(discovery.documents.allSatisfy { $0.document["origin"] == ["name": "NFCBridge", "sw": "1.2.3"] })
+        #expect(discovery.messages.allSatisfy { $0.json?["origin"] == ["name": "NFCBridge", "sw": "1.2.3"] })
         let reader = ReaderInfo(connstring: "pn532_uart:/dev/ttyS0", name: "pn532_uart:/dev/ttyS0", firmware: "PN532 v1.6")
-        let withReader = discovery.documents(reader: reader).compactMap { $0.document["device"] }
+        let withReader = discovery.messages(reader: reader).compactMap { $0.json?["device"] }
         var expected = devices[0].objectValue ?? [:]
         expected["hw_version"] = "PN532 v1.6"
         #expect(Set(withReader) == Set([JSONValue.object(expected)]))
@@ -192,13 +193,31 @@ import NFCCore
     }
 
     @Test func homeAssistantTagIDComesFromNDEF() {
-        let report: JSONValue = [
-            "ndef": ["records": [["tnf": 1, "type": "U", "uri": "https://www.home-assistant.io/tag/5f0ba733-172f-430d-a7f8-e4ad940c88d7"]]],
-        ]
-        let scan = TagScan(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06], cardType: "NTAG215", report: report)
+        let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
+        let scan = TagScan.stub(
+            uid: uid, records: [.uri("https://www.home-assistant.io/tag/5f0ba733-172f-430d-a7f8-e4ad940c88d7")])
         #expect(scan.homeAssistantTagID == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
-        let plain = TagScan(uid: [0x08, 0x01, 0x02, 0x03], cardType: "x", report: [:])
+        let plain = TagScan.stub(uid: [0x08, 0x01, 0x02, 0x03])
         #expect(plain.homeAssistantTagID == "08010203")
         #expect(plain.hasRandomUID)
+    }
+
+    @Test func homeAssistantTagIDIsReadFromURIRecordsOnly() {
+        let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
+        let prefix = HomeAssistantTagURI.prefix
+        // A Text record that quotes a tag URI is text, not a tag URI.
+        let text = TagScan.stub(uid: uid, records: [.text(prefix + "from-text")])
+        #expect(text.homeAssistantTagID == "04010203040506")
+        // The first tag URI in message order wins; other URIs are passed over; query and path end the id.
+        let mixed = TagScan.stub(
+            uid: uid,
+            records: [.uri("https://example.com/tag/other"), .uri(prefix + "first?x=1"), .uri(prefix + "second")])
+        #expect(mixed.homeAssistantTagID == "first")
+        // A Smart Poster's URI counts (its records are nested in the report).
+        let poster = TagScan.stub(uid: uid, records: [.smartPoster(uri: prefix + "poster/x", title: "door")])
+        #expect(poster.homeAssistantTagID == "poster")
+        // An empty id is no id.
+        let empty = TagScan.stub(uid: uid, records: [.uri(prefix + "?x")])
+        #expect(empty.homeAssistantTagID == "04010203040506")
     }
 }

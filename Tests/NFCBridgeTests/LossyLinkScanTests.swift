@@ -50,7 +50,7 @@ final class LossyLinkTransport: TagTransport {
         let transport = try LossyLinkTransport(tag: tag(), losing: [(0x60, .commandRefused(command: 0x60, nak: nil))])
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "NTAG215")
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func lostGetVersionAnswerAsSilenceStillTypesTheNTAG215() async throws {
@@ -65,8 +65,8 @@ final class LossyLinkTransport: TagTransport {
         let transport = try LossyLinkTransport(tag: tag(), losing: [(0x30, .commandRefused(command: 0x30, nak: nil))])
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "NTAG215")
-        #expect(!scan.report.allStrings.contains("auth_required"))
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndefError?.code != "auth_required")
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func lostConfigPageReadAnswerIsNotAuthRequired() async throws {
@@ -75,22 +75,22 @@ final class LossyLinkTransport: TagTransport {
             tag: tag(),
             losing: [(0x30, .commandRefused(command: 0x30, nak: nil)), (0x30, .commandRefused(command: 0x30, nak: nil))])
         let scan = try await NFCCoreScanner().scan(transport)
-        #expect(!scan.report.allStrings.contains("auth_required"))
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndefError?.code != "auth_required")
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func lostAnswerDuringNDEFReadStillReadsTheNDEF() async throws {
         // The FAST_READ of the message garbled on the way (a CRC error).
         let transport = try LossyLinkTransport(tag: tag(), losing: [(0x3A, .crcMismatch)])
         let scan = try await NFCCoreScanner().scan(transport)
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
         #expect(scan.problems.isEmpty)
     }
 
     @Test func lostCapabilityContainerAnswerAsSilenceStillReadsTheNDEF() async throws {
         let transport = try LossyLinkTransport(tag: tag(), losing: [(0x30, .timeout)])
         let scan = try await NFCCoreScanner().scan(transport)
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
         #expect(scan.problems.isEmpty)
     }
 
@@ -112,7 +112,7 @@ final class LossyLinkTransport: TagTransport {
         let transport = VirtualTagTransport(tag: tag)
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "NTAG215")
-        #expect(scan.report.allStrings.contains("auth_required"))
+        #expect(scan.report.ndefError?.code == "auth_required")
     }
 
     @Test func anUnbrokenScanSendsNoExtraCommand() async throws {

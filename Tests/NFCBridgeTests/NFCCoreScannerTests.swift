@@ -29,7 +29,7 @@ private final class DumpWatchingScanner: TagScanning {
         try await base.scan(transport)
     }
 
-    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue {
+    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump {
         let published = watched.withLock { $0.map { !$0.publisher.published(to: $0.topic).isEmpty } } ?? false
         let start = DumpStart(
             scannedPublished: published,
@@ -59,18 +59,18 @@ private final class DumpWatchingScanner: TagScanning {
         let scanner = NFCCoreScanner()
         let scan = try await scanner.scan(transport)
         #expect(scan.cardType == "NTAG215")
-        #expect(scan.report["cardFamily"] == "NTAG")
-        #expect(scan.report["product"] != nil)
-        #expect(scan.report["uid"] == "04A1B2C3D4E5F6")
+        #expect(scan.report.cardFamily == "NTAG")
+        #expect(scan.report.product != nil)
+        #expect(scan.report.uid == "04A1B2C3D4E5F6")
         #expect(scan.homeAssistantTagID == "5f0ba733-172f-430d-a7f8-e4ad940c88d7")
         #expect(scan.problems.isEmpty)
-        #expect(scan.report["ndefStatus"] == nil)
+        #expect(scan.report.ndefStatus == nil)
         #expect(scan.tagDump == nil)
         #expect(transport.sentCommands.map(\.hexString) == Self.scanTranscript)
 
         let dump = try await scanner.dump(transport, scan: scan)
-        #expect(dump["cardType"] == "NTAG215")
-        #expect(dump["pages"]?.arrayValue?.count == 135)
+        #expect(dump.cardInfo.type.description == "NTAG215")
+        #expect(dump.pages.count == 135)
         #expect(transport.sentCommands.count > Self.scanTranscript.count + 2)
     }
 
@@ -82,9 +82,9 @@ private final class DumpWatchingScanner: TagScanning {
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "NTAG215")
         #expect(scan.problems == [.tagRemoved])
-        #expect(scan.report["ndef"] == nil)
-        #expect(scan.report["ndefStatus"] == "unreadable")
-        #expect(scan.report["ndefError"]?["code"] == "tag_removed")
+        #expect(scan.report.ndef == nil)
+        #expect(scan.report.ndefStatus == "unreadable")
+        #expect(scan.report.ndefError?.code == "tag_removed")
     }
 
     @Test func aTagGoneDuringIdentificationThrows() async throws {
@@ -100,9 +100,9 @@ private final class DumpWatchingScanner: TagScanning {
         let scan = try await NFCCoreScanner().scan(VirtualTagTransport(tag: tag))
         #expect(scan.cardType == "NTAG215")
         #expect(scan.problems.isEmpty)
-        #expect(scan.report["ndef"] == nil)
-        #expect(scan.report["ndefStatus"] == "unreadable")
-        #expect(scan.report["ndefError"]?["code"] == "auth_required")
+        #expect(scan.report.ndef == nil)
+        #expect(scan.report.ndefStatus == "unreadable")
+        #expect(scan.report.ndefError?.code == "auth_required")
         #expect(scan.homeAssistantTagID == "04A1B2C3D4E5F6")
     }
 

@@ -8,8 +8,8 @@ import Testing
 /// responses are dropped silently under a burst").
 @Suite(.timeLimit(.minutes(1))) struct OutboxTests {
     @Test func anEventTheBrokerRefusesForSizeIsReplacedByPayloadTooLargeAndTheStreamMovesOn() async throws {
-        let big = String(repeating: "A", count: 8192)
-        let scanner = StubScanner(dumpResult: { _ in ["pages": .string(big)] })
+        // 4096 bytes: 8192 hex digits in the dump's `pages`.
+        let scanner = StubScanner(dumpResult: { scan in .stub(of: scan, pages: [[UInt8](repeating: 0xAA, count: 4096)]) })
         let h = try AgentHarness(scanner: scanner) { config in config.dump.onScan = true }
         await h.waitFor(.reader) { $0["state"] == "ok" }
         h.publisher.refusePayloads(over: 4096)  // a broker with max_packet_size 4096

@@ -40,19 +40,22 @@ import Testing
 
     @Test func aGoodSignatureYieldsTheRequestWithoutTsAndNonce() throws {
         let verifier = RequestSignatureVerifier(key: Self.key)
-        let outcome = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body()), now: Self.now)
+        let outcome = verifier.check(topic: Self.topic, payload: RequestPayload(Self.envelope(Self.body()), limit: .max), now: Self.now)
         guard case let .verified(body) = outcome else {
             Issue.record("expected verified, got \(outcome)")
             return
         }
-        let object = try #require(try JSONValue(parsing: Data(body)).objectValue)
-        #expect(Set(object.keys) == ["id", "records"])
+        guard case let .object(fields)? = body.content else {
+            Issue.record("expected an object, got \(body)")
+            return
+        }
+        #expect(fields.names == ["id", "records"])
     }
 
     @Test func unsignedPayloadsAreLeftToTheRouter() {
         let verifier = RequestSignatureVerifier(key: Self.key)
-        #expect(verifier.check(topic: Self.topic, payload: Array(#"{"id":"x"}"#.utf8), now: Self.now) == .unsigned)
-        #expect(verifier.check(topic: Self.topic, payload: Array("not json".utf8), now: Self.now) == .unsigned)
+        #expect(verifier.check(topic: Self.topic, payload: RequestPayload(Array(#"{"id":"x"}"#.utf8), limit: .max), now: Self.now) == .unsigned)
+        #expect(verifier.check(topic: Self.topic, payload: RequestPayload(Array("not json".utf8), limit: .max), now: Self.now) == .unsigned)
     }
 
     @Test(arguments: [
@@ -66,7 +69,7 @@ import Testing
     ])
     func badSignaturesAreNotPermitted(reason: String, payload: [UInt8]) {
         let verifier = RequestSignatureVerifier(key: Self.key)
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: payload, now: Self.now) else {
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: Self.now) else {
             Issue.record("\(reason): accepted")
             return
         }
@@ -79,7 +82,7 @@ import Testing
         let good = Self.envelope(Self.body())
         let sig = (try? JSONValue(parsing: Data(good)))?["sig"]?.stringValue
         let tampered = Self.envelope(Self.body().replacingOccurrences(of: "hi", with: "ho"), sig: sig)
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: tampered, now: Self.now) else {
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(tampered, limit: .max), now: Self.now) else {
             Issue.record("a tampered body was accepted")
             return
         }
@@ -91,7 +94,7 @@ import Testing
         let verifier = RequestSignatureVerifier(key: Self.key)
         var object = (try? JSONValue(parsing: Data(Self.envelope(Self.body()))))?.objectValue ?? [:]
         object["extra"] = 1
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: JSONValue.object(object).jsonBytes, now: Self.now)
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(JSONValue.object(object).jsonBytes, limit: .max), now: Self.now)
         else {
             Issue.record("accepted")
             return
@@ -102,14 +105,14 @@ import Testing
     @Test func aReplayedNonceIsRefused() {
         let verifier = RequestSignatureVerifier(key: Self.key)
         let payload = Self.envelope(Self.body())
-        #expect(verifier.check(topic: Self.topic, payload: payload, now: Self.now) != .unsigned)
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: payload, now: Self.now) else {
+        #expect(verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: Self.now) != .unsigned)
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: Self.now) else {
             Issue.record("a replay was accepted")
             return
         }
         #expect(rejection.error.message.contains("already used"))
         // Another nonce with the same id is a new request (the result cache answers it).
-        guard case .verified = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body(nonce: "nonce-0002")), now: Self.now)
+        guard case .verified = verifier.check(topic: Self.topic, payload: RequestPayload(Self.envelope(Self.body(nonce: "nonce-0002")), limit: .max), now: Self.now)
         else {
             Issue.record("a fresh nonce was refused")
             return
@@ -120,7 +123,7 @@ import Testing
         let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300)
         let base: Int64 = 1_767_225_600
         func accepted(_ ts: Int64, _ nonce: String) -> Bool {
-            if case .verified = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body(ts: ts, nonce: nonce)), now: Self.now) {
+            if case .verified = verifier.check(topic: Self.topic, payload: RequestPayload(Self.envelope(Self.body(ts: ts, nonce: nonce)), limit: .max), now: Self.now) {
                 return true
             }
             return false
@@ -135,7 +138,7 @@ import Testing
     /// overflowed the distance and trapped the agent).
     static func expectRefusedAsStale(ts: Int64, now: Date = now) {
         let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300)
-        let outcome = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body(ts: ts)), now: now)
+        let outcome = verifier.check(topic: Self.topic, payload: RequestPayload(Self.envelope(Self.body(ts: ts)), limit: .max), now: now)
         guard case let .rejected(rejection) = outcome else {
             Issue.record("ts \(ts): expected a refusal, got \(outcome)")
             return
@@ -159,13 +162,13 @@ import Testing
     @Test func noncesLeaveTheBookWithTheirWindow() {
         let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300)
         let payload = Self.envelope(Self.body())
-        _ = verifier.check(topic: Self.topic, payload: payload, now: Self.now)
+        _ = verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: Self.now)
         #expect(verifier.nonceCount == 1)
         // 10 minutes later the old nonce is forgotten; its request is refused as stale, not replayed.
         let later = Self.now.addingTimeInterval(600)
-        _ = verifier.check(topic: Self.topic, payload: Self.envelope(Self.body(ts: 1_767_226_200, nonce: "nonce-later")), now: later)
+        _ = verifier.check(topic: Self.topic, payload: RequestPayload(Self.envelope(Self.body(ts: 1_767_226_200, nonce: "nonce-later")), limit: .max), now: later)
         #expect(verifier.nonceCount == 1)
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: payload, now: later) else {
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: later) else {
             Issue.record("an old request was accepted")
             return
         }
@@ -176,13 +179,13 @@ import Testing
         let verifier = RequestSignatureVerifier(key: Self.key, windowSeconds: 300, nonceCapacity: 2)
         let first = Self.envelope(Self.body(ts: 1_767_225_590, nonce: "nonce-0a"))
         for payload in [first, Self.envelope(Self.body(ts: 1_767_225_595, nonce: "nonce-0b")), Self.envelope(Self.body(nonce: "nonce-0c"))] {
-            guard case .verified = verifier.check(topic: Self.topic, payload: payload, now: Self.now) else {
+            guard case .verified = verifier.check(topic: Self.topic, payload: RequestPayload(payload, limit: .max), now: Self.now) else {
                 Issue.record("refused")
                 return
             }
         }
         #expect(verifier.nonceCount == 2)
-        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: first, now: Self.now) else {
+        guard case let .rejected(rejection) = verifier.check(topic: Self.topic, payload: RequestPayload(first, limit: .max), now: Self.now) else {
             Issue.record("the forgotten nonce was replayed")
             return
         }
@@ -242,6 +245,31 @@ import Testing
         #expect(h.scripted.actions.count == 1)
         await h.stop()
     }
+
+    @Test func aSignedBodyIsBoundedByItsSignedTextAndReadOnce() async throws {
+        let h = try await CommandHarness(
+            policy: CommandPolicy(maximumPayloadBytes: 120), signatures: RequestSignatureVerifier(key: Self.key))
+        let ts = Timestamp.milliseconds(h.clock.now) / 1000
+        h.placeTag()
+        h.scripted.script(.success(["w": 1]))
+        // A `signed` text within the limit, in an envelope beyond it (but within twice it): taken.
+        let small = #"{"id":"s1","ndef_hex":"D00000","ts":\#(ts),"nonce":"n-bound-0001"}"#
+        let envelope = signed("write", small)
+        #expect(envelope.utf8.count > 120 && small.utf8.count <= 120)
+        await h.send("write", envelope)
+        #expect(await h.finalResponse("write", id: "s1")["status"] == "ok")
+        // A `signed` text over the limit (its envelope within twice it): refused as too large, naming
+        // the size of the text, which is what the body is bounded by.
+        let padding = String(repeating: "0", count: 55)
+        let large = #"{"id":"s2","ndef_hex":"D00000","ts":\#(ts),"nonce":"n-bound-0002\#(padding)"}"#
+        #expect(large.utf8.count > 120 && signed("write", large).utf8.count <= 240)
+        await h.send("write", signed("write", large))
+        let refused = await h.response("write", count: 2)
+        #expect(refused.errorCode == "invalid_request")
+        #expect(refused["error"]?["message"] == .string("payload: \(large.utf8.count) bytes is over the limit of 120 bytes"))
+        #expect(h.scripted.actions.count == 1)
+        await h.stop()
+    }
 }
 
 @Suite struct ResultCacheWindowTests {
@@ -257,9 +285,9 @@ import Testing
         try AtomicFile.makeDirectory(dir.path)
         let wall = Wall()
         let first = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
-        first.store(.ok(id: "a", transaction: nil, data: [:]), for: "s:a")
+        first.store(.ok(id: "a", transaction: nil, .empty), for: "s:a")
         wall.advance(1800)
-        first.store(.ok(id: "b", transaction: nil, data: [:]), for: "s:b")
+        first.store(.ok(id: "b", transaction: nil, .empty), for: "s:b")
         wall.advance(1800)
         // Reloaded an hour after "a": "a" has left the window, "b" has not.
         let second = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
@@ -268,6 +296,28 @@ import Testing
         wall.advance(1800)
         #expect(second.response(for: "s:b") == nil)
         #expect(second.count == 0)
+    }
+
+    @Test func aResultReadBackFromTheFileIsPublishedAsItWasWritten() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let wall = Wall()
+        let first = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
+        let outcome = ScriptedOutcome(data: ["pages_written": [4, 5], "ratio": .double(0.5), "uid": "04A1B2", "url": "https://a/b"])
+        let done = CommandResponse.ok(id: 7, transaction: .double(1.5), outcome, of: .write)
+        let failed = CommandResponse.failure(id: "f", transaction: "t", CommandError(.tagRemoved, pagesWritten: [4]))
+        first.store(done, for: "i:7")
+        first.store(failed, for: "s:f")
+        // In memory the typed response itself comes back.
+        #expect(first.response(for: "i:7") == done)
+        let second = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
+        let replayed = try #require(second.response(for: "i:7"))
+        #expect(replayed.id == 7)
+        #expect(replayed.transaction == .double(1.5))
+        #expect(replayed.payload == done.payload, "the stored data is written again byte for byte")
+        let refused = try #require(second.response(for: "s:f"))
+        #expect(refused.error == failed.error, "code, message and pages_written are read back")
+        #expect(refused.payload == failed.payload)
     }
 
     @Test func anOlderFileWithoutStoredAtIsKeptForAWholeWindow() throws {

@@ -9,8 +9,8 @@ import Testing
 @Suite struct TagPresenceTests {
     let start = Date(timeIntervalSince1970: 1_767_225_600)
     let info = ReaderInfo(connstring: "virtual:0", name: "Virtual PN532", firmware: "PN532 v1.6")
-    let card = TagScan(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], cardType: "NTAG215", report: [:])
-    let phone = TagScan(uid: [0x08, 0x11, 0x22, 0x33], cardType: "ISO 14443-4", report: [:])
+    let card = TagScan.stub(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6])
+    let phone = TagScan.stub(uid: [0x08, 0x11, 0x22, 0x33], type: .unknown(atqa: [0x00, 0x04], sak: 0x20))
 
     func state(previous: PresenceStore.Saved) -> AgentState {
         AgentState(

@@ -237,8 +237,8 @@ public final class Agent: Sendable {
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
             case let .emitRemoved(uid, present, afterRestart):
                 await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present, afterRestart: afterRestart))
-            case let .emitDump(scan, export):
-                await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: export))
+            case let .emitDump(scan, dump):
+                await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: dump))
             case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)
             }
         }

@@ -18,7 +18,7 @@ public enum AgentEffect: Sendable, Equatable {
     /// Emit `event/removed` (`afterRestart`: the tag left while the agent was down).
     case emitRemoved(uid: [UInt8], presentMilliseconds: Int64, afterRestart: Bool)
     /// Emit `event/dump`.
-    case emitDump(TagScan, JSONValue)
+    case emitDump(TagScan, TagDump)
     /// Emit `event/error`.
     case emitError(NFCError, operation: String, uid: [UInt8]?)
 }
@@ -105,8 +105,8 @@ public enum AgentReducer {
                 .log(.info, "tag \(uid.hexString) removed after \(presentMilliseconds) ms"),
                 .emitRemoved(uid: uid, presentMilliseconds: presentMilliseconds, afterRestart: false), .publishTag,
             ]
-        case let .dumped(scan, export):
-            return [.emitDump(scan, export)]
+        case let .dumped(scan, dump):
+            return [.emitDump(scan, dump)]
         case let .failed(operation, uid, error):
             return [
                 .log(.warning, "\(operation) failed\(uid.map { " on tag \($0.hexString)" } ?? ""): \(error.message)"),

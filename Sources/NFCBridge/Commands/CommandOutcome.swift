@@ -4,7 +4,8 @@ import NFCCore
 /// What a command that acted on a tag found: a typed value per command, encoded once, where the
 /// router builds the response (its `data`). ``TagCommandExecutor`` returns ``WriteOutcome``,
 /// ``LockOutcome``, ``BlocksOutcome`` or ``DumpOutcome``; scripted executors in tests their own.
-public protocol CommandOutcome: Encodable, Sendable {}
+/// Equatable, so a response compares by its outcome (the result cache, tests).
+public protocol CommandOutcome: Encodable, Sendable, Equatable {}
 
 /// `data` of a write or format: `uid`, `cardType`, `bytes_written`, `pages_written` (Type 2 pages /
 /// Type 3 blocks, in write order), `message_length`, `capability_container` (hex).
@@ -75,7 +76,7 @@ struct BlocksOutcome: CommandOutcome, Equatable {
 
 /// `data` of a dump: `uid`, `cardType`, `format`, and `dump` (the JSON export as an object, kept as
 /// the ``TagDump`` until it is encoded) or `file` (base64) with `file_name` and `content_type`.
-struct DumpOutcome: CommandOutcome {
+struct DumpOutcome: CommandOutcome, Equatable {
     /// The file of a non-JSON export.
     struct File: Sendable, Equatable {
         var bytes: [UInt8]

@@ -6,14 +6,14 @@ import NFCCore
 /// so the response can still echo them.
 public struct CommandRejection: Error, Sendable, Equatable {
     /// The request's `id`, when it had a usable one.
-    public var id: JSONValue?
+    public var id: RequestID?
     /// The request's `transaction`, when it had a usable one.
-    public var transaction: JSONValue?
+    public var transaction: TransactionID?
     /// Why it was refused.
     public var error: CommandError
 
     /// Creates a rejection.
-    public init(id: JSONValue? = nil, transaction: JSONValue? = nil, _ error: CommandError) {
+    public init(id: RequestID? = nil, transaction: TransactionID? = nil, _ error: CommandError) {
         self.id = id
         self.transaction = transaction
         self.error = error
@@ -44,34 +44,31 @@ public enum CommandParser {
     /// Longest `id` string accepted (it is stored in the persisted result cache).
     static let maximumIDLength = 256
 
-    /// Parses the payload of `<base>/<id>/request/<command>`.
+    /// Parses the payload of `<base>/<id>/request/<command>`: reads it once (``RequestPayload``),
+    /// unless it is over the size limit, and parses that.
     public static func parse(
         command name: String, payload: [UInt8], policy: CommandPolicy, now: Date, monotonic: Int64
     ) -> Result<CommandRequest, CommandRejection> {
-        guard payload.count <= policy.maximumPayloadBytes else {
+        parse(command: name, RequestPayload(payload, limit: policy.maximumPayloadBytes), policy: policy, now: now, monotonic: monotonic)
+    }
+
+    /// Parses a payload read once (``RequestPayload``): the bare request or the verified body of a
+    /// signed one.
+    public static func parse(
+        command name: String, _ payload: RequestPayload, policy: CommandPolicy, now: Date, monotonic: Int64
+    ) -> Result<CommandRequest, CommandRejection> {
+        guard payload.size <= policy.maximumPayloadBytes, let content = payload.content else {
             return .failure(
                 CommandRejection(
-                    .invalid("payload", "\(payload.count) bytes is over the limit of \(policy.maximumPayloadBytes) bytes")))
+                    .invalid("payload", "\(payload.size) bytes is over the limit of \(policy.maximumPayloadBytes) bytes")))
         }
-        let object: [String: JSONValue]?
-        if let value = try? JSONValue(parsing: Data(payload)) {
-            object = value.objectValue
-        } else {
-            object = nil
+        guard case let .object(object) = content else {
+            guard CommandName(rawValue: name) != nil else { return .failure(unknownCommand(name, echo: (nil, nil))) }
+            // An empty payload is not JSON.
+            return .failure(CommandRejection(.invalid("payload", content == .notJSON ? "not valid JSON" : "must be a JSON object")))
         }
-        let echo: (id: JSONValue?, transaction: JSONValue?) = object.map(Self.echo) ?? (nil, nil)
-        guard let command = CommandName(rawValue: name) else {
-            let known = CommandName.allCases.map(\.rawValue).joined(separator: ", ")
-            return .failure(
-                CommandRejection(
-                    id: echo.id, transaction: echo.transaction,
-                    CommandError(.unknownCommand, "unknown command '\(name)' (known: \(known))")))
-        }
-        guard let object else {
-            let problem = payload.isEmpty ? "is empty: a JSON object is needed" : "must be a JSON object"
-            let isJSON = (try? JSONValue(parsing: Data(payload))) != nil
-            return .failure(CommandRejection(.invalid("payload", isJSON ? problem : "not valid JSON")))
-        }
+        let echo = Self.echo(object)
+        guard let command = CommandName(rawValue: name) else { return .failure(unknownCommand(name, echo: echo)) }
         do throws(CommandError) {
             let request = try parse(command, object, policy: policy, now: now, monotonic: monotonic)
             return .success(request)
@@ -80,70 +77,73 @@ public enum CommandParser {
         }
     }
 
+    private static func unknownCommand(_ name: String, echo: (id: RequestID?, transaction: TransactionID?)) -> CommandRejection {
+        let known = CommandName.allCases.map(\.rawValue).joined(separator: ", ")
+        return CommandRejection(
+            id: echo.id, transaction: echo.transaction, CommandError(.unknownCommand, "unknown command '\(name)' (known: \(known))"))
+    }
+
     /// The `id` and `transaction` of a payload when their types are right (for echoing).
-    static func echo(_ object: [String: JSONValue]) -> (id: JSONValue?, transaction: JSONValue?) {
-        let id = object["id"].flatMap { (try? validID($0)) ?? nil }
-        let transaction = object["transaction"].flatMap { (try? validTransaction($0)) ?? nil }
+    static func echo(_ object: JSONFields) -> (id: RequestID?, transaction: TransactionID?) {
+        let id = object.member("id").flatMap { (try? validID($0)) ?? nil }
+        let transaction = object.member("transaction").flatMap { (try? validTransaction($0)) ?? nil }
         return (id, transaction)
     }
 
     private static func parse(
-        _ command: CommandName, _ object: [String: JSONValue], policy: CommandPolicy, now: Date, monotonic: Int64
+        _ command: CommandName, _ object: JSONFields, policy: CommandPolicy, now: Date, monotonic: Int64
     ) throws(CommandError) -> CommandRequest {
         let accepted = fields[command] ?? []
-        if let unknown = object.keys.filter({ !accepted.contains($0) }).sorted().first {
+        if let unknown = object.names.first(where: { !accepted.contains($0) }) {
             throw .invalid(unknown, "unknown field for \(command.rawValue) (accepted: \(accepted.sorted().joined(separator: ", ")))")
         }
-        guard let rawID = object["id"] else { throw .invalid("id", "required") }
+        guard let rawID = object.member("id") else { throw .invalid("id", "required") }
         guard let id = try validID(rawID) else { throw .invalid("id", "must not be null") }
-        let transaction = try object["transaction"].flatMap { value throws(CommandError) in try validTransaction(value) }
+        let transaction = try object.member("transaction").flatMap { value throws(CommandError) in try validTransaction(value) }
         var request = CommandRequest(
             command: command, id: id, transaction: transaction,
             waitForTagMilliseconds: milliseconds(policy.defaultWaitForTagSeconds), action: .cancel)
         if command == .cancel { return request }
 
-        request.uid = try object["uid"].map { value throws(CommandError) in try uid(value, field: "uid") }
-        let wait = try object["wait_for_tag_s"].map { value throws(CommandError) in
-            try seconds(value, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
-        }
+        request.uid = try uid(object, field: "uid")
+        let wait = try seconds(object, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
         request.waitForTagMilliseconds = milliseconds(wait ?? policy.defaultWaitForTagSeconds)
         request.expiresAtMonotonic = try deadline(object, now: now, monotonic: monotonic)
 
         switch command {
         case .write:
-            let password = try password(object["password"])
-            switch (object["records"], object["ndef_hex"]) {
-            case (nil, nil): throw .invalid("records", "required (or ndef_hex)")
-            case (.some, .some): throw .invalid("ndef_hex", "give records or ndef_hex, not both")
-            case let (records?, nil): request.action = .write(message: try message(records: records), password: password)
-            case let (nil, hex?): request.action = .write(message: try message(hex: hex), password: password)
+            let password = try password(object)
+            switch (object.has("records"), object.has("ndef_hex")) {
+            case (false, false): throw .invalid("records", "required (or ndef_hex)")
+            case (true, true): throw .invalid("ndef_hex", "give records or ndef_hex, not both")
+            case (true, false): request.action = .write(message: try message(records: object), password: password)
+            case (false, true): request.action = .write(message: try message(hex: object), password: password)
             }
         case .format:
-            request.action = .format(password: try password(object["password"]))
+            request.action = .format(password: try password(object))
         case .lock:
             guard policy.lockEnabled else {
                 throw CommandError(.notPermitted, "lock is disabled: set commands.lock.enabled: true in the configuration")
             }
             guard let target = request.uid else { throw .invalid("uid", "required for lock (the UID of the tag to lock)") }
-            guard let rawConfirm = object["confirm"] else {
+            guard let confirm = try uid(object, field: "confirm") else {
                 throw .invalid("confirm", "required for lock: repeat the UID \(target.hexString) to confirm")
             }
-            let confirm = try uid(rawConfirm, field: "confirm")
             guard confirm == target else {
                 throw .invalid("confirm", "must equal uid (\(target.hexString)), got \(confirm.hexString)")
             }
-            request.action = .lock(uid: target, password: try password(object["password"]))
+            request.action = .lock(uid: target, password: try password(object))
         case .dump:
             var format = ExportFormat.json
-            if let value = object["format"] {
-                guard let text = value.stringValue, let parsed = ExportFormat(rawValue: text) else {
+            if object.has("format") {
+                guard let text = object.string("format"), let parsed = ExportFormat(rawValue: text) else {
                     throw .invalid("format", "must be one of \(ExportFormat.names(separator: ", "))")
                 }
                 format = parsed
             }
             var partial = false
-            if let value = object["partial"] {
-                guard let flag = value.boolValue else { throw .invalid("partial", "must be true or false") }
+            if object.has("partial") {
+                guard let flag = object.bool("partial") else { throw .invalid("partial", "must be true or false") }
                 guard !flag || format.takesPartial else {
                     throw .invalid("partial", "applies to format \(ExportFormat.partialFormatNames) only (format is \(format.rawValue))")
                 }
@@ -164,42 +164,43 @@ public enum CommandParser {
 
     // MARK: - Fields
 
-    static func validID(_ value: JSONValue) throws(CommandError) -> JSONValue? {
+    static func validID(_ value: JSONFields.Member) throws(CommandError) -> RequestID? {
         switch value {
         case .null: return nil
         case let .string(text):
             guard !text.isEmpty else { throw .invalid("id", "must not be empty") }
             guard text.utf8.count <= maximumIDLength else { throw .invalid("id", "longer than \(maximumIDLength) bytes") }
-            return value
-        case .int: return value
-        case let .double(number) where number.rounded() == number && abs(number) < 9e15: return .int(Int64(number))
+            return .string(text)
+        case let .integer(number): return .int(number)
+        case let .number(number) where number.rounded() == number && abs(number) < 9e15: return .int(Int64(number))
         default: throw .invalid("id", "must be a non-empty string or an integer")
         }
     }
 
-    static func validTransaction(_ value: JSONValue) throws(CommandError) -> JSONValue? {
+    static func validTransaction(_ value: JSONFields.Member) throws(CommandError) -> TransactionID? {
         switch value {
         case .null: return nil
-        case .string, .int, .double: return value
+        case let .string(text): return .string(text)
+        case let .integer(number): return .int(number)
+        case let .number(number): return .double(number)
         default: throw .invalid("transaction", "must be a string or a number")
         }
     }
 
-    static func uid(_ value: JSONValue, field: String) throws(CommandError) -> [UInt8] {
-        guard let text = value.stringValue, let bytes = [UInt8](hex: text) else {
+    /// The UID in the member `field` (nil when absent).
+    static func uid(_ object: JSONFields, field: String) throws(CommandError) -> [UInt8]? {
+        guard object.has(field) else { return nil }
+        guard let text = object.string(field), let bytes = [UInt8](hex: text) else {
             throw .invalid(field, "must be a hex string (e.g. \"04A1B2C3D4E5F6\")")
         }
         guard (4...10).contains(bytes.count) else { throw .invalid(field, "must be 4 to 10 bytes, got \(bytes.count)") }
         return bytes
     }
 
-    static func seconds(_ value: JSONValue, field: String, allowZero: Bool, maximum: Double) throws(CommandError) -> Double {
-        let number: Double
-        switch value {
-        case let .int(integer): number = Double(integer)
-        case let .double(double): number = double
-        default: throw .invalid(field, "must be a number of seconds")
-        }
+    /// The seconds in the member `field` (nil when absent).
+    static func seconds(_ object: JSONFields, field: String, allowZero: Bool, maximum: Double) throws(CommandError) -> Double? {
+        guard object.has(field) else { return nil }
+        guard let number = object.number(field) else { throw .invalid(field, "must be a number of seconds") }
         guard number.isFinite, allowZero ? number >= 0 : number > 0 else {
             throw .invalid(field, allowZero ? "must not be negative" : "must be greater than 0")
         }
@@ -210,14 +211,13 @@ public enum CommandParser {
     static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
     /// The earlier of `ttl_s` (from now) and `expires_at`, on the monotonic clock.
-    static func deadline(_ object: [String: JSONValue], now: Date, monotonic: Int64) throws(CommandError) -> Int64? {
+    static func deadline(_ object: JSONFields, now: Date, monotonic: Int64) throws(CommandError) -> Int64? {
         var deadline: Int64?
-        if let value = object["ttl_s"] {
-            let ttl = try seconds(value, field: "ttl_s", allowZero: false, maximum: 365 * 86_400)
+        if let ttl = try seconds(object, field: "ttl_s", allowZero: false, maximum: 365 * 86_400) {
             deadline = monotonic + milliseconds(ttl)
         }
-        if let value = object["expires_at"] {
-            guard let text = value.stringValue, let date = timestamp(text) else {
+        if object.has("expires_at") {
+            guard let text = object.string("expires_at"), let date = timestamp(text) else {
                 throw .invalid("expires_at", "must be an ISO 8601 UTC time such as \"2026-01-01T12:00:00Z\"")
             }
             let left = milliseconds(date.timeIntervalSince(now))
@@ -233,29 +233,26 @@ public enum CommandParser {
         return try? Date.ISO8601FormatStyle().parse(text)
     }
 
-    static func password(_ value: JSONValue?) throws(CommandError) -> [UInt8]? {
-        guard let value else { return nil }
+    static func password(_ object: JSONFields) throws(CommandError) -> [UInt8]? {
+        guard object.has("password") else { return nil }
         // PWD_AUTH (NTAG21x, Ultralight EV1, NTAG210/212) takes a 4-byte password (NTAG213/215/216 §10.7).
-        guard let text = value.stringValue, let bytes = [UInt8](hex: text), bytes.count == 4 else {
+        guard let text = object.string("password"), let bytes = [UInt8](hex: text), bytes.count == 4 else {
             throw .invalid("password", "must be 4 bytes of hex (the NTAG21x / Ultralight EV1 PWD)")
         }
         return bytes
     }
 
-    /// The NDEF message bytes of `records` (an array of records in the ``NDEFRecordJSON`` form, or
-    /// one record object). Errors are `invalid_request` naming the field (`records[0].uri: …`).
-    public static func message(records value: JSONValue) throws(CommandError) -> [UInt8] {
-        let items: [JSONValue]
-        switch value {
-        case let .array(list): items = list
-        case .object: items = [value]
-        default: throw .invalid("records", "must be an array of NDEF records")
+    /// The NDEF message bytes of the member `records` of `object` (an array of records in the
+    /// ``NDEFRecordJSON`` form, or one record object). Errors are `invalid_request` naming the field
+    /// (`records[0].uri: …`).
+    public static func message(records object: JSONFields) throws(CommandError) -> [UInt8] {
+        guard let items = object.elements("records", objectAsList: true) else {
+            throw .invalid("records", "must be an array of NDEF records")
         }
-        guard !items.isEmpty else { throw .invalid("records", "must hold at least one record (format empties a tag)") }
+        guard items.count > 0 else { throw .invalid("records", "must hold at least one record (format empties a tag)") }
         do {
             // NDEFJSON names the field in its errors: "records[0].uri: …".
-            let records = try JSONValueDecoder().decode(
-                NDEFRecordsValue.self, from: .object(["records": .array(items)])).records
+            let records = try items.decode(NDEFRecordsValue.self, as: "records").records
             return try NDEFMessage(records: records).bytes
         } catch let error as NFCError {
             throw CommandError(.invalidRequest, error.message)
@@ -265,9 +262,10 @@ public enum CommandParser {
         }
     }
 
-    /// The bytes of an NDEF message given as a hex string; they must decode as a message.
-    public static func message(hex value: JSONValue) throws(CommandError) -> [UInt8] {
-        guard let text = value.stringValue, let bytes = [UInt8](hex: text) else {
+    /// The bytes of an NDEF message given as a hex string in the member `ndef_hex` of `object`; they
+    /// must decode as a message.
+    public static func message(hex object: JSONFields) throws(CommandError) -> [UInt8] {
+        guard let text = object.string("ndef_hex"), let bytes = [UInt8](hex: text) else {
             throw .invalid("ndef_hex", "must be a hex string")
         }
         guard !bytes.isEmpty else { throw .invalid("ndef_hex", "must not be empty (format empties a tag)") }

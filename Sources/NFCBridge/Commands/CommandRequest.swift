@@ -6,9 +6,9 @@ public struct CommandRequest: Sendable, Equatable {
     public var command: CommandName
     /// The request's `id` as sent (a string or an integer): the idempotency key, echoed in every
     /// response.
-    public var id: JSONValue
+    public var id: RequestID
     /// Zigbee2MQTT's `transaction`, echoed when sent.
-    public var transaction: JSONValue?
+    public var transaction: TransactionID?
     /// Act only on the tag with this UID.
     public var uid: [UInt8]?
     /// How long to wait for a tag, in milliseconds (0: only a tag in the field now).
@@ -20,7 +20,7 @@ public struct CommandRequest: Sendable, Equatable {
 
     /// Creates a request.
     public init(
-        command: CommandName, id: JSONValue, transaction: JSONValue? = nil, uid: [UInt8]? = nil,
+        command: CommandName, id: RequestID, transaction: TransactionID? = nil, uid: [UInt8]? = nil,
         waitForTagMilliseconds: Int64, expiresAtMonotonic: Int64? = nil, action: CommandAction
     ) {
         self.command = command
@@ -32,18 +32,11 @@ public struct CommandRequest: Sendable, Equatable {
         self.action = action
     }
 
-    /// The key of ``id`` in the result cache and the queue (`s:abc`, `i:42`): a string "42" and the
-    /// integer 42 are different ids.
-    public var key: String { Self.key(for: id) }
+    /// The key of ``id`` in the result cache and the queue (``RequestID/key``).
+    public var key: String { id.key }
 
     /// The cache key of an id value.
-    public static func key(for id: JSONValue) -> String {
-        switch id {
-        case let .string(text): "s:" + text
-        case let .int(value): "i:\(value)"
-        default: "j:" + id.jsonString
-        }
-    }
+    public static func key(for id: RequestID) -> String { id.key }
 }
 
 /// The command-specific part of a request.

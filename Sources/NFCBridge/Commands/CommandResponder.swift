@@ -26,28 +26,35 @@ struct CommandResponder: Sendable {
         return Route(topic: topics.response(command), correlationData: message.correlationData)
     }
 
-    /// Sends the final response, remembers it for repeats, and audits locks.
-    func finish(_ pending: RequestIntake.Pending, _ response: CommandResponse) async {
+    /// Sends the final response, remembers it for repeats, and audits locks. It is encoded once,
+    /// here: should its outcome not encode, the failure that replaces it is what is sent, kept and
+    /// audited (``CommandResponse/encoded()``).
+    func finish(_ pending: RequestIntake.Pending, _ final: CommandResponse) async {
         let request = pending.request
+        let (response, payload) = final.encoded()
         cache.store(response, for: request.key)
         if let error = response.error {
-            logger.warning("request \(request.command.rawValue) \(request.id.jsonString) failed: \(error)")
+            logger.warning("request \(request.command.rawValue) \(request.id.jsonText) failed: \(error)")
         } else {
-            logger.info("request \(request.command.rawValue) \(request.id.jsonString) done")
+            logger.info("request \(request.command.rawValue) \(request.id.jsonText) done")
         }
-        await send(response, to: pending.route)
+        await publish(payload, to: pending.route)
         if case let .lock(uid, _) = request.action {
             let outcome = response.error.map { "refused (\($0))" } ?? "LOCKED permanently"
-            logger.notice("lock request \(request.id.jsonString) for tag \(uid.hexString): \(outcome)")
+            logger.notice("lock request \(request.id.jsonText) for tag \(uid.hexString): \(outcome)")
             await audit?(CommandRouter.LockAudit(id: request.id, uid: uid, response: response))
         }
     }
 
     /// Publishes `response` on `route` (QoS 1, not retained); a failure is logged.
     func send(_ response: CommandResponse, to route: Route) async {
+        await publish(response.payload, to: route)
+    }
+
+    /// Publishes an encoded response on `route`.
+    private func publish(_ payload: [UInt8], to route: Route) async {
         let message = OutboundMessage(
-            topic: route.topic, payload: response.json.jsonBytes, qos: .atLeastOnce, retain: false,
-            correlationData: route.correlationData)
+            topic: route.topic, payload: payload, qos: .atLeastOnce, retain: false, correlationData: route.correlationData)
         do {
             try await publisher.publish(message)
         } catch {

@@ -1,6 +1,6 @@
 /// One response payload: `{"id":…,"status":"ok"|"error"|"waiting","data":{…},"error":{…}}`, with
 /// `transaction` echoed when the request sent one (Zigbee2MQTT clients match on it). `data` is
-/// always an object; `error` is present only with status `error`.
+/// always an object; `error` is present only with status `error`. Typed until ``payload`` encodes it.
 public struct CommandResponse: Sendable, Equatable, Encodable {
     /// Where a request stands.
     public enum Status: String, Sendable, Codable {
@@ -13,47 +13,39 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     }
 
     /// The request's `id` (nil when the request had no usable one).
-    public var id: JSONValue?
+    public var id: RequestID?
     /// The request's `transaction`, when sent.
-    public var transaction: JSONValue?
+    public var transaction: TransactionID?
     /// The status.
     public var status: Status
     /// The result (or facts about a failure, such as `pages_written`).
-    public var data: [String: JSONValue]
+    public var data: ResponseData
     /// The failure.
     public var error: CommandError?
     /// `true` on a final result sent again for a repeated `id` (from the result cache): nothing
     /// was done this time. Written only when true.
     public var replayed = false
 
-    /// A success.
-    public static func ok(id: JSONValue?, transaction: JSONValue?, data: [String: JSONValue]) -> CommandResponse {
+    /// A success with `data`.
+    public static func ok(id: RequestID?, transaction: TransactionID?, _ data: ResponseData) -> CommandResponse {
         CommandResponse(id: id, transaction: transaction, status: .ok, data: data, error: nil)
     }
 
-    /// The success of a command that acted on a tag: its outcome, encoded here, once, as `data`.
-    /// Throws `read_failed` (dump) or `write_failed` when it cannot be encoded (a dump's JSON export).
-    static func ok(id: JSONValue?, transaction: JSONValue?, _ outcome: any CommandOutcome, of command: CommandName)
-        throws(CommandError) -> CommandResponse
+    /// The success of a command that acted on a tag: its outcome, encoded with the response, once.
+    static func ok(id: RequestID?, transaction: TransactionID?, _ outcome: any CommandOutcome, of command: CommandName)
+        -> CommandResponse
     {
-        let data: [String: JSONValue]?
-        do {
-            data = try JSONValueEncoder().encode(outcome).objectValue
-        } catch {
-            let code: CommandErrorCode = command == .dump ? .readFailed : .writeFailed
-            throw CommandError(code, "the result of \(command.rawValue) could not be encoded: \(error)")
-        }
-        return .ok(id: id, transaction: transaction, data: data ?? [:])
+        .ok(id: id, transaction: transaction, .outcome(outcome, of: command))
     }
 
     /// A failure.
-    public static func failure(id: JSONValue?, transaction: JSONValue?, _ error: CommandError) -> CommandResponse {
-        CommandResponse(id: id, transaction: transaction, status: .error, data: JSONValueEncoder.members(of: error.details), error: error)
+    public static func failure(id: RequestID?, transaction: TransactionID?, _ error: CommandError) -> CommandResponse {
+        CommandResponse(id: id, transaction: transaction, status: .error, data: .failure(error.details), error: error)
     }
 
     /// The intermediate "waiting for a tag" answer.
-    public static func waiting(id: JSONValue?, transaction: JSONValue?, data: [String: JSONValue] = [:]) -> CommandResponse {
-        CommandResponse(id: id, transaction: transaction, status: .waiting, data: data, error: nil)
+    public static func waiting(id: RequestID?, transaction: TransactionID?, seconds: Double) -> CommandResponse {
+        CommandResponse(id: id, transaction: transaction, status: .waiting, data: .waiting(seconds: seconds), error: nil)
     }
 
     enum CodingKeys: String, CodingKey { case id, status, data, transaction, error, replayed }
@@ -62,7 +54,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     /// and `error` when there are.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id ?? .null, forKey: .id)
+        if let id { try container.encode(id, forKey: .id) } else { try container.encodeNil(forKey: .id) }
         try container.encode(status, forKey: .status)
         try container.encode(data, forKey: .data)
         try container.encodeIfPresent(transaction, forKey: .transaction)
@@ -70,28 +62,28 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
         if replayed { try container.encode(true, forKey: .replayed) }
     }
 
-    /// The payload as a JSON value (the persisted result cache, tests).
-    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
-
-    /// Reads a payload back (the persisted result cache, tests).
-    public init?(json: JSONValue) {
-        guard let status = json["status"]?.stringValue.flatMap(Status.init(rawValue:)) else { return nil }
-        self.status = status
-        let id = json["id"]
-        self.id = id == .null ? nil : id
-        self.transaction = json["transaction"]
-        self.data = json["data"]?.objectValue ?? [:]
-        self.replayed = json["replayed"] == .bool(true)
-        if let code = json["error"]?["code"]?.stringValue.flatMap(CommandErrorCode.init(rawValue:)) {
-            let details = (try? JSONValueDecoder().decode(CommandErrorDetails.self, from: .object(data))) ?? CommandErrorDetails()
-            self.error = CommandError(code, json["error"]?["message"]?.stringValue ?? "", details: details)
-        } else {
-            self.error = nil
+    /// The payload's bytes and the response they are: the one place a response is encoded. An
+    /// outcome that cannot be encoded (only a dump's JSON export could fail) is answered as that
+    /// failure instead — `read_failed` for a dump, `write_failed` for a command that changed the tag —
+    /// and that failure is the response (the one the result cache keeps).
+    public func encoded() -> (response: CommandResponse, payload: [UInt8]) {
+        do {
+            return (self, try JSONWire.bytes(self))
+        } catch {
+            // The other kinds of data only forward to their containers: not expected to throw.
+            guard case let .outcome(_, command) = data else { return (self, JSONWire.payload(self)) }
+            let code: CommandErrorCode = command == .dump ? .readFailed : .writeFailed
+            let failure = CommandResponse.failure(
+                id: id, transaction: transaction, CommandError(code, "the result of \(command.rawValue) could not be encoded: \(error)"))
+            return (failure, JSONWire.payload(failure))
         }
     }
 
+    /// The payload's bytes (``encoded()``).
+    public var payload: [UInt8] { encoded().payload }
+
     /// Creates a response.
-    public init(id: JSONValue?, transaction: JSONValue?, status: Status, data: [String: JSONValue], error: CommandError?) {
+    public init(id: RequestID?, transaction: TransactionID?, status: Status, data: ResponseData, error: CommandError?) {
         self.id = id
         self.transaction = transaction
         self.status = status

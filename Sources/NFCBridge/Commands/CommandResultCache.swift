@@ -18,10 +18,26 @@ public final class CommandResultCache: Sendable {
     /// `[{"key":…,"response":{…},"stored_at":1764600000000}]`.
     private struct Entry: Sendable, Encodable {
         var key: String
-        var response: JSONValue
+        /// The response, typed; one read back from the file holds its `data` as stored.
+        var response: CommandResponse
         /// When it was stored, Unix milliseconds.
         var storedAt: Int64
         enum CodingKeys: String, CodingKey { case key, response, storedAt = "stored_at" }
+    }
+
+    /// An entry as read from the file: an item without a key or a readable response is skipped, one
+    /// without `stored_at` counts as stored at load time.
+    private struct LoadedEntry: Decodable {
+        var key: String?
+        var response: CommandResponse?
+        var storedAt: Int64?
+
+        init(from decoder: any Decoder) throws {
+            guard let container = try? decoder.container(keyedBy: Entry.CodingKeys.self) else { return }
+            key = try? container.decode(String.self, forKey: .key)
+            response = try? container.decode(CommandResponse.self, forKey: .response)
+            storedAt = try? container.decode(Int64.self, forKey: .storedAt)
+        }
     }
 
     /// Most results kept.
@@ -74,10 +90,10 @@ public final class CommandResultCache: Sendable {
             logger?.warning("\(error.message); starting with no command results")
         }
         if let bytes {
-            if let list = (try? JSONValue(parsing: Data(bytes)))?.arrayValue {
+            if let list = try? JSONDecoder().decode([LoadedEntry].self, from: Data(bytes)) {
                 for item in list {
-                    guard let key = item["key"]?.stringValue, let response = item["response"] else { continue }
-                    loaded.append(Entry(key: key, response: response, storedAt: item["stored_at"]?.intValue ?? loadedAt))
+                    guard let key = item.key, let response = item.response else { continue }
+                    loaded.append(Entry(key: key, response: response, storedAt: item.storedAt ?? loadedAt))
                 }
             } else {
                 logger?.warning("\(path) is not a list of command results: starting with none")
@@ -98,7 +114,7 @@ public final class CommandResultCache: Sendable {
             guard let index = list.firstIndex(where: { $0.key == key }) else { return (nil, expired) }
             let entry = list.remove(at: index)
             list.append(entry)
-            return (CommandResponse(json: entry.response), expired)
+            return (entry.response, expired)
         }
         if expired { persist(entries.withLock { $0 }) }
         return response
@@ -110,7 +126,7 @@ public final class CommandResultCache: Sendable {
         let oldest = storedAt - windowSeconds * 1000
         let snapshot = entries.withLock { list -> [Entry] in
             list.removeAll { $0.key == key || $0.storedAt <= oldest }
-            list.append(Entry(key: key, response: response.json, storedAt: storedAt))
+            list.append(Entry(key: key, response: response, storedAt: storedAt))
             if list.count > capacity { list.removeFirst(list.count - capacity) }
             return list
         }
@@ -122,12 +138,34 @@ public final class CommandResultCache: Sendable {
 
     private func persist(_ snapshot: [Entry]) {
         guard let path else { return }
-        // Keys and JSON values only: encoding cannot fail.
-        let bytes = ((try? JSONValueEncoder().encode(snapshot)) ?? .array([])).jsonBytes
         do {
-            try AtomicFile.write(bytes, to: path)
-        } catch {
+            try AtomicFile.write(try JSONWire.bytes(snapshot), to: path)
+        } catch let error as StorageError {
             logger?.error("cannot persist command results: \(error.message)")
+        } catch {
+            // Only an outcome whose own encoding throws (a dump export Foundation cannot write).
+            logger?.error("cannot persist command results: \(error)")
+        }
+    }
+}
+
+extension CommandResponse: Decodable {
+    /// Reads a response back from the result cache's file: `data` stays as stored (written again
+    /// unchanged when it is replayed), the failure's details are read from it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Status.self, forKey: .status)
+        id = try? container.decode(RequestID.self, forKey: .id)
+        transaction = try? container.decode(TransactionID.self, forKey: .transaction)
+        let stored = try? container.decode(StoredJSON.self, forKey: .data)
+        data = stored.map { $0.isObject ? .stored($0) : .empty } ?? .empty
+        replayed = (try? container.decode(Bool.self, forKey: .replayed)) == true
+        error = nil
+        if let payload = try? container.decode(ErrorPayload.self, forKey: .error),
+            let code = CommandErrorCode(rawValue: payload.code)
+        {
+            let details = (try? container.decode(CommandErrorDetails.self, forKey: .data)) ?? CommandErrorDetails()
+            error = CommandError(code, payload.message, details: details)
         }
     }
 }

@@ -5,13 +5,12 @@ extension CommandRouter {
     /// (answered `ok` with where it was); one already acting on the tag cannot be canceled (`busy`).
     func cancel(_ request: CommandRequest, route: CommandResponder.Route) async {
         let key = request.key
-        let target = request.id.jsonString
+        let target = request.id.jsonText
         func answer(_ error: CommandError) async {
             await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: route)
         }
-        func answer(canceledWhile state: CancelResult.State) async {
-            let data = JSONValueEncoder.members(of: CancelResult(state: state))
-            await responder.send(.ok(id: request.id, transaction: request.transaction, data: data), to: route)
+        func answer(canceledWhile state: ResponseData.CancelState) async {
+            await responder.send(.ok(id: request.id, transaction: request.transaction, .canceled(state)), to: route)
         }
         if let pending = intake.removeQueued(key: key) {
             logger.info("request \(target) canceled while queued")

@@ -8,7 +8,7 @@ extension CommandRouter {
     /// response's fields (without `transaction`) plus `uid` and `command`.
     public struct LockAudit: Sendable, Equatable, Encodable {
         /// The request's id.
-        public var id: JSONValue
+        public var id: RequestID
         /// The UID the request named.
         public var uid: [UInt8]
         /// The final response.
@@ -24,22 +24,5 @@ extension CommandRouter {
             try container.encode(uid.hexString, forKey: .uid)
             try container.encode(CommandName.lock, forKey: .command)
         }
-
-        /// The audit record as event fields: `id`, `uid`, `status`, `data`, `error`, `command`.
-        public var fields: [String: JSONValue] { (try? JSONValueEncoder().encode(self))?.objectValue ?? [:] }
-    }
-
-    /// `data` of a `cancel` that worked.
-    struct CancelResult: Encodable {
-        /// Where the canceled request was.
-        enum State: String, Encodable { case queued, waiting }
-        var canceled = true
-        var state: State
-    }
-
-    /// `data` of a `waiting` response.
-    struct WaitingData: Encodable {
-        var waitForTagSeconds: Double
-        enum CodingKeys: String, CodingKey { case waitForTagSeconds = "wait_for_tag_s" }
     }
 }

@@ -93,8 +93,7 @@ public actor CommandRouter {
         let route = responder.route(for: message, command: name)
         guard let payload = await verifiedPayload(of: message, command: name, route: route) else { return }
         let parsed = CommandParser.parse(
-            command: name, payload: payload, policy: policy, now: clock.now,
-            monotonic: clock.monotonicMilliseconds)
+            command: name, payload, policy: policy, now: clock.now, monotonic: clock.monotonicMilliseconds)
         let request: CommandRequest
         switch parsed {
         case let .failure(rejection):
@@ -108,7 +107,7 @@ public actor CommandRouter {
             return
         }
         if let first = cache.response(for: request.key) {
-            logger.info("request \(request.command.rawValue) \(request.id.jsonString) repeated: answering with its first result")
+            logger.info("request \(request.command.rawValue) \(request.id.jsonText) repeated: answering with its first result")
             var replay = first
             replay.transaction = request.transaction
             replay.replayed = true
@@ -126,49 +125,53 @@ public actor CommandRouter {
         }
         switch intake.admit(RequestIntake.Pending(request: request, route: route)) {
         case let .queued(behind):
-            logger.info("request \(request.command.rawValue) \(request.id.jsonString) queued\(behind.map { " behind \($0) other(s)" } ?? "")")
+            logger.info("request \(request.command.rawValue) \(request.id.jsonText) queued\(behind.map { " behind \($0) other(s)" } ?? "")")
             ring.yield()
             return
         case .duplicate:
-            failure = CommandError(.duplicate, "a request with id \(request.id.jsonString) is already pending: it answers on its own")
+            failure = CommandError(.duplicate, "a request with id \(request.id.jsonText) is already pending: it answers on its own")
         case let .busy(queued):
             failure = CommandError(.busy, "\(queued) requests are already queued: try again later")
         }
         await responder.send(.failure(id: request.id, transaction: request.transaction, failure), to: route)
     }
 
-    /// The request's payload once its signature checked out (the body of a signed envelope), or
-    /// nil when it was refused (answered `not_permitted`). Without a signature key: as it came.
+    /// The request's payload, read once, once its signature checked out (the body of a signed
+    /// envelope), or nil when it was refused (answered `not_permitted`). Without a signature key: as
+    /// it came.
     private func verifiedPayload(of message: InboundMessage, command name: String, route: CommandResponder.Route) async
-        -> [UInt8]?
+        -> RequestPayload?
     {
         // An envelope escapes its request, so it may be up to twice the limit; anything larger is
-        // not parsed here but refused by the parser (over the size limit), before it can act.
-        guard let signatures, message.payload.count <= 2 * policy.maximumPayloadBytes else { return message.payload }
-        switch signatures.check(topic: message.topic, payload: message.payload, now: clock.now) {
+        // not read but refused by the parser (over the size limit), before it can act. A bare request
+        // over the limit is refused by the parser too.
+        let limit = signatures == nil ? policy.maximumPayloadBytes : 2 * policy.maximumPayloadBytes
+        let payload = RequestPayload(message.payload, limit: limit)
+        guard let signatures, payload.content != nil else { return payload }
+        switch signatures.check(topic: message.topic, payload: payload, now: clock.now) {
         case let .verified(body):
             return body
         case let .rejected(rejection):
             await refuse(name, id: rejection.id, transaction: rejection.transaction, rejection.error, route: route)
             return nil
         case .unsigned where policy.requiresSignature(name, hasKey: true):
-            let echo: (id: JSONValue?, transaction: JSONValue?) =
-                (try? JSONValue(parsing: Data(message.payload)))?.objectValue.map(CommandParser.echo) ?? (nil, nil)
+            let echo: (id: RequestID?, transaction: TransactionID?) =
+                if case let .object(fields)? = payload.content { CommandParser.echo(fields) } else { (nil, nil) }
             let scope = policy.requireSignature ? "this agent takes signed requests only (commands.require_signature)"
                 : "lock needs a signed request when commands.signature_key_file is set"
             let error = CommandError(.notPermitted, "unsigned request refused: \(scope); see docs/mqtt.md, \"Signed requests\"")
             await refuse(name, id: echo.id, transaction: echo.transaction, error, route: route)
             return nil
         case .unsigned:
-            return message.payload
+            return payload
         }
     }
 
     /// Logs and answers a request refused before it was queued.
     private func refuse(
-        _ name: String, id: JSONValue?, transaction: JSONValue?, _ error: CommandError, route: CommandResponder.Route
+        _ name: String, id: RequestID?, transaction: TransactionID?, _ error: CommandError, route: CommandResponder.Route
     ) async {
-        logger.warning("request \(name) \(id?.jsonString ?? "(no id)") refused: \(error)")
+        logger.warning("request \(name) \(id?.jsonText ?? "(no id)") refused: \(error)")
         await responder.send(.failure(id: id, transaction: transaction, error), to: route)
     }
 
@@ -240,7 +243,7 @@ public actor CommandRouter {
                     "the tag in the field (UID \(tag.uid.hexString)) is not the one the request names (UID \(expected.hexString)): nothing was done"))
         }
         intake.running?.phase = .acting
-        logger.info("request \(request.command.rawValue) \(request.id.jsonString) acting on tag \(tag.uid.hexString)")
+        logger.info("request \(request.command.rawValue) \(request.id.jsonText) acting on tag \(tag.uid.hexString)")
         let executor = self.executor
         let action = request.action
         let identified = tag.cardInfo
@@ -248,7 +251,7 @@ public actor CommandRouter {
             let outcome = try await access.withExclusiveAccess(to: tag) { transport in
                 try await executor.execute(action, on: transport, identified: identified)
             }
-            return try .ok(id: request.id, transaction: request.transaction, outcome, of: request.command)
+            return .ok(id: request.id, transaction: request.transaction, outcome, of: request.command)
         } catch let error as CommandError {
             return failure(error)
         } catch {
@@ -263,9 +266,8 @@ public actor CommandRouter {
         let deadline = request.expiresAtMonotonic.map { min(waitEnd, $0) } ?? waitEnd
         intake.running?.phase = .waiting
         await responder.send(
-            .waiting(
-                id: request.id, transaction: request.transaction,
-                data: JSONValueEncoder.members(of: WaitingData(waitForTagSeconds: Double(request.waitForTagMilliseconds) / 1000))), to: route)
+            .waiting(id: request.id, transaction: request.transaction, seconds: Double(request.waitForTagMilliseconds) / 1000),
+            to: route)
         if intake.running?.canceled == true { return .canceled }
         let wait = TagWait(access: access, clock: clock, deadline: deadline)
         intake.running?.wait = wait

@@ -68,8 +68,8 @@ public final class RequestSignatureVerifier: Sendable {
         /// The payload is not a signed envelope (the router decides whether that is allowed).
         case unsigned
         /// Signature, timestamp and nonce are good: `body` is the request without `ts` and `nonce`,
-        /// ready for ``CommandParser``.
-        case verified(body: [UInt8])
+        /// read once from `signed` (its size is that of `signed`), ready for ``CommandParser``.
+        case verified(body: RequestPayload)
         /// Refused (`not_permitted`, or `invalid_request` for a malformed envelope).
         case rejected(CommandRejection)
     }
@@ -101,28 +101,31 @@ public final class RequestSignatureVerifier: Sendable {
     /// Nonces remembered now (tests).
     public var nonceCount: Int { book.withLock { $0.seen.count } }
 
-    /// Checks one request payload published on `topic`, at the agent's time `now`.
-    public func check(topic: String, payload: [UInt8], now: Date) -> Outcome {
-        guard let envelope = (try? JSONValue(parsing: Data(payload)))?.objectValue, envelope["signed"] != nil else {
+    /// Checks one request payload published on `topic` (read once by the router), at the agent's
+    /// time `now`. The body in `signed` is read once here (its `id` and `transaction` are echoed when
+    /// it is refused) and, once it checked out, handed on as read, without `ts` and `nonce`.
+    public func check(topic: String, payload: RequestPayload, now: Date) -> Outcome {
+        guard case let .object(envelope)? = payload.content, envelope.has("signed") else {
             return .unsigned
         }
-        guard let signed = envelope["signed"]?.stringValue else {
+        guard let signed = envelope.string("signed") else {
             return .rejected(CommandRejection(.invalid("signed", "must be the request JSON as a string")))
         }
         let body = Array(signed.utf8)
-        let inner = (try? JSONValue(parsing: Data(body)))?.objectValue
-        let echo: (id: JSONValue?, transaction: JSONValue?) = inner.map(CommandParser.echo) ?? (nil, nil)
+        let inner: JSONFields?
+        if case let .object(fields) = JSONFields.parse(body) { inner = fields } else { inner = nil }
+        let echo: (id: RequestID?, transaction: TransactionID?) = inner.map(CommandParser.echo) ?? (nil, nil)
         func refuse(_ problem: String) -> Outcome {
             .rejected(
                 CommandRejection(id: echo.id, transaction: echo.transaction, CommandError(.notPermitted, "signed request refused: \(problem)")))
         }
-        if let extra = envelope.keys.filter({ $0 != "signed" && $0 != "sig" }).sorted().first {
+        if let extra = envelope.names.first(where: { $0 != "signed" && $0 != "sig" }) {
             return .rejected(
                 CommandRejection(
                     id: echo.id, transaction: echo.transaction,
                     .invalid(extra, "unknown field of a signed request (accepted: sig, signed)")))
         }
-        guard let sig = envelope["sig"]?.stringValue, sig.utf8.count == 64,
+        guard let sig = envelope.string("sig"), sig.utf8.count == 64,
             sig.utf8.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }), let given = [UInt8](hex: sig)
         else {
             return refuse("sig must be 64 hex digits (HMAC-SHA256)")
@@ -134,9 +137,9 @@ public final class RequestSignatureVerifier: Sendable {
         guard RequestSignature.constantTimeEqual(given, expected) else {
             return refuse("bad signature (wrong key, or topic / body changed)")
         }
-        guard var inner else { return refuse("signed must hold a JSON object") }
-        guard case let .int(ts)? = inner["ts"] else { return refuse("ts (Unix time in whole seconds) is required") }
-        guard case let .string(nonce)? = inner["nonce"], (8...128).contains(nonce.utf8.count),
+        guard let inner else { return refuse("signed must hold a JSON object") }
+        guard case let .integer(ts)? = inner.member("ts") else { return refuse("ts (Unix time in whole seconds) is required") }
+        guard case let .string(nonce)? = inner.member("nonce"), (8...128).contains(nonce.utf8.count),
             nonce.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
             return refuse("nonce (8-128 printable ASCII characters, fresh for every request) is required")
@@ -166,8 +169,6 @@ public final class RequestSignatureVerifier: Sendable {
             return nil
         }
         if let problem { return refuse(problem) }
-        inner["ts"] = nil
-        inner["nonce"] = nil
-        return .verified(body: JSONValue.object(inner).jsonBytes)
+        return .verified(body: RequestPayload(size: body.count, content: .object(inner.removing("ts", "nonce"))))
     }
 }

@@ -22,21 +22,21 @@ public enum WriteBlocksRequest {
     static let maximumBlocks = 256
 
     /// The action of a `write_blocks` payload.
-    public static func action(_ object: [String: JSONValue], uid: [UInt8]?) throws(CommandError) -> CommandAction {
-        guard let rawBlocks = object["blocks"] else { throw .invalid("blocks", "required: [{\"block\": 4, \"data_hex\": \"…\"}]") }
-        guard let items = rawBlocks.arrayValue else { throw .invalid("blocks", "must be an array of {block, data_hex} objects") }
+    public static func action(_ object: JSONFields, uid: [UInt8]?) throws(CommandError) -> CommandAction {
+        guard object.has("blocks") else { throw .invalid("blocks", "required: [{\"block\": 4, \"data_hex\": \"…\"}]") }
+        guard let items = object.objects("blocks") else { throw .invalid("blocks", "must be an array of {block, data_hex} objects") }
         guard !items.isEmpty else { throw .invalid("blocks", "must hold at least one block") }
         guard items.count <= maximumBlocks else { throw .invalid("blocks", "at most \(maximumBlocks) blocks, got \(items.count)") }
         var blocks: [ClassicBlockData] = []
         for (index, item) in items.enumerated() {
             blocks.append(try block(item, field: "blocks[\(index)]"))
         }
-        guard let rawKey = object["key"] else { throw .invalid("key", "required: the 6-byte key of the sectors, in hex") }
-        let key = try self.key(rawKey)
-        let keyType = try object["key_type"].map { value throws(CommandError) in try self.keyType(value) } ?? .a
+        guard object.has("key") else { throw .invalid("key", "required: the 6-byte key of the sectors, in hex") }
+        let key = try self.key(object)
+        let keyType = object.has("key_type") ? try self.keyType(object) : .a
         var allowTrailer = false
-        if let value = object["allow_trailer"] {
-            guard let flag = value.boolValue else { throw .invalid("allow_trailer", "must be true or false") }
+        if object.has("allow_trailer") {
+            guard let flag = object.bool("allow_trailer") else { throw .invalid("allow_trailer", "must be true or false") }
             allowTrailer = flag
         }
         if allowTrailer, uid == nil {
@@ -51,32 +51,32 @@ public enum WriteBlocksRequest {
     }
 
     /// One `{block, data_hex}` object.
-    static func block(_ value: JSONValue, field: String) throws(CommandError) -> ClassicBlockData {
-        guard let object = value.objectValue else { throw .invalid(field, "must be an object {block, data_hex}") }
-        if let unknown = object.keys.filter({ $0 != "block" && $0 != "data_hex" }).sorted().first {
+    static func block(_ value: JSONFields?, field: String) throws(CommandError) -> ClassicBlockData {
+        guard let object = value else { throw .invalid(field, "must be an object {block, data_hex}") }
+        if let unknown = object.names.first(where: { $0 != "block" && $0 != "data_hex" }) {
             throw .invalid("\(field).\(unknown)", "unknown field (accepted: block, data_hex)")
         }
-        guard let number = object["block"]?.intValue, (0...255).contains(number) else {
+        guard let number = object.integer("block"), (0...255).contains(number) else {
             throw .invalid("\(field).block", "required: a block number 0–255")
         }
-        guard let text = object["data_hex"]?.stringValue, let data = [UInt8](hex: text) else {
+        guard let text = object.string("data_hex"), let data = [UInt8](hex: text) else {
             throw .invalid("\(field).data_hex", "required: the block's 16 bytes in hex")
         }
         guard data.count == 16 else { throw .invalid("\(field).data_hex", "must be 16 bytes, got \(data.count)") }
         return ClassicBlockData(block: Int(number), data: data)
     }
 
-    /// A 6-byte MIFARE Classic key in hex.
-    public static func key(_ value: JSONValue) throws(CommandError) -> [UInt8] {
-        guard let text = value.stringValue, let bytes = [UInt8](hex: text), bytes.count == 6 else {
+    /// The 6-byte MIFARE Classic key in hex of the member `key`.
+    public static func key(_ object: JSONFields) throws(CommandError) -> [UInt8] {
+        guard let text = object.string("key"), let bytes = [UInt8](hex: text), bytes.count == 6 else {
             throw .invalid("key", "must be 6 bytes of hex (e.g. \"FFFFFFFFFFFF\")")
         }
         return bytes
     }
 
-    /// `"A"` or `"B"`.
-    public static func keyType(_ value: JSONValue) throws(CommandError) -> ClassicKeyType {
-        guard let text = value.stringValue, let type = ClassicKeyType(rawValue: text) else {
+    /// The member `key_type`: `"A"` or `"B"`.
+    public static func keyType(_ object: JSONFields) throws(CommandError) -> ClassicKeyType {
+        guard let text = object.string("key_type"), let type = ClassicKeyType(rawValue: text) else {
             throw .invalid("key_type", "must be \"A\" or \"B\"")
         }
         return type

@@ -110,14 +110,15 @@ public struct ScannedEvent: Encodable, Sendable {
     }
 }
 
-/// The body of `event/dump`: `uid`, `cardType`, and `dump` (the JSON export).
+/// The body of `event/dump`: `uid`, `cardType`, and `dump` (the dump's JSON export, encoded from
+/// the ``TagDump`` here, with the event).
 public struct DumpEvent: Encodable, Sendable {
     /// The tag.
     public var uid: [UInt8]
     /// Its card type.
     public var cardType: String
-    /// The JSON export of the dump.
-    public var dump: JSONValue
+    /// The dump; `dump` is its JSON export (``TagDump/jsonExportDocument``).
+    public var dump: TagDump
 
     enum CodingKeys: String, CodingKey { case uid, cardType, dump }
 
@@ -125,7 +126,7 @@ public struct DumpEvent: Encodable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uid.hexString, forKey: .uid)
         try container.encode(cardType, forKey: .cardType)
-        try container.encode(dump, forKey: .dump)
+        try dump.jsonExportDocument.encode(to: container.superEncoder(forKey: .dump))
     }
 }
 

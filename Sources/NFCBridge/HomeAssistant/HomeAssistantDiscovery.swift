@@ -40,20 +40,19 @@ public struct HomeAssistantDiscovery: Sendable {
     /// firmware, once it was opened): retained, QoS 1.
     public func messages(reader: ReaderInfo?) -> [OutboundMessage] {
         documents(reader: reader).map { topic, document in
-            OutboundMessage(topic: topic, payload: document.jsonBytes, qos: .atLeastOnce, retain: true)
+            OutboundMessage(topic: topic, payload: JSONWire.payload(document), qos: .atLeastOnce, retain: true)
         }
     }
 
     /// Topic and document of every component, in a fixed order.
-    public var documents: [(topic: String, document: JSONValue)] { documents(reader: nil) }
+    public var documents: [(topic: String, document: any Encodable & Sendable)] { documents(reader: nil) }
 
     /// Topic and document of every component, in a fixed order, with `reader` as the device's
-    /// hardware (nil: not opened yet).
-    public func documents(reader: ReaderInfo?) -> [(topic: String, document: JSONValue)] {
+    /// hardware (nil: not opened yet). The documents stay typed until ``messages(reader:)`` encodes them.
+    public func documents(reader: ReaderInfo?) -> [(topic: String, document: any Encodable & Sendable)] {
         let id = topics.id
         let device = device(reader: reader)
-        let encoder = JSONValueEncoder()
-        func value(_ component: some Encodable) -> JSONValue { (try? encoder.encode(component)) ?? .null }
+        func value(_ component: some Encodable & Sendable) -> any Encodable & Sendable { component }
         return [
             (topics.discovery(component: "tag", objectID: id), value(tagScanner(device))),
             (topics.discovery(component: "event", objectID: "\(id)_nfc"), value(eventEntity(device))),

@@ -1,9 +1,8 @@
 import FoundationEssentials
 import Glibc
 
-/// A JSON value: what the payload models encode into (``JSONValueEncoder``), what the spool and
-/// the result cache store, and what free-form parts of a payload hold (the scan report, the dump
-/// export, a request's `id`).
+/// A JSON value: what the payload models encode into (``JSONValueEncoder``) on their way to the
+/// wire, and what the spool and the result cache store.
 ///
 /// Objects serialise with sorted keys, so payloads are byte-for-byte reproducible (tests compare
 /// them, and retained messages do not change when nothing changed).
@@ -53,17 +52,6 @@ public enum JSONValue: Sendable, Hashable {
     public var arrayValue: [JSONValue]? {
         if case let .array(elements) = self { return elements }
         return nil
-    }
-
-    /// Every string anywhere inside this value, depth first (used to find NDEF URIs without
-    /// depending on the exact shape of a record).
-    public var allStrings: [String] {
-        switch self {
-        case let .string(text): return [text]
-        case let .array(elements): return elements.flatMap(\.allStrings)
-        case let .object(members): return members.keys.sorted().flatMap { members[$0]?.allStrings ?? [] }
-        default: return []
-        }
     }
 }
 

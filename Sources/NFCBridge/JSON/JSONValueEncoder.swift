@@ -1,6 +1,6 @@
 /// Encodes any `Encodable` straight into a ``JSONValue``, with no JSON text in between: how the
-/// agent's `Codable` payload models become the values the spool stores and the response `data` of a
-/// command holds. `nil` optionals are left out (as `JSONEncoder` does) unless a model encodes
+/// agent's `Codable` payload models become their wire bytes (``JSONWire``) and the values the spool
+/// stores. `nil` optionals are left out (as `JSONEncoder` does) unless a model encodes
 /// `null` explicitly; every integer becomes ``JSONValue/int(_:)``, every floating-point number
 /// ``JSONValue/double(_:)``, so the bytes ``JSONValue/jsonData`` writes are those `JSONEncoder`
 /// would write for the model.
@@ -8,7 +8,7 @@ public struct JSONValueEncoder {
     /// Creates an encoder.
     public init() {}
 
-    /// The members of a model that encodes as an object (a response's `data`); empty for anything
+    /// The members of a model that encodes as an object (tests read an outcome's); empty for anything
     /// else. This encoder has no failure of its own (it throws nowhere): only a model whose own
     /// `encode(to:)` throws could end up here as `{}`, and none of the agent's payload models does —
     /// their `encode(to:)` only forwards to the containers.

@@ -121,7 +121,7 @@ public final class EventPipeline: Sendable {
     /// Queues a retained JSON state message (a payload model).
     public func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
         do {
-            await publishState(topic, try JSONValueEncoder().encode(payload).jsonBytes)
+            await publishState(topic, try JSONWire.bytes(payload))
         } catch {
             logger.error("state \(topic) could not be encoded: \(error)")
         }

@@ -105,15 +105,4 @@ public final class InMemoryPublisher: MessagePublisher {
         guard let position else { return (max(0, list.count - 1), list.last ?? OutboundMessage(topic: "", payload: [])) }
         return (position, list[position])
     }
-
-    /// Waits for a message on `topic` after position `index` whose JSON payload satisfies `predicate`.
-    @discardableResult
-    public func waitForJSON(
-        on topic: String, after index: Int = -1, where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
-    ) async -> (index: Int, json: JSONValue) {
-        let (position, message) = await waitForMessage(after: index) { message in
-            message.topic == topic && message.json.map(predicate) == true
-        }
-        return (position, message.json ?? .null)
-    }
 }

@@ -32,8 +32,6 @@ public struct OutboundMessage: Sendable, Equatable {
     /// The payload as UTF-8 text.
     public var text: String { String(decoding: payload, as: UTF8.self) }
 
-    /// The payload parsed as JSON, when it is JSON.
-    public var json: JSONValue? { try? JSONValue(parsing: .init(payload)) }
 }
 
 /// A message the agent received on a subscription.

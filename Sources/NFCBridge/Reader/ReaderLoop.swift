@@ -250,8 +250,7 @@ public struct ReaderLoop: Sendable {
     private func dump(_ transport: any TagTransport, scan: TagScan) async -> Bool {
         await handler(.busy(operation: "dump"))
         do {
-            let export = try await scanner.dump(transport, scan: scan)
-            await handler(.dumped(scan, export))
+            await handler(.dumped(scan, try await scanner.dump(transport, scan: scan)))
         } catch {
             if Task.isCancelled || error.isNFCCancellation { return false }
             await handler(.failed(operation: "dump", uid: scan.uid, Self.nfcError(error, unavailable: false)))

@@ -18,7 +18,7 @@ public enum ReaderLoopEvent: Sendable, Equatable {
     /// A tag left (`report`: its arrival was reported).
     case removed(uid: [UInt8], presentMilliseconds: Int64, report: Bool)
     /// The dump of a scanned tag.
-    case dumped(TagScan, JSONValue)
+    case dumped(TagScan, TagDump)
     /// An operation on a tag failed (`scan`, `dump`).
     case failed(operation: String, uid: [UInt8]?, NFCError)
     /// One turn of the loop completed (the watchdog's sign of life).

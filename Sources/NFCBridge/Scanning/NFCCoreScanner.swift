@@ -52,7 +52,7 @@ public struct NFCCoreScanner: TagScanning {
         guard let kept else { throw NFCError.tagRemoved }
         let report = ScanReport(cardInfo: kept.info, ndef: kept.ndef)
         return TagScan(
-            uid: kept.info.uid, cardType: kept.info.type.description, report: try JSONValueEncoder().encode(report),
+            uid: kept.info.uid, report: report,
             problems: kept.problems, cardInfo: kept.info)
     }
 
@@ -69,17 +69,13 @@ public struct NFCCoreScanner: TagScanning {
         }
     }
 
-    public func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue {
-        let dump: TagDump
-        if let kept = scan.tagDump {
-            dump = kept
-        } else if let info = scan.cardInfo {
-            var options = DumpOptions()
-            options.classicKeys = classicKeys
-            dump = try await TagDumper.dump(info: info, transport: transport, options: options)
-        } else {
+    public func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump {
+        if let kept = scan.tagDump { return kept }
+        guard let info = scan.cardInfo else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }
-        return try JSONValueEncoder().encode(dump.jsonExportDocument)
+        var options = DumpOptions()
+        options.classicKeys = classicKeys
+        return try await TagDumper.dump(info: info, transport: transport, options: options)
     }
 }

@@ -1,15 +1,16 @@
 import NFCCore
 
-/// What the agent learnt from one tag in the field: the scan object published in `event/scanned`
-/// and the facts the agent itself needs (UID, card type, NDEF URIs for Home Assistant).
+/// What the agent learnt from one tag in the field: NFCCore's scan report (the scan object of
+/// `event/scanned`, encoded only when the event is) and the facts the agent itself needs (UID, card
+/// type, the Home Assistant tag id from the NDEF records).
 public struct TagScan: Sendable, Equatable {
     /// UID (IDm for FeliCa), as selected.
     public var uid: [UInt8]
-    /// Card type description (`NTAG215`, `MIFARE Classic 1K`, `Unknown (ATQA: …)`).
-    public var cardType: String
     /// The scan object: `uid`, `cardType`, `cardFamily`, `product`, `atqa`, `sak`, `ats`, `version`,
-    /// `ndef {hex, records}` — NFCCore's scan report as JSON. The agent adds the envelope.
-    public var report: JSONValue
+    /// `ndef {hex, records}` — NFCCore's scan report, kept typed. The agent adds the envelope.
+    public var report: ScanReport
+    /// Card type description (`NTAG215`, `MIFARE Classic 1K`, `Unknown (ATQA: …)`): the report's.
+    public var cardType: String { report.cardType }
     /// Problems met on the way that did not stop the scan (e.g. the tag left while its NDEF was read);
     /// each becomes an `event/error`.
     public var problems: [NFCError]
@@ -25,11 +26,9 @@ public struct TagScan: Sendable, Equatable {
 
     /// Creates a scan.
     public init(
-        uid: [UInt8], cardType: String, report: JSONValue, problems: [NFCError] = [], cardInfo: CardInfo? = nil,
-        tagDump: TagDump? = nil
+        uid: [UInt8], report: ScanReport, problems: [NFCError] = [], cardInfo: CardInfo? = nil, tagDump: TagDump? = nil
     ) {
         self.uid = uid
-        self.cardType = cardType
         self.report = report
         self.problems = problems
         self.cardInfo = cardInfo
@@ -42,9 +41,8 @@ public struct TagScan: Sendable, Equatable {
         let info = CardInfo(
             type: .unknown(atqa: target.atqa, sak: target.sak ?? 0), uid: target.uid, atqa: target.atqa,
             sak: target.sak, ats: target.ats.isEmpty ? nil : target.ats)
-        // NFCCore's scan report, as for an identified tag (encoding its strings cannot fail).
-        let report = (try? JSONValueEncoder().encode(ScanReport(cardInfo: info))) ?? .null
-        self.init(uid: target.uid, cardType: info.type.description, report: report)
+        // NFCCore's scan report, as for an identified tag.
+        self.init(uid: target.uid, report: ScanReport(cardInfo: info))
     }
 
     /// True for a 4-byte UID starting 08h: a random ID (ISO/IEC 14443-3 §6.5.4), e.g. a phone.
@@ -52,9 +50,9 @@ public struct TagScan: Sendable, Equatable {
     public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
 
     /// The Home Assistant tag id: the id of an NDEF `https://www.home-assistant.io/tag/<id>` URI
-    /// when the tag has one (tags written by the HA companion app), else the UID in hex.
+    /// record when the tag has one (tags written by the HA companion app), else the UID in hex.
     public var homeAssistantTagID: String {
-        HomeAssistantTagURI.tagID(in: report["ndef"] ?? .null) ?? uid.hexString
+        HomeAssistantTagURI.tagID(in: report.ndef?.records ?? []) ?? uid.hexString
     }
 }
 
@@ -63,12 +61,23 @@ public enum HomeAssistantTagURI {
     /// The URI prefix.
     public static let prefix = "https://www.home-assistant.io/tag/"
 
-    /// The first tag id found in any string of `ndef` (the shape of NDEF records does not matter).
-    public static func tagID(in ndef: JSONValue) -> String? {
-        for text in ndef.allStrings where text.hasPrefix(prefix) {
-            let id = text.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" && $0 != "/" }
-            if !id.isEmpty { return String(id) }
+    /// The tag id of the first URI record, in message order, whose URI is a Home Assistant tag URI;
+    /// the records nested in a Smart Poster count at its place. Text, MIME and other records are not
+    /// URIs and never give an id.
+    public static func tagID(in records: [NDEFRecordJSON]) -> String? {
+        for record in records {
+            if let uri = record.uri, let id = tagID(uri: uri) { return id }
+            // Nesting is bounded by the message: NFCCore decodes a Smart Poster's records from its payload.
+            if let nested = record.records, let id = tagID(in: nested) { return id }
         }
         return nil
+    }
+
+    /// The tag id of one URI: the path segment after ``prefix``, without a query or fragment; nil for
+    /// another URI or an empty id.
+    public static func tagID(uri: String) -> String? {
+        guard uri.hasPrefix(prefix) else { return nil }
+        let id = uri.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "#" && $0 != "/" }
+        return id.isEmpty ? nil : String(id)
     }
 }

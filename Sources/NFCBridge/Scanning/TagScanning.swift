@@ -9,6 +9,6 @@ public protocol TagScanning: Sendable {
     /// ``TagScan/init(target:)`` and reports the error).
     func scan(_ transport: any TagTransport) async throws -> TagScan
 
-    /// Dumps the tag (after `scan`) and returns the JSON export of the dump.
-    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> JSONValue
+    /// Dumps the tag (after `scan`). The dump stays a value: `event/dump` encodes its JSON export.
+    func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump
 }

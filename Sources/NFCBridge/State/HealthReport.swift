@@ -77,7 +77,4 @@ public struct HealthReport: Sendable, Equatable, Encodable {
         try spool.encode(spoolWriteFailed, forKey: .writeFailed)
         try spool.encode(spoolWriteFailures, forKey: .writeFailures)
     }
-
-    /// The payload as a JSON value (tests).
-    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
 }

@@ -138,9 +138,6 @@ public struct TagPresence: Sendable, Equatable, Encodable {
         }
         try container.encodeIfPresent(last, forKey: .last)
     }
-
-    /// The payload as a JSON value (tests).
-    public var json: JSONValue { (try? JSONValueEncoder().encode(self)) ?? .null }
 }
 
 /// Keeps what the reader last saw in the state directory (file `presence.json`), so the next run
@@ -206,7 +203,7 @@ public final class PresenceStore: Sendable {
         }
         guard let bytes else { return (Saved(), nil) }
         func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
-        if let value = try? JSONValue(parsing: Data(bytes)), let record = try? JSONValueDecoder().decode(Record.self, from: value) {
+        if let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)) {
             var saved = Saved()
             var valid = true
             for entry in record.present {
@@ -273,7 +270,7 @@ public final class PresenceStore: Sendable {
             })
         let bytes: [UInt8]
         do {
-            bytes = try JSONValueEncoder().encode(record).jsonBytes
+            bytes = try JSONWire.bytes(record)
         } catch {
             // Strings, numbers and booleans only: not expected.
             throw StorageError(code: .stateWriteFailed, "cannot encode the presence record: \(error)")

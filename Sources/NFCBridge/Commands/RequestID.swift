@@ -1,0 +1,85 @@
+/// A request's `id` as sent: a non-empty string or an integer (an integral number such as `42.0` is
+/// taken as the integer). It is the idempotency key and is echoed in every response.
+public enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    /// A string id.
+    case string(String)
+    /// An integer id.
+    case int(Int64)
+
+    /// Creates a string id.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates an integer id.
+    public init(integerLiteral value: Int64) { self = .int(value) }
+
+    /// The key of the id in the result cache and the queue (`s:abc`, `i:42`): a string "42" and the
+    /// integer 42 are different ids.
+    public var key: String {
+        switch self {
+        case let .string(text): "s:" + text
+        case let .int(value): "i:\(value)"
+        }
+    }
+
+    /// The id as JSON text (`"abc"`, `42`), as logs and error messages quote it.
+    public var jsonText: String { JSONWire.text(self) }
+
+    /// The same value as the wider scalar a `transaction` is (the two are read and written alike).
+    private var scalar: TransactionID {
+        switch self {
+        case let .string(text): .string(text)
+        case let .int(value): .int(value)
+        }
+    }
+
+    /// Reads a string or an integer.
+    public init(from decoder: any Decoder) throws {
+        switch try TransactionID(from: decoder) {
+        case let .string(text): self = .string(text)
+        case let .int(value): self = .int(value)
+        case .double:
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an id is a string or an integer"))
+        }
+    }
+
+    /// Writes the string or the integer.
+    public func encode(to encoder: any Encoder) throws {
+        try scalar.encode(to: encoder)
+    }
+}
+
+/// Zigbee2MQTT's `transaction` as sent (a string or a number), echoed in every response.
+public enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    /// A string.
+    case string(String)
+    /// An integer.
+    case int(Int64)
+    /// A number with a fraction (or beyond the integers).
+    case double(Double)
+
+    /// Creates a string transaction.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates an integer transaction.
+    public init(integerLiteral value: Int64) { self = .int(value) }
+
+    /// Reads a string or a number (an integer first, as the request parser does).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    /// Writes the string or the number as it came.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .string(text): try container.encode(text)
+        case let .int(value): try container.encode(value)
+        case let .double(value): try container.encode(value)
+        }
+    }
+}
