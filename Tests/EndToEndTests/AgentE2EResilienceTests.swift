@@ -99,8 +99,14 @@ import TestSupport
             expectEnvelope(removed, type: "removed", buffered: true)
             #expect(removed["uid"] as? String == "04A1B2C3D4E5F6")
             #expect(second["uid"] as? String == "DEADBEEF")
-            let (_, health, _) = await watcher.next("health", after: back)
-            #expect((health["mqtt"] as? [String: Any])?["reconnects"] as? Int ?? 0 >= 1, "\(health)")
+            // A `health` counting the reconnect comes (the watcher records an issue if none does within
+            // its guard time). Not simply the next one: the broker may first deliver again a `health` of
+            // the first connection that the watcher had not acknowledged when the broker stopped (QoS 1
+            // with persistence; seen under load: `uptime_s` 0, `reconnects` 0).
+            let (_, health, _) = await watcher.next("health", after: back) {
+                ($0["mqtt"] as? [String: Any])?["reconnects"] as? Int ?? 0 >= 1
+            }
+            #expect((health["mqtt"] as? [String: Any])?["connected"] as? Bool == true, "\(health)")
 
             try simulator.remove("second")
             let (_, live, _) = await watcher.next("event/removed", after: secondAt)
