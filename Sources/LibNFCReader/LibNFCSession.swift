@@ -67,7 +67,13 @@ final class LibNFCSession {
         guard let context = contextPointer else {
             throw .readerUnavailable("\(label): libnfc could not initialise (nfc_init)")
         }
-        let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
+        let opened: OpaquePointer?
+        do {
+            opened = try openInitialised(context: context, connstring: connstring, label: label)
+        } catch {
+            nfc_exit(context)
+            throw error
+        }
         guard let device = opened else {
             nfc_exit(context)
             if let port = serialPort(of: connstring), isCharacterDevice(port) {
@@ -106,6 +112,44 @@ final class LibNFCSession {
         session.mode = .easy
         control.setDevice(device)
         return session
+    }
+
+    /// How often ``openInitialised(context:connstring:label:)`` opens again a device that came back
+    /// half-initialised before it gives up: a garbled answer on a noisy line is rare, two in a row rarer.
+    static let halfOpenAttempts = 2
+
+    /// `nfc_open`, refusing a device libnfc returns half-initialised.
+    ///
+    /// libnfc 1.8.0's pn532_uart, pn532_i2c, pn532_spi and arygon drivers ignore `pn53x_init`'s
+    /// result (`pn532_uart_open` ends `pn53x_init(pnd); return pnd;`): when the answer to its
+    /// GetFirmwareVersion (PN532 user manual UM0701-02 §7.2.2) or SetParameters (§7.2.9) is lost or
+    /// garbled on the line, `nfc_open` still returns the device — with no modulation lists
+    /// (`supported_modulation_as_initiator` is only filled after GetFirmwareVersion), no chip name,
+    /// and the chip's parameters unset. `nfc_device_get_information_about` and every select then read
+    /// through a NULL list (`pn53x_get_information_about`, `nfc_device_validate_modulation`): the
+    /// process dies with SIGSEGV on the libnfc thread. Such a device is told by its missing
+    /// initiator modulation list, or (PN53x drivers) by the error its last exchange left in
+    /// `nfc_device_get_last_error` — every successful exchange leaves 0 there. It is closed and
+    /// opened again, up to ``halfOpenAttempts`` times in all; nil when nothing opened at all.
+    /// Wraps `nfc_open`, `nfc_device_get_supported_modulation`, `nfc_device_get_last_error`, `nfc_close`.
+    private static func openInitialised(
+        context: OpaquePointer, connstring: String?, label: String
+    ) throws(NFCError) -> OpaquePointer? {
+        var lastError: Int32 = 0
+        for _ in 0..<halfOpenAttempts {
+            guard let device = connstring.map({ nfc_open(context, $0) }) ?? nfc_open(context, nil) else { return nil }
+            var modulations: UnsafePointer<nfc_modulation_type>?
+            let listed = nfc_device_get_supported_modulation(device, N_INITIATOR, &modulations)
+            let isPN53x = !String(cString: nfc_device_get_connstring(device)).hasPrefix("pcsc")
+            lastError = nfc_device_get_last_error(device)
+            if listed >= 0, modulations != nil, !isPN53x || lastError >= 0 { return device }
+            nfc_close(device)
+        }
+        let cause = lastError < 0 ? LibNFCErrorCode(rawValue: lastError).text : "no modulation list"
+        throw .readerUnresponsive(
+            "\(label): the PN53x answered but its GetFirmwareVersion or SetParameters answer at open was lost "
+                + "(\(cause)), \(halfOpenAttempts) times: a noisy serial line (check the cable, its length and the "
+                + "baud rate); the device was closed and is opened again")
     }
 
     /// The file a serial connstring names (`pn532_uart:/dev/ttyS0:115200` → `/dev/ttyS0`), nil for
