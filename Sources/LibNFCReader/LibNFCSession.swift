@@ -584,7 +584,9 @@ final class LibNFCSession {
     ///   timeout, see pn532_uart_send/receive in libnfc 1.8.0): asks the chip for its firmware
     ///   version. A PN53x reports a silent tag or an empty field itself (status 01h, `NFC_ERFTRANS`,
     ///   or NbTg 0 — select retries are finite, see ``open(connstring:generation:control:configuration:)``),
-    ///   so a host-side timeout that the probe also meets means the reader stopped answering:
+    ///   so a host-side timeout that two probes also meet means the reader stopped answering —
+    ///   unless a third one, after ``flushLine()``, answers: then a garbled frame had left the chip
+    ///   waiting for bytes that never came (``NFCError/rfError(_:)``); otherwise
     ///   ``NFCError/readerUnresponsive(_:)``. A probe that answers, or that meets a late frame
     ///   (`NFC_EIO`: bytes came, just not its ACK), leaves the call's error in force.
     /// - `NFC_EIO` (see ``LibNFCErrorCode/meansReaderGone``): a serial port that is no longer
@@ -621,23 +623,53 @@ final class LibNFCSession {
             throw .readerUnavailable(
                 "\(connstring): \(call) failed: \(code.text), and \(probes.count) GetFirmwareVersion probes failed the same way")
         }
-        let what = code.isIOError ? "failed (\(code.text)) and the PN53x answered none of three" : "timed out and the PN53x answered neither of two"
+        let flushed = probes.allSatisfy { $0 == NFC_ETIMEOUT }
+        if flushed {
+            flushLine()
+            let answer = probe()
+            if answer >= 0 || answer == NFC_EIO {
+                throw .rfError(
+                    "\(call): \(code.text); the PN53x answered no GetFirmwareVersion probe until a line flush, so a "
+                        + "garbled frame had left it waiting for a longer one: a noisy serial line")
+            }
+        }
+        let what = code.isIOError ? "failed (\(code.text))" : "timed out"
+        let tried = flushed ? "\(probes.count + 1) GetFirmwareVersion probes, the last after a line flush" : "\(probes.count) GetFirmwareVersion probes"
         throw .readerUnresponsive(
-            "\(connstring): \(call) \(what) GetFirmwareVersion probes (\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
+            "\(connstring): \(call) \(what) and the PN53x answered none of \(tried) (\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
     }
 
     /// One `GetFirmwareVersion` (02h, PN532 user manual UM0701-02 §7.2.2) with ``LibNFCConfiguration/probeTimeout``:
     /// libnfc's result (≥ 0 when the chip answered; `NFC_ETIMEOUT` when the call passed its
-    /// deadline). Wraps `pn53x_transceive`.
+    /// deadline).
     private func probe() -> Int32 {
-        let command: [UInt8] = [0x02]
-        var answer = [UInt8](repeating: 0, count: 16)
-        let capacity = answer.count
+        chipCommand([0x02], answerCapacity: 16)
+    }
+
+    /// The bytes of ``flushLine()``'s command: Diagnose (00h), NumTst 00h and zeros.
+    static let lineFlushLength = 262
+
+    /// Sends the longest line test a PN532 frame holds — Diagnose NumTst 00h (communication line test,
+    /// echoed; PN532 user manual UM0701-02 §7.2.1) with 260 zero bytes, 273 bytes on the line — and
+    /// ignores its fate. A host frame that lost its LEN or LCS byte on a noisy line can leave the chip's
+    /// framer resynchronised on a `00 FF` inside that frame's data (the FeliCa poll's `00 FF FF 01`
+    /// reads as a normal frame of LEN FFh with a valid LCS) and waiting for up to 266 more bytes (LEN
+    /// + DCS; TFI + data is at most 265 bytes, UM0701-02 §6.2.1.1-2): every command swallowed, no ACK,
+    /// while the chip is fine. These bytes complete that phantom frame, whose checksum then fails, and
+    /// the chip looks for a start code again. A chip in step just echoes them.
+    private func flushLine() {
+        _ = chipCommand([UInt8](repeating: 0, count: Self.lineFlushLength), answerCapacity: Self.lineFlushLength + 8)
+    }
+
+    /// One PN53x command (`command[0]` is its code) with ``LibNFCConfiguration/probeTimeout``: libnfc's
+    /// result, `NFC_ETIMEOUT` when the call passed its deadline. Wraps `pn53x_transceive`.
+    private func chipCommand(_ command: [UInt8], answerCapacity: Int) -> Int32 {
+        var answer = [UInt8](repeating: 0, count: answerCapacity)
         let milliseconds = configuration.probeTimeout.libnfcMilliseconds
         let (result, expired) = control.call(.command(token), deadline: deadline(for: configuration.probeTimeout)) {
             command.withUnsafeBufferPointer { tx in
                 answer.withUnsafeMutableBufferPointer { rx in
-                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, answerCapacity, milliseconds)
                 }
             }
         }

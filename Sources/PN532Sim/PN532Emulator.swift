@@ -185,7 +185,9 @@ final class PN532Session {
     }
 
     private func handle(_ bytes: [UInt8]) {
-        for item in decoder.decode(bytes) {
+        // The misframe fault: a phantom frame header of LEN FFh ahead of what the host sent.
+        let phantom: [UInt8] = emulator.field.takeMisframeNextCommand() ? [0x00, 0xFF, 0xFF, 0x01] : []
+        for item in decoder.decode(phantom + bytes) {
             switch item {
             case let .malformed(error):
                 emulator.monitor.record(.malformed(error))

@@ -25,6 +25,7 @@ public final class RFField: Sendable {
         /// The garble fault: nil when not armed, `.some(nil)` for the next answer, `.some(code)` for the
         /// next answer to that command.
         var garbleNextAnswer: UInt8??
+        var misframeNextCommand = false
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 1
     }
@@ -101,6 +102,23 @@ public final class RFField: Sendable {
             guard case let .some(wanted) = s.garbleNextAnswer, wanted == nil || wanted == code else { return false }
             s.garbleNextAnswer = nil
             return true
+        }
+    }
+
+    /// Fault (of the line): the chip's framer takes the next bytes from the host as the body of a
+    /// frame that began `00 FF FF 01` — what it finds inside a FeliCa poll (`… 00 FF FF 01 00 …`)
+    /// whose LEN byte was lost — and so waits for 256 bytes (LEN FFh + DCS) before it looks for a
+    /// start code again, swallowing every command meanwhile (UM0701-02 §6.2.1.1: LEN FFh and LCS
+    /// 01h pass the length checksum).
+    public func misframeNextCommand() {
+        state.withLock { $0.misframeNextCommand = true }
+    }
+
+    /// Takes the misframe fault if one is armed.
+    func takeMisframeNextCommand() -> Bool {
+        state.withLock { s in
+            defer { s.misframeNextCommand = false }
+            return s.misframeNextCommand
         }
     }
 

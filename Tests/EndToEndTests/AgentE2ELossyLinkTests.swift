@@ -1,5 +1,7 @@
 import Foundation
+import LibNFCReader
 import MQTTClient
+import NFCCore
 import Testing
 import TestSupport
 
@@ -44,6 +46,24 @@ import TestSupport
             if final["cardType"] as? String != "NTAG215" || !text.contains(Self.uri) { wrongFinal.append("tap \(tap): \(text)") }
         }
         #expect(wrongFinal.isEmpty, "\(wrongFinal.count) wrong final scans: \(wrongFinal)")
+    }
+
+    /// Most `reader_unresponsive` episodes of the 150-tap lossy run: a FeliCa poll that lost its LEN
+    /// byte leaves the chip's framer on the `00 FF FF 01` inside it, waiting for 256 bytes, so the
+    /// next commands vanish and both GetFirmwareVersion probes time out (the agent then reopened the
+    /// reader, with back-off, until its opens had sent those bytes). A line flush ends the phantom
+    /// frame: the poll fails as a transient error, the reader stays open and the next poll finds a tag.
+    @Test func aChipLeftWaitingByAMisframedCommandIsResynchronisedNotReopened() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.expectOK(["cmd": "fault", "fault": "misframe_next_command"])
+            do {
+                #expect(try await device.poll(modulations: [.iso14443a], timeout: .milliseconds(300)).isEmpty)
+            } catch let error as NFCError {
+                #expect(error.code == "rf_error", "\(error)")
+            }
+            try simulator.place("t")
+            #expect(try await device.poll(modulations: [.iso14443a], timeout: .seconds(2)).count == 1)
+        }
     }
 
     /// The SIGSEGV of the 150-tap lossy run (on the libnfc thread, at the reopen after a
