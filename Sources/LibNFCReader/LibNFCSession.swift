@@ -276,7 +276,7 @@ final class LibNFCSession {
                 if error.meansReaderGone {
                     throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
                 }
-                try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
+                _ = try checkAnswers(after: result, call: "nfc_initiator_select_passive_target", keeping: targets)
                 break
             }
             guard result > 0, let target = Target(libnfc: selected, modulation: modulation) else { break }
@@ -293,10 +293,25 @@ final class LibNFCSession {
             if deselected < 0 {
                 let error = LibNFCErrorCode(rawValue: deselected)
                 if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
-                try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target")
+                if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: targets) { break }
             }
         }
         return targets
+    }
+
+    /// ``checkAnswers(after:call:)`` inside a list that already found `found`: true when a transient
+    /// error (``NFCError/rfError(_:)``, a garbled frame) should end the list with them rather than
+    /// lose them. They were deselected — halted: a halted tag answers only WUPA (ISO/IEC 14443-3 §6.3),
+    /// and on a lossy line the next polls then found nothing for the rest of the tap — so the first
+    /// exchange with one selects it again, resetting the field when needed (``select(_:)``).
+    private func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
+        do {
+            try checkAnswers(after: result, call: call)
+            return false
+        } catch {
+            guard case .rfError = error, !found.isEmpty else { throw error }
+            return true
+        }
     }
 
     // MARK: Exchanges

@@ -66,6 +66,21 @@ import TestSupport
         }
     }
 
+    /// The taps without a scan of the 150-tap lossy run: a poll found the tag, deselected it (HALT) to
+    /// look for a second one, and the answer to that deselect (or to the next select) was garbled; the
+    /// poll failed as a transient error and dropped the tag it had found, which, halted, no later poll
+    /// found until it left. The poll now returns the tag, and the first exchange selects it again.
+    @Test func aTagFoundBeforeAGarbledDeselectIsReturnedNotLostHalted() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("t")
+            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer", "code": "44"])
+            let tags = try await device.poll(modulations: [.iso14443a], timeout: .seconds(2))
+            #expect(tags.map(\.target.uid.hexString) == ["04A1B2C3D4E5F6"])
+            let page = try await #require(tags.first).transceive([0x30, 0x00], framing: .standard)
+            #expect(page.count == 16)
+        }
+    }
+
     /// The SIGSEGV of the 150-tap lossy run (on the libnfc thread, at the reopen after a
     /// `reader_unavailable`): the answer to the GetFirmwareVersion `nfc_open` sends was lost, libnfc
     /// 1.8.0 returned the device anyway, half-initialised with no modulation list, and the agent's
