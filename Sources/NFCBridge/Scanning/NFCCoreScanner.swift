@@ -24,7 +24,7 @@ public struct NFCCoreScanner: TagScanning {
     /// the line) meets a loss in roughly one in three; three attempts left about one tap in thirty wrong
     /// *and* doubted three times (2 to 4 wrong final scans in 150 taps of `bench/lossy.py`), six leave
     /// about one in a thousand. A tag that really left stops the attempts after two failed re-selects
-    /// (``maximumFailedReselects``); one that really has a password costs the extra reads.
+    /// (``maximumFailedReselects``); one that really has a password is not doubted (its AUTH0 confirms it).
     public static let maximumAttempts = 6
 
     /// Re-selects that must fail in a row before the scanner takes the tag for gone: one may be a lost
