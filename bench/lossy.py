@@ -44,7 +44,7 @@ def main():
             early_removed += sum(1 for e in events[:-1] if e[1].endswith("/event/removed"))
             for e in events:
                 if e[1].endswith("/event/error"):
-                    code = json.loads(e[2]).get("code", "?")
+                    code = (json.loads(e[2]).get("error") or {}).get("code", "?")
                     errors[code] = errors.get(code, 0) + 1
             if not scanned:
                 no_scan += 1

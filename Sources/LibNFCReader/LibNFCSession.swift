@@ -67,7 +67,13 @@ final class LibNFCSession {
         guard let context = contextPointer else {
             throw .readerUnavailable("\(label): libnfc could not initialise (nfc_init)")
         }
-        let opened: OpaquePointer? = connstring.map { nfc_open(context, $0) } ?? nfc_open(context, nil)
+        let opened: OpaquePointer?
+        do {
+            opened = try openInitialised(context: context, connstring: connstring, label: label)
+        } catch {
+            nfc_exit(context)
+            throw error
+        }
         guard let device = opened else {
             nfc_exit(context)
             if let port = serialPort(of: connstring), isCharacterDevice(port) {
@@ -106,6 +112,44 @@ final class LibNFCSession {
         session.mode = .easy
         control.setDevice(device)
         return session
+    }
+
+    /// How often ``openInitialised(context:connstring:label:)`` opens again a device that came back
+    /// half-initialised before it gives up: a garbled answer on a noisy line is rare, two in a row rarer.
+    static let halfOpenAttempts = 2
+
+    /// `nfc_open`, refusing a device libnfc returns half-initialised.
+    ///
+    /// libnfc 1.8.0's pn532_uart, pn532_i2c, pn532_spi and arygon drivers ignore `pn53x_init`'s
+    /// result (`pn532_uart_open` ends `pn53x_init(pnd); return pnd;`): when the answer to its
+    /// GetFirmwareVersion (PN532 user manual UM0701-02 §7.2.2) or SetParameters (§7.2.9) is lost or
+    /// garbled on the line, `nfc_open` still returns the device — with no modulation lists
+    /// (`supported_modulation_as_initiator` is only filled after GetFirmwareVersion), no chip name,
+    /// and the chip's parameters unset. `nfc_device_get_information_about` and every select then read
+    /// through a NULL list (`pn53x_get_information_about`, `nfc_device_validate_modulation`): the
+    /// process dies with SIGSEGV on the libnfc thread. Such a device is told by its missing
+    /// initiator modulation list, or (PN53x drivers) by the error its last exchange left in
+    /// `nfc_device_get_last_error` — every successful exchange leaves 0 there. It is closed and
+    /// opened again, up to ``halfOpenAttempts`` times in all; nil when nothing opened at all.
+    /// Wraps `nfc_open`, `nfc_device_get_supported_modulation`, `nfc_device_get_last_error`, `nfc_close`.
+    private static func openInitialised(
+        context: OpaquePointer, connstring: String?, label: String
+    ) throws(NFCError) -> OpaquePointer? {
+        var lastError: Int32 = 0
+        for _ in 0..<halfOpenAttempts {
+            guard let device = connstring.map({ nfc_open(context, $0) }) ?? nfc_open(context, nil) else { return nil }
+            var modulations: UnsafePointer<nfc_modulation_type>?
+            let listed = nfc_device_get_supported_modulation(device, N_INITIATOR, &modulations)
+            let isPN53x = !String(cString: nfc_device_get_connstring(device)).hasPrefix("pcsc")
+            lastError = nfc_device_get_last_error(device)
+            if listed >= 0, modulations != nil, !isPN53x || lastError >= 0 { return device }
+            nfc_close(device)
+        }
+        let cause = lastError < 0 ? LibNFCErrorCode(rawValue: lastError).text : "no modulation list"
+        throw .readerUnresponsive(
+            "\(label): the PN53x answered but its GetFirmwareVersion or SetParameters answer at open was lost "
+                + "(\(cause)), \(halfOpenAttempts) times: a noisy serial line (check the cable, its length and the "
+                + "baud rate); the device was closed and is opened again")
     }
 
     /// The file a serial connstring names (`pn532_uart:/dev/ttyS0:115200` → `/dev/ttyS0`), nil for
@@ -222,7 +266,7 @@ final class LibNFCSession {
                 if error.meansReaderGone {
                     throw error.nfcError(connstring: connstring, call: "nfc_initiator_select_passive_target")
                 }
-                try checkAnswers(after: result, call: "nfc_initiator_select_passive_target")
+                _ = try checkAnswers(after: result, call: "nfc_initiator_select_passive_target", keeping: targets)
                 break
             }
             guard result > 0, let target = Target(libnfc: selected, modulation: modulation) else { break }
@@ -239,10 +283,25 @@ final class LibNFCSession {
             if deselected < 0 {
                 let error = LibNFCErrorCode(rawValue: deselected)
                 if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
-                try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target")
+                if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: targets) { break }
             }
         }
         return targets
+    }
+
+    /// ``checkAnswers(after:call:)`` inside a list that already found `found`: true when a transient
+    /// error (``NFCError/rfError(_:)``, a garbled frame) should end the list with them rather than
+    /// lose them. They were deselected — halted: a halted tag answers only WUPA (ISO/IEC 14443-3 §6.3),
+    /// and on a lossy line the next polls then found nothing for the rest of the tap — so the first
+    /// exchange with one selects it again, resetting the field when needed (``select(_:)``).
+    private func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
+        do {
+            try checkAnswers(after: result, call: call)
+            return false
+        } catch {
+            guard case .rfError = error, !found.isEmpty else { throw error }
+            return true
+        }
     }
 
     // MARK: Exchanges
@@ -529,7 +588,9 @@ final class LibNFCSession {
     ///   timeout, see pn532_uart_send/receive in libnfc 1.8.0): asks the chip for its firmware
     ///   version. A PN53x reports a silent tag or an empty field itself (status 01h, `NFC_ERFTRANS`,
     ///   or NbTg 0 — select retries are finite, see ``open(connstring:generation:control:configuration:)``),
-    ///   so a host-side timeout that the probe also meets means the reader stopped answering:
+    ///   so a host-side timeout that two probes also meet means the reader stopped answering —
+    ///   unless a third one, after ``flushLine()``, answers: then a garbled frame had left the chip
+    ///   waiting for bytes that never came (``NFCError/rfError(_:)``); otherwise
     ///   ``NFCError/readerUnresponsive(_:)``. A probe that answers, or that meets a late frame
     ///   (`NFC_EIO`: bytes came, just not its ACK), leaves the call's error in force.
     /// - `NFC_EIO` (see ``LibNFCErrorCode/meansReaderGone``): a serial port that is no longer
@@ -566,23 +627,53 @@ final class LibNFCSession {
             throw .readerUnavailable(
                 "\(connstring): \(call) failed: \(code.text), and \(probes.count) GetFirmwareVersion probes failed the same way")
         }
-        let what = code.isIOError ? "failed (\(code.text)) and the PN53x answered none of three" : "timed out and the PN53x answered neither of two"
+        let flushed = probes.allSatisfy { $0 == NFC_ETIMEOUT }
+        if flushed {
+            flushLine()
+            let answer = probe()
+            if answer >= 0 || answer == NFC_EIO {
+                throw .rfError(
+                    "\(call): \(code.text); the PN53x answered no GetFirmwareVersion probe until a line flush, so a "
+                        + "garbled frame had left it waiting for a longer one: a noisy serial line")
+            }
+        }
+        let what = code.isIOError ? "failed (\(code.text))" : "timed out"
+        let tried = flushed ? "\(probes.count + 1) GetFirmwareVersion probes, the last after a line flush" : "\(probes.count) GetFirmwareVersion probes"
         throw .readerUnresponsive(
-            "\(connstring): \(call) \(what) GetFirmwareVersion probes (\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
+            "\(connstring): \(call) \(what) and the PN53x answered none of \(tried) (\(configuration.probeTimeout.libnfcMilliseconds) ms each)")
     }
 
     /// One `GetFirmwareVersion` (02h, PN532 user manual UM0701-02 §7.2.2) with ``LibNFCConfiguration/probeTimeout``:
     /// libnfc's result (≥ 0 when the chip answered; `NFC_ETIMEOUT` when the call passed its
-    /// deadline). Wraps `pn53x_transceive`.
+    /// deadline).
     private func probe() -> Int32 {
-        let command: [UInt8] = [0x02]
-        var answer = [UInt8](repeating: 0, count: 16)
-        let capacity = answer.count
+        chipCommand([0x02], answerCapacity: 16)
+    }
+
+    /// The bytes of ``flushLine()``'s command: Diagnose (00h), NumTst 00h and zeros.
+    static let lineFlushLength = 262
+
+    /// Sends the longest line test a PN532 frame holds — Diagnose NumTst 00h (communication line test,
+    /// echoed; PN532 user manual UM0701-02 §7.2.1) with 260 zero bytes, 273 bytes on the line — and
+    /// ignores its fate. A host frame that lost its LEN or LCS byte on a noisy line can leave the chip's
+    /// framer resynchronised on a `00 FF` inside that frame's data (the FeliCa poll's `00 FF FF 01`
+    /// reads as a normal frame of LEN FFh with a valid LCS) and waiting for up to 266 more bytes (LEN
+    /// + DCS; TFI + data is at most 265 bytes, UM0701-02 §6.2.1.1-2): every command swallowed, no ACK,
+    /// while the chip is fine. These bytes complete that phantom frame, whose checksum then fails, and
+    /// the chip looks for a start code again. A chip in step just echoes them.
+    private func flushLine() {
+        _ = chipCommand([UInt8](repeating: 0, count: Self.lineFlushLength), answerCapacity: Self.lineFlushLength + 8)
+    }
+
+    /// One PN53x command (`command[0]` is its code) with ``LibNFCConfiguration/probeTimeout``: libnfc's
+    /// result, `NFC_ETIMEOUT` when the call passed its deadline. Wraps `pn53x_transceive`.
+    private func chipCommand(_ command: [UInt8], answerCapacity: Int) -> Int32 {
+        var answer = [UInt8](repeating: 0, count: answerCapacity)
         let milliseconds = configuration.probeTimeout.libnfcMilliseconds
         let (result, expired) = control.call(.command(token), deadline: deadline(for: configuration.probeTimeout)) {
             command.withUnsafeBufferPointer { tx in
                 answer.withUnsafeMutableBufferPointer { rx in
-                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, answerCapacity, milliseconds)
                 }
             }
         }

@@ -119,7 +119,7 @@ final class PN532Session {
         while !emulator.isStopRequested {
             if let pending, let deadline = pending.deadline, clock.now >= deadline {
                 self.pending = nil
-                send(.response(to: pending.code, pending.answer ?? pending.wait?.giveUpAnswer ?? [0x00]))
+                send(.response(to: pending.code, pending.answer ?? pending.wait?.giveUpAnswer ?? [0x00]), answering: pending.code)
                 continue
             }
             var timeout = pollTimeout()
@@ -161,7 +161,7 @@ final class PN532Session {
     private func retryWait() {
         guard let pending, let wait = pending.wait, let answer = wait.probe() else { return }
         self.pending = nil
-        send(.response(to: pending.code, answer))
+        send(.response(to: pending.code, answer), answering: pending.code)
     }
 
     /// Reads what the client wrote; false when the client is gone.
@@ -185,7 +185,9 @@ final class PN532Session {
     }
 
     private func handle(_ bytes: [UInt8]) {
-        for item in decoder.decode(bytes) {
+        // The misframe fault: a phantom frame header of LEN FFh ahead of what the host sent.
+        let phantom: [UInt8] = emulator.field.takeMisframeNextCommand() ? [0x00, 0xFF, 0xFF, 0x01] : []
+        for item in decoder.decode(phantom + bytes) {
             switch item {
             case let .malformed(error):
                 emulator.monitor.record(.malformed(error))
@@ -209,15 +211,15 @@ final class PN532Session {
         write(PN532Frame.ack.bytes)
         pending = nil  // a new command replaces one still running
         guard tfi == PN532Frame.hostToChip, let code = data.first else {
-            send(.syntaxError)
+            send(.syntaxError, answering: nil)
             return
         }
         emulator.monitor.record(.command(code: code, parameters: Array(data.dropFirst())))
         switch chip.handle(data) {
         case .syntaxError:
-            send(.syntaxError)
+            send(.syntaxError, answering: code)
         case let .answer(answer, delay) where delay <= .zero:
-            send(.response(to: code, answer))
+            send(.response(to: code, answer), answering: code)
         case let .answer(answer, delay):
             pending = Pending(code: code, deadline: clock.now + delay, answer: answer, wait: nil)
         case let .wait(wait):
@@ -225,12 +227,13 @@ final class PN532Session {
         }
     }
 
-    private func send(_ frame: PN532Frame) {
+    /// Sends `frame`, the answer to command `code` (nil: to no command).
+    private func send(_ frame: PN532Frame, answering code: UInt8?) {
         var bytes = frame.bytes
         lastAnswer = bytes
         // The garble_next_answer fault: DCS (the byte before the postamble, UM0701-02 §6.2.1.1)
         // inverted; a NACK gets the intact frame again.
-        if bytes.count >= 2, emulator.field.takeGarbleNextAnswer() { bytes[bytes.count - 2] ^= 0xFF }
+        if bytes.count >= 2, emulator.field.takeGarbleNextAnswer(code: code) { bytes[bytes.count - 2] ^= 0xFF }
         write(bytes)
     }
 

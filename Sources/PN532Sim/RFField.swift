@@ -22,7 +22,10 @@ public final class RFField: Sendable {
         var nextPlacement: UInt64 = 1
         var removeAfterCommands: [String: Int] = [:]
         var corruptNextWrite = false
-        var garbleNextAnswer = false
+        /// The garble fault: nil when not armed, `.some(nil)` for the next answer, `.some(code)` for the
+        /// next answer to that command.
+        var garbleNextAnswer: UInt8??
+        var misframeNextCommand = false
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 1
     }
@@ -87,16 +90,35 @@ public final class RFField: Sendable {
     }
 
     /// Fault (of the line rather than of a tag, kept here with the others): the chip's next answer
-    /// frame reaches the host with a wrong data checksum, as a noisy or overrun serial line delivers it.
-    public func garbleNextAnswer() {
-        state.withLock { $0.garbleNextAnswer = true }
+    /// frame — with `code`, its next answer to that command — reaches the host with a wrong data
+    /// checksum, as a noisy or overrun serial line delivers it.
+    public func garbleNextAnswer(to code: UInt8? = nil) {
+        state.withLock { $0.garbleNextAnswer = .some(code) }
     }
 
-    /// Takes the garble-next-answer fault if one is armed.
-    func takeGarbleNextAnswer() -> Bool {
+    /// Takes the garble-next-answer fault if one is armed for this answer (to command `code`).
+    func takeGarbleNextAnswer(code: UInt8?) -> Bool {
         state.withLock { s in
-            defer { s.garbleNextAnswer = false }
-            return s.garbleNextAnswer
+            guard case let .some(wanted) = s.garbleNextAnswer, wanted == nil || wanted == code else { return false }
+            s.garbleNextAnswer = nil
+            return true
+        }
+    }
+
+    /// Fault (of the line): the chip's framer takes the next bytes from the host as the body of a
+    /// frame that began `00 FF FF 01` — what it finds inside a FeliCa poll (`… 00 FF FF 01 00 …`)
+    /// whose LEN byte was lost — and so waits for 256 bytes (LEN FFh + DCS) before it looks for a
+    /// start code again, swallowing every command meanwhile (UM0701-02 §6.2.1.1: LEN FFh and LCS
+    /// 01h pass the length checksum).
+    public func misframeNextCommand() {
+        state.withLock { $0.misframeNextCommand = true }
+    }
+
+    /// Takes the misframe fault if one is armed.
+    func takeMisframeNextCommand() -> Bool {
+        state.withLock { s in
+            defer { s.misframeNextCommand = false }
+            return s.misframeNextCommand
         }
     }
 

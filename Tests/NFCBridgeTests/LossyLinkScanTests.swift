@@ -115,6 +115,23 @@ final class LossyLinkTransport: TagTransport {
         #expect(scan.report.ndefError?.code == "auth_required")
     }
 
+    @Test func fiveLostGetVersionAnswersStillTypeTheNTAG215() async throws {
+        // 150 taps on a 1-in-500 lossy link lost GET_VERSION three times in a row on 2 to 4 taps: with
+        // three attempts those were published as Ultralight C. Five lost in a row leave the sixth attempt.
+        let losses = Array(repeating: (UInt8(0x60), NFCError.commandRefused(command: 0x60, nak: nil)), count: 5)
+        let transport = try LossyLinkTransport(tag: tag(), losing: losses)
+        let scan = try await NFCCoreScanner().scan(transport)
+        #expect(scan.cardType == "NTAG215")
+        #expect(scan.report.allStrings.contains(Self.uri))
+    }
+
+    @Test func aTagThatLeftStopsTheAttemptsAfterTwoFailedReselects() async throws {
+        let transport = GoneTagTransport(target: VirtualTagTransport(tag: try tag()).target)
+        await #expect(throws: NFCError.tagRemoved) { try await NFCCoreScanner().scan(transport) }
+        #expect(transport.counts.exchanges == 3)
+        #expect(transport.counts.reselects == 2)
+    }
+
     @Test func anUnbrokenScanSendsNoExtraCommand() async throws {
         let transport = try VirtualTagTransport(tag: tag())
         _ = try await NFCCoreScanner().scan(transport)
@@ -142,5 +159,25 @@ final class FlakyReselectTransport: TagTransport {
             return !failed
         }
         if first { throw NFCError.tagRemoved }
+    }
+}
+
+/// A tag that left: every exchange and every re-select finds nothing; counts both.
+final class GoneTagTransport: TagTransport {
+    let target: Target
+    private let tally = Mutex((exchanges: 0, reselects: 0))
+
+    init(target: Target) { self.target = target }
+
+    var counts: (exchanges: Int, reselects: Int) { tally.withLock { $0 } }
+
+    func transceive(_ command: [UInt8], framing: Framing) async throws -> [UInt8] {
+        tally.withLock { $0.exchanges += 1 }
+        throw NFCError.tagRemoved
+    }
+
+    func reselect() async throws {
+        tally.withLock { $0.reselects += 1 }
+        throw NFCError.tagRemoved
     }
 }

@@ -74,6 +74,18 @@ import Testing
         #expect(errorCode(try request(#"{"cmd":"fault","fault":"melt"}"#)) == "bad_request")
     }
 
+    /// `garble_next_answer` with a `code` waits for an answer to that command; without, any answer takes it.
+    @Test func aGarbleFaultWithACodeWaitsForThatCommandsAnswer() throws {
+        #expect(try request(#"{"cmd":"fault","fault":"garble_next_answer","code":"02"}"#)["ok"] as? Bool == true)
+        #expect(!field.takeGarbleNextAnswer(code: 0x14))
+        #expect(!field.takeGarbleNextAnswer(code: nil))
+        #expect(field.takeGarbleNextAnswer(code: 0x02))
+        #expect(!field.takeGarbleNextAnswer(code: 0x02))
+        #expect(try request(#"{"cmd":"fault","fault":"garble_next_answer"}"#)["ok"] as? Bool == true)
+        #expect(field.takeGarbleNextAnswer(code: 0x4A))
+        #expect(errorCode(try request(#"{"cmd":"fault","fault":"garble_next_answer","code":"0203"}"#)) != nil)
+    }
+
     @Test func waitCommandTimesOut() throws {
         let reply = try request(#"{"cmd":"wait_command","code":"60","timeout_ms":0}"#)
         #expect(errorCode(reply) == "timeout")

@@ -20,19 +20,27 @@ public struct NFCCoreScanner: TagScanning {
     }
 
     /// Scans at most this many times while the tag stays. With 1 byte in 500 lost on the reader link a
-    /// scan of an NTAG215 (about 10 frames of up to 70 bytes each way) meets a loss in roughly one in
-    /// five; three attempts leave about one scan in a hundred wrong *and* doubted three times, while a
-    /// tag that really has a password, or that really left, costs two extra reads at most.
-    public static let maximumAttempts = 3
+    /// scan of an NTAG215 (GET_VERSION with its register switches, the CC, the NDEF: about 200 bytes on
+    /// the line) meets a loss in roughly one in three; three attempts left about one tap in thirty wrong
+    /// *and* doubted three times (2 to 4 wrong final scans in 150 taps of `bench/lossy.py`), six leave
+    /// about one in a thousand. A tag that really left stops the attempts after two failed re-selects
+    /// (``maximumFailedReselects``); one that really has a password is not doubted (its AUTH0 confirms it).
+    public static let maximumAttempts = 6
+
+    /// Re-selects that must fail in a row before the scanner takes the tag for gone: one may be a lost
+    /// answer (a re-select's answer is lost about one time in thirty on that link), two rarely are.
+    public static let maximumFailedReselects = 2
 
     /// Identifies the tag and reads its NDEF message; an attempt that failed on what may be a transport
     /// error (``ScanCheck/mayBeTransient(_:)``) or whose result contradicts itself (``ScanCheck/doubt(info:ndef:transport:)``)
-    /// is made again after a re-select, up to ``maximumAttempts`` in all. The last attempt that got as far
-    /// as an identification stands; with none, the last error is thrown.
+    /// is made again after a re-select, up to ``maximumAttempts`` in all, or until ``maximumFailedReselects``
+    /// re-selects in a row found no tag. The last attempt that got as far as an identification stands;
+    /// with none, the last error is thrown.
     public func scan(_ transport: any TagTransport) async throws -> TagScan {
         var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError])?
+        var failedReselects = 0
         for attempt in 1...Self.maximumAttempts {
-            let isLast = attempt == Self.maximumAttempts
+            let isLast = attempt == Self.maximumAttempts || failedReselects == Self.maximumFailedReselects
             do {
                 let result = try await scanOnce(transport)
                 kept = result
@@ -46,8 +54,14 @@ public struct NFCCoreScanner: TagScanning {
                     throw error
                 }
             }
-            // A tag that really left fails the next attempt too; one whose answer was lost answers it.
-            do { try await transport.reselect() } catch { if error.isNFCCancellation { throw error } }
+            // A tag that really left fails the re-selects too; one whose answer was lost answers one.
+            do {
+                try await transport.reselect()
+                failedReselects = 0
+            } catch {
+                if error.isNFCCancellation { throw error }
+                failedReselects += 1
+            }
         }
         guard let kept else { throw NFCError.tagRemoved }
         let report = ScanReport(cardInfo: kept.info, ndef: kept.ndef)

@@ -10,7 +10,7 @@ import Foundation
 /// | `place` | `id` or `tag` | puts a known tag, or an inline definition, into the field |
 /// | `remove` | `id` or `all: true` | takes tags out of the field |
 /// | `dump` | `id` | the tag's memory in hex |
-/// | `fault` | `fault`: `corrupt_next_write`, `garble_next_answer`, or `remove_after_commands` + `count` + `id` | arms a fault |
+/// | `fault` | `fault`: `corrupt_next_write`, `garble_next_answer` [+ `code`], `misframe_next_command`, or `remove_after_commands` + `count` + `id` | arms a fault |
 /// | `wait_command` | `code` (hex), `count` (default 1), `timeout_ms` (default 5000) | waits until that many such commands arrived in total |
 public struct SimulatorControl: Sendable {
     let field: RFField
@@ -38,7 +38,7 @@ public struct SimulatorControl: Sendable {
 
     private static let commands: [String: Set<String>] = [
         "list": [], "define": ["tag"], "place": ["id", "tag"], "remove": ["id", "all"], "dump": ["id"],
-        "fault": ["fault", "count", "id"], "wait_command": ["code", "count", "timeout_ms"],
+        "fault": ["fault", "count", "id", "code"], "wait_command": ["code", "count", "timeout_ms"],
     ]
 
     private func reply(to line: String) throws(SimulatorError) -> JSONValue {
@@ -145,8 +145,12 @@ public struct SimulatorControl: Sendable {
             field.corruptNextWrite()
             return ok(["fault": .string("corrupt_next_write")])
         case "garble_next_answer":
-            field.garbleNextAnswer()
+            let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
+            field.garbleNextAnswer(to: code)
             return ok(["fault": .string("garble_next_answer")])
+        case "misframe_next_command":
+            field.misframeNextCommand()
+            return ok(["fault": .string("misframe_next_command")])
         case "remove_after_commands":
             guard let countNode = fields["count"] else { throw .badRequest("remove_after_commands needs \"count\"") }
             let count = try reader.integer(countNode, what: "count", range: 0...1_000_000)
@@ -162,7 +166,7 @@ public struct SimulatorControl: Sendable {
             field.removeAfterCommands(count, id: id)
             return ok(["fault": .string("remove_after_commands"), "id": .string(id), "count": .number(count)])
         case let other:
-            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, garble_next_answer, remove_after_commands)")
+            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, garble_next_answer, misframe_next_command, remove_after_commands)")
         }
     }
 
