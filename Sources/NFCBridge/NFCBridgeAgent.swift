@@ -1,5 +1,5 @@
 /// Facts about the NFCBridge agent library.
-public enum NFCBridgeAgent {
+package enum NFCBridgeAgent {
     /// The agent's version, published in `<base>/<id>/info`.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 }

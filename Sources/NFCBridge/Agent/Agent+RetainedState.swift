@@ -46,7 +46,7 @@ extension Agent {
     }
 
     /// The current health report.
-    public var health: HealthReport {
+    package var health: HealthReport {
         let now = clock.now
         let monotonic = clock.monotonicMilliseconds
         let s = snapshot

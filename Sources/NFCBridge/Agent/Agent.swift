@@ -14,15 +14,15 @@ import Synchronization
 /// agent.stop()
 /// await running.value   // `tag` cleared, `status` offline, reader closed
 /// ```
-public final class Agent: Sendable {
+package final class Agent: Sendable {
     /// The configuration in force.
-    public let configuration: AgentConfiguration
+    package let configuration: AgentConfiguration
     /// The topics.
-    public let topics: TopicMap
+    package let topics: TopicMap
     /// The outgoing message path (events, spool, retained state).
-    public let pipeline: EventPipeline
+    package let pipeline: EventPipeline
     /// The request/response commands (`<base>/<id>/request/<command>`).
-    public let commands: CommandRouter
+    package let commands: CommandRouter
 
     let publisher: any MessagePublisher
     let device: any ReaderDevice
@@ -38,7 +38,7 @@ public final class Agent: Sendable {
     /// Creates the agent: makes the state directory and opens the spool and the sequence there
     /// (``AgentAssembly``). Commands wait for tags and deadlines on `commandClock`.
     /// Throws a ``StorageError`` when the state directory cannot be used.
-    public convenience init(
+    package convenience init(
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
@@ -72,7 +72,7 @@ public final class Agent: Sendable {
 
     /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
     /// cleared and `status` offline and closes the reader.
-    public func run() async {
+    package func run() async {
         logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(configuration.publicJSON.jsonString)")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
         pipeline.start()
@@ -131,13 +131,13 @@ public final class Agent: Sendable {
     }
 
     /// Asks ``run()`` to finish: callable from any thread (signal handlers), any number of times.
-    public func stop() {
+    package func stop() {
         stopSignal.fire()
         device.abort()
     }
 
     /// A snapshot of what the agent knows (tests, health).
-    public var snapshot: AgentState { state.withLock { $0 } }
+    package var snapshot: AgentState { state.withLock { $0 } }
 
     /// The systemd watchdog for `interval`, reading the reader loop's progress from the state.
     private func makeWatchdog(_ interval: Duration) -> ProgressWatchdog {

@@ -4,7 +4,7 @@ import NFCCore
 
 /// What the agent does about a reader-loop event, besides changing its state: publish retained
 /// state, emit an event, write a log line. The ``Agent`` carries them out in order.
-public enum AgentEffect: Sendable, Equatable {
+package enum AgentEffect: Sendable, Equatable {
     /// Write a log line.
     case log(LogLevel, String)
     /// Publish the retained `reader` state.
@@ -25,14 +25,14 @@ public enum AgentEffect: Sendable, Equatable {
 
 /// The agent's event handling as a pure function: state + reader-loop event (+ the time) → new
 /// state + effects. No I/O, no clock, no locks: tested like ``PresenceTracker``.
-public enum AgentReducer {
+package enum AgentReducer {
     /// Failed reopens of an unresponsive reader after which it counts as hung
     /// (``AgentState/isReaderHung``) and the systemd watchdog stops being petted (docs/operations.md).
-    public static let reopensBeforeHung = 3
+    package static let reopensBeforeHung = 3
 
     /// Applies `event` to `state` at wall-clock `now` and monotonic `monotonic` milliseconds, and
     /// returns what to do about it, in order.
-    public static func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, now: Date, monotonic: Int64)
+    package static func reduce(_ state: inout AgentState, _ event: ReaderLoopEvent, now: Date, monotonic: Int64)
         -> [AgentEffect]
     {
         switch event {

@@ -2,35 +2,35 @@ import FoundationEssentials
 import NFCCore
 
 /// What the agent knows right now.
-public struct AgentState: Sendable {
+package struct AgentState: Sendable {
     /// When the agent started (wall clock).
-    public var startedAt: Date
+    package var startedAt: Date
     /// When the agent started (monotonic milliseconds).
-    public var startedMonotonic: Int64
+    package var startedMonotonic: Int64
     /// The reader's state.
-    public var reader: ReaderStatus
+    package var reader: ReaderStatus
     /// The reader's identity, once opened.
-    public var readerInfo: ReaderInfo?
+    package var readerInfo: ReaderInfo?
     /// Tags in the field.
-    public var tags = TagPresence()
+    package var tags = TagPresence()
     /// Reported scans (arrivals and repeats).
-    public var scansTotal = 0
+    package var scansTotal = 0
     /// Successful reopens of the reader.
-    public var readerReopens = 0
+    package var readerReopens = 0
     /// Failed polls and presence checks.
-    public var pollErrors = 0
+    package var pollErrors = 0
     /// Broker connections so far (reconnects = connections − 1).
-    public var connections = 0
+    package var connections = 0
     /// Last sign of life of the reader loop (monotonic milliseconds).
-    public var lastProgress: Int64 = 0
+    package var lastProgress: Int64 = 0
     /// When the tag operation under way started (monotonic milliseconds), if one is.
-    public var busySince: Int64?
+    package var busySince: Int64?
     /// Reopens of a reader that does not answer (``NFCError/readerUnresponsive(_:)``) that failed
     /// in a row; reset when it opens or turns out to be gone instead.
-    public var failedUnresponsiveReopens = 0
+    package var failedUnresponsiveReopens = 0
     /// The reader stopped answering and ``AgentReducer/reopensBeforeHung`` reopens failed: the
     /// watchdog is no longer petted, so systemd restarts the service.
-    public var isReaderHung: Bool { failedUnresponsiveReopens >= AgentReducer.reopensBeforeHung }
+    package var isReaderHung: Bool { failedUnresponsiveReopens >= AgentReducer.reopensBeforeHung }
 
     init(startedAt: Date, startedMonotonic: Int64, reader: ReaderStatus, tags: TagPresence = TagPresence()) {
         self.startedAt = startedAt

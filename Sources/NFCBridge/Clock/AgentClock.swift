@@ -4,7 +4,7 @@ import Synchronization
 
 /// The time as the agent sees it: a monotonic clock for presence timings and a wall clock for
 /// event timestamps. Injected so tests drive time by hand.
-public protocol AgentClock: Sendable {
+package protocol AgentClock: Sendable {
     /// Milliseconds on a monotonic clock (only differences matter).
     var monotonicMilliseconds: Int64 { get }
     /// The wall-clock time, for `ts` and `since` fields.
@@ -12,33 +12,33 @@ public protocol AgentClock: Sendable {
 }
 
 /// The real clocks.
-public struct SystemClock: AgentClock {
+package struct SystemClock: AgentClock {
     /// Creates the system clock.
-    public init() {}
+    package init() {}
 
-    public var monotonicMilliseconds: Int64 {
+    package var monotonicMilliseconds: Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
-    public var now: Date { Date() }
+    package var now: Date { Date() }
 }
 
 /// A clock that only moves when told to (tests).
-public final class ManualClock: AgentClock {
+package final class ManualClock: AgentClock {
     private let state: Mutex<(monotonic: Int64, date: Date)>
 
     /// Starts at `monotonic` milliseconds and wall-clock `date`.
-    public init(monotonic: Int64 = 0, date: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+    package init(monotonic: Int64 = 0, date: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
         state = Mutex((monotonic, date))
     }
 
-    public var monotonicMilliseconds: Int64 { state.withLock { $0.monotonic } }
-    public var now: Date { state.withLock { $0.date } }
+    package var monotonicMilliseconds: Int64 { state.withLock { $0.monotonic } }
+    package var now: Date { state.withLock { $0.date } }
 
     /// Moves both clocks forward.
-    public func advance(milliseconds: Int64) {
+    package func advance(milliseconds: Int64) {
         state.withLock {
             $0.monotonic += milliseconds
             $0.date = $0.date.addingTimeInterval(Double(milliseconds) / 1000)

@@ -2,33 +2,33 @@ import NFCCore
 
 /// Why a command failed: a stable ``CommandErrorCode``, a human message, and facts that belong in
 /// the response's `data` (the pages written before a tag was pulled).
-public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable code.
-    public var code: CommandErrorCode
+    package var code: CommandErrorCode
     /// What happened, for people.
-    public var message: String
+    package var message: String
     /// Facts published in the response's `data` (none for most errors).
-    public var details: CommandErrorDetails
+    package var details: CommandErrorDetails
 
     /// Creates an error.
-    public init(_ code: CommandErrorCode, _ message: String, details: CommandErrorDetails = CommandErrorDetails()) {
+    package init(_ code: CommandErrorCode, _ message: String, details: CommandErrorDetails = CommandErrorDetails()) {
         self.code = code
         self.message = message
         self.details = details
     }
 
     /// A malformed request, naming the field (`field: problem`).
-    public static func invalid(_ field: String, _ problem: String) -> CommandError {
+    package static func invalid(_ field: String, _ problem: String) -> CommandError {
         CommandError(.invalidRequest, "\(field): \(problem)")
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 
     /// THE table from NFCCore's errors to command error codes (docs/mqtt.md, "Error codes", lists it).
     /// Exhaustive and without `default`: a new ``NFCError`` case does not compile until it is mapped
     /// here. `reading` picks the code of errors of the link or of the tag's answers: `read_failed`
     /// while reading (dump), `write_failed` while changing the tag (write, format, lock).
-    public static func code(for error: NFCError, reading: Bool) -> CommandErrorCode {
+    package static func code(for error: NFCError, reading: Bool) -> CommandErrorCode {
         switch error {
         case .tagRemoved: .tagRemoved
         case .capacityExceeded: .capacityExceeded
@@ -55,7 +55,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
     /// selects the code of link errors (`read_failed` for a dump, `write_failed` for write / format /
     /// lock). `pagesWritten` (operations that write) goes into `data.pages_written`, even when empty:
     /// the caller then knows the tag was not changed.
-    public init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
+    package init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
         let code = Self.code(for: error, reading: reading)
         self.init(code, error.message, details: CommandErrorDetails(pagesWritten: pagesWritten))
     }
@@ -64,12 +64,12 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
 /// The facts a failure publishes in the response's `data`: `pages_written`, the pages (blocks) a
 /// command that changes the tag wrote before it failed — written even when empty (the tag was not
 /// changed), left out for errors that could not have written.
-public struct CommandErrorDetails: Sendable, Equatable, Codable {
+package struct CommandErrorDetails: Sendable, Equatable, Codable {
     /// The pages (Type 2) or blocks (Type 3, Classic) written, in write order; nil: not a write.
-    public var pagesWritten: [Int]?
+    package var pagesWritten: [Int]?
 
     /// Details of a failure.
-    public init(pagesWritten: [Int]? = nil) {
+    package init(pagesWritten: [Int]? = nil) {
         self.pagesWritten = pagesWritten
     }
 

@@ -1,6 +1,6 @@
 /// The stable error codes of command responses (`"error":{"code":…}`). They are published on MQTT
 /// and documented in docs/mqtt.md, "Commands": never rename one.
-public enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
+package enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     /// Malformed JSON, a missing or unknown field, a wrong type or value, a payload over 256 KiB.
     case invalidRequest = "invalid_request"
     /// The topic names no command the agent knows.

@@ -2,7 +2,7 @@ import NFCCore
 
 /// Does what a validated request asks, on the tag the router found: the seam between the queue and
 /// NFCCore's operations (``TagCommandExecutor``), replaced by scripted executors in tests.
-public protocol CommandExecuting: Sendable {
+package protocol CommandExecuting: Sendable {
     /// Runs `action` on the tag behind `transport` and returns what it found (the response's `data`,
     /// encoded by the router). `identified` is what the reader loop's identification found for the
     /// tag in the field (``PresentTag/cardInfo``), nil when it did not run or failed: an executor
@@ -14,7 +14,7 @@ public protocol CommandExecuting: Sendable {
 
 extension CommandExecuting {
     /// Runs `action` on a tag nothing has identified yet.
-    public func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError)
+    package func execute(_ action: CommandAction, on transport: any TagTransport) async throws(CommandError)
         -> any CommandOutcome
     {
         try await execute(action, on: transport, identified: nil)

@@ -1,5 +1,5 @@
 /// The commands the agent answers on `<base>/<id>/request/<command>`.
-public enum CommandName: String, Sendable, CaseIterable, Codable {
+package enum CommandName: String, Sendable, CaseIterable, Codable {
     /// Write an NDEF message (`records` or `ndef_hex`).
     case write
     /// Empty the NDEF area (NDEF-format the tag).

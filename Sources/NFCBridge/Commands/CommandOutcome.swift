@@ -5,7 +5,7 @@ import NFCCore
 /// router builds the response (its `data`). ``TagCommandExecutor`` returns ``WriteOutcome``,
 /// ``LockOutcome``, ``BlocksOutcome`` or ``DumpOutcome``; scripted executors in tests their own.
 /// Equatable, so a response compares by its outcome (the result cache, tests).
-public protocol CommandOutcome: Encodable, Sendable, Equatable {}
+package protocol CommandOutcome: Encodable, Sendable, Equatable {}
 
 /// `data` of a write or format: `uid`, `cardType`, `bytes_written`, `pages_written` (Type 2 pages /
 /// Type 3 blocks, in write order), `message_length`, `capability_container` (hex).

@@ -4,16 +4,16 @@ import NFCCore
 
 /// A request refused before it was queued, with what could be read of its `id` and `transaction`
 /// so the response can still echo them.
-public struct CommandRejection: Error, Sendable, Equatable {
+package struct CommandRejection: Error, Sendable, Equatable {
     /// The request's `id`, when it had a usable one.
-    public var id: RequestID?
+    package var id: RequestID?
     /// The request's `transaction`, when it had a usable one.
-    public var transaction: TransactionID?
+    package var transaction: TransactionID?
     /// Why it was refused.
-    public var error: CommandError
+    package var error: CommandError
 
     /// Creates a rejection.
-    public init(id: RequestID? = nil, transaction: TransactionID? = nil, _ error: CommandError) {
+    package init(id: RequestID? = nil, transaction: TransactionID? = nil, _ error: CommandError) {
         self.id = id
         self.transaction = transaction
         self.error = error
@@ -27,7 +27,7 @@ public struct CommandRejection: Error, Sendable, Equatable {
 ///
 /// Pure: the time comes in as arguments (`now` for `expires_at`, `monotonic` to turn both into a
 /// deadline on the monotonic clock).
-public enum CommandParser {
+package enum CommandParser {
     /// Fields every command except `cancel` takes.
     static let commonFields: Set<String> = ["id", "transaction", "uid", "wait_for_tag_s", "ttl_s", "expires_at"]
 
@@ -46,7 +46,7 @@ public enum CommandParser {
 
     /// Parses the payload of `<base>/<id>/request/<command>`: reads it once (``RequestPayload``),
     /// unless it is over the size limit, and parses that.
-    public static func parse(
+    package static func parse(
         command name: String, payload: [UInt8], policy: CommandPolicy, now: Date, monotonic: Int64
     ) -> Result<CommandRequest, CommandRejection> {
         parse(command: name, RequestPayload(payload, limit: policy.maximumPayloadBytes), policy: policy, now: now, monotonic: monotonic)
@@ -54,7 +54,7 @@ public enum CommandParser {
 
     /// Parses a payload read once (``RequestPayload``): the bare request or the verified body of a
     /// signed one.
-    public static func parse(
+    package static func parse(
         command name: String, _ payload: RequestPayload, policy: CommandPolicy, now: Date, monotonic: Int64
     ) -> Result<CommandRequest, CommandRejection> {
         guard payload.size <= policy.maximumPayloadBytes, let content = payload.content else {
@@ -245,7 +245,7 @@ public enum CommandParser {
     /// The NDEF message bytes of the member `records` of `object` (an array of records in the
     /// ``NDEFRecordJSON`` form, or one record object). Errors are `invalid_request` naming the field
     /// (`records[0].uri: …`).
-    public static func message(records object: JSONFields) throws(CommandError) -> [UInt8] {
+    package static func message(records object: JSONFields) throws(CommandError) -> [UInt8] {
         guard let items = object.elements("records", objectAsList: true) else {
             throw .invalid("records", "must be an array of NDEF records")
         }
@@ -264,7 +264,7 @@ public enum CommandParser {
 
     /// The bytes of an NDEF message given as a hex string in the member `ndef_hex` of `object`; they
     /// must decode as a message.
-    public static func message(hex object: JSONFields) throws(CommandError) -> [UInt8] {
+    package static func message(hex object: JSONFields) throws(CommandError) -> [UInt8] {
         guard let text = object.string("ndef_hex"), let bytes = [UInt8](hex: text) else {
             throw .invalid("ndef_hex", "must be a hex string")
         }

@@ -1,26 +1,26 @@
 /// The limits and permissions the command layer enforces.
-public struct CommandPolicy: Sendable, Equatable {
+package struct CommandPolicy: Sendable, Equatable {
     /// Allow `lock` (irreversible). Off by default: `commands.lock.enabled: true` turns it on.
-    public var lockEnabled: Bool
+    package var lockEnabled: Bool
     /// `wait_for_tag_s` when a request does not say.
-    public var defaultWaitForTagSeconds: Double
+    package var defaultWaitForTagSeconds: Double
     /// The largest `wait_for_tag_s` accepted.
-    public var maximumWaitForTagSeconds: Double
+    package var maximumWaitForTagSeconds: Double
     /// Requests larger than this are refused (`invalid_request`).
-    public var maximumPayloadBytes: Int
+    package var maximumPayloadBytes: Int
     /// Requests that may wait behind the running one; one more is refused with `busy`.
-    public var queueCapacity: Int
+    package var queueCapacity: Int
     /// Final results remembered for repeated ids (least recently used dropped first).
-    public var resultCacheCapacity: Int
+    package var resultCacheCapacity: Int
     /// How long a final result is remembered for a repeated id, in seconds.
-    public var idempotencyWindowSeconds: Int
+    package var idempotencyWindowSeconds: Int
     /// Every request must be signed (`commands.require_signature`). With a verifier and without
     /// this, only `lock` must be (see ``requiresSignature(_:hasKey:)``).
-    public var requireSignature: Bool
+    package var requireSignature: Bool
 
     /// Creates a policy; what is not given is the configuration's default
     /// (``AgentConfiguration/CommandSettings``).
-    public init(
+    package init(
         lockEnabled: Bool = AgentConfiguration.CommandSettings.defaults.lockEnabled, defaultWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.defaultWaitForTagSeconds,
         maximumWaitForTagSeconds: Double = AgentConfiguration.CommandSettings.defaults.maximumWaitForTagSeconds,
         maximumPayloadBytes: Int = AgentConfiguration.CommandSettings.defaults.maximumPayloadBytes, queueCapacity: Int = AgentConfiguration.CommandSettings.defaults.queueCapacity,
@@ -40,13 +40,13 @@ public struct CommandPolicy: Sendable, Equatable {
 
     /// Whether `command` must come signed: every command with ``requireSignature``; otherwise `lock`
     /// whenever a signature key is configured (`hasKey`) — the one command that cannot be undone.
-    public func requiresSignature(_ command: String, hasKey: Bool) -> Bool {
+    package func requiresSignature(_ command: String, hasKey: Bool) -> Bool {
         guard hasKey else { return false }
         return requireSignature || command == CommandName.lock.rawValue
     }
 
     /// The policy of a configuration.
-    public init(_ configuration: AgentConfiguration) {
+    package init(_ configuration: AgentConfiguration) {
         let commands = configuration.commands
         self.init(
             lockEnabled: commands.lockEnabled, defaultWaitForTagSeconds: commands.defaultWaitForTagSeconds,

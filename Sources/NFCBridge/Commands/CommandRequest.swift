@@ -1,25 +1,25 @@
 import NFCCore
 
 /// A validated request: what to do, on which tag, until when, and how to answer.
-public struct CommandRequest: Sendable, Equatable {
+package struct CommandRequest: Sendable, Equatable {
     /// The command.
-    public var command: CommandName
+    package var command: CommandName
     /// The request's `id` as sent (a string or an integer): the idempotency key, echoed in every
     /// response.
-    public var id: RequestID
+    package var id: RequestID
     /// Zigbee2MQTT's `transaction`, echoed when sent.
-    public var transaction: TransactionID?
+    package var transaction: TransactionID?
     /// Act only on the tag with this UID.
-    public var uid: [UInt8]?
+    package var uid: [UInt8]?
     /// How long to wait for a tag, in milliseconds (0: only a tag in the field now).
-    public var waitForTagMilliseconds: Int64
+    package var waitForTagMilliseconds: Int64
     /// Monotonic milliseconds after which the request must not act (`ttl_s` / `expires_at`).
-    public var expiresAtMonotonic: Int64?
+    package var expiresAtMonotonic: Int64?
     /// What to do.
-    public var action: CommandAction
+    package var action: CommandAction
 
     /// Creates a request.
-    public init(
+    package init(
         command: CommandName, id: RequestID, transaction: TransactionID? = nil, uid: [UInt8]? = nil,
         waitForTagMilliseconds: Int64, expiresAtMonotonic: Int64? = nil, action: CommandAction
     ) {
@@ -33,14 +33,14 @@ public struct CommandRequest: Sendable, Equatable {
     }
 
     /// The key of ``id`` in the result cache and the queue (``RequestID/key``).
-    public var key: String { id.key }
+    package var key: String { id.key }
 
     /// The cache key of an id value.
-    public static func key(for id: RequestID) -> String { id.key }
+    package static func key(for id: RequestID) -> String { id.key }
 }
 
 /// The command-specific part of a request.
-public enum CommandAction: Sendable, Equatable {
+package enum CommandAction: Sendable, Equatable {
     /// Write `message` (raw NDEF message bytes), authenticating with `password` first when given.
     case write(message: [UInt8], password: [UInt8]?)
     /// NDEF-format the tag (empty message).

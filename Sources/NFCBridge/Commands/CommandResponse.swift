@@ -1,9 +1,9 @@
 /// One response payload: `{"id":…,"status":"ok"|"error"|"waiting","data":{…},"error":{…}}`, with
 /// `transaction` echoed when the request sent one (Zigbee2MQTT clients match on it). `data` is
 /// always an object; `error` is present only with status `error`. Typed until ``payload`` encodes it.
-public struct CommandResponse: Sendable, Equatable, Encodable {
+package struct CommandResponse: Sendable, Equatable, Encodable {
     /// Where a request stands.
-    public enum Status: String, Sendable, Codable {
+    package enum Status: String, Sendable, Codable {
         /// Done: `data` holds the result. Final.
         case ok
         /// Failed: `error` says why. Final.
@@ -13,21 +13,21 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     }
 
     /// The request's `id` (nil when the request had no usable one).
-    public var id: RequestID?
+    package var id: RequestID?
     /// The request's `transaction`, when sent.
-    public var transaction: TransactionID?
+    package var transaction: TransactionID?
     /// The status.
-    public var status: Status
+    package var status: Status
     /// The result (or facts about a failure, such as `pages_written`).
-    public var data: ResponseData
+    package var data: ResponseData
     /// The failure.
-    public var error: CommandError?
+    package var error: CommandError?
     /// `true` on a final result sent again for a repeated `id` (from the result cache): nothing
     /// was done this time. Written only when true.
-    public var replayed = false
+    package var replayed = false
 
     /// A success with `data`.
-    public static func ok(id: RequestID?, transaction: TransactionID?, _ data: ResponseData) -> CommandResponse {
+    package static func ok(id: RequestID?, transaction: TransactionID?, _ data: ResponseData) -> CommandResponse {
         CommandResponse(id: id, transaction: transaction, status: .ok, data: data, error: nil)
     }
 
@@ -39,12 +39,12 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     }
 
     /// A failure.
-    public static func failure(id: RequestID?, transaction: TransactionID?, _ error: CommandError) -> CommandResponse {
+    package static func failure(id: RequestID?, transaction: TransactionID?, _ error: CommandError) -> CommandResponse {
         CommandResponse(id: id, transaction: transaction, status: .error, data: .failure(error.details), error: error)
     }
 
     /// The intermediate "waiting for a tag" answer.
-    public static func waiting(id: RequestID?, transaction: TransactionID?, seconds: Double) -> CommandResponse {
+    package static func waiting(id: RequestID?, transaction: TransactionID?, seconds: Double) -> CommandResponse {
         CommandResponse(id: id, transaction: transaction, status: .waiting, data: .waiting(seconds: seconds), error: nil)
     }
 
@@ -52,7 +52,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
 
     /// The payload: `id` (`null` when the request had none), `status`, `data`, and `transaction`
     /// and `error` when there are.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if let id { try container.encode(id, forKey: .id) } else { try container.encodeNil(forKey: .id) }
         try container.encode(status, forKey: .status)
@@ -66,7 +66,7 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     /// outcome that cannot be encoded (only a dump's JSON export could fail) is answered as that
     /// failure instead — `read_failed` for a dump, `write_failed` for a command that changed the tag —
     /// and that failure is the response (the one the result cache keeps).
-    public func encoded() -> (response: CommandResponse, payload: [UInt8]) {
+    package func encoded() -> (response: CommandResponse, payload: [UInt8]) {
         do {
             return (self, try JSONWire.bytes(self))
         } catch {
@@ -80,10 +80,10 @@ public struct CommandResponse: Sendable, Equatable, Encodable {
     }
 
     /// The payload's bytes (``encoded()``).
-    public var payload: [UInt8] { encoded().payload }
+    package var payload: [UInt8] { encoded().payload }
 
     /// Creates a response.
-    public init(id: RequestID?, transaction: TransactionID?, status: Status, data: ResponseData, error: CommandError?) {
+    package init(id: RequestID?, transaction: TransactionID?, status: Status, data: ResponseData, error: CommandError?) {
         self.id = id
         self.transaction = transaction
         self.status = status

@@ -10,9 +10,9 @@ import Synchronization
 /// even sooner. When given a state directory it keeps the results in `command-results.json` there
 /// (rewritten atomically after every change), so a restart does not forget them; the window counts
 /// on the wall clock (`stored_at`, Unix milliseconds), so it also runs while the agent is stopped.
-public final class CommandResultCache: Sendable {
+package final class CommandResultCache: Sendable {
     /// The file name in the state directory.
-    public static let fileName = "command-results.json"
+    package static let fileName = "command-results.json"
 
     /// One remembered result; the file is the list of them,
     /// `[{"key":…,"response":{…},"stored_at":1764600000000}]`.
@@ -41,11 +41,11 @@ public final class CommandResultCache: Sendable {
     }
 
     /// Most results kept.
-    public let capacity: Int
+    package let capacity: Int
     /// The largest `command-results.json` read (16 MiB).
     static let fileLimit = 16 << 20
     /// How long a result is kept, in seconds.
-    public let windowSeconds: Int64
+    package let windowSeconds: Int64
     private let path: String?
     private let logger: AgentLogger?
     private let now: @Sendable () -> Date
@@ -53,7 +53,7 @@ public final class CommandResultCache: Sendable {
     private let entries: Mutex<[Entry]>
 
     /// An in-memory cache. `now` is the wall clock (injected by tests).
-    public init(
+    package init(
         capacity: Int, windowSeconds: Int = AgentConfiguration.CommandSettings.defaults.idempotencyWindowSeconds,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -68,7 +68,7 @@ public final class CommandResultCache: Sendable {
     /// A cache persisted in `directory`, loading what an earlier run left there. A file that cannot
     /// be read as results is logged and started afresh (forgetting results is safer than refusing
     /// to start). Entries of an older file without `stored_at` count as stored at load time.
-    public init(
+    package init(
         capacity: Int, directory: String, logger: AgentLogger? = nil,
         windowSeconds: Int = AgentConfiguration.CommandSettings.defaults.idempotencyWindowSeconds,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -105,7 +105,7 @@ public final class CommandResultCache: Sendable {
 
     /// The response remembered for `key` (marks it recently used); nil when none, or when it is
     /// older than the window.
-    public func response(for key: String) -> CommandResponse? {
+    package func response(for key: String) -> CommandResponse? {
         let oldest = Timestamp.milliseconds(now()) - windowSeconds * 1000
         let (response, expired) = entries.withLock { list -> (CommandResponse?, Bool) in
             let before = list.count
@@ -121,7 +121,7 @@ public final class CommandResultCache: Sendable {
     }
 
     /// Remembers the final `response` for `key`.
-    public func store(_ response: CommandResponse, for key: String) {
+    package func store(_ response: CommandResponse, for key: String) {
         let storedAt = Timestamp.milliseconds(now())
         let oldest = storedAt - windowSeconds * 1000
         let snapshot = entries.withLock { list -> [Entry] in
@@ -134,7 +134,7 @@ public final class CommandResultCache: Sendable {
     }
 
     /// How many results are kept.
-    public var count: Int { entries.withLock { $0.count } }
+    package var count: Int { entries.withLock { $0.count } }
 
     private func persist(_ snapshot: [Entry]) {
         guard let path else { return }
@@ -152,7 +152,7 @@ public final class CommandResultCache: Sendable {
 extension CommandResponse: Decodable {
     /// Reads a response back from the result cache's file: `data` stays as stored (written again
     /// unchanged when it is replayed), the failure's details are read from it.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = try container.decode(Status.self, forKey: .status)
         id = try? container.decode(RequestID.self, forKey: .id)

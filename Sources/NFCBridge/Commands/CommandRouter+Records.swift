@@ -2,21 +2,21 @@ import NFCCore
 
 extension CommandRouter {
     /// Called with the outcome of every `lock` that was accepted (the agent publishes an event).
-    public typealias LockAuditHandler = @Sendable (LockAudit) async -> Void
+    package typealias LockAuditHandler = @Sendable (LockAudit) async -> Void
 
     /// What happened to a lock request, for the audit trail: the body of `event/lock` — the final
     /// response's fields (without `transaction`) plus `uid` and `command`.
-    public struct LockAudit: Sendable, Equatable, Encodable {
+    package struct LockAudit: Sendable, Equatable, Encodable {
         /// The request's id.
-        public var id: RequestID
+        package var id: RequestID
         /// The UID the request named.
-        public var uid: [UInt8]
+        package var uid: [UInt8]
         /// The final response.
-        public var response: CommandResponse
+        package var response: CommandResponse
 
         enum CodingKeys: String, CodingKey { case uid, command }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var response = self.response
             response.transaction = nil
             try response.encode(to: encoder)

@@ -26,11 +26,11 @@ import NFCCore
 /// Run ``run()`` in a task for the worker and feed it with ``receive(_:command:)``; cancelling the
 /// task answers every pending request with `canceled`. The parts: ``RequestIntake`` (what is held),
 /// ``TagWait`` (waiting for a tag), ``CommandResponder`` (answering).
-public actor CommandRouter {
+package actor CommandRouter {
     /// The topics.
-    public nonisolated let topics: TopicMap
+    package nonisolated let topics: TopicMap
     /// The limits and permissions.
-    public nonisolated let policy: CommandPolicy
+    package nonisolated let policy: CommandPolicy
     let access: any TagAccess
     let executor: any CommandExecuting
     let clock: any CommandClock
@@ -51,7 +51,7 @@ public actor CommandRouter {
     /// Creates the router. `cache` defaults to an in-memory one of `policy.resultCacheCapacity` and
     /// `policy.idempotencyWindowSeconds` on `clock`. `signatures` checks signed requests (nil: no
     /// signature key configured, signed envelopes are refused as unknown fields).
-    public init(
+    package init(
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any CommandClock, cache: CommandResultCache? = nil,
         signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
@@ -76,7 +76,7 @@ public actor CommandRouter {
     }
 
     /// Requests waiting behind the running one (tests, health).
-    public var queueDepth: Int { intake.queueDepth }
+    package var queueDepth: Int { intake.queueDepth }
 
     // MARK: - Intake
 
@@ -84,7 +84,7 @@ public actor CommandRouter {
     /// the topic, once: ``TopicMap/command(inRequestTopic:)``): ignores it when retained, answers
     /// at once when it is refused or a cancel, otherwise queues it. Returns without waiting for the
     /// command to run.
-    public func receive(_ message: InboundMessage, command name: String) async {
+    package func receive(_ message: InboundMessage, command name: String) async {
         if message.retained {
             // A retained request is stale by definition: whoever sent it is not waiting for this run.
             logger.warning("ignoring the retained request on \(message.topic): commands are never taken from retained messages")
@@ -179,7 +179,7 @@ public actor CommandRouter {
 
     /// Runs queued requests one at a time until the task is cancelled; then answers every pending
     /// request with `canceled`.
-    public func run() async {
+    package func run() async {
         for await _ in doorbell {
             while !Task.isCancelled, let next = intake.next() {
                 await execute(next)

@@ -9,7 +9,7 @@ import Synchronization
 /// Loop side: ``tagArrived(_:cardInfo:)``, ``tagReselected(_:)``, ``tagRemoved(uid:)``, ``readerLost()``,
 /// ``lendReader()``.
 /// Command side: the ``TagAccess`` methods.
-public final class ReaderTagAccess: TagAccess {
+package final class ReaderTagAccess: TagAccess {
     private struct State {
         var borrowers: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
         /// The loop, waiting while a command holds the reader.
@@ -22,13 +22,13 @@ public final class ReaderTagAccess: TagAccess {
     private let present = Watched<[PresentTag]>([])
 
     /// Creates the access point (no tag present).
-    public init() {}
+    package init() {}
 
     // MARK: - Reader loop side
 
     /// A tag arrived (after its scan): it is the tag present now, and waiting commands get it, with
     /// what the scan's identification found (`cardInfo`, nil when it failed).
-    public func tagArrived(_ transport: any TagTransport, cardInfo: CardInfo? = nil) {
+    package func tagArrived(_ transport: any TagTransport, cardInfo: CardInfo? = nil) {
         let tag = PresentTag(transport: transport, cardInfo: cardInfo)
         present.update { present in
             present.removeAll { $0.uid == tag.uid }
@@ -39,7 +39,7 @@ public final class ReaderTagAccess: TagAccess {
     /// A present tag was selected again (a new poll): commands use the new transport, and the
     /// identification of its arrival (the same UID). Tags not present yet are left to
     /// ``tagArrived(_:cardInfo:)``, which comes after their scan.
-    public func tagReselected(_ transport: any TagTransport) {
+    package func tagReselected(_ transport: any TagTransport) {
         let uid = transport.target.uid
         present.update { present in
             guard let index = present.firstIndex(where: { $0.uid == uid }) else { return }
@@ -48,13 +48,13 @@ public final class ReaderTagAccess: TagAccess {
     }
 
     /// A tag left the field.
-    public func tagRemoved(uid: [UInt8]) {
+    package func tagRemoved(uid: [UInt8]) {
         present.update { $0.removeAll { $0.uid == uid } }
     }
 
     /// The reader went away: no tag is present any more, and the commands waiting to borrow the
     /// reader fail with ``NFCError/readerUnavailable(_:)`` instead of waiting for it to come back.
-    public func readerLost() {
+    package func readerLost() {
         present.update { $0 = [] }
         let borrowers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
             defer { s.borrowers = [] }
@@ -67,7 +67,7 @@ public final class ReaderTagAccess: TagAccess {
 
     /// Lends the reader to each command waiting for it, one after the other, and returns when the
     /// last one is done. The loop calls it once per turn; it returns at once when nobody waits.
-    public func lendReader() async {
+    package func lendReader() async {
         while let borrower = state.withLock({ s in s.borrowers.isEmpty ? nil : s.borrowers.removeFirst() }) {
             await withCheckedContinuation { (returned: CheckedContinuation<Void, Never>) in
                 // Set before the borrower runs: it hands the reader back through `lender`.
@@ -78,22 +78,22 @@ public final class ReaderTagAccess: TagAccess {
     }
 
     /// True while commands wait for the reader (tests).
-    public var hasBorrowers: Bool { state.withLock { !$0.borrowers.isEmpty } }
+    package var hasBorrowers: Bool { state.withLock { !$0.borrowers.isEmpty } }
 
     // MARK: - TagAccess
 
-    public func presentTag() async throws -> PresentTag? {
+    package func presentTag() async throws -> PresentTag? {
         present.value.first
     }
 
-    public func nextTag() async throws -> PresentTag {
+    package func nextTag() async throws -> PresentTag {
         let tags = await present.wait { !$0.isEmpty }
         try Task.checkCancellation()
         guard let tag = tags.first else { throw CancellationError() }
         return tag
     }
 
-    public func withExclusiveAccess<Result: Sendable>(
+    package func withExclusiveAccess<Result: Sendable>(
         to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
     ) async throws -> Result {
         try await borrowReader()

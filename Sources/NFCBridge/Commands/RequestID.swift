@@ -1,19 +1,19 @@
 /// A request's `id` as sent: a non-empty string or an integer (an integral number such as `42.0` is
 /// taken as the integer). It is the idempotency key and is echoed in every response.
-public enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+package enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     /// A string id.
     case string(String)
     /// An integer id.
     case int(Int64)
 
     /// Creates a string id.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
     /// Creates an integer id.
-    public init(integerLiteral value: Int64) { self = .int(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
 
     /// The key of the id in the result cache and the queue (`s:abc`, `i:42`): a string "42" and the
     /// integer 42 are different ids.
-    public var key: String {
+    package var key: String {
         switch self {
         case let .string(text): "s:" + text
         case let .int(value): "i:\(value)"
@@ -21,7 +21,7 @@ public enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
     }
 
     /// The id as JSON text (`"abc"`, `42`), as logs and error messages quote it.
-    public var jsonText: String { JSONWire.text(self) }
+    package var jsonText: String { JSONWire.text(self) }
 
     /// The same value as the wider scalar a `transaction` is (the two are read and written alike).
     private var scalar: TransactionID {
@@ -32,7 +32,7 @@ public enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
     }
 
     /// Reads a string or an integer.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         switch try TransactionID(from: decoder) {
         case let .string(text): self = .string(text)
         case let .int(value): self = .int(value)
@@ -42,13 +42,13 @@ public enum RequestID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
     }
 
     /// Writes the string or the integer.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try scalar.encode(to: encoder)
     }
 }
 
 /// Zigbee2MQTT's `transaction` as sent (a string or a number), echoed in every response.
-public enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+package enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     /// A string.
     case string(String)
     /// An integer.
@@ -57,12 +57,12 @@ public enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLiter
     case double(Double)
 
     /// Creates a string transaction.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
     /// Creates an integer transaction.
-    public init(integerLiteral value: Int64) { self = .int(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
 
     /// Reads a string or a number (an integer first, as the request parser does).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Int64.self) {
             self = .int(value)
@@ -74,7 +74,7 @@ public enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLiter
     }
 
     /// Writes the string or the number as it came.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case let .string(text): try container.encode(text)

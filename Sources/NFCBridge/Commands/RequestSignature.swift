@@ -19,14 +19,14 @@ import Synchronization
 ///
 /// Binding the topic means a signed `write` for one agent is no `format`, and no request for another
 /// agent (`<base>/<id>/request/<command>` names both).
-public enum RequestSignature {
+package enum RequestSignature {
     /// The bytes the HMAC covers: `topic`, LF, `body`.
-    public static func canonical(topic: String, body: [UInt8]) -> [UInt8] {
+    package static func canonical(topic: String, body: [UInt8]) -> [UInt8] {
         Array(topic.utf8) + [0x0A] + body
     }
 
     /// HMAC-SHA256 of `message` with `key` (libcrypto `EVP_Q_mac`); nil only when libcrypto fails.
-    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8]? {
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8]? {
         var output = [UInt8](repeating: 0, count: 32)
         var length = 0
         let result = key.withUnsafeBytes { keyBytes in
@@ -43,7 +43,7 @@ public enum RequestSignature {
     }
 
     /// The `sig` of a request body published on `topic`, as lowercase hex.
-    public static func signature(key: [UInt8], topic: String, body: [UInt8]) -> String? {
+    package static func signature(key: [UInt8], topic: String, body: [UInt8]) -> String? {
         hmacSHA256(key: key, message: canonical(topic: topic, body: body))?.hexString.lowercased()
     }
 
@@ -62,9 +62,9 @@ public enum RequestSignature {
 /// request that old is refused as stale anyway). The book is bounded by ``nonceCapacity``: when it
 /// is full of nonces still in the window, the oldest is forgotten and every `ts` up to its own is
 /// refused from then on (the *floor*), so a forgotten nonce can never be replayed. Thread-safe.
-public final class RequestSignatureVerifier: Sendable {
+package final class RequestSignatureVerifier: Sendable {
     /// What ``check(topic:payload:now:)`` found.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The payload is not a signed envelope (the router decides whether that is allowed).
         case unsigned
         /// Signature, timestamp and nonce are good: `body` is the request without `ts` and `nonce`,
@@ -75,9 +75,9 @@ public final class RequestSignatureVerifier: Sendable {
     }
 
     /// How far `ts` may be from the agent's clock, in seconds (either way).
-    public let windowSeconds: Int64
+    package let windowSeconds: Int64
     /// Most nonces remembered.
-    public let nonceCapacity: Int
+    package let nonceCapacity: Int
     private let key: [UInt8]
     private let book: Mutex<NonceBook>
 
@@ -91,7 +91,7 @@ public final class RequestSignatureVerifier: Sendable {
     }
 
     /// Creates a verifier for `key` (the bytes of the key file's first line).
-    public init(key: [UInt8], windowSeconds: Int = 300, nonceCapacity: Int = 10_000) {
+    package init(key: [UInt8], windowSeconds: Int = 300, nonceCapacity: Int = 10_000) {
         self.key = key
         self.windowSeconds = Int64(max(1, windowSeconds))
         self.nonceCapacity = max(1, nonceCapacity)
@@ -99,12 +99,12 @@ public final class RequestSignatureVerifier: Sendable {
     }
 
     /// Nonces remembered now (tests).
-    public var nonceCount: Int { book.withLock { $0.seen.count } }
+    package var nonceCount: Int { book.withLock { $0.seen.count } }
 
     /// Checks one request payload published on `topic` (read once by the router), at the agent's
     /// time `now`. The body in `signed` is read once here (its `id` and `transaction` are echoed when
     /// it is refused) and, once it checked out, handed on as read, without `ts` and `nonce`.
-    public func check(topic: String, payload: RequestPayload, now: Date) -> Outcome {
+    package func check(topic: String, payload: RequestPayload, now: Date) -> Outcome {
         guard case let .object(envelope)? = payload.content, envelope.has("signed") else {
             return .unsigned
         }

@@ -1,7 +1,7 @@
 /// The `data` object of a response, kept typed until the response is encoded: what a command found,
 /// the facts of a failure, the wait of a `waiting` answer, where a canceled request was, or — for a
 /// result read back from the persisted result cache — the stored object as it was written.
-public enum ResponseData: Sendable, Equatable, Encodable {
+package enum ResponseData: Sendable, Equatable, Encodable {
     /// `{}`.
     case empty
     /// What `command` found on the tag (``CommandOutcome``).
@@ -16,7 +16,7 @@ public enum ResponseData: Sendable, Equatable, Encodable {
     case stored(StoredJSON)
 
     /// Where a canceled request was.
-    public enum CancelState: String, Sendable, Encodable {
+    package enum CancelState: String, Sendable, Encodable {
         /// In the queue.
         case queued
         /// Waiting for a tag.
@@ -27,7 +27,7 @@ public enum ResponseData: Sendable, Equatable, Encodable {
     private enum CodingKeys: String, CodingKey { case waitForTagSeconds = "wait_for_tag_s", canceled, state }
 
     /// The object: the outcome's or the details' own members, or those of the kind.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .empty:
             _ = encoder.container(keyedBy: CodingKeys.self)
@@ -48,7 +48,7 @@ public enum ResponseData: Sendable, Equatable, Encodable {
     }
 
     /// Equal kinds with equal values (an outcome: of the same command, type and values).
-    public static func == (lhs: ResponseData, rhs: ResponseData) -> Bool {
+    package static func == (lhs: ResponseData, rhs: ResponseData) -> Bool {
         switch (lhs, rhs) {
         case (.empty, .empty): true
         case let (.outcome(left, leftCommand), .outcome(right, rightCommand)):

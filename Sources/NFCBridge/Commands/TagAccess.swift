@@ -1,17 +1,17 @@
 import NFCCore
 
 /// A tag in the field, as handed to a command.
-public struct PresentTag: Sendable {
+package struct PresentTag: Sendable {
     /// Its UID (IDm for FeliCa), as selected.
-    public var uid: [UInt8]
+    package var uid: [UInt8]
     /// The channel to it.
-    public var transport: any TagTransport
+    package var transport: any TagTransport
     /// What the reader loop's identification found for it (``TagScan/cardInfo``), so a command does
     /// not identify it again; nil when it did not run or failed (the executor identifies it then).
-    public var cardInfo: CardInfo?
+    package var cardInfo: CardInfo?
 
     /// Creates a tag from its transport and, when known, its identification.
-    public init(transport: any TagTransport, cardInfo: CardInfo? = nil) {
+    package init(transport: any TagTransport, cardInfo: CardInfo? = nil) {
         self.uid = transport.target.uid
         self.transport = transport
         self.cardInfo = cardInfo
@@ -24,7 +24,7 @@ public struct PresentTag: Sendable {
 /// re-selects the tag between a PWD_AUTH and the writes after it).
 ///
 /// ``DeviceTagAccess`` implements it over a `ReaderDevice` that nothing else polls (CLI, tests).
-public protocol TagAccess: Sendable {
+package protocol TagAccess: Sendable {
     /// The tag in the field now, or nil; does not wait for one.
     func presentTag() async throws -> PresentTag?
 
@@ -41,28 +41,28 @@ public protocol TagAccess: Sendable {
 
 /// ``TagAccess`` over a `ReaderDevice` that the caller opened and nothing else polls: the CLI's
 /// `write` / `format` / `lock`, and in-process tests on a `VirtualReaderDevice`.
-public struct DeviceTagAccess: TagAccess {
+package struct DeviceTagAccess: TagAccess {
     let device: any ReaderDevice
     let modulations: [Modulation]
     let interval: Duration
 
     /// Polls `device` for `modulations`, each poll lasting at most `interval`.
-    public init(device: any ReaderDevice, modulations: [Modulation], interval: Duration) {
+    package init(device: any ReaderDevice, modulations: [Modulation], interval: Duration) {
         self.device = device
         self.modulations = modulations
         self.interval = interval
     }
 
     /// Polls `device` as the configuration's `reader` settings say (modulations, interval).
-    public init(device: any ReaderDevice, reader: AgentConfiguration.ReaderSettings) {
+    package init(device: any ReaderDevice, reader: AgentConfiguration.ReaderSettings) {
         self.init(device: device, modulations: reader.modulations, interval: .milliseconds(reader.intervalMilliseconds))
     }
 
-    public func presentTag() async throws -> PresentTag? {
+    package func presentTag() async throws -> PresentTag? {
         try await device.poll(modulations: modulations, timeout: .zero, limit: 1).first.map { PresentTag(transport: $0) }
     }
 
-    public func nextTag() async throws -> PresentTag {
+    package func nextTag() async throws -> PresentTag {
         // libnfc's poll blocks its thread: abort it when the waiting task is cancelled.
         try await withTaskCancellationHandler {
             while true {
@@ -76,7 +76,7 @@ public struct DeviceTagAccess: TagAccess {
         }
     }
 
-    public func withExclusiveAccess<Result: Sendable>(
+    package func withExclusiveAccess<Result: Sendable>(
         to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
     ) async throws -> Result {
         try await body(tag.transport)
@@ -84,7 +84,7 @@ public struct DeviceTagAccess: TagAccess {
 
     /// The first tag found within `timeout` (nil: wait as long as it takes), or nil when none came.
     /// Polls at least once, so a zero timeout still finds a tag already in the field.
-    public func firstTag(within timeout: Duration?) async throws -> PresentTag? {
+    package func firstTag(within timeout: Duration?) async throws -> PresentTag? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             try Task.checkCancellation()

@@ -9,17 +9,17 @@ import NFCCore
 /// ``BlocksOutcome``, ``DumpOutcome``.
 ///
 /// Failures keep NFCCore's facts: a tag pulled mid-write is `tag_removed` with `data.pages_written`.
-public struct TagCommandExecutor: CommandExecuting {
+package struct TagCommandExecutor: CommandExecuting {
     /// The keys a MIFARE Classic dump tries (`dump.keys_file`, plus the default dictionary).
-    public let classicKeys: ClassicKeyDictionary
+    package let classicKeys: ClassicKeyDictionary
 
     /// Creates the executor; `classicKeys` are the keys a Classic dump tries (the agent passes
     /// `dump.keys_file`'s dictionary, as its scans use).
-    public init(classicKeys: ClassicKeyDictionary = .standard) {
+    package init(classicKeys: ClassicKeyDictionary = .standard) {
         self.classicKeys = classicKeys
     }
 
-    public func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
+    package func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
         async throws(CommandError) -> any CommandOutcome
     {
         switch action {

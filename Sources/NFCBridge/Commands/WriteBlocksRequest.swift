@@ -15,14 +15,14 @@ import NFCCore
 /// ``ClassicBlockWriter/validate(_:allowTrailer:layout:)`` then refuses block 0, a block given twice, a
 /// trailer without `allow_trailer` and a trailer with inconsistent access bits — all before the request
 /// is queued, as `invalid_request` naming the field.
-public enum WriteBlocksRequest {
+package enum WriteBlocksRequest {
     /// The fields `write_blocks` takes besides the common ones.
     static let fields: Set<String> = ["blocks", "key", "key_type", "allow_trailer"]
     /// Most blocks in one request (a 4K has 256).
     static let maximumBlocks = 256
 
     /// The action of a `write_blocks` payload.
-    public static func action(_ object: JSONFields, uid: [UInt8]?) throws(CommandError) -> CommandAction {
+    package static func action(_ object: JSONFields, uid: [UInt8]?) throws(CommandError) -> CommandAction {
         guard object.has("blocks") else { throw .invalid("blocks", "required: [{\"block\": 4, \"data_hex\": \"…\"}]") }
         guard let items = object.objects("blocks") else { throw .invalid("blocks", "must be an array of {block, data_hex} objects") }
         guard !items.isEmpty else { throw .invalid("blocks", "must hold at least one block") }
@@ -67,7 +67,7 @@ public enum WriteBlocksRequest {
     }
 
     /// The 6-byte MIFARE Classic key in hex of the member `key`.
-    public static func key(_ object: JSONFields) throws(CommandError) -> [UInt8] {
+    package static func key(_ object: JSONFields) throws(CommandError) -> [UInt8] {
         guard let text = object.string("key"), let bytes = [UInt8](hex: text), bytes.count == 6 else {
             throw .invalid("key", "must be 6 bytes of hex (e.g. \"FFFFFFFFFFFF\")")
         }
@@ -75,7 +75,7 @@ public enum WriteBlocksRequest {
     }
 
     /// The member `key_type`: `"A"` or `"B"`.
-    public static func keyType(_ object: JSONFields) throws(CommandError) -> ClassicKeyType {
+    package static func keyType(_ object: JSONFields) throws(CommandError) -> ClassicKeyType {
         guard let text = object.string("key_type"), let type = ClassicKeyType(rawValue: text) else {
             throw .invalid("key_type", "must be \"A\" or \"B\"")
         }

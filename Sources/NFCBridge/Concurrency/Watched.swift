@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A waiting task that is cancelled is woken with the value as it is; callers that care check
 /// `Task.isCancelled` (or the condition) after ``wait(until:)`` returns.
-public final class Watched<Value: Sendable>: Sendable {
+package final class Watched<Value: Sendable>: Sendable {
     private struct Waiter {
         var id: UInt64
         var condition: @Sendable (Value) -> Bool
@@ -28,16 +28,16 @@ public final class Watched<Value: Sendable>: Sendable {
     private let state: Mutex<State>
 
     /// Starts with `value`.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         state = Mutex(State(value: value))
     }
 
     /// The value now.
-    public var value: Value { state.withLock { $0.value } }
+    package var value: Value { state.withLock { $0.value } }
 
     /// Changes the value, then wakes the waiters whose condition holds. Returns what `change` returns.
     @discardableResult
-    public func update<Result>(_ change: (inout Value) -> Result) -> Result {
+    package func update<Result>(_ change: (inout Value) -> Result) -> Result {
         let (result, ready, value) = state.withLock { s -> (Result, [CheckedContinuation<Value, Never>], Value) in
             let result = change(&s.value)
             var ready: [CheckedContinuation<Value, Never>] = []
@@ -56,7 +56,7 @@ public final class Watched<Value: Sendable>: Sendable {
     /// Returns the first value (the current one included) for which `condition` holds, or the
     /// current value when the task is cancelled.
     @discardableResult
-    public func wait(until condition: @escaping @Sendable (Value) -> Bool) async -> Value {
+    package func wait(until condition: @escaping @Sendable (Value) -> Bool) async -> Value {
         let id = state.withLock { s -> UInt64 in
             s.nextID += 1
             return s.nextID

@@ -1,8 +1,8 @@
 /// A configuration problem: ONE clear message naming the file, the line and the key. The agent
 /// refuses to start on it (the CLI exits 2) before anything connects.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable codes (never rename one; docs/cli.md, "run", shows them).
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    package enum Code: String, Sendable, Equatable, CaseIterable {
         /// A bad value, an unknown key, a syntax error, an unreadable file, settings that do not go
         /// together (TLS files without TLS, a password without a user name).
         case invalidConfig = "invalid_config"
@@ -11,18 +11,18 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// The stable code.
-    public var code: Code
+    package var code: Code
     /// The configuration file (or the flag / variable) the problem is in.
-    public var source: String
+    package var source: String
     /// Line (1-based) in ``source``, when the problem is in a file.
-    public var line: Int?
+    package var line: Int?
     /// The key path (`mqtt.protocol`), when one is concerned.
-    public var key: String?
+    package var key: String?
     /// What is wrong and what is expected.
-    public var detail: String
+    package var detail: String
 
     /// Creates an error.
-    public init(code: Code = .invalidConfig, source: String, line: Int? = nil, key: String? = nil, detail: String) {
+    package init(code: Code = .invalidConfig, source: String, line: Int? = nil, key: String? = nil, detail: String) {
         self.code = code
         self.source = source
         self.line = line
@@ -42,7 +42,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// `config.yaml:12: mqtt.protocol: must be one of 3.1.1, 5 (got '6')`.
-    public var message: String {
+    package var message: String {
         var text = source
         if let line { text += ":\(line)" }
         text += ": "
@@ -50,5 +50,5 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         return text + detail
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

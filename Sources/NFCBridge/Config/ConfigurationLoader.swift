@@ -4,19 +4,19 @@ import MQTTClient
 import YAMLDocument
 
 /// What the command line and the environment override in the file.
-public struct ConfigurationOverrides: Sendable, Equatable {
+package struct ConfigurationOverrides: Sendable, Equatable {
     /// `--device C`: the reader connection string.
-    public var device: String?
+    package var device: String?
     /// `--broker URL`: the broker URL.
-    public var broker: String?
+    package var broker: String?
     /// `--state-dir DIR`: the state directory, replaces `state_dir`.
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// The environment (`NFCBRIDGE_MQTT_PASSWORD`; `STATE_DIRECTORY`, which systemd sets for
     /// `StateDirectory=`, is the state directory when neither `--state-dir` nor `state_dir` is given).
-    public var environment: [String: String]
+    package var environment: [String: String]
 
     /// Creates overrides.
-    public init(
+    package init(
         device: String? = nil, broker: String? = nil, stateDirectory: String? = nil, environment: [String: String] = [:]
     ) {
         self.device = device
@@ -30,22 +30,22 @@ public struct ConfigurationOverrides: Sendable, Equatable {
 /// is checked against ``ConfigurationSchema``, files named by the configuration must exist, and
 /// the overrides are applied. The first problem is thrown as ONE ``ConfigurationError`` naming the
 /// key and the line, before anything connects.
-public enum ConfigurationLoader {
+package enum ConfigurationLoader {
     /// Where the configuration lives when `--config` is not given.
-    public static let defaultPath = "/etc/nfcbridge/config.yaml"
+    package static let defaultPath = "/etc/nfcbridge/config.yaml"
 
     /// The environment variable that overrides `mqtt.password_file`.
-    public static let passwordVariable = "NFCBRIDGE_MQTT_PASSWORD"
+    package static let passwordVariable = "NFCBRIDGE_MQTT_PASSWORD"
 
     /// The largest configuration file read (1 MiB; the example is 10 KB).
-    public static let fileLimit = 1 << 20
+    package static let fileLimit = 1 << 20
 
     /// The variable systemd sets to the `StateDirectory=` path(s).
-    public static let stateDirectoryVariable = "STATE_DIRECTORY"
+    package static let stateDirectoryVariable = "STATE_DIRECTORY"
 
     /// Loads the configuration. `path` nil means ``defaultPath`` if it exists, else every default;
     /// an explicit `path` that does not exist is an error.
-    public static func load(
+    package static func load(
         path: String?, overrides: ConfigurationOverrides = ConfigurationOverrides(),
         hostName: String = ProcessInfo.processInfo.hostName
     ) throws(ConfigurationError) -> AgentConfiguration {
@@ -71,7 +71,7 @@ public enum ConfigurationLoader {
     }
 
     /// Parses configuration text (no overrides). `source` names the file in messages.
-    public static func parse(yaml: String, source: String, hostName: String = ProcessInfo.processInfo.hostName)
+    package static func parse(yaml: String, source: String, hostName: String = ProcessInfo.processInfo.hostName)
         throws(ConfigurationError) -> AgentConfiguration
     {
         let root: YAMLNode
@@ -109,7 +109,7 @@ public enum ConfigurationLoader {
     }
 
     /// Applies the command line and the environment.
-    public static func apply(_ overrides: ConfigurationOverrides, to config: inout AgentConfiguration)
+    package static func apply(_ overrides: ConfigurationOverrides, to config: inout AgentConfiguration)
         throws(ConfigurationError)
     {
         if let device = overrides.device {

@@ -2,25 +2,25 @@
 /// password never appears; file paths do).
 extension AgentConfiguration {
     /// The configuration without secrets, as a payload model (keys as in the configuration file).
-    public var publicConfiguration: PublicConfiguration { PublicConfiguration(self) }
+    package var publicConfiguration: PublicConfiguration { PublicConfiguration(self) }
 
     /// The configuration without secrets.
-    public var publicJSON: JSONValue { (try? JSONValueEncoder().encode(publicConfiguration)) ?? .null }
+    package var publicJSON: JSONValue { (try? JSONValueEncoder().encode(publicConfiguration)) ?? .null }
 }
 
 /// `info.config`: every key of ``ConfigurationSchema`` with its value in a configuration, nested as
 /// in the configuration file (docs/mqtt.md, "info"). A secret file's row shows its path, never the
 /// secret; a key not set is `null`.
-public struct PublicConfiguration: Encodable, Sendable {
+package struct PublicConfiguration: Encodable, Sendable {
     /// The configuration shown.
     let configuration: AgentConfiguration
 
     /// The public part of `config`.
-    public init(_ config: AgentConfiguration) {
+    package init(_ config: AgentConfiguration) {
         configuration = config
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: ConfigurationPathKey.self)
         let rows = ConfigurationSchema.keys.filter { $0.publication != .hidden }
         try encode(rows.map { ($0.path.split(separator: ".")[...], $0) }, into: &container)

@@ -4,17 +4,17 @@ import Glibc
 /// Event ids: ULIDs (26 characters of Crockford base 32: 48 bits of milliseconds since 1970, then
 /// 80 random bits). They sort by creation time and let consumers drop the duplicates QoS 1 and
 /// spool replays can produce.
-public enum EventID {
+package enum EventID {
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     /// A new id for an event created at `date`.
-    public static func make(at date: Date) -> String {
+    package static func make(at date: Date) -> String {
         var generator = SystemRandomNumberGenerator()
         return make(at: date, using: &generator)
     }
 
     /// A new id with the randomness from `generator` (tests pin it).
-    public static func make(at date: Date, using generator: inout some RandomNumberGenerator) -> String {
+    package static func make(at date: Date, using generator: inout some RandomNumberGenerator) -> String {
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - i))) }

@@ -5,27 +5,27 @@ import NFCCore
 /// An event as published on `<base>/<id>/event/<kind>`: its body's fields plus the envelope
 /// (docs/mqtt.md, "Events"): `event_id`, `seq`, `ts`, `reader`, `type`, `buffered`. The envelope's
 /// keys win over a body field of the same name.
-public struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
+package struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
     /// The event's own fields.
-    public var body: Body
+    package var body: Body
     /// The ULID (``EventID``).
-    public var eventID: String
+    package var eventID: String
     /// The per-agent sequence number.
-    public var seq: Int64
+    package var seq: Int64
     /// When the event happened.
-    public var date: Date
+    package var date: Date
     /// The agent id.
-    public var reader: String
+    package var reader: String
     /// The kind (also the last topic level).
-    public var type: EventKind
+    package var type: EventKind
     /// True when replayed from the spool.
-    public var buffered: Bool
+    package var buffered: Bool
 
     enum CodingKeys: String, CodingKey {
         case eventID = "event_id", seq, ts, reader, type, buffered
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try body.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(eventID, forKey: .eventID)
@@ -38,31 +38,31 @@ public struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
 }
 
 /// `{"code":…,"message":…}`: an error as payloads carry it.
-public struct ErrorPayload: Codable, Sendable, Equatable {
+package struct ErrorPayload: Codable, Sendable, Equatable {
     /// The stable code.
-    public var code: String
+    package var code: String
     /// For people.
-    public var message: String
+    package var message: String
 
     /// Creates the payload.
-    public init(code: String, message: String) {
+    package init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 }
 
 /// The body of `event/error`: `error`, `op`, and `uid` when a tag was concerned.
-public struct ErrorEvent: Encodable, Sendable {
+package struct ErrorEvent: Encodable, Sendable {
     /// What failed.
-    public var error: NFCError
+    package var error: NFCError
     /// The operation: `open`, `poll`, `scan`, `dump`.
-    public var operation: String
+    package var operation: String
     /// The tag, when one was concerned.
-    public var uid: [UInt8]?
+    package var uid: [UInt8]?
 
     enum CodingKeys: String, CodingKey { case error, operation = "op", uid }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ErrorPayload(code: error.code, message: error.message), forKey: .error)
         try container.encode(operation, forKey: .operation)
@@ -71,19 +71,19 @@ public struct ErrorEvent: Encodable, Sendable {
 }
 
 /// The body of `event/removed`: `uid`, `present_ms`.
-public struct RemovedEvent: Encodable, Sendable {
+package struct RemovedEvent: Encodable, Sendable {
     /// The tag that left.
-    public var uid: [UInt8]
+    package var uid: [UInt8]
     /// How long it was in the field.
-    public var presentMilliseconds: Int64
+    package var presentMilliseconds: Int64
     /// It was in the field when the previous run ended and was gone at this run's first poll
     /// (`after_restart: true`, only then): it left while the agent was down, so `present_ms`
     /// reaches up to that poll.
-    public var afterRestart = false
+    package var afterRestart = false
 
     enum CodingKeys: String, CodingKey { case uid, presentMilliseconds = "present_ms", afterRestart = "after_restart" }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uid.hexString, forKey: .uid)
         try container.encode(presentMilliseconds, forKey: .presentMilliseconds)
@@ -93,13 +93,13 @@ public struct RemovedEvent: Encodable, Sendable {
 
 /// The body of `event/scanned`: the scan object (NFCCore's scan report) plus `uid`, `cardType`,
 /// `random_uid`, `tag_id` and `initial`.
-public struct ScannedEvent: Encodable, Sendable {
+package struct ScannedEvent: Encodable, Sendable {
     /// The scan.
-    public var scan: TagScan
+    package var scan: TagScan
 
     enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try scan.report.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(scan.uid.hexString, forKey: .uid)
@@ -112,17 +112,17 @@ public struct ScannedEvent: Encodable, Sendable {
 
 /// The body of `event/dump`: `uid`, `cardType`, and `dump` (the dump's JSON export, encoded from
 /// the ``TagDump`` here, with the event).
-public struct DumpEvent: Encodable, Sendable {
+package struct DumpEvent: Encodable, Sendable {
     /// The tag.
-    public var uid: [UInt8]
+    package var uid: [UInt8]
     /// Its card type.
-    public var cardType: String
+    package var cardType: String
     /// The dump; `dump` is its JSON export (``TagDump/jsonExportDocument``).
-    public var dump: TagDump
+    package var dump: TagDump
 
     enum CodingKeys: String, CodingKey { case uid, cardType, dump }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uid.hexString, forKey: .uid)
         try container.encode(cardType, forKey: .cardType)
@@ -133,13 +133,13 @@ public struct DumpEvent: Encodable, Sendable {
 /// The body of the `event/error` that says the spool dropped events (`op` `spool`): code
 /// `spool_full` (beyond `spool.max_events` / `spool.max_bytes`, oldest first) or `spool_expired`
 /// (older than `spool.max_age_s`), how many, and the range of their `seq`.
-public struct SpoolDropEvent: Encodable, Sendable {
+package struct SpoolDropEvent: Encodable, Sendable {
     /// What was dropped.
-    public var drop: EventSpool.Drop
+    package var drop: EventSpool.Drop
 
     enum CodingKeys: String, CodingKey { case error, operation = "op", dropped, firstSeq = "first_seq", lastSeq = "last_seq" }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         let expired = drop.reason == "expired"
         let what = expired ? "older than spool.max_age_s" : "beyond spool.max_events / spool.max_bytes (the oldest)"
@@ -159,13 +159,13 @@ public struct SpoolDropEvent: Encodable, Sendable {
 /// read-only, failing): `spool_write_failed`, once per outage. Events made meanwhile are kept in
 /// memory and published all the same (`durable: false`); a restart before the disk is back loses
 /// those not yet delivered.
-public struct SpoolWriteFailedEvent: Encodable, Sendable {
+package struct SpoolWriteFailedEvent: Encodable, Sendable {
     /// The failure (path and the system's reason).
-    public var failure: StorageError
+    package var failure: StorageError
 
     enum CodingKeys: String, CodingKey { case error, operation = "op" }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(
             ErrorPayload(
@@ -180,19 +180,19 @@ public struct SpoolWriteFailedEvent: Encodable, Sendable {
 /// Packet Size, `mqtt.max_packet_size`, or MQTT's own 256 MB): `payload_too_large`, naming the refused event's kind,
 /// `seq`, `event_id` and size, so the gap in `seq` is explained and the stream moves on (the
 /// refused payload is not kept).
-public struct PayloadTooLargeEvent: Encodable, Sendable {
+package struct PayloadTooLargeEvent: Encodable, Sendable {
     /// The refused event's `type`, `seq`, `event_id` and payload size in bytes.
-    public var kind: String
-    public var seq: Int64?
-    public var eventID: String?
-    public var size: Int
+    package var kind: String
+    package var seq: Int64?
+    package var eventID: String?
+    package var size: Int
 
     enum CodingKeys: String, CodingKey {
         case error, operation = "op", refusedType = "refused_type", refusedSeq = "refused_seq"
         case refusedEventID = "refused_event_id", size
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(
             ErrorPayload(

@@ -18,11 +18,11 @@ import Synchronization
 /// large (beyond ``largestAccepted``, where `+1` could ever overflow) or below `floor` (the spool's
 /// highest `seq`) is replaced by `floor`, and ``recovery`` says what happened (the agent logs it
 /// as a warning). At a million events a second, ``largestAccepted`` is 146,000 years away.
-public final class SequenceStore: Sendable {
+package final class SequenceStore: Sendable {
     /// The file holding the reservation.
-    public let path: String
+    package let path: String
     /// What was wrong with the file when it was opened (nil when it was fine or this is the first start).
-    public let recovery: String?
+    package let recovery: String?
     private let state: Mutex<State>
     private let writer = JobThread(name: "sequence")
     private let reservationObserver = Mutex<(@Sendable () -> Void)?>(nil)
@@ -35,15 +35,15 @@ public final class SequenceStore: Sendable {
     }
 
     /// How far ahead the reservation is written.
-    public static let block: Int64 = 64
+    package static let block: Int64 = 64
 
     /// The largest number a `sequence` file may hold (2^62); anything above is treated as corrupt.
-    public static let largestAccepted: Int64 = 1 << 62
+    package static let largestAccepted: Int64 = 1 << 62
 
     /// Opens (or starts) the sequence in `directory`. `floor` is the highest `seq` known elsewhere
     /// (the spool's); counting continues above it. A file that does not hold a usable number is
     /// moved aside to `sequence.corrupt`.
-    public init(directory: String, floor: Int64 = 0) throws(StorageError) {
+    package init(directory: String, floor: Int64 = 0) throws(StorageError) {
         path = AtomicFile.path(directory, "sequence")
         let floor = min(max(0, floor), Self.largestAccepted)
         var start = floor
@@ -75,14 +75,14 @@ public final class SequenceStore: Sendable {
     }
 
     /// The last number handed out (0 before the first event).
-    public var current: Int64 { state.withLock { $0.last } }
+    package var current: Int64 { state.withLock { $0.last } }
 
     /// Why the reservation could not be written, while it cannot.
-    public var writeFailure: StorageError? { state.withLock { $0.failure } }
+    package var writeFailure: StorageError? { state.withLock { $0.failure } }
 
     /// Hands out the next number at once; when half the reservation is used the writer thread
     /// moves it ahead.
-    public func next() -> Int64 {
+    package func next() -> Int64 {
         let (value, refill) = state.withLock { s -> (Int64, Bool) in
             // Cannot overflow in practice (see `largestAccepted`); stay put rather than trap if it ever did.
             let (next, overflow) = s.last.addingReportingOverflow(1)
@@ -97,7 +97,7 @@ public final class SequenceStore: Sendable {
 
     /// Writes the exact last number (a clean stop: the next run continues without a gap). Blocks
     /// on the disk.
-    public func close() throws(StorageError) {
+    package func close() throws(StorageError) {
         let last = state.withLock { $0.last }
         try AtomicFile.write(Array("\(last)\n".utf8), to: path)
         state.withLock { $0.reserved = last }
@@ -107,7 +107,7 @@ public final class SequenceStore: Sendable {
     /// later run can hand `seq` out again — or the file cannot be written at all (a disk outage:
     /// events are published all the same, docs/mqtt.md). While the writer merely lags (a slow disk,
     /// a burst), a number beyond the reservation waits until it is written.
-    public func mayPublish(_ seq: Int64) -> Bool {
+    package func mayPublish(_ seq: Int64) -> Bool {
         state.withLock { Self.mayPublish(seq, reserved: $0.reserved, writeFailing: $0.failure != nil) }
     }
 
@@ -117,7 +117,7 @@ public final class SequenceStore: Sendable {
     }
 
     /// Tells `handler` (on the writer's thread) each time the reservation moved ahead on disk.
-    public func observeReservations(_ handler: @escaping @Sendable () -> Void) {
+    package func observeReservations(_ handler: @escaping @Sendable () -> Void) {
         reservationObserver.withLock { $0 = handler }
     }
 

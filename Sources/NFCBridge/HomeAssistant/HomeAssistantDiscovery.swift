@@ -21,35 +21,35 @@ import NFCCore
 /// during an outage must not open a door minutes later. Initial scans (`initial: true`: the tag
 /// was on the reader before the agent restarted) reach the event entity with their flag but not
 /// the tag scanner or the `tag_scanned` trigger.
-public struct HomeAssistantDiscovery: Sendable {
+package struct HomeAssistantDiscovery: Sendable {
     /// The topics.
-    public let topics: TopicMap
+    package let topics: TopicMap
     /// The agent version (device `sw_version`, origin `sw`).
-    public let version: String
+    package let version: String
 
     /// Creates the documents' builder.
-    public init(topics: TopicMap, version: String) {
+    package init(topics: TopicMap, version: String) {
         self.topics = topics
         self.version = version
     }
 
     /// The discovery messages, before the reader is known: retained, QoS 1.
-    public var messages: [OutboundMessage] { messages(reader: nil) }
+    package var messages: [OutboundMessage] { messages(reader: nil) }
 
     /// The discovery messages with the device's `hw_version` from `reader` (the reader's chip and
     /// firmware, once it was opened): retained, QoS 1.
-    public func messages(reader: ReaderInfo?) -> [OutboundMessage] {
+    package func messages(reader: ReaderInfo?) -> [OutboundMessage] {
         documents(reader: reader).map { topic, document in
             OutboundMessage(topic: topic, payload: JSONWire.payload(document), qos: .atLeastOnce, retain: true)
         }
     }
 
     /// Topic and document of every component, in a fixed order.
-    public var documents: [(topic: String, document: any Encodable & Sendable)] { documents(reader: nil) }
+    package var documents: [(topic: String, document: any Encodable & Sendable)] { documents(reader: nil) }
 
     /// Topic and document of every component, in a fixed order, with `reader` as the device's
     /// hardware (nil: not opened yet). The documents stay typed until ``messages(reader:)`` encodes them.
-    public func documents(reader: ReaderInfo?) -> [(topic: String, document: any Encodable & Sendable)] {
+    package func documents(reader: ReaderInfo?) -> [(topic: String, document: any Encodable & Sendable)] {
         let id = topics.id
         let device = device(reader: reader)
         func value(_ component: some Encodable & Sendable) -> any Encodable & Sendable { component }

@@ -4,11 +4,11 @@ import FoundationEssentials
 /// every refusal (a command request, a signed envelope, a `write_blocks` block). It answers in the
 /// forms a field may take — text, a number, a flag, a list of objects — so those parsers never hold
 /// JSON values: reading JSON stays the codec's business, done once per payload.
-public struct JSONFields: Sendable, Equatable {
+package struct JSONFields: Sendable, Equatable {
     private var members: [String: JSONValue]
 
     /// What a payload held.
-    public enum Parsed: Sendable, Equatable {
+    package enum Parsed: Sendable, Equatable {
         /// A JSON object.
         case object(JSONFields)
         /// JSON, but not an object.
@@ -18,7 +18,7 @@ public struct JSONFields: Sendable, Equatable {
     }
 
     /// A member as it was written, for a field that takes more than one form.
-    public enum Member: Sendable, Equatable {
+    package enum Member: Sendable, Equatable {
         /// `null`.
         case null
         /// `true` or `false`.
@@ -34,7 +34,7 @@ public struct JSONFields: Sendable, Equatable {
     }
 
     /// Parses `bytes` once; the caller has bounded them.
-    public static func parse(_ bytes: [UInt8]) -> Parsed {
+    package static func parse(_ bytes: [UInt8]) -> Parsed {
         guard let value = try? JSONValue(parsing: Data(bytes)) else { return .notJSON }
         guard let members = value.objectValue else { return .notObject }
         return .object(JSONFields(members))
@@ -42,25 +42,25 @@ public struct JSONFields: Sendable, Equatable {
 
     /// The fields of an object with `members` (for a caller that builds a request in code, such as
     /// the CLI, and for the elements of a list).
-    public init(_ members: [String: JSONValue]) {
+    package init(_ members: [String: JSONValue]) {
         self.members = members
     }
 
     /// The member names, sorted.
-    public var names: [String] { members.keys.sorted() }
+    package var names: [String] { members.keys.sorted() }
 
     /// True when the object has a member `name` (`null` included).
-    public func has(_ name: String) -> Bool { members[name] != nil }
+    package func has(_ name: String) -> Bool { members[name] != nil }
 
     /// These fields without the members `names`.
-    public func removing(_ names: String...) -> JSONFields {
+    package func removing(_ names: String...) -> JSONFields {
         var copy = self
         for name in names { copy.members[name] = nil }
         return copy
     }
 
     /// The member `name` as written; nil when absent.
-    public func member(_ name: String) -> Member? {
+    package func member(_ name: String) -> Member? {
         switch members[name] {
         case nil: nil
         case .null: .null
@@ -73,10 +73,10 @@ public struct JSONFields: Sendable, Equatable {
     }
 
     /// The text of the member `name`; nil when absent or not a string.
-    public func string(_ name: String) -> String? { members[name]?.stringValue }
+    package func string(_ name: String) -> String? { members[name]?.stringValue }
 
     /// The member `name` as a number (an integer as its `Double`); nil when absent or not a number.
-    public func number(_ name: String) -> Double? {
+    package func number(_ name: String) -> Double? {
         switch members[name] {
         case let .int(number): Double(number)
         case let .double(number): number
@@ -85,21 +85,21 @@ public struct JSONFields: Sendable, Equatable {
     }
 
     /// The member `name` as an integer (an integral number counts); nil when absent or not one.
-    public func integer(_ name: String) -> Int64? { members[name]?.intValue }
+    package func integer(_ name: String) -> Int64? { members[name]?.intValue }
 
     /// The member `name` as a flag; nil when absent or not `true`/`false`.
-    public func bool(_ name: String) -> Bool? { members[name]?.boolValue }
+    package func bool(_ name: String) -> Bool? { members[name]?.boolValue }
 
     /// The member `name` as a list of objects: nil when absent or not a list; an element that is not
     /// an object is nil.
-    public func objects(_ name: String) -> [JSONFields?]? {
+    package func objects(_ name: String) -> [JSONFields?]? {
         members[name]?.arrayValue?.map { $0.objectValue.map { JSONFields($0) } }
     }
 
     /// The member `name` as the elements of a list, or — when `objectAsList` and it is an object — as
     /// the only element; nil when absent or anything else. The elements are decoded only as a whole,
     /// by ``JSONElements/decode(_:as:)``.
-    public func elements(_ name: String, objectAsList: Bool) -> JSONElements? {
+    package func elements(_ name: String, objectAsList: Bool) -> JSONElements? {
         switch members[name] {
         case let .array(items)?: JSONElements(items: items)
         case let .object(object)? where objectAsList: JSONElements(items: [.object(object)])
@@ -110,15 +110,15 @@ public struct JSONFields: Sendable, Equatable {
 
 /// The elements of a list member (``JSONFields/elements(_:objectAsList:)``), handed to a `Decodable`
 /// model as a whole.
-public struct JSONElements: Sendable, Equatable {
+package struct JSONElements: Sendable, Equatable {
     fileprivate let items: [JSONValue]
 
     /// How many elements there are.
-    public var count: Int { items.count }
+    package var count: Int { items.count }
 
     /// Decodes `type` from the object `{"<key>": [elements]}` (a model that reads its list from a
     /// named member, so its errors name it: `records[0].uri`).
-    public func decode<T: Decodable>(_ type: T.Type, as key: String) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, as key: String) throws -> T {
         try JSONValueDecoder().decode(type, from: .object([key: .array(items)]))
     }
 }

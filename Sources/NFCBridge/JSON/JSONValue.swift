@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Objects serialise with sorted keys, so payloads are byte-for-byte reproducible (tests compare
 /// them, and retained messages do not change when nothing changed).
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -16,19 +16,19 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// The member `key` of an object; nil for other values or a missing key.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
         return members[key]
     }
 
     /// The text of a string value.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(text) = self { return text }
         return nil
     }
 
     /// The value of an integer (or integral double) value.
-    public var intValue: Int64? {
+    package var intValue: Int64? {
         switch self {
         case let .int(value): return value
         case let .double(value) where value.rounded() == value && abs(value) < 9e15: return Int64(value)
@@ -37,19 +37,19 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The value of a boolean value.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case let .bool(value) = self { return value }
         return nil
     }
 
     /// The members of an object.
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case let .object(members) = self { return members }
         return nil
     }
 
     /// The elements of an array.
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case let .array(elements) = self { return elements }
         return nil
     }
@@ -58,18 +58,18 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements) { _, last in last })
     }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(nilLiteral: ()) { self = .null }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -88,7 +88,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -104,7 +104,7 @@ extension JSONValue: Codable {
 
 extension JSONValue {
     /// Compact UTF-8 JSON with sorted keys and unescaped slashes.
-    public var jsonData: Data {
+    package var jsonData: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSONValue cannot fail except for non-finite doubles, which are written as null.
@@ -112,13 +112,13 @@ extension JSONValue {
     }
 
     /// Compact JSON text (see ``jsonData``).
-    public var jsonString: String { String(decoding: jsonData, as: UTF8.self) }
+    package var jsonString: String { String(decoding: jsonData, as: UTF8.self) }
 
     /// Compact JSON bytes (see ``jsonData``).
-    public var jsonBytes: [UInt8] { [UInt8](jsonData) }
+    package var jsonBytes: [UInt8] { [UInt8](jsonData) }
 
     /// Parses JSON text. Throws for anything that is not JSON.
-    public init(parsing data: Data) throws {
+    package init(parsing data: Data) throws {
         self = try JSONDecoder().decode(JSONValue.self, from: data)
     }
 

@@ -3,12 +3,12 @@
 ///
 /// Mismatches throw `DecodingError` with the coding path, as `JSONDecoder` does for the same JSON;
 /// integers accept integral doubles (``JSONValue/intValue``), as `JSONDecoder` accepts `1.0`.
-public struct JSONValueDecoder {
+package struct JSONValueDecoder {
     /// Creates a decoder.
-    public init() {}
+    package init() {}
 
     /// Decodes `type` from `value`.
-    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try T(from: ValueDecoder(value: value, codingPath: []))
     }
 }

@@ -4,20 +4,20 @@
 /// `null` explicitly; every integer becomes ``JSONValue/int(_:)``, every floating-point number
 /// ``JSONValue/double(_:)``, so the bytes ``JSONValue/jsonData`` writes are those `JSONEncoder`
 /// would write for the model.
-public struct JSONValueEncoder {
+package struct JSONValueEncoder {
     /// Creates an encoder.
-    public init() {}
+    package init() {}
 
     /// The members of a model that encodes as an object (tests read an outcome's); empty for anything
     /// else. This encoder has no failure of its own (it throws nowhere): only a model whose own
     /// `encode(to:)` throws could end up here as `{}`, and none of the agent's payload models does —
     /// their `encode(to:)` only forwards to the containers.
-    public static func members(of model: some Encodable) -> [String: JSONValue] {
+    package static func members(of model: some Encodable) -> [String: JSONValue] {
         (try? JSONValueEncoder().encode(model))?.objectValue ?? [:]
     }
 
     /// The value of `value`.
-    public func encode(_ value: some Encodable) throws -> JSONValue {
+    package func encode(_ value: some Encodable) throws -> JSONValue {
         if let json = value as? JSONValue { return json }
         let node = Node()
         try value.encode(to: NodeEncoder(node: node, codingPath: []))

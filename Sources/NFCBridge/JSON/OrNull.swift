@@ -1,13 +1,13 @@
 /// A value that is written as `null` when absent (the synthesised `Encodable` leaves a nil optional
 /// out; `info.config` shows every key).
-public struct OrNull<Wrapped: Encodable & Sendable>: Encodable, Sendable {
+package struct OrNull<Wrapped: Encodable & Sendable>: Encodable, Sendable {
     /// The value, if any.
-    public var value: Wrapped?
+    package var value: Wrapped?
 
     /// Wraps `value`.
-    public init(_ value: Wrapped?) { self.value = value }
+    package init(_ value: Wrapped?) { self.value = value }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let value { try container.encode(value) } else { try container.encodeNil() }
     }

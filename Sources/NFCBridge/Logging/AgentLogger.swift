@@ -7,18 +7,18 @@ import Synchronization
 /// adds the timestamp itself; elsewhere a UTC timestamp and the level lead the line.
 ///
 /// Never pass secrets: configuration is logged through its redacted JSON only.
-public final class AgentLogger: Sendable {
+package final class AgentLogger: Sendable {
     /// Where finished lines go (standard error in the daemon, an array in tests).
-    public typealias Sink = @Sendable (String) -> Void
+    package typealias Sink = @Sendable (String) -> Void
 
     /// The lowest level written.
-    public let level: LogLevel
+    package let level: LogLevel
     private let journald: Bool
     private let sink: Sink
     private let clock: any AgentClock
 
     /// Creates a logger. `journald` defaults to "JOURNAL_STREAM is set".
-    public init(
+    package init(
         level: LogLevel, journald: Bool = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil,
         clock: any AgentClock = SystemClock(), sink: @escaping Sink = AgentLogger.standardError
     ) {
@@ -30,13 +30,13 @@ public final class AgentLogger: Sendable {
 
     /// Writes `line` and a newline to standard error in one write(2), so lines from several
     /// threads never interleave.
-    public static let standardError: Sink = { line in
+    package static let standardError: Sink = { line in
         let bytes = Array((line + "\n").utf8)
         bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     /// Logs `message` at `level` (multi-line messages are folded onto one line).
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+    package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
         let text = message().replacing("\n", with: " ")
         if journald {
@@ -46,23 +46,23 @@ public final class AgentLogger: Sendable {
         }
     }
 
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }
 
 /// A log sink that keeps lines in memory (tests).
-public final class LogRecorder: Sendable {
+package final class LogRecorder: Sendable {
     private let lines = Mutex<[String]>([])
 
     /// Creates an empty recorder.
-    public init() {}
+    package init() {}
 
     /// The sink to hand to ``AgentLogger``.
-    public var sink: AgentLogger.Sink { { [self] line in lines.withLock { $0.append(line) } } }
+    package var sink: AgentLogger.Sink { { [self] line in lines.withLock { $0.append(line) } } }
 
     /// Every line so far.
-    public var recorded: [String] { lines.withLock { $0 } }
+    package var recorded: [String] { lines.withLock { $0 } }
 }

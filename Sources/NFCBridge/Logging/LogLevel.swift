@@ -1,9 +1,9 @@
 /// Log levels, with their syslog priorities (the `<N>` prefix journald reads from stderr).
-public enum LogLevel: String, Sendable, Equatable, Comparable, CaseIterable {
+package enum LogLevel: String, Sendable, Equatable, Comparable, CaseIterable {
     case debug, info, notice, warning, error
 
     /// syslog(3) priority: LOG_DEBUG 7 … LOG_ERR 3.
-    public var syslogPriority: Int {
+    package var syslogPriority: Int {
         switch self {
         case .debug: 7
         case .info: 6
@@ -13,7 +13,7 @@ public enum LogLevel: String, Sendable, Equatable, Comparable, CaseIterable {
         }
     }
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
         lhs.syslogPriority > rhs.syslogPriority
     }
 }

@@ -12,16 +12,16 @@
 ///   after the grace ran out (the reader found it again first);
 /// - in `repeat` mode a UID that stays is reported again every `rearm_ms`;
 /// - several UIDs at once are tracked separately.
-public struct PresenceTracker: Sendable {
+package struct PresenceTracker: Sendable {
     /// The timing rules.
-    public struct Settings: Sendable, Equatable {
-        public var mode: AgentConfiguration.PresenceMode
-        public var removalGraceMilliseconds: Int64
-        public var rearmMilliseconds: Int64
-        public var minIntervalMilliseconds: Int64
+    package struct Settings: Sendable, Equatable {
+        package var mode: AgentConfiguration.PresenceMode
+        package var removalGraceMilliseconds: Int64
+        package var rearmMilliseconds: Int64
+        package var minIntervalMilliseconds: Int64
 
         /// Creates settings.
-        public init(
+        package init(
             mode: AgentConfiguration.PresenceMode, removalGraceMilliseconds: Int64, rearmMilliseconds: Int64,
             minIntervalMilliseconds: Int64
         ) {
@@ -32,12 +32,12 @@ public struct PresenceTracker: Sendable {
         }
 
         /// The defaults of `config.yaml` (``AgentConfiguration/PresenceSettings``).
-        public init() {
+        package init() {
             self.init(AgentConfiguration.PresenceSettings())
         }
 
         /// The settings of a configuration.
-        public init(_ settings: AgentConfiguration.PresenceSettings) {
+        package init(_ settings: AgentConfiguration.PresenceSettings) {
             self.init(
                 mode: settings.mode, removalGraceMilliseconds: Int64(settings.removalGraceMilliseconds),
                 rearmMilliseconds: Int64(settings.rearmMilliseconds),
@@ -46,7 +46,7 @@ public struct PresenceTracker: Sendable {
     }
 
     /// What the agent should do.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// A tag arrived. Publish `scanned` when `report` is true; when false it is a re-tap inside
         /// `min_interval_ms` (still present for the `tag` state topic, but no event).
         case arrived(uid: [UInt8], report: Bool)
@@ -66,18 +66,18 @@ public struct PresenceTracker: Sendable {
     }
 
     /// The rules in force.
-    public let settings: Settings
+    package let settings: Settings
     private var tracks: [[UInt8]: Track] = [:]
     /// When each UID was last reported as scanned (for `min_interval_ms` and `rearm_ms`).
     private var lastReported: [[UInt8]: Int64] = [:]
 
     /// A tracker with nothing in the field.
-    public init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
     }
 
     /// UIDs currently considered present (including those inside their removal grace), in arrival order.
-    public var presentUIDs: [[UInt8]] {
+    package var presentUIDs: [[UInt8]] {
         tracks.sorted {
             $0.value.firstSeen != $1.value.firstSeen
                 ? $0.value.firstSeen < $1.value.firstSeen : $0.key.lexicographicallyPrecedes($1.key)
@@ -85,14 +85,14 @@ public struct PresenceTracker: Sendable {
     }
 
     /// When `uid` was first seen, if it is present.
-    public func firstSeen(_ uid: [UInt8]) -> Int64? { tracks[uid]?.firstSeen }
+    package func firstSeen(_ uid: [UInt8]) -> Int64? { tracks[uid]?.firstSeen }
 
     /// True when `uid` is present and was reported (its `removed` will be reported too).
-    public func isReported(_ uid: [UInt8]) -> Bool { tracks[uid]?.reported ?? false }
+    package func isReported(_ uid: [UInt8]) -> Bool { tracks[uid]?.reported ?? false }
 
     /// Feeds one observation: the UIDs the reader sees at `now` (milliseconds on a monotonic clock).
     /// Returns removals first (they happened before), then arrivals and repeats, each sorted by UID.
-    public mutating func observe(_ seen: Set<[UInt8]>, at now: Int64) -> [Decision] {
+    package mutating func observe(_ seen: Set<[UInt8]>, at now: Int64) -> [Decision] {
         var removals: [Decision] = []
         var arrivals: [Decision] = []
         for uid in tracks.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -132,7 +132,7 @@ public struct PresenceTracker: Sendable {
     }
 
     /// The reader went away: every present tag is removed now.
-    public mutating func removeAll(at now: Int64) -> [Decision] {
+    package mutating func removeAll(at now: Int64) -> [Decision] {
         let removals = tracks.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).compactMap { uid -> Decision? in
             guard let track = tracks[uid] else { return nil }
             return .removed(uid: uid, presentMilliseconds: track.lastSeen - track.firstSeen, report: track.reported)

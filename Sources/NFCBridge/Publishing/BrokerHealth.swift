@@ -2,15 +2,15 @@ import Synchronization
 
 extension EventPipeline {
     /// How the broker answers, as the sender sees it (for `health`).
-    public struct BrokerStatus: Sendable, Equatable {
+    package struct BrokerStatus: Sendable, Equatable {
         /// How long the publish under way has waited for its acknowledgement (ms), nil when none waits.
-        public var unacknowledgedMilliseconds: Int64?
+        package var unacknowledgedMilliseconds: Int64?
         /// True while that wait is beyond ``EventPipeline/acknowledgementDeadline``.
-        public var stalled = false
+        package var stalled = false
         /// Times the broker was found not acknowledging.
-        public var stalls = 0
+        package var stalls = 0
         /// Connections dropped because the broker did not acknowledge.
-        public var recycles = 0
+        package var recycles = 0
     }
 }
 

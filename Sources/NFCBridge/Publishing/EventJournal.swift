@@ -3,11 +3,11 @@ import POSIXThreads
 import Synchronization
 
 /// What the pipeline gave an event: its `seq` and `event_id`.
-public struct EventReceipt: Sendable, Equatable {
+package struct EventReceipt: Sendable, Equatable {
     /// The event's `seq`.
-    public var seq: Int64
+    package var seq: Int64
     /// The event's `event_id`.
-    public var eventID: String
+    package var eventID: String
 }
 
 /// The journal: gives each event its envelope (`event_id`, `seq`, `ts`, `reader`, `type`) and

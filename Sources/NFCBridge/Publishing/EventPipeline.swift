@@ -22,39 +22,39 @@ import Synchronization
 /// that went out live before a kill: it goes again as its first copy did (``LiveSends``). Events are sent in spool order;
 /// after a (re)connect, the retained state goes out before the backlog (``connectionUp()``,
 /// ``drain()``).
-public final class EventPipeline: Sendable {
+package final class EventPipeline: Sendable {
     /// Counters for `health`.
-    public struct Counters: Sendable, Equatable {
+    package struct Counters: Sendable, Equatable {
         /// Events published with `buffered: false`.
-        public var publishedLive = 0
+        package var publishedLive = 0
         /// Events appended to the spool (every event goes there first).
-        public var appended = 0
+        package var appended = 0
         /// Events that had to wait in the spool: emitted while the broker was not connected, or
         /// whose first publish failed.
-        public var spooled = 0
+        package var spooled = 0
         /// Events published with `buffered: true`.
-        public var replayed = 0
+        package var replayed = 0
         /// Events lost: dropped by the spool's bounds (oldest first, or expired), or not writable.
-        public var dropped = 0
+        package var dropped = 0
         /// `event/error` notices saying that events were dropped (counted in ``appended`` too).
-        public var dropNotices = 0
+        package var dropNotices = 0
         /// Retained state updates replaced by a newer value before they went out.
-        public var coalesced = 0
+        package var coalesced = 0
         /// Outages of the state directory (the first failed spool write of each; see
         /// ``EventSpool/writeFailure`` for the current one).
-        public var spoolWriteFailures = 0
+        package var spoolWriteFailures = 0
         /// Command responses that never reached the broker: the connection went down under them,
         /// or the response queue was full (requests are refused with `busy` well before).
-        public var responsesDropped = 0
+        package var responsesDropped = 0
         /// Events the broker refused for their size, each replaced by an `event/error`
         /// `payload_too_large`.
-        public var refusedForSize = 0
+        package var refusedForSize = 0
     }
 
     /// How long a publish may wait for its acknowledgement before the broker counts as stalled.
-    public var acknowledgementDeadline: Duration { health.acknowledgementDeadline }
+    package var acknowledgementDeadline: Duration { health.acknowledgementDeadline }
     /// How long a publish may wait before the connection is dropped and made again.
-    public var recycleDeadline: Duration { health.recycleDeadline }
+    package var recycleDeadline: Duration { health.recycleDeadline }
 
     private let publisher: any MessagePublisher
     private let logger: AgentLogger
@@ -67,7 +67,7 @@ public final class EventPipeline: Sendable {
 
     /// Creates the pipeline. `eventIDs` makes the `event_id` of an event created at a date
     /// (default: a fresh ULID; tests pin it).
-    public init(
+    package init(
         topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
         clock: any AgentClock, logger: AgentLogger, eventIDs: (@Sendable (Date) -> String)? = nil,
         acknowledgementDeadline: Duration = .seconds(10), recycleDeadline: Duration = .seconds(60)
@@ -89,13 +89,13 @@ public final class EventPipeline: Sendable {
     }
 
     /// The counters so far.
-    public var statistics: Counters { counters.value }
+    package var statistics: Counters { counters.value }
 
     /// How the broker answers now.
-    public var brokerStatus: BrokerStatus { health.status }
+    package var brokerStatus: BrokerStatus { health.status }
 
     /// Returns once the counters satisfy `predicate` (e.g. "two events spooled").
-    public func waitUntil(_ predicate: @escaping @Sendable (Counters) -> Bool) async {
+    package func waitUntil(_ predicate: @escaping @Sendable (Counters) -> Bool) async {
         await counters.wait(until: predicate)
     }
 
@@ -107,19 +107,19 @@ public final class EventPipeline: Sendable {
     /// agree. Returns the event's `seq` and `event_id`, nil when it could not be written (logged
     /// and counted in ``Counters/dropped``).
     @discardableResult
-    public func emit(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date? = nil) async -> EventReceipt? {
+    package func emit(_ kind: EventKind, _ body: some Encodable & Sendable, at date: Date? = nil) async -> EventReceipt? {
         await journal.record(kind, body, at: date)
     }
 
     /// Queues a retained state message (QoS 1); only the latest value per topic goes out. Skipped
     /// while disconnected — state is re-published on every connect.
-    public func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true) async {
+    package func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true) async {
         guard publisher.isConnected else { return }
         outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain))
     }
 
     /// Queues a retained JSON state message (a payload model).
-    public func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
+    package func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
         do {
             await publishState(topic, try JSONWire.bytes(payload))
         } catch {
@@ -129,20 +129,20 @@ public final class EventPipeline: Sendable {
 
     /// Queues a message that is neither an event nor retained state (a command response): sent in
     /// order, not spooled. Throws ``PublisherError/notConnected`` while disconnected.
-    public func send(_ message: OutboundMessage) throws(PublisherError) {
+    package func send(_ message: OutboundMessage) throws(PublisherError) {
         guard publisher.isConnected else { throw .notConnected }
         outbox.queueResponse(message)
     }
 
     /// False while the response queue is nearly full: the command layer refuses a new request
     /// with `busy` rather than let an answer be dropped.
-    public var acceptsRequests: Bool { outbox.acceptsRequests }
+    package var acceptsRequests: Bool { outbox.acceptsRequests }
 
     /// Waits until the broker acknowledged the event `receipt` names, but never longer than
     /// `limit`, and not at all while the broker is away or already stalled (a publish waiting
     /// longer than `limit`): so a scan shows before its slow dump, without the reader ever
     /// waiting for a broker that does not answer.
-    public func awaitAcknowledgement(of receipt: EventReceipt?, upTo limit: Duration) async {
+    package func awaitAcknowledgement(of receipt: EventReceipt?, upTo limit: Duration) async {
         guard let seq = receipt?.seq, publisher.isConnected else { return }
         guard !health.isWaiting(atLeast: limit), !journal.isAcknowledged(seq) else { return }
         await withTaskGroup(of: Void.self) { group in
@@ -155,10 +155,10 @@ public final class EventPipeline: Sendable {
 
     /// The connection came up: the backlog (events from before it) waits for ``drain()``, so the
     /// retained state queued meanwhile goes out first.
-    public func connectionUp() { outbox.connectionUp() }
+    package func connectionUp() { outbox.connectionUp() }
 
     /// The connection went down: events emitted so far go out as `buffered: true`.
-    public func connectionDown() {
+    package func connectionDown() {
         journal.connectionDown()
         outbox.connectionDown()
         doorbell.ring()
@@ -166,16 +166,16 @@ public final class EventPipeline: Sendable {
 
     /// Releases the backlog after everything queued so far. Call after (re)connecting and queueing
     /// the retained state.
-    public func drain() async { outbox.drain() }
+    package func drain() async { outbox.drain() }
 
     /// Waits until the sender has nothing left it can send now (everything queued is out, or
     /// waits for a connection).
-    public func flush() async {
+    package func flush() async {
         await doorbell.waitUntilIdle()
     }
 
     /// ``flush()``, giving up after `limit` (a stalled broker at shutdown).
-    public func flush(upTo limit: Duration) async {
+    package func flush(upTo limit: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in await flush() }
             group.addTask { try? await Task.sleep(for: limit) }
@@ -187,7 +187,7 @@ public final class EventPipeline: Sendable {
     // MARK: - The sender
 
     /// Starts the sender and the broker-health watcher (idempotent).
-    public func start() {
+    package func start() {
         sender.withLock { task in
             guard task == nil else { return }
             task = Task { [outbox, health] in
@@ -202,7 +202,7 @@ public final class EventPipeline: Sendable {
 
     /// Stops the sender; what is still in the spool is written to disk for the next run, and the
     /// sequence file gets the last number handed out.
-    public func stop() async {
+    package func stop() async {
         let task = sender.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
             return task

@@ -3,7 +3,7 @@ import Synchronization
 /// A ``MessagePublisher`` that keeps everything in memory: the test double for the agent core
 /// (as NIOEmbedded is for swift-nio). Tests flip the connection, inject incoming messages and await
 /// published ones.
-public final class InMemoryPublisher: MessagePublisher {
+package final class InMemoryPublisher: MessagePublisher {
     private struct State {
         var connected: Bool
         var subscriptions: [String] = []
@@ -20,24 +20,24 @@ public final class InMemoryPublisher: MessagePublisher {
     private let log = Watched<[OutboundMessage]>([])
 
     /// Creates a publisher, connected or not. When connected, the first event is `.connected`.
-    public init(connected: Bool = true) {
+    package init(connected: Bool = true) {
         let (stream, continuation) = AsyncStream.makeStream(of: PublisherEvent.self)
         if connected { continuation.yield(.connected) }
         state = Mutex(State(connected: connected, continuation: continuation, stream: stream))
     }
 
-    public var isConnected: Bool { state.withLock { $0.connected } }
+    package var isConnected: Bool { state.withLock { $0.connected } }
 
     /// Everything published so far, in order.
-    public var published: [OutboundMessage] { log.value }
+    package var published: [OutboundMessage] { log.value }
 
     /// The filters subscribed to.
-    public var subscriptions: [String] { state.withLock { $0.subscriptions } }
+    package var subscriptions: [String] { state.withLock { $0.subscriptions } }
 
     /// The messages published to `topic`, in order.
-    public func published(to topic: String) -> [OutboundMessage] { published.filter { $0.topic == topic } }
+    package func published(to topic: String) -> [OutboundMessage] { published.filter { $0.topic == topic } }
 
-    public func publish(_ message: OutboundMessage) async throws {
+    package func publish(_ message: OutboundMessage) async throws {
         // Checked and logged under one lock: a message published before a disconnect is in the log.
         let failure: PublisherError? = state.withLock { s in
             guard s.connected else { return .notConnected }
@@ -49,11 +49,11 @@ public final class InMemoryPublisher: MessagePublisher {
         if let failure { throw failure }
     }
 
-    public func subscribe(to filter: String, qos: MessageQoS) async throws {
+    package func subscribe(to filter: String, qos: MessageQoS) async throws {
         state.withLock { $0.subscriptions.append(filter) }
     }
 
-    public func events() -> AsyncStream<PublisherEvent> {
+    package func events() -> AsyncStream<PublisherEvent> {
         state.withLock { s in
             let stream = s.stream ?? AsyncStream { $0.finish() }
             s.stream = nil
@@ -62,7 +62,7 @@ public final class InMemoryPublisher: MessagePublisher {
     }
 
     /// Connects or disconnects, and tells the agent.
-    public func setConnected(_ connected: Bool) {
+    package func setConnected(_ connected: Bool) {
         let continuation = state.withLock { s -> AsyncStream<PublisherEvent>.Continuation? in
             guard s.connected != connected else { return nil }
             s.connected = connected
@@ -72,22 +72,22 @@ public final class InMemoryPublisher: MessagePublisher {
     }
 
     /// Delivers an incoming message to the agent.
-    public func deliver(_ message: InboundMessage) {
+    package func deliver(_ message: InboundMessage) {
         _ = state.withLock { $0.continuation }?.yield(.message(message))
     }
 
     /// Makes the next publish fail with `error` (once per call) while staying connected.
-    public func failNextPublish(with error: PublisherError) {
+    package func failNextPublish(with error: PublisherError) {
         state.withLock { $0.failures.append(error) }
     }
 
     /// Refuses every payload larger than `size` bytes with `payload_too_large` from now on.
-    public func refusePayloads(over size: Int) {
+    package func refusePayloads(over size: Int) {
         state.withLock { $0.maximumPayload = size }
     }
 
     /// Ends the event stream (the agent's connection watcher stops).
-    public func finish() {
+    package func finish() {
         state.withLock { $0.continuation }?.finish()
     }
 
@@ -95,7 +95,7 @@ public final class InMemoryPublisher: MessagePublisher {
     /// ``published`` (-1: from the start, including messages already there); returns its position
     /// and the message.
     @discardableResult
-    public func waitForMessage(
+    package func waitForMessage(
         after index: Int = -1, where predicate: @escaping @Sendable (OutboundMessage) -> Bool
     ) async -> (index: Int, message: OutboundMessage) {
         let start = max(0, index + 1)

@@ -15,16 +15,16 @@ import Synchronization
 ///   the reconnect (at least once, de-duplicated by `event_id`).
 /// - JSON payloads carry the MQTT 5 content type `application/json` and the UTF-8 indicator.
 /// - `events()` merges the client's connection events and messages.
-public final class MQTTClientPublisher: MessagePublisher {
+package final class MQTTClientPublisher: MessagePublisher {
     /// The largest request the agent takes from the broker, in bytes (1 MiB: a whole FeliCa or
     /// ISO 15693 image as hex fits). Sent as MQTT 5 Maximum Packet Size; under 3.1.1 larger
     /// payloads are dropped unread.
-    public static let maximumIncomingPacket = 1 << 20
+    package static let maximumIncomingPacket = 1 << 20
 
     /// The client.
-    public let client: MQTTClient
+    package let client: MQTTClient
     /// How long a QoS ≥ 1 publish waits for the broker's acknowledgement.
-    public let acknowledgementTimeout: Duration
+    package let acknowledgementTimeout: Duration
     private let isV5: Bool
     private let forwarders = Mutex<[Task<Void, Never>]>([])
     /// Connection losses so far: a drop wakes the publishes waiting for an acknowledgement
@@ -32,27 +32,27 @@ public final class MQTTClientPublisher: MessagePublisher {
     private let linkLoss = Watched(0)
 
     /// Wraps `client` (not started yet; call ``start()``).
-    public init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
+    package init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
         self.client = client
         self.acknowledgementTimeout = acknowledgementTimeout
         self.isV5 = client.configuration.protocolVersion.isV5
     }
 
     /// Starts connecting in the background (the client retries forever; follow ``events()``).
-    public func start() throws {
+    package func start() throws {
         try client.start()
     }
 
     /// Sends DISCONNECT (no will: the agent published `offline` itself) and stops the client.
-    public func disconnect() async {
+    package func disconnect() async {
         await client.disconnect()
         for task in forwarders.withLock({ $0 }) { task.cancel() }
     }
 
-    public var isConnected: Bool { client.isConnected }
+    package var isConnected: Bool { client.isConnected }
 
     /// ``deliver(_:)`` bounded: it fails after ``acknowledgementTimeout`` or when the link drops.
-    public func publish(_ message: OutboundMessage) async throws {
+    package func publish(_ message: OutboundMessage) async throws {
         // Taken before the connection check: a drop from here on ends the wait below.
         let link = linkLoss.value
         guard client.isConnected else { throw PublisherError.notConnected }
@@ -85,7 +85,7 @@ public final class MQTTClientPublisher: MessagePublisher {
     /// Publishes and waits for the acknowledgement across reconnects (libmosquitto keeps the
     /// message and sends it again after the next CONNACK): no timeout, no second copy. Cancelling
     /// the task stops the wait (libmosquitto may still send it).
-    public func deliver(_ message: OutboundMessage) async throws {
+    package func deliver(_ message: OutboundMessage) async throws {
         guard client.isConnected else { throw PublisherError.notConnected }
         do {
             try await client.publish(
@@ -99,7 +99,7 @@ public final class MQTTClientPublisher: MessagePublisher {
 
     /// Drops the TCP connection without DISCONNECT (the broker publishes the will); the client
     /// reconnects on its own and sends again what was not acknowledged.
-    public func recycleConnection() {
+    package func recycleConnection() {
         client.dropConnection()
     }
 
@@ -118,13 +118,13 @@ public final class MQTTClientPublisher: MessagePublisher {
     /// Subscribes with Retain As Published (MQTT 5): a message published retained keeps its retain
     /// flag also when it reaches the agent live, so a retained request is recognised and ignored
     /// (docs/mqtt.md, "Retained requests"). MQTT 3.1.1 has no such option.
-    public func subscribe(to filter: String, qos: MessageQoS) async throws {
+    package func subscribe(to filter: String, qos: MessageQoS) async throws {
         try await client.subscribe(
             to: filter, qos: MQTTQoS(rawValue: qos.rawValue) ?? .atLeastOnce,
             options: MQTTSubscriptionOptions(retainAsPublished: true))
     }
 
-    public func events() -> AsyncStream<PublisherEvent> {
+    package func events() -> AsyncStream<PublisherEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PublisherEvent.self)
         let client = self.client
         let linkLoss = self.linkLoss
@@ -158,7 +158,7 @@ public final class MQTTClientPublisher: MessagePublisher {
 extension AgentConfiguration {
     /// The MQTT client configuration: URL, protocol, credentials, TLS files, and the will
     /// (`<base>/<id>/status` = `offline`, retained, QoS 1). The client id is `nfcbridge-<id>`.
-    public var mqttClientConfiguration: MQTTConfiguration {
+    package var mqttClientConfiguration: MQTTConfiguration {
         let will = topics.will
         var tls = MQTTTLS.disabled
         if mqtt.caFile != nil || mqtt.certFile != nil || mqtt.keyFile != nil || mqtt.tlsInsecure {

@@ -1,24 +1,24 @@
 import MQTTClient
 
 /// MQTT quality of service.
-public enum MessageQoS: Int, Sendable, Equatable, Codable {
+package enum MessageQoS: Int, Sendable, Equatable, Codable {
     case atMostOnce = 0
     case atLeastOnce = 1
     case exactlyOnce = 2
 }
 
 /// A message the agent sends.
-public struct OutboundMessage: Sendable, Equatable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: MessageQoS
-    public var retain: Bool
+package struct OutboundMessage: Sendable, Equatable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: MessageQoS
+    package var retain: Bool
     /// MQTT 5 Correlation Data to send along (a command response echoes the request's); ignored
     /// with MQTT 3.1.1.
-    public var correlationData: [UInt8]?
+    package var correlationData: [UInt8]?
 
     /// Creates a message.
-    public init(
+    package init(
         topic: String, payload: [UInt8], qos: MessageQoS = .atLeastOnce, retain: Bool = false,
         correlationData: [UInt8]? = nil
     ) {
@@ -30,22 +30,22 @@ public struct OutboundMessage: Sendable, Equatable {
     }
 
     /// The payload as UTF-8 text.
-    public var text: String { String(decoding: payload, as: UTF8.self) }
+    package var text: String { String(decoding: payload, as: UTF8.self) }
 
 }
 
 /// A message the agent received on a subscription.
-public struct InboundMessage: Sendable, Equatable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var retained: Bool
+package struct InboundMessage: Sendable, Equatable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var retained: Bool
     /// MQTT 5 Response Topic of a request (nil with MQTT 3.1.1 or when the sender set none).
-    public var responseTopic: String?
+    package var responseTopic: String?
     /// MQTT 5 Correlation Data of a request, echoed on its response.
-    public var correlationData: [UInt8]?
+    package var correlationData: [UInt8]?
 
     /// Creates a message.
-    public init(
+    package init(
         topic: String, payload: [UInt8], retained: Bool = false, responseTopic: String? = nil,
         correlationData: [UInt8]? = nil
     ) {
@@ -57,11 +57,11 @@ public struct InboundMessage: Sendable, Equatable {
     }
 
     /// The payload as UTF-8 text.
-    public var text: String { String(decoding: payload, as: UTF8.self) }
+    package var text: String { String(decoding: payload, as: UTF8.self) }
 }
 
 /// What happens on the broker connection.
-public enum PublisherEvent: Sendable, Equatable {
+package enum PublisherEvent: Sendable, Equatable {
     /// The connection is up (first connect or a reconnect): publish retained state, resubscribe is
     /// the publisher's job, replay the spool.
     case connected
@@ -72,7 +72,7 @@ public enum PublisherEvent: Sendable, Equatable {
 }
 
 /// Why a publish did not reach the broker.
-public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not connected (`not_connected`): the event goes to the spool.
     case notConnected
     /// The broker did not acknowledge the publish in time (`timeout`).
@@ -81,7 +81,7 @@ public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible 
     case refused(MQTTClientError)
 
     /// The stable code: `not_connected`, `timeout`, or the MQTT client's code (`publish_refused`, …).
-    public var code: String {
+    package var code: String {
         switch self {
         case .notConnected: "not_connected"
         case .timedOut: "timeout"
@@ -90,7 +90,7 @@ public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// What happened, for people.
-    public var message: String {
+    package var message: String {
         switch self {
         case .notConnected: "not connected to the broker"
         case let .timedOut(limit): "no acknowledgement from the broker within \(limit)"
@@ -98,7 +98,7 @@ public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }
 
 /// The agent's one seam to MQTT: publish, subscribe, and hear about the connection. The MQTT
@@ -107,7 +107,7 @@ public enum PublisherError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// The will (`<base>/<id>/status` = `offline`, retained, QoS 1 — see ``TopicMap/will``) is set by
 /// whoever creates the connection.
-public protocol MessagePublisher: Sendable {
+package protocol MessagePublisher: Sendable {
     /// True while connected to the broker.
     var isConnected: Bool { get }
 
@@ -136,9 +136,9 @@ public protocol MessagePublisher: Sendable {
 }
 
 extension MessagePublisher {
-    public func deliver(_ message: OutboundMessage) async throws {
+    package func deliver(_ message: OutboundMessage) async throws {
         try await publish(message)
     }
 
-    public func recycleConnection() {}
+    package func recycleConnection() {}
 }

@@ -1,6 +1,6 @@
 extension TopicMap {
     /// The will to register when connecting: `<base>/<id>/status` = `offline`, retained, QoS 1.
-    public var will: OutboundMessage {
+    package var will: OutboundMessage {
         OutboundMessage(topic: topic(.status), payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
     }
 }

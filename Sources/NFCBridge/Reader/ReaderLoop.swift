@@ -16,24 +16,24 @@ import NFCCore
 /// While tags are present the loop checks them with `isPresent` instead of polling, so a second
 /// tag that arrives while the first stays is seen once the first leaves (or when the reader
 /// returns several targets in one poll).
-public struct ReaderLoop: Sendable {
+package struct ReaderLoop: Sendable {
     /// Timings and behaviour.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// Modulations polled for.
-        public var modulations: [Modulation]
+        package var modulations: [Modulation]
         /// Poll timeout and pause between presence checks.
-        public var interval: Duration
+        package var interval: Duration
         /// First retry delay after the reader could not be opened; doubles up to ``retryMaximum``.
-        public var retryInitial: Duration
+        package var retryInitial: Duration
         /// Longest retry delay.
-        public var retryMaximum: Duration
+        package var retryMaximum: Duration
         /// Dump every reported arrival after its `scanned`.
-        public var dumpOnScan: Bool
+        package var dumpOnScan: Bool
         /// Presence rules.
-        public var presence: PresenceTracker.Settings
+        package var presence: PresenceTracker.Settings
 
         /// The settings of a configuration: the one source of every default.
-        public init(_ config: AgentConfiguration) {
+        package init(_ config: AgentConfiguration) {
             modulations = config.reader.modulations
             interval = .milliseconds(config.reader.intervalMilliseconds)
             retryInitial = .milliseconds(config.reader.retryInitialMilliseconds)
@@ -44,7 +44,7 @@ public struct ReaderLoop: Sendable {
     }
 
     /// Receives the loop's events; the loop waits for it (so `scanned` is out before the dump starts).
-    public typealias Handler = @Sendable (ReaderLoopEvent) async -> Void
+    package typealias Handler = @Sendable (ReaderLoopEvent) async -> Void
 
     let device: any ReaderDevice
     let scanner: any TagScanning
@@ -56,7 +56,7 @@ public struct ReaderLoop: Sendable {
 
     /// Creates the loop. With `tagAccess`, the loop tells it which tags are present and lends it
     /// the reader once per turn (commands act between two presence checks).
-    public init(
+    package init(
         device: any ReaderDevice, scanner: any TagScanning, clock: any AgentClock, settings: Settings,
         tagAccess: ReaderTagAccess? = nil, handler: @escaping Handler
     ) {
@@ -69,7 +69,7 @@ public struct ReaderLoop: Sendable {
     }
 
     /// Runs until the task is cancelled. Closes the reader before returning.
-    public func run() async {
+    package func run() async {
         var presence = PresenceTracker(settings: settings.presence)
         var failures = 0
         var everOpened = false

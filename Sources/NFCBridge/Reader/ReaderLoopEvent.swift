@@ -1,7 +1,7 @@
 import NFCCore
 
 /// What the reader loop reports to the agent, in the order it happens.
-public enum ReaderLoopEvent: Sendable, Equatable {
+package enum ReaderLoopEvent: Sendable, Equatable {
     /// The reader was opened (`reopened`: not the first time since start).
     case opened(ReaderInfo, reopened: Bool)
     /// The reader cannot be used: opening failed or it went away. `firstFailure` is true for the

@@ -10,12 +10,12 @@ import NFCCore
 /// An NDEF message the tag refuses or garbles is reported in the scan object (`ndefStatus`,
 /// `ndefError`), not as an error; a tag that leaves while its NDEF is read is a problem of the scan,
 /// published as `event/error` after the identification.
-public struct NFCCoreScanner: TagScanning {
+package struct NFCCoreScanner: TagScanning {
     /// The keys MIFARE Classic dumps try.
-    public let classicKeys: ClassicKeyDictionary
+    package let classicKeys: ClassicKeyDictionary
 
     /// Creates the scanner.
-    public init(classicKeys: ClassicKeyDictionary = .standard) {
+    package init(classicKeys: ClassicKeyDictionary = .standard) {
         self.classicKeys = classicKeys
     }
 
@@ -25,18 +25,18 @@ public struct NFCCoreScanner: TagScanning {
     /// *and* doubted three times (2 to 4 wrong final scans in 150 taps of `bench/lossy.py`), six leave
     /// about one in a thousand. A tag that really left stops the attempts after two failed re-selects
     /// (``maximumFailedReselects``); one that really has a password is not doubted (its AUTH0 confirms it).
-    public static let maximumAttempts = 6
+    package static let maximumAttempts = 6
 
     /// Re-selects that must fail in a row before the scanner takes the tag for gone: one may be a lost
     /// answer (a re-select's answer is lost about one time in thirty on that link), two rarely are.
-    public static let maximumFailedReselects = 2
+    package static let maximumFailedReselects = 2
 
     /// Identifies the tag and reads its NDEF message; an attempt that failed on what may be a transport
     /// error (``ScanCheck/mayBeTransient(_:)``) or whose result contradicts itself (``ScanCheck/doubt(info:ndef:transport:)``)
     /// is made again after a re-select, up to ``maximumAttempts`` in all, or until ``maximumFailedReselects``
     /// re-selects in a row found no tag. The last attempt that got as far as an identification stands;
     /// with none, the last error is thrown.
-    public func scan(_ transport: any TagTransport) async throws -> TagScan {
+    package func scan(_ transport: any TagTransport) async throws -> TagScan {
         var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError])?
         var failedReselects = 0
         for attempt in 1...Self.maximumAttempts {
@@ -83,7 +83,7 @@ public struct NFCCoreScanner: TagScanning {
         }
     }
 
-    public func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump {
+    package func dump(_ transport: any TagTransport, scan: TagScan) async throws -> TagDump {
         if let kept = scan.tagDump { return kept }
         guard let info = scan.cardInfo else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")

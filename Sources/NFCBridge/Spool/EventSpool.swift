@@ -20,11 +20,11 @@ import Synchronization
 /// reached the disk yet, or re-send an event delivered just before it (same `event_id`; after a
 /// kill also the same `buffered` flag). Unreadable lines are skipped and counted. The spool is
 /// bounded by count, bytes and age; beyond them the OLDEST messages are dropped and counted.
-public final class EventSpool: Sendable {
+package final class EventSpool: Sendable {
     /// Path of the append-only log.
-    public let logPath: String
+    package let logPath: String
     /// Path of the head offset.
-    public let headPath: String
+    package let headPath: String
     let files: SpoolFiles
     private let maxEvents: Int
     private let maxBytes: Int
@@ -35,14 +35,14 @@ public final class EventSpool: Sendable {
     let durableObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
 
     /// Messages dropped by the bounds, oldest first: how many and their `seq` range.
-    public struct Drop: Sendable, Equatable {
+    package struct Drop: Sendable, Equatable {
         /// How many.
-        public var count = 0
+        package var count = 0
         /// The lowest and highest `seq` dropped (nil when the payloads carried none).
-        public var firstSeq: Int64?
-        public var lastSeq: Int64?
+        package var firstSeq: Int64?
+        package var lastSeq: Int64?
         /// Why: `full` (count or bytes) or `expired` (`spool.max_age_s`).
-        public var reason = "full"
+        package var reason = "full"
 
         mutating func merge(_ other: Drop) {
             count += other.count
@@ -61,9 +61,9 @@ public final class EventSpool: Sendable {
     }
 
     /// What loading an earlier run's spool found wrong (logged by the agent, shown in `health`).
-    public let corruptLineCount: Int
+    package let corruptLineCount: Int
     /// True when the log ended in a torn line (a crash during an append).
-    public let hadTornTail: Bool
+    package let hadTornTail: Bool
     /// Which of the waiting events an earlier run sent live (`spool.live`), and the record of this
     /// run's.
     let liveSends: LiveSends
@@ -71,7 +71,7 @@ public final class EventSpool: Sendable {
     /// Opens the spool in `directory`, loading what an earlier run left. `maxAgeSeconds` (nil: no
     /// limit) drops messages queued longer ago. Refuses a directory the spool cannot be written in
     /// or whose filesystem is (nearly) full, with the reason.
-    public init(directory: String, maxEvents: Int, maxBytes: Int, maxAgeSeconds: Int? = nil) throws(StorageError) {
+    package init(directory: String, maxEvents: Int, maxBytes: Int, maxAgeSeconds: Int? = nil) throws(StorageError) {
         files = SpoolFiles(logPath: AtomicFile.path(directory, "spool.jsonl"), headPath: AtomicFile.path(directory, "spool.head"))
         (logPath, headPath) = (files.logPath, files.headPath)
         self.maxEvents = max(1, maxEvents)
@@ -113,32 +113,32 @@ public final class EventSpool: Sendable {
     }
 
     /// Messages waiting.
-    public var depth: Int { state.withLock { $0.entries.count - $0.first } }
+    package var depth: Int { state.withLock { $0.entries.count - $0.first } }
 
     /// Bytes of the waiting messages (as spool lines).
-    public var byteCount: Int { state.withLock { $0.pendingBytes } }
+    package var byteCount: Int { state.withLock { $0.pendingBytes } }
 
     /// Messages dropped because the spool was full or they expired (since this process started).
-    public var droppedCount: Int { state.withLock { $0.dropped } }
+    package var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// The highest `seq` the spool ever held (waiting, delivered or dropped; 0 if none).
-    public var highestSeq: Int64 { state.withLock { $0.highestSeq } }
+    package var highestSeq: Int64 { state.withLock { $0.highestSeq } }
 
     /// When the oldest waiting message was queued (milliseconds since 1970).
-    public var oldestQueuedAt: Int64? { state.withLock { $0.pending.first?.message.queuedAt } }
+    package var oldestQueuedAt: Int64? { state.withLock { $0.pending.first?.message.queuedAt } }
 
     /// True when nothing waits.
-    public var isEmpty: Bool { depth == 0 }
+    package var isEmpty: Bool { depth == 0 }
 
     /// The oldest waiting message.
-    public func peek() -> SpooledMessage? { state.withLock { $0.pending.first?.message } }
+    package func peek() -> SpooledMessage? { state.withLock { $0.pending.first?.message } }
 
     /// Every waiting message, oldest first.
-    public var messages: [SpooledMessage] { state.withLock { $0.pending.map(\.message) } }
+    package var messages: [SpooledMessage] { state.withLock { $0.pending.map(\.message) } }
 
     /// Whether `message` (an event of this run) has reached the disk. False during an outage for
     /// what arrived since it began.
-    public func isDurable(_ message: SpooledMessage) -> Bool {
+    package func isDurable(_ message: SpooledMessage) -> Bool {
         state.withLock { s in
             guard let index = s.pending.firstIndex(where: { $0.message == message }) else { return true }
             return index < s.written
@@ -146,28 +146,28 @@ public final class EventSpool: Sendable {
     }
 
     /// The current write failure (nil while the disk takes the spool's writes).
-    public var writeFailure: StorageError? { state.withLock { $0.failure } }
+    package var writeFailure: StorageError? { state.withLock { $0.failure } }
 
     /// Tells `handler` when writes start failing (the error, once per outage) and when they work
     /// again (nil). Called on the writer thread.
-    public func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
+    package func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
         observer.withLock { $0 = handler }
     }
 
     /// Tells `handler` the highest `seq` of each batch the writer made durable (on its thread).
-    public func observeDurability(_ handler: @escaping @Sendable (Int64) -> Void) {
+    package func observeDurability(_ handler: @escaping @Sendable (Int64) -> Void) {
         durableObserver.withLock { $0 = handler }
     }
 
     /// Appends `message`; the writer thread makes it durable. Returns at once. When the count or
     /// byte bounds are exceeded the oldest messages are dropped; returns how many.
     @discardableResult
-    public func append(_ message: SpooledMessage) -> Int {
+    package func append(_ message: SpooledMessage) -> Int {
         appendReportingDrops(message).count
     }
 
     /// ``append(_:)``, telling which messages the bounds dropped.
-    public func appendReportingDrops(_ message: SpooledMessage) -> Drop {
+    package func appendReportingDrops(_ message: SpooledMessage) -> Drop {
         let line = Self.line(message)
         let drop = state.withLock { s -> Drop in
             s.entries.append(Entry(message: message, length: line.count, line: line))
@@ -187,7 +187,7 @@ public final class EventSpool: Sendable {
 
     /// Drops the waiting messages queued before `now - spool.max_age_s` (milliseconds since
     /// 1970); returns which.
-    public func expire(now: Int64) -> Drop {
+    package func expire(now: Int64) -> Drop {
         guard let maxAge = maxAgeMilliseconds else { return Drop() }
         let drop = state.withLock { s -> Drop in
             var drop = Drop(reason: "expired")
@@ -203,7 +203,7 @@ public final class EventSpool: Sendable {
     }
 
     /// Forgets the oldest message (it was delivered); the writer persists the new head.
-    public func removeFirst() {
+    package func removeFirst() {
         state.withLock { s in
             if s.first < s.entries.count { s.deliver() }
         }
@@ -212,7 +212,7 @@ public final class EventSpool: Sendable {
 
     /// Forgets `message` if it is still the oldest waiting one (it was delivered; the bounds may
     /// have dropped it meanwhile, and then nothing else is removed).
-    public func remove(_ message: SpooledMessage) {
+    package func remove(_ message: SpooledMessage) {
         let removed = state.withLock { s -> Bool in
             guard s.first < s.entries.count, s.entries[s.first].message == message else { return false }
             s.deliver()
@@ -223,12 +223,12 @@ public final class EventSpool: Sendable {
 
     /// Blocks until everything appended and removed so far is on disk, or writes are failing.
     /// For tests and the end of a run (``persist()``); never call it on the reader's path.
-    public func waitUntilWritten() {
+    package func waitUntilWritten() {
         writer.waitUntil { [self] in state.withLock { $0.isSettled || $0.failure != nil } }
     }
 
     /// ``waitUntilWritten()`` on a thread of its own, so the awaiting task does not block.
-    public func persist() async {
+    package func persist() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = startThread(name: "spool-persist") { [self] in
                 waitUntilWritten()

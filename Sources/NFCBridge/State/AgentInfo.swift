@@ -4,28 +4,28 @@ import NFCCore
 
 /// The retained `<base>/<id>/info` payload (docs/mqtt.md, "info"): who the agent is, its reader,
 /// its broker connection, the commands it takes and its configuration without secrets.
-public struct AgentInfo: Sendable, Encodable {
+package struct AgentInfo: Sendable, Encodable {
     /// The agent id.
-    public var id: String
+    package var id: String
     /// The agent version.
-    public var version: String
+    package var version: String
     /// When the agent started.
-    public var startedAt: Date
+    package var startedAt: Date
     /// The reader, once opened (`null` before).
-    public var reader: ReaderInfo?
+    package var reader: ReaderInfo?
     /// The broker connection.
-    public var mqtt: AgentConfiguration.MQTTSettings
+    package var mqtt: AgentConfiguration.MQTTSettings
     /// The commands the agent answers.
-    public var commands: [String]
+    package var commands: [String]
     /// The configuration without secrets.
-    public var config: PublicConfiguration
+    package var config: PublicConfiguration
 
     enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config }
     enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
     enum ReaderKeys: String, CodingKey { case connstring, name, firmware }
     enum MQTTKeys: String, CodingKey { case `protocol`, url, tls, tlsInsecure = "tls_insecure" }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         var agent = container.nestedContainer(keyedBy: AgentKeys.self, forKey: .agent)
         try agent.encode(id, forKey: .id)

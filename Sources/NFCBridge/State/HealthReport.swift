@@ -2,35 +2,35 @@ import FoundationEssentials
 import Glibc
 
 /// The retained `<base>/<id>/health` payload, published every `health_interval_s`.
-public struct HealthReport: Sendable, Equatable, Encodable {
-    public var date: Date
-    public var uptimeSeconds: Int64
-    public var residentBytes: Int?
-    public var readerState: ReaderStatus.State
-    public var readerReopens: Int
-    public var pollErrors: Int
-    public var scansTotal: Int
-    public var mqttConnected: Bool
-    public var mqttReconnects: Int
-    public var spoolDepth: Int
-    public var spoolBytes: Int
-    public var spoolDropped: Int
-    public var spoolOldestAgeSeconds: Int64?
+package struct HealthReport: Sendable, Equatable, Encodable {
+    package var date: Date
+    package var uptimeSeconds: Int64
+    package var residentBytes: Int?
+    package var readerState: ReaderStatus.State
+    package var readerReopens: Int
+    package var pollErrors: Int
+    package var scansTotal: Int
+    package var mqttConnected: Bool
+    package var mqttReconnects: Int
+    package var spoolDepth: Int
+    package var spoolBytes: Int
+    package var spoolDropped: Int
+    package var spoolOldestAgeSeconds: Int64?
     /// Failed connection attempts since start by reason (`MQTTConnectionFailure.reasonKey`:
     /// `refused`, `dns`, `timeout`, `unreachable`, `tls`, `not_authorized`, `connack_refused`).
-    public var mqttConnectFailures: [String: Int] = [:]
+    package var mqttConnectFailures: [String: Int] = [:]
     /// Unreadable lines found in the spool at start-up (`spool.corrupt_lines`).
-    public var spoolCorruptLines = 0
+    package var spoolCorruptLines = 0
     /// True while the state directory refuses the spool's writes (`spool.write_failed`); outages
     /// since start (`spool.write_failures`).
-    public var spoolWriteFailed = false
-    public var spoolWriteFailures = 0
+    package var spoolWriteFailed = false
+    package var spoolWriteFailures = 0
     /// Command responses that never reached the broker (`mqtt.responses_dropped`) and events the
     /// broker refused for their size (`mqtt.refused_for_size`).
-    public var responsesDropped = 0
-    public var refusedForSize = 0
+    package var responsesDropped = 0
+    package var refusedForSize = 0
     /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
-    public var broker = EventPipeline.BrokerStatus()
+    package var broker = EventPipeline.BrokerStatus()
 
     enum CodingKeys: String, CodingKey {
         case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
@@ -47,7 +47,7 @@ public struct HealthReport: Sendable, Equatable, Encodable {
 
     /// The payload (docs/mqtt.md, "health"); `rss_bytes`, `spool.oldest_age_s` and `mqtt.unacked_s`
     /// are `null` when unknown or when nothing waits.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Timestamp.string(date), forKey: .ts)
         try container.encode(uptimeSeconds, forKey: .uptime)

@@ -3,9 +3,9 @@ import Glibc
 
 /// The retained `<base>/<id>/reader` state: the reader's availability, the second availability
 /// dimension next to `status` (agent up × reader up).
-public struct ReaderStatus: Sendable, Equatable, Encodable {
+package struct ReaderStatus: Sendable, Equatable, Encodable {
     /// What state the reader is in.
-    public enum State: String, Sendable, Equatable, Codable {
+    package enum State: String, Sendable, Equatable, Codable {
         /// The agent has started and not tried to open the reader yet (it is not known to be absent).
         case starting
         /// Open and polling.
@@ -18,16 +18,16 @@ public struct ReaderStatus: Sendable, Equatable, Encodable {
     }
 
     /// The state.
-    public var state: State
+    package var state: State
     /// The device: the connection string once open, else the configured one (nil = libnfc's default).
-    public var device: String?
+    package var device: String?
     /// Since when (wall clock).
-    public var since: Date
+    package var since: Date
     /// Why, when not ok.
-    public var detail: String?
+    package var detail: String?
 
     /// Creates a status.
-    public init(state: State, device: String?, since: Date, detail: String? = nil) {
+    package init(state: State, device: String?, since: Date, detail: String? = nil) {
         self.state = state
         self.device = device
         self.since = since
@@ -38,7 +38,7 @@ public struct ReaderStatus: Sendable, Equatable, Encodable {
 
     /// `{"state":"ok","device":"pn532_uart:/dev/ttyS0","since":"…"}` (+ `detail`); `device` is
     /// `null` when neither configured nor open.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(state, forKey: .state)
         try container.encode(device, forKey: .device)

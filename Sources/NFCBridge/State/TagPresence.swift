@@ -12,17 +12,17 @@ import NFCCore
 /// loaded by ``PresenceStore``): a tag found there again by the first poll after start-up is
 /// reported with `"initial": true` (docs/mqtt.md, "scanned"), so automations can tell "the agent
 /// restarted and saw the tag that was left on it" from a tap.
-public struct TagPresence: Sendable, Equatable, Encodable {
+package struct TagPresence: Sendable, Equatable, Encodable {
     /// One tag in the field.
-    public struct Tag: Sendable, Equatable {
-        public var uid: [UInt8]
-        public var cardType: String
-        public var since: Date
+    package struct Tag: Sendable, Equatable {
+        package var uid: [UInt8]
+        package var cardType: String
+        package var since: Date
         /// Found by the first poll after start-up, and already in the field before the restart.
-        public var initial: Bool
+        package var initial: Bool
 
         /// Creates a tag entry.
-        public init(uid: [UInt8], cardType: String, since: Date, initial: Bool = false) {
+        package init(uid: [UInt8], cardType: String, since: Date, initial: Bool = false) {
             self.uid = uid
             self.cardType = cardType
             self.since = since
@@ -31,18 +31,18 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     }
 
     /// The last reported scan (an arrival the agent published live as `scanned`).
-    public struct LastScan: Sendable, Equatable, Encodable {
-        public var uid: [UInt8]
-        public var cardType: String
+    package struct LastScan: Sendable, Equatable, Encodable {
+        package var uid: [UInt8]
+        package var cardType: String
         /// ``TagScan/homeAssistantTagID``.
-        public var tagID: String
+        package var tagID: String
         /// The UID is a random one (``TagScan/hasRandomUID``).
-        public var randomUID: Bool
+        package var randomUID: Bool
         /// When (the `scanned` event's `ts`).
-        public var date: Date
+        package var date: Date
 
         /// Creates the entry.
-        public init(uid: [UInt8], cardType: String, tagID: String, randomUID: Bool, date: Date) {
+        package init(uid: [UInt8], cardType: String, tagID: String, randomUID: Bool, date: Date) {
             self.uid = uid
             self.cardType = cardType
             self.tagID = tagID
@@ -53,7 +53,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
         enum CodingKeys: String, CodingKey { case uid, cardType, tagID = "tag_id", randomUID = "random_uid", ts }
 
         /// `{"uid":…,"cardType":…,"tag_id":…,"random_uid":…,"ts":…}`: the `tag` topic's `last`.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(uid.hexString, forKey: .uid)
             try container.encode(cardType, forKey: .cardType)
@@ -64,22 +64,22 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     }
 
     /// The tags present, in arrival order.
-    public var tags: [Tag] = []
+    package var tags: [Tag] = []
     /// The last reported scan, if any (kept across restarts by ``PresenceStore``).
-    public var last: LastScan?
+    package var last: LastScan?
     /// The UIDs the previous run last saw in the field, until the first poll after the reader
     /// opened (or the first removal, or an arrival of another tag) has run.
-    public var carriedOver: Set<[UInt8]> = []
+    package var carriedOver: Set<[UInt8]> = []
     /// The tags the previous run last saw in the field and this one has not found yet: those the
     /// first poll does not find left while the agent was down, and get their `removed`.
-    public var leftBehind: [Tag] = []
+    package var leftBehind: [Tag] = []
 
     /// Creates an empty field.
-    public init() {}
+    package init() {}
 
     /// Creates the state a run starts with: nothing in the field yet, the previous run's last scan,
     /// and the tags it last saw as ``carriedOver``.
-    public init(previous: PresenceStore.Saved) {
+    package init(previous: PresenceStore.Saved) {
         last = previous.last
         carriedOver = Set(previous.present.map(\.uid))
         leftBehind = previous.present
@@ -89,7 +89,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     /// whether it is an initial scan: a tag the previous run left in the field, found again before
     /// anything else happened.
     @discardableResult
-    public mutating func arrive(_ scan: TagScan, at date: Date, reported: Bool) -> Bool {
+    package mutating func arrive(_ scan: TagScan, at date: Date, reported: Bool) -> Bool {
         let initial = carriedOver.contains(scan.uid)
         leftBehind.removeAll { $0.uid == scan.uid }
         if initial { carriedOver.remove(scan.uid) } else { carriedOver = [] }
@@ -104,7 +104,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     }
 
     /// Records that `uid` left the field.
-    public mutating func remove(_ uid: [UInt8]) {
+    package mutating func remove(_ uid: [UInt8]) {
         tags.removeAll { $0.uid == uid }
         carriedOver = []
     }
@@ -112,7 +112,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     /// The first poll after the reader opened has run: a tag of the previous run not found by it
     /// is gone, and a later arrival is a tap, not an initial scan. Returns those tags (each once:
     /// the agent reports their `removed`).
-    public mutating func firstPollDone() -> [Tag] {
+    package mutating func firstPollDone() -> [Tag] {
         carriedOver = []
         defer { leftBehind = [] }
         return leftBehind
@@ -124,7 +124,7 @@ public struct TagPresence: Sendable, Equatable, Encodable {
     /// (+ `"count"` when several tags are in the field, `"initial":true` for a tag found at
     /// start-up that was there before the restart); then `"last"`, the last reported scan, when
     /// there was one.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if let latest = tags.last {
             try container.encode(true, forKey: .present)
@@ -146,16 +146,16 @@ public struct TagPresence: Sendable, Equatable, Encodable {
 ///
 /// Written on every change of the field (an arrival or a removal, not on a clean stop: the tags are
 /// still there then). A file that cannot be read is moved aside to `presence.json.corrupt`.
-public final class PresenceStore: Sendable {
+package final class PresenceStore: Sendable {
     /// What the file holds.
-    public struct Saved: Sendable, Equatable {
+    package struct Saved: Sendable, Equatable {
         /// The tags in the field at the last change.
-        public var present: [TagPresence.Tag]
+        package var present: [TagPresence.Tag]
         /// The last reported scan.
-        public var last: TagPresence.LastScan?
+        package var last: TagPresence.LastScan?
 
         /// Creates the record.
-        public init(present: [TagPresence.Tag] = [], last: TagPresence.LastScan? = nil) {
+        package init(present: [TagPresence.Tag] = [], last: TagPresence.LastScan? = nil) {
             self.present = present
             self.last = last
         }
@@ -176,7 +176,7 @@ public final class PresenceStore: Sendable {
     }
 
     /// The file.
-    public let path: String
+    package let path: String
     /// The largest `presence.json` read (a reader holds a handful of tags: far below).
     static let fileLimit = 1 << 20
 
@@ -184,7 +184,7 @@ public final class PresenceStore: Sendable {
     private let queued = Mutex<TagPresence?>(nil)
 
     /// The store in `directory` (the file is not read until ``load()``).
-    public init(directory: String) {
+    package init(directory: String) {
         path = AtomicFile.path(directory, "presence.json")
     }
 
@@ -194,7 +194,7 @@ public final class PresenceStore: Sendable {
 
     /// The record of the previous run: empty when there is none; when the file is not a record,
     /// it is moved aside and the returned error says why (the agent logs it and starts empty).
-    public func load() -> (Saved, StorageError?) {
+    package func load() -> (Saved, StorageError?) {
         let bytes: [UInt8]?
         do {
             bytes = try AtomicFile.read(path, limit: Self.fileLimit)
@@ -231,7 +231,7 @@ public final class PresenceStore: Sendable {
     /// Persists `presence` on the store's own thread and returns at once, so the reader never
     /// waits for the disk. Writes that queue up while one is made are coalesced: only the latest
     /// field is written. `onSaved` hears each write made (the tags it holds), `onFailure` one that failed.
-    public func saveInBackground(
+    package func saveInBackground(
         _ presence: TagPresence, onSaved: @escaping @Sendable (Int) -> Void = { _ in },
         onFailure: @escaping @Sendable (StorageError) -> Void
     ) {
@@ -255,12 +255,12 @@ public final class PresenceStore: Sendable {
     }
 
     /// Returns once every ``saveInBackground(_:onFailure:)`` so far is written (or failed).
-    public func flush() async {
+    package func flush() async {
         _ = try? await writer.run {}
     }
 
     /// Persists the field and the last scan of `presence` (blocks on the disk).
-    public func save(_ presence: TagPresence) throws(StorageError) {
+    package func save(_ presence: TagPresence) throws(StorageError) {
         let record = Record(
             present: presence.tags.map { .init(uid: $0.uid.hexString, cardType: $0.cardType, ms: Timestamp.milliseconds($0.since)) },
             last: presence.last.map {

@@ -2,9 +2,9 @@ import FoundationEssentials
 import Glibc
 
 /// A state-directory file operation that failed (spool, sequence number).
-public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable codes (never rename one).
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    package enum Code: String, Sendable, Equatable, CaseIterable {
         /// The state directory cannot be created, written or read.
         case stateDirUnusable = "state_dir_unusable"
         /// The spool log could not be written or truncated.
@@ -14,15 +14,15 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The stable code.
-    public var code: Code
+    package var code: Code
     /// What failed, with the path and the system's reason.
-    public var message: String
+    package var message: String
 
     /// Creates an error; `errno` adds the system's reason.
-    public init(code: Code, _ message: String, errno number: Int32? = nil) {
+    package init(code: Code, _ message: String, errno number: Int32? = nil) {
         self.code = code
         self.message = number.map { "\(message): \(String(cString: strerror($0)))" } ?? message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }

@@ -4,7 +4,7 @@ import Glibc
 /// Tells systemd how the service is doing (`Type=notify`): READY=1 once the agent runs,
 /// WATCHDOG=1 while it makes progress, STOPPING=1 on the way out. Every call is a no-op when the
 /// process was not started by systemd (no `NOTIFY_SOCKET`), which is what sd_notify(3) does.
-public protocol ServiceNotifying: Sendable {
+package protocol ServiceNotifying: Sendable {
     /// Sends one state string (`READY=1`, `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`).
     func notify(_ state: String)
     /// The watchdog period systemd expects pings within (`WatchdogSec=`), if enabled.
@@ -15,21 +15,21 @@ public protocol ServiceNotifying: Sendable {
 /// sends it. The socket and the watchdog period are values given at creation
 /// (``init(environment:processID:)`` reads them from the environment, at the edge), so nothing
 /// here reads or changes the process environment.
-public struct SystemdNotifier: ServiceNotifying {
+package struct SystemdNotifier: ServiceNotifying {
     /// The notification socket (`NOTIFY_SOCKET`; a leading `@` names an abstract socket), nil
     /// when systemd did not start the process: then ``notify(_:)`` does nothing.
-    public let socketPath: String?
-    public let watchdogInterval: Duration?
+    package let socketPath: String?
+    package let watchdogInterval: Duration?
 
     /// A notifier sending to `socketPath`, expecting pings within `watchdogInterval`.
-    public init(socketPath: String?, watchdogInterval: Duration? = nil) {
+    package init(socketPath: String?, watchdogInterval: Duration? = nil) {
         self.socketPath = socketPath.flatMap { $0.isEmpty ? nil : $0 }
         self.watchdogInterval = watchdogInterval
     }
 
     /// The notifier systemd set up in `environment` (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, and
     /// `WATCHDOG_PID`, which must name `processID` when set — sd_watchdog_enabled(3)'s rules).
-    public init(environment: [String: String], processID: Int32 = getpid()) {
+    package init(environment: [String: String], processID: Int32 = getpid()) {
         let pidMatches = environment["WATCHDOG_PID"].map { Int32($0) == processID } ?? true
         let microseconds = environment["WATCHDOG_USEC"].flatMap { Int64($0) } ?? 0
         self.init(
@@ -37,7 +37,7 @@ public struct SystemdNotifier: ServiceNotifying {
             watchdogInterval: pidMatches && microseconds > 0 ? .microseconds(microseconds) : nil)
     }
 
-    public func notify(_ state: String) {
+    package func notify(_ state: String) {
         guard let socketPath else { return }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -64,9 +64,9 @@ public struct SystemdNotifier: ServiceNotifying {
 }
 
 /// A notifier that does nothing (tests and the CLI outside systemd).
-public struct SilentNotifier: ServiceNotifying {
+package struct SilentNotifier: ServiceNotifying {
     /// Creates the notifier.
-    public init() {}
-    public func notify(_ state: String) {}
-    public var watchdogInterval: Duration? { nil }
+    package init() {}
+    package func notify(_ state: String) {}
+    package var watchdogInterval: Duration? { nil }
 }

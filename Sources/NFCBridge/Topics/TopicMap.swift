@@ -1,5 +1,5 @@
 /// The retained state topics under `<base>/<id>/`. All are published with QoS 1 and retained.
-public enum StateTopic: String, Sendable, CaseIterable {
+package enum StateTopic: String, Sendable, CaseIterable {
     /// `online` / `offline` (plain text, Home Assistant's default payloads); `offline` is the will.
     case status
     /// Agent version, reader, MQTT protocol, enabled commands, configuration without secrets.
@@ -13,7 +13,7 @@ public enum StateTopic: String, Sendable, CaseIterable {
 }
 
 /// The event topics under `<base>/<id>/event/`. QoS 1, never retained, spooled while offline.
-public enum EventKind: String, Sendable, CaseIterable, Codable {
+package enum EventKind: String, Sendable, CaseIterable, Codable {
     /// A tag was identified and its NDEF read (before any dump).
     case scanned
     /// A tag left the field.
@@ -29,47 +29,47 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
 /// Every topic the agent uses, built from the base topic, the agent id and the Home Assistant
 /// discovery prefix — the one place topic strings are made. It takes those three values, not the
 /// configuration (``AgentConfiguration/topics`` makes the agent's map), so `Topics/` uses no other folder.
-public struct TopicMap: Sendable, Equatable {
+package struct TopicMap: Sendable, Equatable {
     /// The base topic (`nfc`).
-    public let base: String
+    package let base: String
     /// The agent id.
-    public let id: String
+    package let id: String
     /// The Home Assistant discovery prefix (`homeassistant`).
-    public let homeAssistantPrefix: String
+    package let homeAssistantPrefix: String
 
     /// Creates the map.
-    public init(base: String, id: String, homeAssistantPrefix: String = "homeassistant") {
+    package init(base: String, id: String, homeAssistantPrefix: String = "homeassistant") {
         self.base = base
         self.id = id
         self.homeAssistantPrefix = homeAssistantPrefix
     }
 
     /// `<base>/<id>`.
-    public var root: String { "\(base)/\(id)" }
+    package var root: String { "\(base)/\(id)" }
 
     /// `<base>/<id>/<state>`.
-    public func topic(_ state: StateTopic) -> String { "\(root)/\(state.rawValue)" }
+    package func topic(_ state: StateTopic) -> String { "\(root)/\(state.rawValue)" }
 
     /// `<base>/<id>/event/<kind>`.
-    public func topic(_ event: EventKind) -> String { "\(root)/event/\(event.rawValue)" }
+    package func topic(_ event: EventKind) -> String { "\(root)/event/\(event.rawValue)" }
 
     /// `<base>/<id>/event/+`: every event topic (Home Assistant's event entity listens here).
-    public var allEvents: String { "\(root)/event/+" }
+    package var allEvents: String { "\(root)/event/+" }
 
     /// `<base>/<id>/request/<command>`: where clients send a command.
-    public func request(_ command: String) -> String { "\(root)/request/\(command)" }
+    package func request(_ command: String) -> String { "\(root)/request/\(command)" }
 
     /// `<base>/<id>/request/+`: the filter the agent subscribes to for commands.
-    public var requestFilter: String { request("+") }
+    package var requestFilter: String { request("+") }
 
     /// `<base>/<id>/response/<command>`: where a command is answered (unless the request gave an
     /// MQTT 5 Response Topic).
-    public func response(_ command: String) -> String { "\(root)/response/\(command)" }
+    package func response(_ command: String) -> String { "\(root)/response/\(command)" }
 
     /// The `<command>` of a request topic `<base>/<id>/request/<command>` (one topic level, which
     /// `+` lets be empty: the router answers it `unknown_command`), or nil when `topic` is not a
     /// request topic of this agent.
-    public func command(inRequestTopic topic: String) -> String? {
+    package func command(inRequestTopic topic: String) -> String? {
         let prefix = request("")
         guard topic.hasPrefix(prefix) else { return nil }
         let name = topic.dropFirst(prefix.count)
@@ -78,16 +78,16 @@ public struct TopicMap: Sendable, Equatable {
     }
 
     /// Home Assistant's birth / will topic: `<prefix>/status`.
-    public var homeAssistantStatus: String { "\(homeAssistantPrefix)/status" }
+    package var homeAssistantStatus: String { "\(homeAssistantPrefix)/status" }
 
     /// A discovery topic: `<prefix>/<component>/<objectID>/config`.
-    public func discovery(component: String, objectID: String) -> String {
+    package func discovery(component: String, objectID: String) -> String {
         "\(homeAssistantPrefix)/\(component)/\(objectID)/config"
     }
 
     /// Why `prefix` cannot start topics, or nil when it can: no `+`/`#` wildcards (a topic with a
     /// wildcard cannot be published), no NUL, no empty level, no leading or trailing slash.
-    public static func problem(inPrefix prefix: String) -> String? {
+    package static func problem(inPrefix prefix: String) -> String? {
         if prefix.isEmpty { return "must not be empty" }
         if prefix.contains("+") || prefix.contains("#") { return "must not contain the MQTT wildcards + or #" }
         if prefix.contains("\0") { return "must not contain NUL" }

@@ -2,14 +2,14 @@ import NFCCore
 
 extension AgentConfiguration {
     /// Dumps on scan.
-    public struct DumpSettings: Sendable, Equatable {
+    package struct DumpSettings: Sendable, Equatable {
         /// Publish `event/dump` after every `scanned`.
-        public var onScan = false
+        package var onScan = false
         /// Key dictionary file for MIFARE Classic dumps.
-        public var keysFile: String?
+        package var keysFile: String?
         /// The keys a Classic dump tries: those of ``keysFile`` first, then the well-known defaults.
-        public var classicKeys: ClassicKeyDictionary = .standard
-        public init() {}
+        package var classicKeys: ClassicKeyDictionary = .standard
+        package init() {}
 
         /// The `dump` keys.
         static let keys: [ConfigurationKey] = [

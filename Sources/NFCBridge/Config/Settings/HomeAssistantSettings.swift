@@ -1,11 +1,11 @@
 extension AgentConfiguration {
     /// Home Assistant discovery.
-    public struct HomeAssistantSettings: Sendable, Equatable {
+    package struct HomeAssistantSettings: Sendable, Equatable {
         /// Publish discovery documents.
-        public var enabled = true
+        package var enabled = true
         /// The discovery prefix.
-        public var prefix = "homeassistant"
-        public init() {}
+        package var prefix = "homeassistant"
+        package init() {}
 
         /// The `homeassistant` keys.
         static let keys: [ConfigurationKey] = [

@@ -1,9 +1,9 @@
 extension AgentConfiguration {
     /// Logging.
-    public struct LogSettings: Sendable, Equatable {
+    package struct LogSettings: Sendable, Equatable {
         /// The lowest level written.
-        public var level: LogLevel = .info
-        public init() {}
+        package var level: LogLevel = .info
+        package init() {}
 
         /// The `log` keys.
         static let keys: [ConfigurationKey] = [

@@ -2,7 +2,7 @@ import MQTTClient
 
 extension AgentConfiguration {
     /// The MQTT protocol version spoken to the broker.
-    public enum MQTTProtocolVersion: String, Sendable, Equatable, CaseIterable, Encodable {
+    package enum MQTTProtocolVersion: String, Sendable, Equatable, CaseIterable, Encodable {
         /// MQTT 3.1.1.
         case v311 = "3.1.1"
         /// MQTT 5.
@@ -10,42 +10,42 @@ extension AgentConfiguration {
     }
 
     /// The broker connection.
-    public struct MQTTSettings: Sendable, Equatable {
+    package struct MQTTSettings: Sendable, Equatable {
         /// The broker URL (`mqtt://host:1883`, `mqtts://host:8883`), checked with `MQTTBrokerAddress`.
-        public var url = "mqtt://localhost:1883"
+        package var url = "mqtt://localhost:1883"
         /// True for an `mqtts://` URL.
-        public var usesTLS = false
+        package var usesTLS = false
         /// The base topic (`nfc`): no wildcards, no leading or trailing slash.
-        public var baseTopic = "nfc"
+        package var baseTopic = "nfc"
         /// User name, if the broker wants one.
-        public var username: String?
+        package var username: String?
         /// File holding the password (first line). Never published; the password itself is in ``password``.
-        public var passwordFile: String?
+        package var passwordFile: String?
         /// The password, from ``passwordFile`` or `NFCBRIDGE_MQTT_PASSWORD`. Never logged or published.
-        public var password: Secret?
+        package var password: Secret?
         /// PEM CA bundle for TLS.
-        public var caFile: String?
+        package var caFile: String?
         /// PEM client certificate for TLS client authentication.
-        public var certFile: String?
+        package var certFile: String?
         /// PEM client key for TLS client authentication.
-        public var keyFile: String?
+        package var keyFile: String?
         /// Protocol version.
-        public var protocolVersion: MQTTProtocolVersion = .v5
+        package var protocolVersion: MQTTProtocolVersion = .v5
         /// `mqtt.tls_insecure`: do not verify the broker at all (neither its certificate chain nor its
         /// host name). Lab use only: logged as a warning at every connect and shown in `info`.
-        public var tlsInsecure = false
+        package var tlsInsecure = false
         /// `mqtt.stall_after_s`: a publish the broker has not acknowledged for this long marks it as
         /// stalled (a warning in the log, `health.mqtt.stalled`).
-        public var stallAfterSeconds = 10
+        package var stallAfterSeconds = 10
         /// `mqtt.recycle_after_s`: a publish still unacknowledged after this long drops the
         /// connection, which is then made again (`health.mqtt.recycles`); at least ``stallAfterSeconds``.
-        public var recycleAfterSeconds = 60
+        package var recycleAfterSeconds = 60
         /// `mqtt.max_packet_size`: the largest packet the agent sends (the broker's
         /// `max_packet_size`). An event beyond it becomes a `payload_too_large` error event instead of
         /// being sent. Under MQTT 5 the broker says its own limit in CONNACK; under 3.1.1 it cannot,
         /// and it disconnects a client that sends more, so set this there. `nil`: MQTT's own limit.
-        public var maxPacketSize: Int?
-        public init() {}
+        package var maxPacketSize: Int?
+        package init() {}
 
         /// The `mqtt` keys.
         static let keys: [ConfigurationKey] = [

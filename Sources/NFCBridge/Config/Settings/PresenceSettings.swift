@@ -1,6 +1,6 @@
 extension AgentConfiguration {
     /// How presence turns into `scanned` / `removed` events.
-    public enum PresenceMode: String, Sendable, Equatable, CaseIterable, Encodable {
+    package enum PresenceMode: String, Sendable, Equatable, CaseIterable, Encodable {
         /// One `scanned` on arrival, one `removed` after the removal grace.
         case presence
         /// `scanned` again every `rearm_ms` while the tag stays.
@@ -8,16 +8,16 @@ extension AgentConfiguration {
     }
 
     /// Presence and debounce timings.
-    public struct PresenceSettings: Sendable, Equatable {
+    package struct PresenceSettings: Sendable, Equatable {
         /// presence or repeat.
-        public var mode: PresenceMode = .presence
+        package var mode: PresenceMode = .presence
         /// A tag is removed after this long without being seen (no flapping on a marginal read).
-        public var removalGraceMilliseconds = 600
+        package var removalGraceMilliseconds = 600
         /// In repeat mode, the period of repeated `scanned` events.
-        public var rearmMilliseconds = 2000
+        package var rearmMilliseconds = 2000
         /// A re-tap of the same UID within this window of its last `scanned` is not reported again.
-        public var minIntervalMilliseconds = 1000
-        public init() {}
+        package var minIntervalMilliseconds = 1000
+        package init() {}
 
         /// The `presence` keys.
         static let keys: [ConfigurationKey] = [

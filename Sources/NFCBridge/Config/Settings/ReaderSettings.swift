@@ -2,27 +2,27 @@ import NFCCore
 
 extension AgentConfiguration {
     /// The reader device and polling.
-    public struct ReaderSettings: Sendable, Equatable {
+    package struct ReaderSettings: Sendable, Equatable {
         /// libnfc connection string (`pn532_uart:/dev/ttyS0`); nil = the first device libnfc finds.
-        public var device: String?
+        package var device: String?
         /// Modulations polled for, in order.
-        public var modulations: [Modulation] = [.iso14443a, .felica212]
+        package var modulations: [Modulation] = [.iso14443a, .felica212]
         /// Poll timeout and the pause between two presence checks, in milliseconds.
-        public var intervalMilliseconds = 250
+        package var intervalMilliseconds = 250
         /// First retry delay after the reader could not be opened, in milliseconds; doubles up to
         /// ``retryMaximumMilliseconds`` (not a configuration key).
-        public var retryInitialMilliseconds = 1000
+        package var retryInitialMilliseconds = 1000
         /// Longest retry delay, in milliseconds (not a configuration key).
-        public var retryMaximumMilliseconds = 30_000
+        package var retryMaximumMilliseconds = 30_000
         /// Which backend drives the reader (`reader.backend`).
-        public var backend: ReaderBackend = .auto
+        package var backend: ReaderBackend = .auto
         /// How the PC/SC backend shares the card with other programs (`reader.pcsc_share_mode`).
-        public var pcscShareMode: PCSCShareMode = .exclusive
-        public init() {}
+        package var pcscShareMode: PCSCShareMode = .exclusive
+        package init() {}
 
         /// Every modulation the PN53x readers libnfc drives can poll: what the CLI's one-shot
         /// commands (`scan`, `write`, `dump`, …) look for, as docs/cli.md says.
-        public static let everyPN53xModulation: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
+        package static let everyPN53xModulation: [Modulation] = [.iso14443a, .iso14443b, .felica212, .felica424]
 
         /// The `reader` keys.
         static let keys: [ConfigurationKey] = [
@@ -35,7 +35,7 @@ extension AgentConfiguration {
     }
 
     /// The reader backend (`reader.backend`, docs/getting-started.md "PC/SC readers").
-    public enum ReaderBackend: String, Sendable, Equatable, CaseIterable, Encodable {
+    package enum ReaderBackend: String, Sendable, Equatable, CaseIterable, Encodable {
         /// libnfc (PN532 on UART/I2C/SPI, ACR122U / PN533 on USB without pcscd).
         case libnfc
         /// pcsc-lite's pcscd (ACR122U, ACR1252U, ACR1552U, …; the one backend for ISO 15693).
@@ -45,7 +45,7 @@ extension AgentConfiguration {
     }
 
     /// `SCardConnect`'s share mode for the PC/SC backend (`reader.pcsc_share_mode`).
-    public enum PCSCShareMode: String, Sendable, Equatable, CaseIterable, Encodable {
+    package enum PCSCShareMode: String, Sendable, Equatable, CaseIterable, Encodable {
         /// No other program reaches the card while the agent holds it (the default).
         case exclusive
         /// Other PC/SC programs may connect to the card too.

@@ -1,13 +1,13 @@
 extension AgentConfiguration {
     /// Spool bounds: the oldest buffered events are dropped (and counted) beyond them.
-    public struct SpoolSettings: Sendable, Equatable {
+    package struct SpoolSettings: Sendable, Equatable {
         /// Most events kept.
-        public var maxEvents = 10_000
+        package var maxEvents = 10_000
         /// Most bytes kept on disk.
-        public var maxBytes = 16 * 1024 * 1024
+        package var maxBytes = 16 * 1024 * 1024
         /// Oldest event kept, in seconds (`spool.max_age_s`; default 7 days).
-        public var maxAgeSeconds = 7 * 24 * 3600
-        public init() {}
+        package var maxAgeSeconds = 7 * 24 * 3600
+        package init() {}
 
         /// The `spool` keys.
         static let keys: [ConfigurationKey] = [
