@@ -230,21 +230,12 @@ import Testing
     }
 
     @Test func spoolAndSequenceSurviveARestart() async throws {
-        let directory = StateDirectory()
-        do {
-            let h = try AgentHarness(directory: directory, connected: false)
-            h.device.place(makeTag())
-            await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-            await h.stop()
-        }
+        let directory = try await AgentHarness.directoryWithOneSpooledScan()
         let h = try AgentHarness(directory: directory, connected: true)
         let (_, replayed) = await h.waitFor(.scanned, where: { $0["buffered"] == true })
         #expect(replayed["seq"] == 1)
-        // The first run left its tag in the presence record; this run's reader is empty, so its first
-        // poll reports that tag removed while the agent was down: the first event of this run. Awaited
-        // before the next tap, which would otherwise race that poll for `seq` 2.
-        let (_, left) = await h.waitFor(.removed, where: { $0["after_restart"] == true })
-        #expect(left["uid"] == "04A1B2C3D4E5F6")
+        // The first event of this run: the first run's tag, gone from the reader.
+        let left = await h.leftTagRemoved()
         #expect(left["seq"] == 2)
         h.device.place(makeTag(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]))
         let (_, live) = await h.waitFor(.scanned, where: { $0["uid"] == "04010203040506" })

@@ -227,21 +227,18 @@ final class StallingPublisher: MessagePublisher {
     }
 
     @Test func aCorruptSequenceFileIsRecoveredFromTheSpoolAndLogged() async throws {
-        let directory = StateDirectory()
-        do {
-            let h = try AgentHarness(directory: directory, connected: false)
-            h.device.place(makeTag())
-            await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-            await h.stop()
-        }
+        let directory = try await AgentHarness.directoryWithOneSpooledScan()
         try "9223372036854775807".write(toFile: directory.path + "/sequence", atomically: true, encoding: .utf8)
         let h = try AgentHarness(directory: directory, connected: true)
         #expect(h.logs.recorded.contains { $0.contains("warning") && $0.contains("implausibly large") }, "\(h.logs.recorded)")
         let (_, replayed) = await h.waitFor(.scanned, where: { $0["buffered"] == true })
         #expect(replayed["seq"] == 1)
+        // Recovered from the spool: the run's first event (the first run's tag, gone) is seq 2.
+        let left = await h.leftTagRemoved()
+        #expect(left["seq"] == 2)
         h.device.place(makeTag(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]))
         let (_, live) = await h.waitFor(.scanned, where: { $0["uid"] == "04010203040506" })
-        #expect(live["seq"] == 2)
+        #expect(live["seq"] == 3)
         await h.stop()
     }
 }
