@@ -161,16 +161,23 @@ final class StallingPublisher: MessagePublisher {
     func subscribe(to filter: String, qos: MessageQoS) async throws { try await inner.subscribe(to: filter, qos: qos) }
 
     func events() -> AsyncStream<PublisherEvent> { inner.events() }
+
+    /// An agent publishing through this publisher, returned once what its start-up publishes
+    /// (`reader` ok, `health`) is out and its sender is idle.
+    func settledAgent() async throws -> AgentHarness {
+        let h = try AgentHarness(publisher: self)
+        await inner.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
+        await inner.waitForJSON(on: h.topics.topic(.health))
+        await h.agent.pipeline.flush()
+        return h
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct WriteAheadPipelineTests {
     @Test func theReaderGoesOnWhileTheBrokerDoesNotAcknowledgeAndNothingIsSentTwice() async throws {
         let stalling = StallingPublisher()
-        let h = try AgentHarness(publisher: stalling)
+        let h = try await stalling.settledAgent()
         let p = stalling.inner
-        await p.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
-        await p.waitForJSON(on: h.topics.topic(.health))
-        await h.agent.pipeline.flush()
         stalling.stall()
         // Five taps while nothing is acknowledged: the reader loop sees them all.
         for n in 1...5 {

@@ -37,7 +37,8 @@ public final class EventPipeline: Sendable {
         public var dropped = 0
         /// `event/error` notices saying that events were dropped (counted in ``appended`` too).
         public var dropNotices = 0
-        /// Retained state updates replaced by a newer value before they went out.
+        /// Retained state updates replaced by a newer value before they went out, or dropped
+        /// because a newer value was queued first.
         public var coalesced = 0
         /// Outages of the state directory (the first failed spool write of each; see
         /// ``EventSpool/writeFailure`` for the current one).
@@ -112,15 +113,19 @@ public final class EventPipeline: Sendable {
 
     /// Queues a retained state message (QoS 1); only the latest value per topic goes out. Skipped
     /// while disconnected — state is re-published on every connect.
-    public func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true) async {
+    ///
+    /// `snapshot`: the payload's place in the order its source was read (larger: read later); a
+    /// payload read before one already queued for the topic is dropped — it is out of date (see
+    /// ``Outbox/queueState(_:snapshot:)``). Nil: always queued.
+    public func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true, snapshot: Int? = nil) async {
         guard publisher.isConnected else { return }
-        outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain))
+        outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain), snapshot: snapshot)
     }
 
     /// Queues a retained JSON state message (a payload model).
-    public func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
+    public func publishState(_ topic: String, json payload: some Encodable & Sendable, snapshot: Int? = nil) async {
         do {
-            await publishState(topic, try JSONValueEncoder().encode(payload).jsonBytes)
+            await publishState(topic, try JSONValueEncoder().encode(payload).jsonBytes, snapshot: snapshot)
         } catch {
             logger.error("state \(topic) could not be encoded: \(error)")
         }
