@@ -88,6 +88,30 @@ import Testing
         await h.stop()
     }
 
+    /// The `health` a connect publishes is made before the connect's own messages are queued: its
+    /// `mqtt.unacked_s` tells how the link was when the connection came up, not whether the sender
+    /// happened to be between one of those publishes and its acknowledgement (WireGoldenTests saw
+    /// `0` instead of `null` under load).
+    @Test func healthOnConnectIsNotAboutTheConnectsOwnMessages() async throws {
+        let stalling = StallingPublisher()
+        let h = try await stalling.settledAgent()
+        let p = stalling.inner
+        let before = p.published.count - 1
+        p.setConnected(false)
+        // Reconnected: the connect's first message (`reader`) hangs unacknowledged, while the
+        // connect makes its `health` (the second report).
+        stalling.stall()
+        p.setConnected(true)
+        let held = await stalling.held.wait { !$0.isEmpty }
+        #expect(held == [h.topics.topic(.reader)])
+        await h.agent.healthReports.wait { $0 >= 2 }
+        stalling.release()
+        let (_, health) = await p.waitForJSON(on: h.topics.topic(.health), after: before)
+        #expect(health["mqtt"]?["reconnects"] == 1)
+        #expect(health["mqtt"]?["unacked_s"] == .null)
+        await h.stop()
+    }
+
     @Test func scannedLeavesBeforeTheDump() async throws {
         let scanner = StubScanner(
             scanResult: { transport in

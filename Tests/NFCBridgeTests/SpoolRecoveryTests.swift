@@ -152,8 +152,12 @@ final class StallingPublisher: MessagePublisher {
     func attempts(of eventID: String) -> Int { attempts.withLock { $0[eventID] ?? 0 } }
     var handedOver: [String: Int] { attempts.withLock { $0 } }
 
+    /// The topics of the publishes held by ``stall()`` so far.
+    let held = Watched<[String]>([])
+
     func publish(_ message: OutboundMessage) async throws {
         if let id = message.json?["event_id"]?.stringValue { attempts.withLock { $0[id, default: 0] += 1 } }
+        if gate.value { held.update { $0.append(message.topic) } }
         await gate.wait { !$0 }
         try await inner.publish(message)
     }

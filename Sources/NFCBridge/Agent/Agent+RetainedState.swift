@@ -12,13 +12,19 @@ extension Agent {
     /// `absent` — until the first open has been tried.
     /// `resendingDiscovery`: Home Assistant asked (its birth message), so discovery goes out even
     /// when this connection already carried it.
+    ///
+    /// `health` is made first and queued last: it tells how the link was when the connection came
+    /// up, not this connect's own messages on their way (made after them, `mqtt.unacked_s` would
+    /// be `0` or `null` depending on whether the sender was between a publish and its
+    /// acknowledgement at that instant).
     func publishEverything(resendingDiscovery: Bool) async {
+        let health = makeHealthReport()
         await publishReader()
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("online".utf8))
         await publishInfo()
         await discovery?.publish(force: resendingDiscovery)
-        await publishHealth()
+        await publishHealth(health)
     }
 
     /// Reads `part` of the state and its place in the order of reads (``stateReads``), in one step.
@@ -80,8 +86,8 @@ extension Agent {
         }
     }
 
-    func publishHealth() async {
-        let (report, number) = makeHealthReport()
+    func publishHealth(_ made: (report: HealthReport, number: Int)? = nil) async {
+        let (report, number) = made ?? makeHealthReport()
         await pipeline.publishState(topics.topic(.health), json: report, snapshot: number)
     }
 
