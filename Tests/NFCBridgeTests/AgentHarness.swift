@@ -102,6 +102,25 @@ final class AgentHarness: Sendable {
     func passGrace() {
         clock.advance(milliseconds: Int64(agent.configuration.presence.removalGraceMilliseconds) + 1)
     }
+
+    /// A state directory left by a run that never reached the broker: the `scanned` of
+    /// ``makeTag(uid:)`` (seq 1) waits in its spool, and the tag in its presence record.
+    static func directoryWithOneSpooledScan() async throws -> StateDirectory {
+        let directory = StateDirectory()
+        let h = try AgentHarness(directory: directory, connected: false)
+        h.device.place(makeTag())
+        await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
+        await h.stop()
+        return directory
+    }
+
+    /// The `removed` (`after_restart`) of the tag the run of ``directoryWithOneSpooledScan()``
+    /// left in the presence record: this run's reader starts empty, so its first poll reports it
+    /// (the run's first event). Await it before the next tap, which otherwise races that poll for
+    /// the next `seq`.
+    func leftTagRemoved() async -> JSONValue {
+        await waitFor(.removed, where: { $0["after_restart"] == true && $0["uid"] == "04A1B2C3D4E5F6" }).json
+    }
 }
 
 /// An NTAG215 with a fixed UID.

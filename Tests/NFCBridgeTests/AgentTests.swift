@@ -88,6 +88,30 @@ import Testing
         await h.stop()
     }
 
+    /// The `health` a connect publishes is made before the connect's own messages are queued: its
+    /// `mqtt.unacked_s` tells how the link was when the connection came up, not whether the sender
+    /// happened to be between one of those publishes and its acknowledgement (WireGoldenTests saw
+    /// `0` instead of `null` under load).
+    @Test func healthOnConnectIsNotAboutTheConnectsOwnMessages() async throws {
+        let stalling = StallingPublisher()
+        let h = try await stalling.settledAgent()
+        let p = stalling.inner
+        let before = p.published.count - 1
+        p.setConnected(false)
+        // Reconnected: the connect's first message (`reader`) hangs unacknowledged, while the
+        // connect makes its `health` (the second report).
+        stalling.stall()
+        p.setConnected(true)
+        let held = await stalling.held.wait { !$0.isEmpty }
+        #expect(held == [h.topics.topic(.reader)])
+        await h.agent.healthReports.wait { $0 >= 2 }
+        stalling.release()
+        let (_, health) = await p.waitForJSON(on: h.topics.topic(.health), after: before)
+        #expect(health["mqtt"]?["reconnects"] == 1)
+        #expect(health["mqtt"]?["unacked_s"] == .null)
+        await h.stop()
+    }
+
     @Test func scannedLeavesBeforeTheDump() async throws {
         let scanner = StubScanner(
             scanResult: { transport in
@@ -230,19 +254,16 @@ import Testing
     }
 
     @Test func spoolAndSequenceSurviveARestart() async throws {
-        let directory = StateDirectory()
-        do {
-            let h = try AgentHarness(directory: directory, connected: false)
-            h.device.place(makeTag())
-            await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-            await h.stop()
-        }
+        let directory = try await AgentHarness.directoryWithOneSpooledScan()
         let h = try AgentHarness(directory: directory, connected: true)
         let (_, replayed) = await h.waitFor(.scanned, where: { $0["buffered"] == true })
         #expect(replayed["seq"] == 1)
+        // The first event of this run: the first run's tag, gone from the reader.
+        let left = await h.leftTagRemoved()
+        #expect(left["seq"] == 2)
         h.device.place(makeTag(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]))
         let (_, live) = await h.waitFor(.scanned, where: { $0["uid"] == "04010203040506" })
-        #expect(live["seq"] == 2)
+        #expect(live["seq"] == 3)
         #expect(live["buffered"] == false)
         await h.stop()
     }

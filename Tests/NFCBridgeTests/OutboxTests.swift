@@ -67,6 +67,35 @@ import Testing
         #expect(h.logs.recorded.contains { $0.contains("responses_dropped") })
         await h.stop()
     }
+
+    /// Two tasks may read the same state and queue it in the opposite order (the connect's `info`,
+    /// read before the reader opened, queued after the reader's own `info`: the reader never showed
+    /// in the retained `info`). A value read before one already queued for its topic is dropped,
+    /// whether the newer one is still queued or already out.
+    @Test func retainedStateReadEarlierNeverReplacesStateReadLater() async throws {
+        let stalling = StallingPublisher()
+        let h = try await stalling.settledAgent()
+        let pipeline = h.agent.pipeline
+        let coalesced = pipeline.statistics.coalesced
+        // The sender hangs on the first message: what follows stays queued.
+        stalling.stall()
+        await pipeline.publishState("ops/hold", Array("hold".utf8))
+        await pipeline.publishState("ops/state", Array("read second".utf8), snapshot: 2)
+        await pipeline.publishState("ops/state", Array("read first".utf8), snapshot: 1)
+        #expect(pipeline.statistics.coalesced == coalesced + 1)
+        stalling.release()
+        await pipeline.flush()
+        #expect(stalling.inner.published(to: "ops/state").map(\.text) == ["read second"])
+        // Out already: an older read queued now is not retained after it either.
+        await pipeline.publishState("ops/state", Array("read first".utf8), snapshot: 1)
+        await pipeline.flush()
+        #expect(stalling.inner.published(to: "ops/state").map(\.text) == ["read second"])
+        // A newer read (the next connect's) goes out.
+        await pipeline.publishState("ops/state", Array("read third".utf8), snapshot: 3)
+        await pipeline.flush()
+        #expect(stalling.inner.published(to: "ops/state").map(\.text) == ["read second", "read third"])
+        await h.stop()
+    }
 }
 
 /// The router refuses a new request with `busy` while the pipeline's response queue is nearly full

@@ -155,8 +155,12 @@ final class StallingPublisher: MessagePublisher {
         handed.value.compactMap { $0.json?["event_id"]?.stringValue }.reduce(into: [:]) { $0[$1, default: 0] += 1 }
     }
 
+    /// The topics of the publishes held by ``stall()`` so far.
+    let held = Watched<[String]>([])
+
     func publish(_ message: OutboundMessage) async throws {
         if message.json?["event_id"] != nil { handed.update { $0.append(message) } }
+        if gate.value { held.update { $0.append(message.topic) } }
         await gate.wait { !$0 }
         try await inner.publish(message)
     }
@@ -164,16 +168,23 @@ final class StallingPublisher: MessagePublisher {
     func subscribe(to filter: String, qos: MessageQoS) async throws { try await inner.subscribe(to: filter, qos: qos) }
 
     func events() -> AsyncStream<PublisherEvent> { inner.events() }
+
+    /// An agent publishing through this publisher, returned once what its start-up publishes
+    /// (`reader` ok, `health`) is out and its sender is idle.
+    func settledAgent() async throws -> AgentHarness {
+        let h = try AgentHarness(publisher: self)
+        await inner.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
+        await inner.waitForJSON(on: h.topics.topic(.health))
+        await h.agent.pipeline.flush()
+        return h
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct WriteAheadPipelineTests {
     @Test func theReaderGoesOnWhileTheBrokerDoesNotAcknowledgeAndNothingIsSentTwice() async throws {
         let stalling = StallingPublisher()
-        let h = try AgentHarness(publisher: stalling)
+        let h = try await stalling.settledAgent()
         let p = stalling.inner
-        await p.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
-        await p.waitForJSON(on: h.topics.topic(.health))
-        await h.agent.pipeline.flush()
         stalling.stall()
         // Five taps while nothing is acknowledged: the reader loop sees them all.
         for n in 1...5 {
@@ -230,21 +241,18 @@ final class StallingPublisher: MessagePublisher {
     }
 
     @Test func aCorruptSequenceFileIsRecoveredFromTheSpoolAndLogged() async throws {
-        let directory = StateDirectory()
-        do {
-            let h = try AgentHarness(directory: directory, connected: false)
-            h.device.place(makeTag())
-            await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-            await h.stop()
-        }
+        let directory = try await AgentHarness.directoryWithOneSpooledScan()
         try "9223372036854775807".write(toFile: directory.path + "/sequence", atomically: true, encoding: .utf8)
         let h = try AgentHarness(directory: directory, connected: true)
         #expect(h.logs.recorded.contains { $0.contains("warning") && $0.contains("implausibly large") }, "\(h.logs.recorded)")
         let (_, replayed) = await h.waitFor(.scanned, where: { $0["buffered"] == true })
         #expect(replayed["seq"] == 1)
+        // Recovered from the spool: the run's first event (the first run's tag, gone) is seq 2.
+        let left = await h.leftTagRemoved()
+        #expect(left["seq"] == 2)
         h.device.place(makeTag(uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]))
         let (_, live) = await h.waitFor(.scanned, where: { $0["uid"] == "04010203040506" })
-        #expect(live["seq"] == 2)
+        #expect(live["seq"] == 3)
         await h.stop()
     }
 }

@@ -12,21 +12,34 @@ extension Agent {
     /// `absent` — until the first open has been tried.
     /// `resendingDiscovery`: Home Assistant asked (its birth message), so discovery goes out even
     /// when this connection already carried it.
+    ///
+    /// `health` is made first and queued last: it tells how the link was when the connection came
+    /// up, not this connect's own messages on their way (made after them, `mqtt.unacked_s` would
+    /// be `0` or `null` depending on whether the sender was between a publish and its
+    /// acknowledgement at that instant).
     func publishEverything(resendingDiscovery: Bool) async {
+        let health = makeHealthReport()
         await publishReader()
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("online".utf8))
         await publishInfo()
         await discovery?.publish(force: resendingDiscovery)
-        await publishHealth()
+        await publishHealth(health)
+    }
+
+    /// Reads `part` of the state and its place in the order of reads (``stateReads``), in one step.
+    private func read<Part>(_ part: (AgentState) -> Part) -> (Part, snapshot: Int) {
+        state.withLock { s in (part(s), stateReads.next()) }
     }
 
     func publishReader() async {
-        await pipeline.publishState(topics.topic(.reader), json: state.withLock { $0.reader })
+        let (reader, snapshot) = read { $0.reader }
+        await pipeline.publishState(topics.topic(.reader), json: reader, snapshot: snapshot)
     }
 
     func publishTag() async {
-        await pipeline.publishState(topics.topic(.tag), json: state.withLock { $0.tags })
+        let (tags, snapshot) = read { $0.tags }
+        await pipeline.publishState(topics.topic(.tag), json: tags, snapshot: snapshot)
     }
 
     /// Persists the field for the next run (``PresenceStore``), on the store's own thread: the
@@ -38,11 +51,11 @@ extension Agent {
     }
 
     func publishInfo() async {
-        let (readerInfo, startedAt) = state.withLock { ($0.readerInfo, $0.startedAt) }
+        let ((readerInfo, startedAt), snapshot) = read { ($0.readerInfo, $0.startedAt) }
         let info = AgentInfo(
             id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
             mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
-        await pipeline.publishState(topics.topic(.info), json: info)
+        await pipeline.publishState(topics.topic(.info), json: info, snapshot: snapshot)
     }
 
     /// The current health report.
@@ -64,8 +77,18 @@ extension Agent {
             refusedForSize: statistics.refusedForSize, broker: pipeline.brokerStatus)
     }
 
-    func publishHealth() async {
-        await pipeline.publishState(topics.topic(.health), json: health)
+    /// A `health` report and its number: reports are made one at a time, so a larger number is a
+    /// later report (queued after an earlier one, the earlier one is dropped as out of date).
+    func makeHealthReport() -> (report: HealthReport, number: Int) {
+        healthReports.update { count in
+            count += 1
+            return (health, count)
+        }
+    }
+
+    func publishHealth(_ made: (report: HealthReport, number: Int)? = nil) async {
+        let (report, number) = made ?? makeHealthReport()
+        await pipeline.publishState(topics.topic(.health), json: report, snapshot: number)
     }
 
     func publishHealthPeriodically() async {

@@ -33,6 +33,13 @@ package final class Agent: Sendable {
     /// The parts built from the configuration: spool, presence store, discovery, tag access.
     let parts: AgentAssembly
     let state: Mutex<AgentState>
+    /// The order in which the retained `reader`, `tag` and `info` were read from ``state``: each
+    /// is queued with its place, so a value read before another one (on another task: the connect
+    /// publishing everything while the reader loop publishes what just changed) never replaces it
+    /// (``EventPipeline/publishState(_:_:retain:snapshot:)``).
+    let stateReads = Tickets()
+    /// The `health` reports made so far (made one at a time: their number is their order).
+    let healthReports = Watched(0)
     private let stopSignal = StopSignal()
 
     /// Creates the agent: makes the state directory and opens the spool and the sequence there

@@ -38,7 +38,8 @@ package final class EventPipeline: Sendable {
         package var dropped = 0
         /// `event/error` notices saying that events were dropped (counted in ``appended`` too).
         package var dropNotices = 0
-        /// Retained state updates replaced by a newer value before they went out.
+        /// Retained state updates replaced by a newer value before they went out, or dropped
+        /// because a newer value was queued first.
         package var coalesced = 0
         /// Outages of the state directory (the first failed spool write of each; see
         /// ``EventSpool/writeFailure`` for the current one).
@@ -113,15 +114,19 @@ package final class EventPipeline: Sendable {
 
     /// Queues a retained state message (QoS 1); only the latest value per topic goes out. Skipped
     /// while disconnected — state is re-published on every connect.
-    package func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true) async {
+    ///
+    /// `snapshot`: the payload's place in the order its source was read (larger: read later); a
+    /// payload read before one already queued for the topic is dropped — it is out of date (see
+    /// ``Outbox/queueState(_:snapshot:)``). Nil: always queued.
+    package func publishState(_ topic: String, _ payload: [UInt8], retain: Bool = true, snapshot: Int? = nil) async {
         guard publisher.isConnected else { return }
-        outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain))
+        outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain), snapshot: snapshot)
     }
 
     /// Queues a retained JSON state message (a payload model).
-    package func publishState(_ topic: String, json payload: some Encodable & Sendable) async {
+    package func publishState(_ topic: String, json payload: some Encodable & Sendable, snapshot: Int? = nil) async {
         do {
-            await publishState(topic, try JSONWire.bytes(payload))
+            await publishState(topic, try JSONWire.bytes(payload), snapshot: snapshot)
         } catch {
             logger.error("state \(topic) could not be encoded: \(error)")
         }

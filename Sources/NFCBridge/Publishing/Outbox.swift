@@ -14,6 +14,8 @@ final class Outbox: Sendable {
 
     private struct State {
         var states: [String: (ticket: Int, message: OutboundMessage)] = [:]
+        /// Per retained topic, the newest snapshot queued so far (``queueState(_:snapshot:)``).
+        var snapshots: [String: Int] = [:]
         var responses: [(ticket: Int, message: OutboundMessage)] = []
         /// Events recorded before this ticket wait for ``drain()`` after a connect.
         var barrier = 0
@@ -61,12 +63,22 @@ final class Outbox: Sendable {
     // MARK: - Queueing
 
     /// Queues retained state for `message.topic`, replacing a value not yet sent.
-    func queueState(_ message: OutboundMessage) {
-        let superseded = state.withLock { s -> Bool in
-            s.states.updateValue((tickets.next(), message), forKey: message.topic) != nil
+    ///
+    /// `snapshot`: where the value was read in the order of reads of its source (larger: read
+    /// later). Two tasks may read the same state and queue it in the opposite order (the connect
+    /// publishing everything while the reader loop publishes what just changed): a value older
+    /// than one already queued for the topic is dropped, so it can neither replace the newer one
+    /// before it goes out nor be retained after it. Nil: no order (always queued).
+    func queueState(_ message: OutboundMessage, snapshot: Int? = nil) {
+        let queued = state.withLock { s -> (superseded: Bool, stale: Bool) in
+            if let snapshot {
+                if let newest = s.snapshots[message.topic], snapshot < newest { return (false, true) }
+                s.snapshots[message.topic] = snapshot
+            }
+            return (s.states.updateValue((tickets.next(), message), forKey: message.topic) != nil, false)
         }
-        if superseded { counters.update { $0.coalesced += 1 } }
-        doorbell.ring()
+        if queued.superseded || queued.stale { counters.update { $0.coalesced += 1 } }
+        if !queued.stale { doorbell.ring() }
     }
 
     /// Queues a command response; one beyond ``responseLimit`` is dropped, counted and logged
