@@ -36,19 +36,18 @@ public final class Agent: Sendable {
     private let stopSignal = StopSignal()
 
     /// Creates the agent: makes the state directory and opens the spool and the sequence there
-    /// (``AgentAssembly``). Commands wait for tags and deadlines on `commandClock`.
+    /// (``AgentAssembly``). Everything runs on `clock`: presence timings, timestamps and the
+    /// commands' deadlines.
     /// Throws a ``StorageError`` when the state directory cannot be used.
     public convenience init(
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
-        commandExecutor: (any CommandExecuting)? = nil, commandClock: any CommandClock = SystemClock(),
-        eventIDs: (@Sendable (Date) -> String)? = nil
+        commandExecutor: (any CommandExecuting)? = nil, eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
         let parts = try AgentAssembly(
             configuration: configuration, publisher: publisher, clock: clock, logger: logger,
-            readerLoopSettings: readerLoopSettings, commandExecutor: commandExecutor, commandClock: commandClock,
-            eventIDs: eventIDs)
+            readerLoopSettings: readerLoopSettings, commandExecutor: commandExecutor, eventIDs: eventIDs)
         self.init(
             configuration: configuration, publisher: publisher, device: device, scanner: scanner, clock: clock,
             notifier: notifier, parts: parts)

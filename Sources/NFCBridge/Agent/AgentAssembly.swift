@@ -23,7 +23,7 @@ struct AgentAssembly: Sendable {
     init(
         configuration: AgentConfiguration, publisher: any MessagePublisher, clock: any AgentClock, logger: AgentLogger?,
         readerLoopSettings: ReaderLoop.Settings?, commandExecutor: (any CommandExecuting)?,
-        commandClock: any CommandClock, eventIDs: (@Sendable (Date) -> String)?
+        eventIDs: (@Sendable (Date) -> String)?
     ) throws(StorageError) {
         let topics = configuration.topics
         let logger = logger ?? AgentLogger(level: configuration.log.level, clock: clock)
@@ -44,7 +44,7 @@ struct AgentAssembly: Sendable {
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
             executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
-            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: commandClock,
+            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: clock,
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,
                 windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now }),
