@@ -54,10 +54,12 @@ final class AgentHarness: Sendable {
         settings.interval = interval
         settings.retryInitial = .milliseconds(5)
         settings.retryMaximum = .milliseconds(20)
-        agent = try Agent(
-            configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
-            logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
-            readerLoopSettings: settings, commandExecutor: commandExecutor, eventIDs: eventIDs?.make)
+        // Composed the way `nfcbridge run` does it, on the hand-driven clock.
+        agent = Agent(
+            try AgentAssembly(
+                configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
+                logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
+                readerLoopSettings: settings, commandExecutor: commandExecutor, eventIDs: eventIDs?.make))
         let agent = self.agent
         running = Task { await agent.run() }
     }
