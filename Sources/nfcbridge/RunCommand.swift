@@ -71,7 +71,8 @@ enum RunCommand {
                            message: "\(configPath ?? ConfigurationLoader.defaultPath): reader.polling.modulations: \(problem.message)",
                            exitCode: 2)
         }
-        let logger = AgentLogger(level: configuration.log.level)
+        let clock = SystemClock()
+        let logger = AgentLogger(level: configuration.log.level, clock: clock)
 
         let client: MQTTClient
         do {
@@ -86,11 +87,14 @@ enum RunCommand {
         let publisher = MQTTClientPublisher(client: client)
         let reader = ReaderBackendChoice.device(
             connstring: configuration.reader.device, backend: backend, shareMode: configuration.reader.pcscShareMode)
+        // What the agent runs on is chosen here; the agent keeps the lifecycle.
         let agent: Agent
         do {
-            agent = try Agent(
-                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
-                logger: logger, notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment))
+            agent = Agent(
+                try AgentAssembly(
+                    configuration: configuration, publisher: publisher, device: reader,
+                    scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys), clock: clock, logger: logger,
+                    notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment)))
         } catch {
             let source = configuration.stateDirectorySource ?? "state_dir (not set: the default; set it or give --state-dir DIR)"
             throw CLIError(code: error.code.rawValue, message: "\(source): \(error.message)", exitCode: 2)

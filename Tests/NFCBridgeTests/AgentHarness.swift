@@ -36,7 +36,9 @@ struct EventIDMaker: Sendable {
     let make: @Sendable (Date) -> String
 }
 
-/// One agent on a virtual reader, an in-memory broker and a hand-driven clock, running until `stop()`.
+/// One agent on a virtual reader, an in-memory broker and a hand-driven clock (presence, timestamps
+/// and command deadlines alike: a command's wait ends only when the test advances ``clock``),
+/// running until `stop()`.
 final class AgentHarness: Sendable {
     let directory: StateDirectory
     let publisher: InMemoryPublisher
@@ -53,7 +55,7 @@ final class AgentHarness: Sendable {
         directory: StateDirectory = StateDirectory(), connected: Bool = true, publisher realPublisher: (any MessagePublisher)? = nil,
         device: VirtualReaderDevice = VirtualReaderDevice(),
         scanner: any TagScanning = StubScanner(), interval: Duration = .milliseconds(5),
-        commandExecutor: any CommandExecuting = TagCommandExecutor(), commandClock: any CommandClock = SystemClock(),
+        commandExecutor: any CommandExecuting = TagCommandExecutor(),
         eventIDs: EventIDMaker? = nil,
         configure: (inout AgentConfiguration) -> Void = { _ in }
     ) throws {
@@ -69,11 +71,12 @@ final class AgentHarness: Sendable {
         settings.interval = interval
         settings.retryInitial = .milliseconds(5)
         settings.retryMaximum = .milliseconds(20)
-        agent = try Agent(
-            configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
-            logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
-            readerLoopSettings: settings, commandExecutor: commandExecutor, commandClock: commandClock,
-            eventIDs: eventIDs?.make)
+        // Composed the way `nfcbridge run` does it, on the hand-driven clock.
+        agent = Agent(
+            try AgentAssembly(
+                configuration: config, publisher: messagePublisher, device: device, scanner: scanner, clock: clock,
+                logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
+                readerLoopSettings: settings, commandExecutor: commandExecutor, eventIDs: eventIDs?.make))
         let agent = self.agent
         running = Task { await agent.run() }
     }

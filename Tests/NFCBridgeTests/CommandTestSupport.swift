@@ -6,59 +6,6 @@ import Testing
 
 @testable import NFCBridge
 
-/// A ``CommandClock`` that only moves when a test says so: sleepers wake when ``advance(milliseconds:)``
-/// passes their deadline (never on wall-clock time).
-final class ManualCommandClock: CommandClock {
-    private struct Sleeper {
-        var deadline: Int64
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var monotonic: Int64
-        var date: Date
-        var sleepers: [UUID: Sleeper] = [:]
-    }
-
-    private let state: Mutex<State>
-
-    init(monotonic: Int64 = 1_000_000, date: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        state = Mutex(State(monotonic: monotonic, date: date))
-    }
-
-    var monotonicMilliseconds: Int64 { state.withLock { $0.monotonic } }
-    var now: Date { state.withLock { $0.date } }
-
-    func sleep(untilMonotonic deadline: Int64) async throws {
-        let id = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resume: Result<Void, any Error>? = state.withLock { s in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if deadline <= s.monotonic { return .success(()) }
-                    s.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return nil
-                }
-                if let resume { continuation.resume(with: resume) }
-            }
-        } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Moves both clocks forward and wakes the sleepers whose deadline passed.
-    func advance(milliseconds: Int64) {
-        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            s.monotonic += milliseconds
-            s.date = s.date.addingTimeInterval(Double(milliseconds) / 1000)
-            let ready = s.sleepers.filter { $0.value.deadline <= s.monotonic }
-            for key in ready.keys { s.sleepers.removeValue(forKey: key) }
-            return ready.values.map(\.continuation)
-        }
-        for continuation in due { continuation.resume() }
-    }
-}
-
 /// An executor whose results the test scripts, which records what it was asked, and which can
 /// hold a command in its "acting" phase until released.
 final class ScriptedExecutor: CommandExecuting {
@@ -124,7 +71,7 @@ final class CommandHarness: Sendable {
 
     let publisher = InMemoryPublisher(connected: true)
     let device = VirtualReaderDevice()
-    let clock = ManualCommandClock()
+    let clock = ManualClock(monotonic: 1_000_000)
     let logs = LogRecorder()
     let auditLog = AuditLog()
     /// The scripted executor (the router uses it unless the test passed another).

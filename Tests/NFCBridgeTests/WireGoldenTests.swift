@@ -7,7 +7,7 @@ import Testing
 @testable import NFCBridge
 
 /// The MQTT wire, byte for byte: one agent (in-process harness, ``InMemoryPublisher``, hand-driven
-/// clocks, pinned event ids, the real NFCCore scanner and command executor on a virtual NTAG215)
+/// clock, pinned event ids, the real NFCCore scanner and command executor on a virtual NTAG215)
 /// goes through every event kind, a response of every command and of most error codes, every
 /// retained state topic, the Home Assistant discovery documents and a spool replay. Each captured
 /// message (topic, QoS, retain flag, correlation data and payload) is compared with the bytes
@@ -65,10 +65,9 @@ import Testing
     @Test func everyPayloadOnTheWireIsByteForByteAsRecorded() async throws {
         let device = VirtualReaderDevice()
         device.failOpens(count: 1)
-        let commandClock = ManualCommandClock()
         let ids = PinnedEventIDs()
         let h = try AgentHarness(
-            device: device, scanner: NFCCoreScanner(), commandClock: commandClock, eventIDs: EventIDMaker { ids.make($0) }
+            device: device, scanner: NFCCoreScanner(), eventIDs: EventIDMaker { ids.make($0) }
         ) { config in
             config.commands.lockEnabled = true
             config.dump.onScan = true
@@ -128,7 +127,7 @@ import Testing
         await final("response cancel of an unknown id", "cancel", id: "nobody")
         request("format", #"{"id":7,"wait_for_tag_s":2.5}"#)
         await take("response waiting", on("nfc/test/response/format") { $0["id"] == 7 && $0["status"] == "waiting" })
-        commandClock.advance(milliseconds: 2500)
+        h.clock.advance(milliseconds: 2500)
         await final("response timeout", "format", id: 7)
         request("write", #"{"id":"d1","ndef_hex":"D00000"}"#)
         await take("response waiting (d1)", on("nfc/test/response/write") { $0["id"] == "d1" && $0["status"] == "waiting" })

@@ -7,8 +7,13 @@ import Synchronization
 /// state, keeps Home Assistant discovery, health and the systemd watchdog going, and buffers events
 /// in the durable spool while the broker is away.
 ///
+/// What it runs on is chosen by its caller and put together in an ``AgentAssembly`` (`nfcbridge run`
+/// does it from the configuration: reader backend, broker, system clock):
+///
 /// ```swift
-/// let agent = try Agent(configuration: config, publisher: publisher, device: reader, scanner: scanner)
+/// let parts = try AgentAssembly(
+///     configuration: config, publisher: publisher, device: reader, scanner: scanner, clock: SystemClock())
+/// let agent = Agent(parts)
 /// let running = Task { await agent.run() }
 /// // … on SIGTERM:
 /// agent.stop()
@@ -30,7 +35,8 @@ package final class Agent: Sendable {
     let clock: any AgentClock
     let logger: AgentLogger
     let notifier: any ServiceNotifying
-    /// The parts built from the configuration: spool, presence store, discovery, tag access.
+    /// What it runs on: the seams and the parts built from the configuration (spool, presence
+    /// store, discovery, tag access).
     let parts: AgentAssembly
     let state: Mutex<AgentState>
     /// The order in which the retained `reader`, `tag` and `info` were read from ``state``: each
@@ -42,32 +48,27 @@ package final class Agent: Sendable {
     let healthReports = Watched(0)
     private let stopSignal = StopSignal()
 
-    /// Creates the agent: makes the state directory and opens the spool and the sequence there
-    /// (``AgentAssembly``). Commands wait for tags and deadlines on `commandClock`.
-    /// Throws a ``StorageError`` when the state directory cannot be used.
+    /// Creates the agent with everything it runs on chosen here (tests, embedding): a shorthand
+    /// for ``init(_:)`` over an ``AgentAssembly`` of these, on the system clock unless `clock` says
+    /// otherwise. Throws a ``StorageError`` when the state directory cannot be used.
     package convenience init(
         configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
         scanner: any TagScanning, clock: any AgentClock = SystemClock(), logger: AgentLogger? = nil,
         notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
-        commandExecutor: (any CommandExecuting)? = nil, commandClock: any CommandClock = SystemClock(),
-        eventIDs: (@Sendable (Date) -> String)? = nil
+        commandExecutor: (any CommandExecuting)? = nil, eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
-        let parts = try AgentAssembly(
-            configuration: configuration, publisher: publisher, clock: clock, logger: logger,
-            readerLoopSettings: readerLoopSettings, commandExecutor: commandExecutor, commandClock: commandClock,
-            eventIDs: eventIDs)
         self.init(
-            configuration: configuration, publisher: publisher, device: device, scanner: scanner, clock: clock,
-            notifier: notifier, parts: parts)
+            try AgentAssembly(
+                configuration: configuration, publisher: publisher, device: device, scanner: scanner, clock: clock,
+                logger: logger, notifier: notifier, readerLoopSettings: readerLoopSettings,
+                commandExecutor: commandExecutor, eventIDs: eventIDs))
     }
 
-    /// The agent over the parts ``AgentAssembly`` put together.
-    init(
-        configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
-        scanner: any TagScanning, clock: any AgentClock, notifier: any ServiceNotifying, parts: AgentAssembly
-    ) {
-        (self.configuration, self.publisher, self.device, self.scanner, self.clock, self.notifier) =
-            (configuration, publisher, device, scanner, clock, notifier)
+    /// The agent over the parts an ``AgentAssembly`` put together: it runs them (``run()``,
+    /// ``stop()``); it chooses none of them.
+    package init(_ parts: AgentAssembly) {
+        (configuration, publisher, device, scanner, clock, notifier) =
+            (parts.configuration, parts.publisher, parts.device, parts.scanner, parts.clock, parts.notifier)
         (topics, pipeline, commands, logger, self.parts) = (parts.topics, parts.pipeline, parts.commands, parts.logger, parts)
         state = Mutex(parts.initialState)
     }

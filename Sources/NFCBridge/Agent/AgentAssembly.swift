@@ -1,10 +1,19 @@
 import FoundationEssentials
 import NFCCore
 
-/// The agent's parts, put together from its configuration (composition; ``Agent`` keeps the
-/// lifecycle): the state directory with the spool and the sequence, the event pipeline, the
-/// command router, Home Assistant discovery, the presence store and the first state.
-struct AgentAssembly: Sendable {
+/// What an ``Agent`` runs on, put together (composition; ``Agent`` keeps the lifecycle): the seams
+/// the caller chose — reader backend, broker, scanner, clock, systemd notifier — and the parts built
+/// from the configuration on them: the state directory with the spool and the sequence, the event
+/// pipeline, the command router, Home Assistant discovery, the presence store and the first state.
+/// `nfcbridge run` builds one from its configuration and hands it to ``Agent/init(_:)``.
+package struct AgentAssembly: Sendable {
+    let configuration: AgentConfiguration
+    let publisher: any MessagePublisher
+    let device: any ReaderDevice
+    let scanner: any TagScanning
+    /// Presence timings, timestamps and the commands' deadlines alike.
+    let clock: any AgentClock
+    let notifier: any ServiceNotifying
     let topics: TopicMap
     /// The one given, or one at the configured level.
     let logger: AgentLogger
@@ -19,12 +28,17 @@ struct AgentAssembly: Sendable {
     let initialState: AgentState
 
     /// Makes the state directory, opens the spool and the sequence there and builds the parts on
-    /// them. Throws a ``StorageError`` when the state directory cannot be used.
-    init(
-        configuration: AgentConfiguration, publisher: any MessagePublisher, clock: any AgentClock, logger: AgentLogger?,
-        readerLoopSettings: ReaderLoop.Settings?, commandExecutor: (any CommandExecuting)?,
-        commandClock: any CommandClock, eventIDs: (@Sendable (Date) -> String)?
+    /// them. Without a `logger`, one at the configured level; without `readerLoopSettings` or a
+    /// `commandExecutor`, the ones the configuration gives; without `eventIDs`, random ULIDs.
+    /// Throws a ``StorageError`` when the state directory cannot be used.
+    package init(
+        configuration: AgentConfiguration, publisher: any MessagePublisher, device: any ReaderDevice,
+        scanner: any TagScanning, clock: any AgentClock, logger: AgentLogger? = nil,
+        notifier: any ServiceNotifying = SilentNotifier(), readerLoopSettings: ReaderLoop.Settings? = nil,
+        commandExecutor: (any CommandExecuting)? = nil, eventIDs: (@Sendable (Date) -> String)? = nil
     ) throws(StorageError) {
+        (self.configuration, self.publisher, self.device, self.scanner, self.clock, self.notifier) =
+            (configuration, publisher, device, scanner, clock, notifier)
         let topics = configuration.topics
         let logger = logger ?? AgentLogger(level: configuration.log.level, clock: clock)
         (self.topics, self.logger) = (topics, logger)
@@ -44,7 +58,7 @@ struct AgentAssembly: Sendable {
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
             executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
-            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: commandClock,
+            publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: clock,
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,
                 windowSeconds: policy.idempotencyWindowSeconds, now: { clock.now }),

@@ -1,14 +1,18 @@
 import FoundationEssentials
 import Glibc
-import Synchronization
 
-/// The time as the agent sees it: a monotonic clock for presence timings and a wall clock for
-/// event timestamps. Injected so tests drive time by hand.
+/// The time as the agent sees it: a monotonic clock for presence timings and command deadlines, a
+/// wall clock for event timestamps, and sleeping until a monotonic deadline (`wait_for_tag_s`,
+/// `ttl_s`). One clock drives the whole agent; injected so tests move time by hand and never sleep
+/// (``ManualClock``).
 package protocol AgentClock: Sendable {
     /// Milliseconds on a monotonic clock (only differences matter).
     var monotonicMilliseconds: Int64 { get }
     /// The wall-clock time, for `ts` and `since` fields.
     var now: Date { get }
+    /// Returns once the monotonic clock reached `deadline` (milliseconds); throws
+    /// `CancellationError` when the task is cancelled first.
+    func sleep(untilMonotonic deadline: Int64) async throws
 }
 
 /// The real clocks.
@@ -23,25 +27,13 @@ package struct SystemClock: AgentClock {
     }
 
     package var now: Date { Date() }
-}
 
-/// A clock that only moves when told to (tests).
-package final class ManualClock: AgentClock {
-    private let state: Mutex<(monotonic: Int64, date: Date)>
-
-    /// Starts at `monotonic` milliseconds and wall-clock `date`.
-    package init(monotonic: Int64 = 0, date: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        state = Mutex((monotonic, date))
-    }
-
-    package var monotonicMilliseconds: Int64 { state.withLock { $0.monotonic } }
-    package var now: Date { state.withLock { $0.date } }
-
-    /// Moves both clocks forward.
-    package func advance(milliseconds: Int64) {
-        state.withLock {
-            $0.monotonic += milliseconds
-            $0.date = $0.date.addingTimeInterval(Double(milliseconds) / 1000)
+    package func sleep(untilMonotonic deadline: Int64) async throws {
+        // Re-check after waking: Task.sleep may return a little early or late, the deadline is what counts.
+        while true {
+            let left = deadline - monotonicMilliseconds
+            if left <= 0 { return }
+            try await Task.sleep(for: .milliseconds(left))
         }
     }
 }

@@ -33,7 +33,7 @@ package actor CommandRouter {
     package nonisolated let policy: CommandPolicy
     let access: any TagAccess
     let executor: any CommandExecuting
-    let clock: any CommandClock
+    let clock: any AgentClock
     let cache: CommandResultCache
     let signatures: RequestSignatureVerifier?
     let logger: AgentLogger
@@ -53,7 +53,7 @@ package actor CommandRouter {
     /// signature key configured, signed envelopes are refused as unknown fields).
     package init(
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
-        publisher: any MessagePublisher, clock: any CommandClock, cache: CommandResultCache? = nil,
+        publisher: any MessagePublisher, clock: any AgentClock, cache: CommandResultCache? = nil,
         signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
         acceptsRequests: @escaping @Sendable () -> Bool = { true }
     ) {

@@ -1,7 +1,7 @@
 import NFCCore
 
 /// Waiting for a tag: the next one the reader sees, or the deadline (monotonic milliseconds on
-/// the command clock), whichever comes first. Started at creation; ``cancel()`` (a `cancel`
+/// the agent's clock), whichever comes first. Started at creation; ``cancel()`` (a `cancel`
 /// request, from another task) ends it with ``Outcome/canceled``.
 final class TagWait: Sendable {
     /// How the wait ended.
@@ -15,7 +15,7 @@ final class TagWait: Sendable {
     private let task: Task<Outcome, Never>
 
     /// Starts waiting on `access` for a tag until `deadline` on `clock`.
-    init(access: any TagAccess, clock: any CommandClock, deadline: Int64) {
+    init(access: any TagAccess, clock: any AgentClock, deadline: Int64) {
         task = Task {
             await withTaskGroup(of: Outcome.self) { group in
                 group.addTask {
