@@ -20,9 +20,12 @@ public struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
     public var type: EventKind
     /// True when replayed from the spool.
     public var buffered: Bool
+    /// False when the copy went out before the event reached the disk (during a disk outage: a
+    /// restart then would lose it); only `durable: false` is written.
+    public var durable = true
 
     enum CodingKeys: String, CodingKey {
-        case eventID = "event_id", seq, ts, reader, type, buffered
+        case eventID = "event_id", seq, ts, reader, type, buffered, durable
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -34,6 +37,7 @@ public struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
         try container.encode(reader, forKey: .reader)
         try container.encode(type, forKey: .type)
         try container.encode(buffered, forKey: .buffered)
+        if !durable { try container.encode(false, forKey: .durable) }
     }
 }
 
@@ -182,9 +186,9 @@ public struct SpoolWriteFailedEvent: Encodable, Sendable {
 /// refused payload is not kept).
 public struct PayloadTooLargeEvent: Encodable, Sendable {
     /// The refused event's `type`, `seq`, `event_id` and payload size in bytes.
-    public var kind: String
-    public var seq: Int64?
-    public var eventID: String?
+    public var kind: EventKind
+    public var seq: Int64
+    public var eventID: String
     public var size: Int
 
     enum CodingKeys: String, CodingKey {
@@ -197,7 +201,7 @@ public struct PayloadTooLargeEvent: Encodable, Sendable {
         try container.encode(
             ErrorPayload(
                 code: "payload_too_large",
-                message: "the broker refused the \(kind) event seq \(seq.map(String.init) ?? "?") of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size (and mqtt.max_packet_size with it), or turn dump.on_scan off for tags this large"),
+                message: "the broker refused the \(kind.rawValue) event seq \(seq) of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size (and mqtt.max_packet_size with it), or turn dump.on_scan off for tags this large"),
             forKey: .error)
         try container.encode("publish", forKey: .operation)
         try container.encode(kind, forKey: .refusedType)

@@ -90,6 +90,13 @@ public struct JSONFields: Sendable, Equatable {
     /// The member `name` as a flag; nil when absent or not `true`/`false`.
     public func bool(_ name: String) -> Bool? { members[name]?.boolValue }
 
+    /// The member `name` as the fields of an object; nil when absent or not an object.
+    public func fields(_ name: String) -> JSONFields? { members[name]?.objectValue.map(JSONFields.init) }
+
+    /// The member `name` as compact JSON bytes, written as ``JSONWire`` writes (sorted keys): a part
+    /// kept as bytes, such as a spooled payload; nil when absent.
+    public func encoded(_ name: String) -> [UInt8]? { members[name]?.jsonBytes }
+
     /// The member `name` as a list of objects: nil when absent or not a list; an element that is not
     /// an object is nil.
     public func objects(_ name: String) -> [JSONFields?]? {
