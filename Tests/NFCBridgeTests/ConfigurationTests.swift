@@ -163,7 +163,7 @@ import YAMLDocument
         let config = try parse("mqtt:\n  username: agent\n  password_file: \(secret)\n")
         #expect(config.mqtt.password?.value == "s3cr3t-Pa55")
         #expect(config.mqtt.passwordFile == secret)
-        #expect(!config.publicJSON.jsonString.contains("s3cr3t"))
+        #expect(try !config.publicText.contains("s3cr3t"))
         #expect(!"\(config)".contains("s3cr3t"))
         #expect("\(config.mqtt.password!)" == "<redacted>")
     }
@@ -256,7 +256,7 @@ import YAMLDocument
         #expect(config.commands.idempotencyWindowSeconds == 3600)
         #expect(CommandPolicy(config).idempotencyWindowSeconds == 3600)
         // The key file's path is public, the key is not.
-        let published = config.publicJSON.jsonString
+        let published = try config.publicText
         #expect(published.contains(keyFile))
         #expect(!published.contains("0123456789abcdef0123456789abcdef"))
         #expect(try parse("").commands.idempotencyWindowSeconds == 86_400)

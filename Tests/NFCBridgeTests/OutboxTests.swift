@@ -29,7 +29,7 @@ import Testing
         await h.waitFor(.scanned) { $0["uid"] == "04000000000002" }
         // The second tag's dump goes the same way.
         await h.agent.pipeline.waitUntil { $0.refusedForSize == 2 }
-        #expect(h.agent.spool.messages.allSatisfy { $0.payload["type"] != "dump" })
+        #expect(h.agent.spool.messages.allSatisfy { $0.kind != .dump })
         await h.stop()
     }
 

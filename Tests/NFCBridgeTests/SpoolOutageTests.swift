@@ -31,11 +31,7 @@ final class WriteReports: Sendable {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SpoolOutageTests {
-    func message(_ n: Int) -> SpooledMessage {
-        SpooledMessage(
-            topic: "nfc/a/event/scanned", payload: ["seq": .int(Int64(n)), "event_id": .string("E\(n)"), "buffered": true],
-            queuedAt: Int64(n))
-    }
+    func message(_ n: Int) -> SpooledMessage { .scanned(n) }
 
     @Test func aFailedWriteKeepsEveryMessageSaysSoOnceAndRewritesTheLogWhenTheDiskIsBack() async throws {
         let dir = StateDirectory()
@@ -50,7 +46,7 @@ final class WriteReports: Sendable {
         for n in 2...4 { spool.append(message(n)) }
         spool.waitUntilWritten()  // returns once the writer found it cannot write
         #expect(spool.writeFailure?.code == .spoolWriteFailed)
-        #expect(spool.messages.compactMap(\.seq) == [1, 2, 3, 4], "nothing lost while the disk refuses")
+        #expect(spool.messages.map(\.seq) == [1, 2, 3, 4], "nothing lost while the disk refuses")
         #expect(!spool.isDurable(message(3)))
         spool.append(message(5))
         spool.removeFirst()
@@ -62,7 +58,7 @@ final class WriteReports: Sendable {
         #expect(spool.writeFailure == nil)
         #expect(spool.isDurable(message(5)))
         let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-        #expect(reopened.messages.compactMap(\.seq) == [2, 3, 4, 5], "the rewritten log holds exactly the waiting events")
+        #expect(reopened.messages.map(\.seq) == [2, 3, 4, 5], "the rewritten log holds exactly the waiting events")
     }
 
     @Test func aStateDirectoryThatCannotHoldTheSpoolIsRefusedAtStart() throws {

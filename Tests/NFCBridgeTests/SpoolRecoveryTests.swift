@@ -70,11 +70,7 @@ import Testing
         #expect(try SequenceStore(directory: dir.path, floor: reopened.highestSeq).next() == 9)
     }
 
-    func message(_ n: Int, queuedAt: Int64? = nil) -> SpooledMessage {
-        SpooledMessage(
-            topic: "nfc/a/event/scanned", payload: ["seq": .int(Int64(n)), "event_id": .string("E\(n)"), "buffered": true],
-            queuedAt: queuedAt ?? Int64(n))
-    }
+    func message(_ n: Int, queuedAt: Int64? = nil) -> SpooledMessage { .scanned(n, queuedAt: queuedAt) }
 
     /// A spool holding `seqs`, then `junk` appended to its log as if by a crash or a bad disk.
     func spool(with seqs: [Int], then junk: String, in dir: StateDirectory) throws {
@@ -94,7 +90,7 @@ import Testing
         let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
         #expect(reopened.corruptLineCount == 2)
         #expect(!reopened.hadTornTail)
-        #expect(reopened.messages.compactMap(\.seq) == [1])
+        #expect(reopened.messages.map(\.seq) == [1])
         // Rewritten without them: the next start finds none.
         #expect(try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20).corruptLineCount == 0)
     }
@@ -105,7 +101,7 @@ import Testing
         let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
         #expect(reopened.hadTornTail)
         #expect(reopened.corruptLineCount == 0)
-        #expect(reopened.messages.compactMap(\.seq) == [1, 2])
+        #expect(reopened.messages.map(\.seq) == [1, 2])
     }
 
     @Test func eventsOlderThanMaxAgeAreDroppedAndReported() throws {
@@ -117,7 +113,7 @@ import Testing
         spool.append(message(3, queuedAt: 90_000))
         let drop = spool.expire(now: 62_500)
         #expect(drop == EventSpool.Drop(count: 2, firstSeq: 1, lastSeq: 2, reason: "expired"))
-        #expect(spool.messages.compactMap(\.seq) == [3])
+        #expect(spool.messages.map(\.seq) == [3])
         #expect(spool.droppedCount == 2)
     }
 
@@ -131,7 +127,7 @@ import Testing
         let drop = spool.appendReportingDrops(message(3))  // full: 1 goes while it is in flight
         #expect(drop.count == 1 && drop.firstSeq == 1)
         spool.remove(inFlight)
-        #expect(spool.messages.compactMap(\.seq) == [2, 3])
+        #expect(spool.messages.map(\.seq) == [2, 3])
     }
 }
 

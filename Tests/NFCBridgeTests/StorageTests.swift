@@ -12,13 +12,19 @@ final class StateDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-@Suite struct EventSpoolTests {
-    func message(_ n: Int, size: Int = 0) -> SpooledMessage {
-        SpooledMessage(
-            topic: "nfc/a/event/scanned",
-            payload: ["seq": .int(Int64(n)), "pad": .string(String(repeating: "x", count: size)), "buffered": true],
-            queuedAt: Int64(n))
+extension SpooledMessage {
+    /// The event `scanned` numbered `n` as a test spools it (`E<n>`, queued at `n` unless told;
+    /// `pad` characters of padding make it larger).
+    static func scanned(_ n: Int, pad: Int = 0, queuedAt: Int64? = nil) -> SpooledMessage {
+        let padding = String(repeating: "x", count: pad)
+        return SpooledMessage(
+            topic: "nfc/a/event/scanned", seq: Int64(n), eventID: "E\(n)", kind: .scanned, queuedAt: queuedAt ?? Int64(n),
+            payload: Array(#"{"buffered":true,"event_id":"E\#(n)","pad":"\#(padding)","seq":\#(n),"type":"scanned"}"#.utf8))
     }
+}
+
+@Suite struct EventSpoolTests {
+    func message(_ n: Int, size: Int = 0) -> SpooledMessage { .scanned(n, pad: size) }
 
     @Test func keepsOrderAcrossRestarts() throws {
         let dir = StateDirectory()
@@ -33,7 +39,7 @@ final class StateDirectory: Sendable {
         let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
         // The head offset is persisted in batches: after a crash, delivered messages may come again
         // (at least once), but never out of order and never lost.
-        let seqs = reopened.messages.compactMap { $0.payload["seq"]?.intValue }
+        let seqs = reopened.messages.map(\.seq)
         #expect(seqs.last == 5)
         #expect(seqs == Array(seqs.sorted()))
         #expect(seqs.count >= 4)
@@ -59,7 +65,7 @@ final class StateDirectory: Sendable {
             spool.waitUntilWritten()
         }
         let reopened = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
-        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == Array(33...40))
+        #expect(reopened.messages.map(\.seq) == Array(33...40))
     }
 
     @Test func aTornLastLineIsDropped() throws {
@@ -76,11 +82,11 @@ final class StateDirectory: Sendable {
         handle.write(Data("{\"topic\":\"nfc/a/ev".utf8))  // power cut in the middle of an append
         try handle.close()
         let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == [1, 2, 3])
+        #expect(reopened.messages.map(\.seq) == [1, 2, 3])
         reopened.append(message(4))
         reopened.waitUntilWritten()
         let again = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-        #expect(again.messages.compactMap { $0.payload["seq"]?.intValue } == [1, 2, 3, 4])
+        #expect(again.messages.map(\.seq) == [1, 2, 3, 4])
     }
 
     @Test func boundsDropTheOldest() throws {
@@ -91,17 +97,17 @@ final class StateDirectory: Sendable {
         for n in 1...5 { dropped += spool.append(message(n)) }
         #expect(dropped == 2)
         #expect(spool.droppedCount == 2)
-        #expect(spool.messages.compactMap { $0.payload["seq"]?.intValue } == [3, 4, 5])
+        #expect(spool.messages.map(\.seq) == [3, 4, 5])
         spool.waitUntilWritten()
         let reopened = try EventSpool(directory: dir.path, maxEvents: 3, maxBytes: 1 << 20)
-        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == [3, 4, 5])
+        #expect(reopened.messages.map(\.seq) == [3, 4, 5])
 
         let bytes = StateDirectory()
         try AtomicFile.makeDirectory(bytes.path)
         let small = try EventSpool(directory: bytes.path, maxEvents: 100, maxBytes: 2000)
         for n in 1...10 { small.append(message(n, size: 500)) }
         #expect(small.byteCount <= 2000)
-        #expect(small.messages.last?.payload["seq"]?.intValue == 10)
+        #expect(small.messages.last?.seq == 10)
         #expect(small.droppedCount == 10 - small.depth)
     }
 
@@ -116,7 +122,7 @@ final class StateDirectory: Sendable {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.logPath)[.size] as? Int)
         #expect(size == spool.byteCount)
         let reopened = try EventSpool(directory: dir.path, maxEvents: 1000, maxBytes: 1 << 20)
-        #expect(reopened.messages.compactMap { $0.payload["seq"]?.intValue } == Array(91...101))
+        #expect(reopened.messages.map(\.seq) == Array(91...101))
     }
 }
 

@@ -81,7 +81,7 @@ package final class Agent: Sendable {
     /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
     /// cleared and `status` offline and closes the reader.
     package func run() async {
-        logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(configuration.publicJSON.jsonString)")
+        logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(JSONWire.text(configuration.publicConfiguration))")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
         pipeline.start()
         let loop = ReaderLoop(device: device, scanner: scanner, clock: clock, settings: parts.loopSettings, tagAccess: parts.tagAccess) {

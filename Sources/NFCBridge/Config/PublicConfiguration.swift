@@ -3,9 +3,6 @@
 extension AgentConfiguration {
     /// The configuration without secrets, as a payload model (keys as in the configuration file).
     package var publicConfiguration: PublicConfiguration { PublicConfiguration(self) }
-
-    /// The configuration without secrets.
-    package var publicJSON: JSONValue { (try? JSONValueEncoder().encode(publicConfiguration)) ?? .null }
 }
 
 /// `info.config`: every key of ``ConfigurationSchema`` with its value in a configuration, nested as

@@ -20,9 +20,12 @@ package struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
     package var type: EventKind
     /// True when replayed from the spool.
     package var buffered: Bool
+    /// False when the copy went out before the event reached the disk (during a disk outage: a
+    /// restart then would lose it); only `durable: false` is written.
+    package var durable = true
 
     enum CodingKeys: String, CodingKey {
-        case eventID = "event_id", seq, ts, reader, type, buffered
+        case eventID = "event_id", seq, ts, reader, type, buffered, durable
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -34,6 +37,7 @@ package struct EventEnvelope<Body: Encodable & Sendable>: Encodable, Sendable {
         try container.encode(reader, forKey: .reader)
         try container.encode(type, forKey: .type)
         try container.encode(buffered, forKey: .buffered)
+        if !durable { try container.encode(false, forKey: .durable) }
     }
 }
 
@@ -182,9 +186,9 @@ package struct SpoolWriteFailedEvent: Encodable, Sendable {
 /// refused payload is not kept).
 package struct PayloadTooLargeEvent: Encodable, Sendable {
     /// The refused event's `type`, `seq`, `event_id` and payload size in bytes.
-    package var kind: String
-    package var seq: Int64?
-    package var eventID: String?
+    package var kind: EventKind
+    package var seq: Int64
+    package var eventID: String
     package var size: Int
 
     enum CodingKeys: String, CodingKey {
@@ -197,7 +201,7 @@ package struct PayloadTooLargeEvent: Encodable, Sendable {
         try container.encode(
             ErrorPayload(
                 code: "payload_too_large",
-                message: "the broker refused the \(kind) event seq \(seq.map(String.init) ?? "?") of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size (and mqtt.max_packet_size with it), or turn dump.on_scan off for tags this large"),
+                message: "the broker refused the \(kind.rawValue) event seq \(seq) of \(size) bytes for its size (it is not kept): raise the broker's max_packet_size (and mqtt.max_packet_size with it), or turn dump.on_scan off for tags this large"),
             forKey: .error)
         try container.encode("publish", forKey: .operation)
         try container.encode(kind, forKey: .refusedType)

@@ -90,6 +90,13 @@ package struct JSONFields: Sendable, Equatable {
     /// The member `name` as a flag; nil when absent or not `true`/`false`.
     package func bool(_ name: String) -> Bool? { members[name]?.boolValue }
 
+    /// The member `name` as the fields of an object; nil when absent or not an object.
+    package func fields(_ name: String) -> JSONFields? { members[name]?.objectValue.map(JSONFields.init) }
+
+    /// The member `name` as compact JSON bytes, written as ``JSONWire`` writes (sorted keys): a part
+    /// kept as bytes, such as a spooled payload; nil when absent.
+    package func encoded(_ name: String) -> [UInt8]? { members[name]?.jsonBytes }
+
     /// The member `name` as a list of objects: nil when absent or not a list; an element that is not
     /// an object is nil.
     package func objects(_ name: String) -> [JSONFields?]? {

@@ -2,7 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// A JSON value: what the payload models encode into (``JSONValueEncoder``) on their way to the
-/// wire, and what the spool and the result cache store.
+/// wire, and what the codec parses (a request, a spool line, a stored result) before it hands out
+/// typed fields (``JSONFields``), bytes or an opaque ``StoredJSON``; in NFCBridge, only `JSON/` holds one.
 ///
 /// Objects serialise with sorted keys, so payloads are byte-for-byte reproducible (tests compare
 /// them, and retained messages do not change when nothing changed).

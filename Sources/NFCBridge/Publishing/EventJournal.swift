@@ -91,9 +91,9 @@ final class EventJournal: Sendable {
         // Spooled as the copy a replay sends; the sender marks it live when it goes out in time.
         let envelope = EventEnvelope(
             body: body, eventID: makeEventID(date), seq: seq, date: date, reader: topics.id, type: kind, buffered: true)
-        let payload: JSONValue
+        let message: SpooledMessage
         do {
-            payload = try JSONValueEncoder().encode(envelope)
+            message = try envelope.spooled(topic: topics.topic(kind), queuedAt: Timestamp.milliseconds(date))
         } catch {
             // The payload models encode strings, numbers and JSON values only: not expected.
             logger.error("event \(kind.rawValue) could not be encoded: \(error)")
@@ -107,7 +107,6 @@ final class EventJournal: Sendable {
                 ticket: tickets.next(), emittedAt: now, generation: s.generation, offline: offline)
             if isDropNotice { s.dropNotice = (true, receipt.eventID, seq) }
         }
-        let message = SpooledMessage(topic: topics.topic(kind), payload: payload, queuedAt: Timestamp.milliseconds(date))
         let drop = spool.appendReportingDrops(message)
         counters.update {
             $0.appended += 1
@@ -173,12 +172,12 @@ final class EventJournal: Sendable {
         let drop = spool.expire(now: Timestamp.milliseconds(clock.now))
         if drop.count > 0 { Task { [self] in await report(drop) } }
         guard let head = spool.peek() else { return nil }
-        return head.seq.map(sequence.mayPublish) ?? true ? head : nil
+        return sequence.mayPublish(head.seq) ? head : nil
     }
 
     /// The ticket `message` was recorded with; nil for an event left by an earlier run.
     func ticket(of message: SpooledMessage) -> Int? {
-        state.withLock { s in message.eventID.flatMap { s.events[$0]?.ticket } }
+        state.withLock { $0.events[message.eventID]?.ticket }
     }
 
     /// The payload to publish `message` with now, and whether it is `buffered`: it is, unless it
@@ -188,27 +187,26 @@ final class EventJournal: Sendable {
     /// How it goes is recorded (``LiveSends``, no fsync) before it goes.
     func outgoing(_ message: SpooledMessage) async -> (payload: [UInt8], buffered: Bool) {
         let now = clock.monotonicMilliseconds
-        let earlier = message.seq.flatMap(spool.liveSends.earlierLiveSend)
+        let earlier = spool.liveSends.earlierLiveSend(of: message.seq)
         // During a disk outage an event not on disk says so: a restart now would lose it.
         let durable = spool.writeFailure == nil || spool.isDurable(message)
         let (mark, wasLive) = state.withLock { s -> (LiveSends.Mark?, Bool) in
-            guard let id = message.eventID, let pending = s.events[id] else { return (earlier, earlier != nil) }
+            let id = message.eventID
+            guard let pending = s.events[id] else { return (earlier, earlier != nil) }
             let buffered = pending.offline || pending.failed || pending.generation != s.generation
                 || now - pending.emittedAt >= Self.liveWindowMilliseconds
             s.events[id]?.recordedLive = !buffered
             return (buffered ? nil : LiveSends.Mark(notDurable: !durable), pending.recordedLive)
         }
-        if let seq = message.seq, mark != nil || wasLive, let failure = await spool.liveSends.record(seq, mark) {
+        if mark != nil || wasLive, let failure = await spool.liveSends.record(message.seq, mark) {
             logger.warning("spool: \(failure.message): a kill now may send a live event again as buffered")
         }
         let notDurable = mark?.notDurable ?? !durable
-        var payload = message.payload
-        if mark != nil || notDurable, case var .object(members) = payload {
-            if mark != nil { members["buffered"] = .bool(false) }
-            if notDurable { members["durable"] = .bool(false) }
-            payload = .object(members)
+        guard let payload = message.copy(buffered: mark == nil, durable: !notDurable) else {
+            logger.error("event \(message.kind.rawValue) seq \(message.seq) could not be encoded again: sent as spooled")
+            return (message.payload, true)
         }
-        return (payload.jsonBytes, mark == nil)
+        return (payload, mark == nil)
     }
 
     /// The connection went down: events recorded so far go out as `buffered: true`.
@@ -219,8 +217,8 @@ final class EventJournal: Sendable {
     /// The first failed attempt of an event of this run: it now waits in the spool (`buffered`).
     func failed(_ message: SpooledMessage) {
         let first = state.withLock { s -> Bool in
-            guard let id = message.eventID, let pending = s.events[id], !pending.failed, !pending.offline else { return false }
-            s.events[id]?.failed = true
+            guard let pending = s.events[message.eventID], !pending.failed, !pending.offline else { return false }
+            s.events[message.eventID]?.failed = true
             return true
         }
         if first { counters.update { $0.spooled += 1 } }
@@ -230,15 +228,14 @@ final class EventJournal: Sendable {
     func delivered(_ message: SpooledMessage, buffered: Bool) async {
         spool.remove(message)
         let notice = state.withLock { s -> EventSpool.Drop? in
-            guard let id = message.eventID else { return nil }
-            s.events.removeValue(forKey: id)
-            guard s.dropNotice.id == id else { return nil }
+            s.events.removeValue(forKey: message.eventID)
+            guard s.dropNotice.id == message.eventID else { return nil }
             s.dropNotice = (false, nil, nil)
             guard s.unreportedDrop.count > 0 else { return nil }
             return claimDropNotice(&s)
         }
         counters.update { buffered ? ($0.replayed += 1) : ($0.publishedLive += 1) }
-        if let seq = message.seq { acknowledgedSeq.update { $0 = max($0, seq) } }
+        acknowledgedSeq.update { $0 = max($0, message.seq) }
         if let notice { await emitDropNotice(notice) }
     }
 
@@ -246,12 +243,12 @@ final class EventJournal: Sendable {
     /// an `event/error` `payload_too_large` naming its kind, `seq`, `event_id` and size.
     func refusedForSize(_ message: SpooledMessage, size: Int) async {
         spool.remove(message)
-        if let id = message.eventID { state.withLock { _ = $0.events.removeValue(forKey: id) } }
+        state.withLock { _ = $0.events.removeValue(forKey: message.eventID) }
         counters.update { $0.refusedForSize += 1 }
-        let kind = message.payload["type"]?.stringValue ?? "?"
-        logger.error("event \(kind) seq \(message.seq ?? 0) (\(size) bytes) refused by the broker for its size: replaced by an event/error payload_too_large")
-        if let seq = message.seq { acknowledgedSeq.update { $0 = max($0, seq) } }
-        _ = await record(.error, PayloadTooLargeEvent(kind: kind, seq: message.seq, eventID: message.eventID, size: size), at: nil)
+        logger.error("event \(message.kind.rawValue) seq \(message.seq) (\(size) bytes) refused by the broker for its size: replaced by an event/error payload_too_large")
+        acknowledgedSeq.update { $0 = max($0, message.seq) }
+        _ = await record(
+            .error, PayloadTooLargeEvent(kind: message.kind, seq: message.seq, eventID: message.eventID, size: size), at: nil)
     }
 
     /// Returns once the broker acknowledged the event with `seq` (this run), or the task is cancelled.

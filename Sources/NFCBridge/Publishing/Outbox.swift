@@ -234,7 +234,7 @@ final class Outbox: Sendable {
                 s.retryAt = ContinuousClock.now + .milliseconds(min(30_000, 250 << min(s.failures - 1, 7)))
                 return s.failures
             }
-            logger.warning("publish of \(message.topic) seq \(message.seq ?? 0) failed (\(error)); attempt \(attempts), retrying")
+            logger.warning("publish of \(message.topic) seq \(message.seq) failed (\(error)); attempt \(attempts), retrying")
             return
         }
         state.withLock { s in

@@ -85,7 +85,7 @@ extension EventSpool {
                 let bytes = s.pending.flatMap { $0.line ?? Self.line($0.message) }
                 return .rewrite(
                     bytes: bytes, from: s.first, to: s.entries.count, highestSeq: s.highestSeq,
-                    lastSeq: s.pending.compactMap(\.message.seq).max())
+                    lastSeq: s.pending.map(\.message.seq).max())
             }
             if s.first == s.entries.count {
                 if s.fileEnd > 0 || s.highestSeqOnDisk < s.highestSeq { return .truncate(count: s.entries.count, highestSeq: s.highestSeq) }
@@ -98,7 +98,7 @@ extension EventSpool {
             if bytes.isEmpty && head == nil { return .nothing }
             return .append(
                 bytes: bytes, to: s.entries.count, end: s.fileEnd, head: head, highestSeq: s.highestSeq,
-                lastSeq: s.entries[s.written...].compactMap(\.message.seq).max())
+                lastSeq: s.entries[s.written...].map(\.message.seq).max())
         }
         do throws(StorageError) {
             switch plan {

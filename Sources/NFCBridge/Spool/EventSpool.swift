@@ -38,7 +38,7 @@ package final class EventSpool: Sendable {
     package struct Drop: Sendable, Equatable {
         /// How many.
         package var count = 0
-        /// The lowest and highest `seq` dropped (nil when the payloads carried none).
+        /// The lowest and highest `seq` dropped (nil when none was).
         package var firstSeq: Int64?
         package var lastSeq: Int64?
         /// Why: `full` (count or bytes) or `expired` (`spool.max_age_s`).
@@ -53,10 +53,8 @@ package final class EventSpool: Sendable {
 
         mutating func add(_ message: SpooledMessage) {
             count += 1
-            if let seq = message.seq {
-                firstSeq = min(firstSeq ?? seq, seq)
-                lastSeq = max(lastSeq ?? seq, seq)
-            }
+            firstSeq = min(firstSeq ?? message.seq, message.seq)
+            lastSeq = max(lastSeq ?? message.seq, message.seq)
         }
     }
 
@@ -98,7 +96,7 @@ package final class EventSpool: Sendable {
         }
         state = Mutex(s)
         (corruptLineCount, hadTornTail) = (loaded.corrupt, loaded.torn)
-        liveSends = LiveSends(directory: directory, spooled: Set(loaded.messages.compactMap(\.message.seq)))
+        liveSends = LiveSends(directory: directory, spooled: Set(loaded.messages.map(\.message.seq)))
         guard writer.start(for: self) else {
             throw StorageError(code: .spoolWriteFailed, "cannot start the spool's writer thread (the system refused a thread)")
         }
@@ -172,7 +170,7 @@ package final class EventSpool: Sendable {
         let drop = state.withLock { s -> Drop in
             s.entries.append(Entry(message: message, length: line.count, line: line))
             s.pendingBytes += line.count
-            if let seq = message.seq { s.highestSeq = max(s.highestSeq, seq) }
+            s.highestSeq = max(s.highestSeq, message.seq)
             var drop = Drop()
             while s.entries.count - s.first > maxEvents || (s.pendingBytes > maxBytes && s.entries.count - s.first > 1) {
                 drop.add(s.entries[s.first].message)
@@ -239,6 +237,6 @@ package final class EventSpool: Sendable {
     }
 
     static func line(_ message: SpooledMessage) -> [UInt8] {
-        Array(JSONValue.spoolLine(message).utf8) + [UInt8(ascii: "\n")]
+        message.spoolLine
     }
 }

@@ -45,8 +45,8 @@ struct SpoolFiles: Sendable {
                 result.torn = true
                 break
             }
-            let message = try? JSONDecoder().decode(SpooledMessage.self, from: Data(bytes[offset..<newline]))
-            if let seq = message?.seq { result.highestSeq = max(result.highestSeq, seq) }
+            let (message, seq) = SpooledMessage.read(line: bytes[offset..<newline])
+            if let seq { result.highestSeq = max(result.highestSeq, seq) }
             if offset >= head {
                 if let message {
                     result.messages.append((message, newline + 1 - offset))
@@ -133,14 +133,5 @@ struct SpoolFiles: Sendable {
             throw StorageError(code: .spoolWriteFailed, error.message)
         }
         try writeHead(offset: 0, highestSeq: highestSeq)
-    }
-}
-
-extension JSONValue {
-    /// One spool line: the message as compact JSON (JSON text never holds a raw newline).
-    static func spoolLine(_ message: SpooledMessage) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
