@@ -122,7 +122,7 @@ final class LossyLinkTransport: TagTransport {
         let transport = try LossyLinkTransport(tag: tag(), losing: losses)
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "NTAG215")
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func aTagThatLeftStopsTheAttemptsAfterTwoFailedReselects() async throws {
