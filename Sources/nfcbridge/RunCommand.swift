@@ -89,7 +89,7 @@ enum RunCommand {
         let agent: Agent
         do {
             agent = try Agent(
-                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(classicKeys: configuration.dump.classicKeys),
+                configuration: configuration, publisher: publisher, device: reader, scanner: NFCCoreScanner(familyOptions: configuration.dump.families),
                 logger: logger, notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment))
         } catch {
             let source = configuration.stateDirectorySource ?? "state_dir (not set: the default; set it or give --state-dir DIR)"

@@ -43,7 +43,7 @@ struct AgentAssembly: Sendable {
         let policy = CommandPolicy(configuration)
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
-            executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
+            executor: commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families),
             publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: commandClock,
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,

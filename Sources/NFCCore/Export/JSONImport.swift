@@ -4,7 +4,7 @@ import FoundationEssentials
 extension TagDump {
     /// Reads a JSON dump. Derived keys (`cardFamily`, summaries, `parsedNDEF`) are ignored, and so are the
     /// facts but as text for people: the family's typed data comes from its own additive keys
-    /// (``TagFamily/familyData(fromJSON:dump:)``);
+    /// (``TagFamilyFiles/familyData(fromJSON:dump:)``);
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
@@ -41,7 +41,7 @@ extension TagDump {
                 type: type, uid: try hex(document.uid, "uid"),
                 atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
                 ats: try document.ats.map { try hex($0, "ats") }, product: document.product.map {
-                    TagFamilies.family(for: type)?.product(named: $0, type: type) ?? Product(named: $0)
+                    TagFamilies.files(for: type)?.product(named: $0, type: type) ?? Product(named: $0)
                 },
                 version: try document.version.map { try hex($0, "version") },
                 pmm: try document.pmm.map { try hex($0, "pmm") },
@@ -63,8 +63,8 @@ extension TagDump {
         dump.cardInfo.protocolInfo = protocolInfo
         // The family's typed data, from its additive keys (or, in a file written without them, from the
         // memory): the card's own family first, then any other whose keys the file holds.
-        let owner = TagFamilies.family(for: type)
-        for family in (owner.map { [$0] } ?? []) + TagFamilies.all {
+        let owner = TagFamilies.files(for: type)
+        for family in (owner.map { [$0] } ?? []) + TagFamilies.allFiles {
             if let data = try family.familyData(fromJSON: bytes, dump: dump) {
                 dump.family = data
                 break

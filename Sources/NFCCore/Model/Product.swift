@@ -7,7 +7,7 @@ public protocol ProductRow: Sendable {
 
 /// The exact product identification found (``CardInfo/product``): the family table's row, typed, and the
 /// name every output (JSON, CLI, MQTT) renders. A product read from a file is only a name; the file's
-/// import gives it its row where the family knows one (``TagFamily/product(named:type:)``).
+/// import gives it its row where the family knows one (``TagFamilyFiles/product(named:type:)``).
 ///
 /// Two products are equal when their names are: a file keeps only the name, and a dump read back from
 /// its own export is the same dump.

@@ -38,7 +38,7 @@ public struct FeliCaFamily: TagFamily {
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read FeliCa Type 3 blocks with \(storage)." }
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
-        dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
+        dump.ndefWriteAccess?.ndefWritable == true ? [.readable, .writable] : [.readable]
     }
 
     /// The attribute block's RWFlag of a FeliCa dump: its JSON `ndefWritable` key, or in a file written
