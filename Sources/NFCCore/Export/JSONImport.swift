@@ -40,9 +40,7 @@ extension TagDump {
             cardInfo: CardInfo(
                 type: type, uid: try hex(document.uid, "uid"),
                 atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
-                ats: try document.ats.map { try hex($0, "ats") }, product: document.product.map {
-                    TagFamilies.files(for: type)?.product(named: $0, type: type) ?? Product(named: $0)
-                },
+                ats: try document.ats.map { try hex($0, "ats") },
                 version: try document.version.map { try hex($0, "version") },
                 pmm: try document.pmm.map { try hex($0, "pmm") },
                 systemCode: try document.systemCode.map { try hex($0, "systemCode") },
@@ -59,6 +57,12 @@ extension TagDump {
             facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
             capabilities: document.capabilitiesInferred == true ? [] : stored
         )
+        // The product's row, from the card's own family first (its name is all the file keeps).
+        dump.cardInfo.product = document.product.map { name in
+            let owner = TagFamilies.files(for: type)
+            return ((owner.map { [$0] } ?? []) + TagFamilies.allFiles).lazy
+                .compactMap { $0.product(named: name, for: dump.cardInfo) }.first ?? Product(named: name)
+        }
         dump.cardInfo.applicationData = applicationData
         dump.cardInfo.protocolInfo = protocolInfo
         // The family's typed data, from its additive keys (or, in a file written without them, from the

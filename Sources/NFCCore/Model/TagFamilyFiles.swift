@@ -11,9 +11,12 @@ public protocol TagFamilyFiles: Sendable {
     /// dumps only. Default: no check beyond ``DumpImporter/checkBounds(_:)``'s generic limits.
     func checkFileBounds(_ dump: TagDump) throws
 
-    /// The product row of `type` that a file names `name` (a JSON file keeps only the product's name);
-    /// nil when the family has no such row.
-    func product(named name: String, type: CardType) -> Product?
+    /// The product row a file names `name` for the card `info` (a JSON file keeps only the product's name;
+    /// `info` is the rest of the file's card: type, version, PMm…): the row identification would have
+    /// found, when it has that name, else the family's row of that name; nil when the family has no such
+    /// row. The card's own family is asked first, then every other (a GET_VERSION product row may name a
+    /// card another family owns).
+    func product(named name: String, for info: CardInfo) -> Product?
 
     /// The typed data of `dump` as the JSON export writes it: additive keys at the top level of the
     /// document (``FamilyDumpPayload``). Default: the dump's payload, when it has one.
@@ -30,7 +33,7 @@ public protocol TagFamilyFiles: Sendable {
 extension TagFamilyFiles {
     public var fileFormats: [FileFormatRow] { [] }
     public func checkFileBounds(_ dump: TagDump) throws {}
-    public func product(named name: String, type: CardType) -> Product? { nil }
+    public func product(named name: String, for info: CardInfo) -> Product? { nil }
     public func jsonFamilyData(of dump: TagDump) -> (any Encodable)? { dump.family.payload }
     public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? { nil }
 }

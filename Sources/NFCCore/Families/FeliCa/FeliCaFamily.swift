@@ -54,6 +54,14 @@ public struct FeliCaFamily: TagFamily {
         else { return nil }
         return .felica(ndefWritable: attribute.isWritable)
     }
+
+    /// The IC row of the file's PMm (byte 1, ``FeliCaICTable``), when the file names it.
+    public func product(named name: String, for info: CardInfo) -> Product? {
+        guard claims(info.type), let pmm = info.pmm, let product = FeliCaICTable.product(pmm: pmm),
+              product.name == name
+        else { return nil }
+        return product
+    }
 }
 
 extension FamilyDumpData {
