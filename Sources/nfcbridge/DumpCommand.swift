@@ -79,10 +79,8 @@ enum DumpCommand {
         let reporter = ProgressLine(progress: progress)
         defer { reporter.finish() }
         do {
-            var options = DumpOptions()
-            options.progress = progress
-            options.target = target
-            return try await TagDumper.dump(info: info, transport: transport, options: options)
+            return try await TagDumper.dump(info: info, transport: transport,
+                                            options: DumpOptions(progress: progress, target: target))
         } catch let error as NFCError {
             guard let partial = progress.partialDump(after: error) else { throw error }
             throw PartialDump(dump: partial, cause: error)

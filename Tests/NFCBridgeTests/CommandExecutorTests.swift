@@ -151,7 +151,7 @@ struct RemovingExecutor: CommandExecuting {
             let facts = response["data"]?["dump"]?["facts"]?.arrayValue ?? []
             return facts.first { $0["key"] == "Sectors Read" }?["value"]
         }
-        #expect(try await sectorsRead(TagCommandExecutor(classicKeys: ClassicKeyDictionary(userKeys: [userKey]))) == "16 of 16")
+        #expect(try await sectorsRead(TagCommandExecutor(familyOptions: FamilyDumpOptions(ClassicKeyDictionary(userKeys: [userKey])))) == "16 of 16")
         #expect(try await sectorsRead(TagCommandExecutor()) == "15 of 16")
     }
 

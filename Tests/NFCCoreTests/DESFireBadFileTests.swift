@@ -105,7 +105,7 @@ private final class TamperedAPDUTransport: APDUTransport, Sendable {
         let dump = try await TagDumper.dump(info: info, transport: transport)
         #expect(dump.files.count == 4)
         #expect(dump.cardInfo.version?.count == 29)
-        #expect(dump.family.payload(as: DESFireDump.self)?.version.trailing == [0x1F])
+        #expect(dump.desfire?.version.trailing == [0x1F])
     }
 
     @Test func anNDEFFileWhoseNLENPassesItsEndIsNamedAndTheFilesStand() async throws {

@@ -50,7 +50,7 @@ import Testing
         #expect(dump.capabilities == [.readable, .authenticationRequired, .partiallyReadable])
         #expect(dump.fact("Skipped") == (model == .light ? key + "/03" : key + "/03, 020000"))
         #expect(dump.fact("Files Read") == "2")
-        guard let walk = dump.family.payload(as: DESFireDump.self) else {
+        guard let walk = dump.desfire else {
             Issue.record("no DESFire walk in the dump")
             return
         }

@@ -59,7 +59,7 @@ import Testing
         #expect(imported.blocks.filter(\.locked).map(\.number) == [1, model.blockCount - 1])
         #expect(imported.ndefMessage == message)
         #expect(imported.family == dump.family)
-        #expect(imported.family.payload(as: ISO15693SystemInfo.self)?.dsfidLocked == nil)
+        #expect(imported.iso15693System?.dsfidLocked == nil)
         #expect(imported.capabilities == [.readable])
         // … and what it cannot (the probes) is absent, not made up.
         #expect(!dump.cardInfo.probes.isEmpty)
@@ -112,7 +112,7 @@ import Testing
 
             """
         let dump = try Self.importFlipper(file)
-        let system = try #require(dump.family.payload(as: ISO15693SystemInfo.self))
+        let system = try #require(dump.iso15693System)
         #expect(system.dsfidLocked == true)
         #expect(system.afiLocked == nil)
         #expect(dump.blocks == [Block(number: 0, data: [1, 2, 3, 4], locked: true)])
@@ -140,7 +140,7 @@ import Testing
             Security Status: 02 00 01 00
 
             """)
-        let system = try #require(dump.family.payload(as: ISO15693SystemInfo.self))
+        let system = try #require(dump.iso15693System)
         #expect(system.dsfidLocked == nil)
         #expect(system.afiLocked == true)
         #expect(system.dsfid == 0 && system.afi == nil)

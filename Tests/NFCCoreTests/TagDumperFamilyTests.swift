@@ -23,7 +23,7 @@ import Testing
         let partial = try await TagDumper.dump(info: info, transport: transport)
         #expect(partial.blocks.count == 240)
         var options = DumpOptions()
-        options.classicKeys = try ClassicKeyDictionary(userKeys: [key])
+        options.families.classicKeys = try ClassicKeyDictionary(userKeys: [key])
         let full = try await TagDumper.dump(info: info, transport: transport, options: options)
         #expect(full.blocks.count == 256)
     }

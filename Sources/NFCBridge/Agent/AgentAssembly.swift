@@ -57,7 +57,7 @@ package struct AgentAssembly: Sendable {
         let policy = CommandPolicy(configuration)
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
-            executor: commandExecutor ?? TagCommandExecutor(classicKeys: configuration.dump.classicKeys),
+            executor: commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families),
             publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: clock,
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,

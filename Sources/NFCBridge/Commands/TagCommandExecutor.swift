@@ -10,13 +10,13 @@ import NFCCore
 ///
 /// Failures keep NFCCore's facts: a tag pulled mid-write is `tag_removed` with `data.pages_written`.
 package struct TagCommandExecutor: CommandExecuting {
-    /// The keys a MIFARE Classic dump tries (`dump.keys_file`, plus the default dictionary).
-    package let classicKeys: ClassicKeyDictionary
+    /// The families' dump settings every dump gets (the configuration's, as the scans use).
+    package let familyOptions: FamilyDumpOptions
 
-    /// Creates the executor; `classicKeys` are the keys a Classic dump tries (the agent passes
-    /// `dump.keys_file`'s dictionary, as its scans use).
-    package init(classicKeys: ClassicKeyDictionary = .standard) {
-        self.classicKeys = classicKeys
+    /// Creates the executor; `familyOptions` are the families' dump settings (the agent passes
+    /// ``AgentConfiguration/DumpSettings/families``, as its scans use).
+    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions()) {
+        self.familyOptions = familyOptions
     }
 
     package func execute(_ action: CommandAction, on transport: any TagTransport, identified: CardInfo?)
@@ -82,9 +82,7 @@ package struct TagCommandExecutor: CommandExecuting {
     {
         let dump: TagDump
         do {
-            var options = DumpOptions()
-            options.target = format.dumpTarget
-            options.classicKeys = classicKeys
+            let options = DumpOptions(target: format.dumpTarget, families: familyOptions)
             dump = try await TagDumper.dump(info: info, transport: transport, options: options)
         } catch {
             throw Self.failure(error, changesTag: false)

@@ -11,12 +11,12 @@ import NFCCore
 /// `ndefError`), not as an error; a tag that leaves while its NDEF is read is a problem of the scan,
 /// published as `event/error` after the identification.
 package struct NFCCoreScanner: TagScanning {
-    /// The keys MIFARE Classic dumps try.
-    package let classicKeys: ClassicKeyDictionary
+    /// The families' dump settings every dump gets (``AgentConfiguration/DumpSettings/families``).
+    package let familyOptions: FamilyDumpOptions
 
-    /// Creates the scanner.
-    package init(classicKeys: ClassicKeyDictionary = .standard) {
-        self.classicKeys = classicKeys
+    /// Creates the scanner; `familyOptions` are the families' dump settings.
+    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions()) {
+        self.familyOptions = familyOptions
     }
 
     /// Scans at most this many times while the tag stays. With 1 byte in 500 lost on the reader link a
@@ -88,8 +88,6 @@ package struct NFCCoreScanner: TagScanning {
         guard let info = scan.cardInfo else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }
-        var options = DumpOptions()
-        options.classicKeys = classicKeys
-        return try await TagDumper.dump(info: info, transport: transport, options: options)
+        return try await TagDumper.dump(info: info, transport: transport, options: DumpOptions(families: familyOptions))
     }
 }

@@ -21,7 +21,7 @@ public enum DumpImporter {
         case .otherText, .binary:
             // Binary images: the rows of each family's file formats say whether they know the bytes
             // (registry order, then the family's row order).
-            return TagFamilies.all.lazy.flatMap(\.fileFormats).first { $0.detect?(bytes) == true }?.format
+            return TagFamilies.allFiles.lazy.flatMap(\.fileFormats).first { $0.detect?(bytes) == true }?.format
         }
     }
 
@@ -89,12 +89,12 @@ public enum DumpImporter {
     static let maxUnitSize = 256
 
     /// Throws ``NFCError/malformedDump(_:)`` unless `dump` fits: the family's memory map (Type 2 page
-    /// numbers, MIFARE Classic block numbers: ``TagFamily/checkFileBounds(_:)``), and for every family at most
+    /// numbers, MIFARE Classic block numbers: ``TagFamilyFiles/checkFileBounds(_:)``), and for every family at most
     /// ``maxUnits`` pages, blocks and files, numbered 0 ..< ``maxUnits``, each page or block at most
     /// ``maxUnitSize`` bytes.
     public static func checkBounds(_ dump: TagDump) throws {
         // The family's memory first: its message names the product.
-        for family in TagFamilies.all { try family.checkFileBounds(dump) }
+        for family in TagFamilies.allFiles { try family.checkFileBounds(dump) }
         for (name, count) in [("pages", dump.pages.count), ("blocks", dump.blocks.count), ("files", dump.files.count)]
         where count > maxUnits {
             throw NFCError.malformedDump("\(count) \(name); no tag holds more than \(maxUnits)")

@@ -22,7 +22,7 @@ extension TagDump {
     /// The summary of this dump (reference notes §3.1).
     public var summary: DumpSummary {
         let storage = storageSummary
-        let family = TagFamilies.family(for: cardInfo.type)
+        let family = TagFamilies.presentation(for: cardInfo.type)
         let userSummary = family?.userSummary(for: self, storage: storage)
             ?? "Captured \(storage) from \(cardInfo.type.description)."
         var technical = [storage, "export \(exportBinary().count) bytes"]
@@ -38,7 +38,7 @@ extension TagDump {
     /// The capabilities a dump that stores none is taken to have, from its family's row and typed data
     /// (upstream's rules, kept so exports match); readable where the family has no rule of its own.
     public var inferredCapabilities: [CardCapability] {
-        TagFamilies.family(for: cardInfo.type)?.inferredCapabilities(of: self) ?? [.readable]
+        TagFamilies.presentation(for: cardInfo.type)?.inferredCapabilities(of: self) ?? [.readable]
     }
 
     /// "45 pages", "3 blocks", "2 files", "9 NDEF bytes" or "identification only" (no singular forms,

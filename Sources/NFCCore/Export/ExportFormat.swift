@@ -2,7 +2,7 @@
 /// --format` and the MQTT `dump` command's `format` accept. Each format's generic facts (file name,
 /// content type, partial rule, what a dump for it reads, what its content looks like) are one row of
 /// ``facts``; who saves, loads and detects it are the rows the families register
-/// (``TagFamily/fileFormats``) and the generic rows of ``GenericFileFormats`` (json, hex, bin), which
+/// (``TagFamilyFiles/fileFormats``) and the generic rows of ``GenericFileFormats`` (json, hex, bin), which
 /// ``render(_:compact:partial:)``, ``holds(_:)`` and ``DumpImporter`` look up.
 ///
 /// The file names and content types of `json`, `flipper`, `pm3`, `mfd` and `hex` are the ones the MQTT

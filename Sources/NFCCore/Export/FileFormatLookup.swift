@@ -1,18 +1,18 @@
 /// The file-format table as look-ups: the generic rows (json, hex, bin: every dump has them) and each
-/// family's rows (``TagFamily/fileFormats``), asked in the order ``ExportFormat/render(_:compact:partial:)``,
+/// family's rows (``TagFamilyFiles/fileFormats``), asked in the order ``ExportFormat/render(_:compact:partial:)``,
 /// ``ExportFormat/holds(_:)`` and ``DumpImporter`` need.
 enum FileFormatLookup {
     /// Every row of `format`: the generic rows, then the families' in registry order.
     static func rows(of format: ExportFormat) -> [FileFormatRow] {
-        (GenericFileFormats.rows + TagFamilies.all.flatMap(\.fileFormats)).filter { $0.format == format }
+        (GenericFileFormats.rows + TagFamilies.allFiles.flatMap(\.fileFormats)).filter { $0.format == format }
     }
 
     /// The row that writes `dump` as `format`: the generic rows, then the dump's own family's (an ISO
     /// 15693 dump's Flipper file is its family's, not the Type 2 page image's), then the first family
     /// row that takes it, in registry order. Nil when no row takes it.
     static func saver(of format: ExportFormat, for dump: TagDump) -> FileFormatRow? {
-        let own = TagFamilies.family(for: dump.cardInfo.type).map(\.fileFormats) ?? []
-        return (GenericFileFormats.rows + own + TagFamilies.all.flatMap(\.fileFormats)).first {
+        let own = TagFamilies.files(for: dump.cardInfo.type).map(\.fileFormats) ?? []
+        return (GenericFileFormats.rows + own + TagFamilies.allFiles.flatMap(\.fileFormats)).first {
             $0.format == format && $0.save != nil && $0.takes(dump)
         }
     }

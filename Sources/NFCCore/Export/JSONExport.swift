@@ -13,7 +13,7 @@ extension TagDump {
     /// `systemCode`, `probes` (when not empty), `capabilitiesInferred` (true when the dump stores no
     /// capabilities), and the family's typed data, as its ``FamilyDumpPayload`` writes it (Type 2 chip
     /// data: `signature`, `counters`, `tearing`, `pagesTotal`; Classic: `trailerGaps`; Type 4 and FeliCa:
-    /// `ndefWritable`) — the keys ``TagFamily/jsonFamilyData(of:)`` names.
+    /// `ndefWritable`) — the keys ``TagFamilyFiles/jsonFamilyData(of:)`` names.
     /// An ISO 14443-B card's ATQB fields are two more additive keys, `applicationData` and `protocolInfo`.
     /// - Throws: ``NFCError/invalidArgument(_:)`` if Foundation cannot encode (not expected).
     public func exportJSON(prettyPrinted: Bool = true) throws -> String {
@@ -33,7 +33,7 @@ extension TagDump {
     public var jsonExportDocument: any Encodable { jsonDocument }
 
     private var jsonDocument: DumpJSONExport {
-        DumpJSONExport(document: genericJSONDocument, familyData: TagFamilies.family(for: cardInfo.type)?.jsonFamilyData(of: self)
+        DumpJSONExport(document: genericJSONDocument, familyData: TagFamilies.files(for: cardInfo.type)?.jsonFamilyData(of: self)
                        ?? family.payload)
     }
 

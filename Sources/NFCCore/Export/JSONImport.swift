@@ -4,7 +4,7 @@ import FoundationEssentials
 extension TagDump {
     /// Reads a JSON dump. Derived keys (`cardFamily`, summaries, `parsedNDEF`) are ignored, and so are the
     /// facts but as text for people: the family's typed data comes from its own additive keys
-    /// (``TagFamily/familyData(fromJSON:dump:)``);
+    /// (``TagFamilyFiles/familyData(fromJSON:dump:)``);
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
@@ -40,9 +40,7 @@ extension TagDump {
             cardInfo: CardInfo(
                 type: type, uid: try hex(document.uid, "uid"),
                 atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
-                ats: try document.ats.map { try hex($0, "ats") }, product: document.product.map {
-                    TagFamilies.family(for: type)?.product(named: $0, type: type) ?? Product(named: $0)
-                },
+                ats: try document.ats.map { try hex($0, "ats") },
                 version: try document.version.map { try hex($0, "version") },
                 pmm: try document.pmm.map { try hex($0, "pmm") },
                 systemCode: try document.systemCode.map { try hex($0, "systemCode") },
@@ -59,12 +57,18 @@ extension TagDump {
             facts: (document.facts ?? []).map { Fact(key: $0.key, value: $0.value, monospaced: $0.monospaced ?? false) },
             capabilities: document.capabilitiesInferred == true ? [] : stored
         )
+        // The product's row, from the card's own family first (its name is all the file keeps).
+        dump.cardInfo.product = document.product.map { name in
+            let owner = TagFamilies.files(for: type)
+            return ((owner.map { [$0] } ?? []) + TagFamilies.allFiles).lazy
+                .compactMap { $0.product(named: name, for: dump.cardInfo) }.first ?? Product(named: name)
+        }
         dump.cardInfo.applicationData = applicationData
         dump.cardInfo.protocolInfo = protocolInfo
         // The family's typed data, from its additive keys (or, in a file written without them, from the
         // memory): the card's own family first, then any other whose keys the file holds.
-        let owner = TagFamilies.family(for: type)
-        for family in (owner.map { [$0] } ?? []) + TagFamilies.all {
+        let owner = TagFamilies.files(for: type)
+        for family in (owner.map { [$0] } ?? []) + TagFamilies.allFiles {
             if let data = try family.familyData(fromJSON: bytes, dump: dump) {
                 dump.family = data
                 break

@@ -15,7 +15,7 @@ public enum TagIdentifier {
         target.modulation.technology.keepAnticollision(of: target, in: &info)
 
         // The family's probes (Type 2 GET_VERSION / READ 2B, Classic-looking 7-byte UIDs, ISO-DEP, FeliCa Lite).
-        guard let family = TagFamilies.family(for: info.type) else { return info }
+        guard let family = TagFamilies.verbs(for: info.type) else { return info }
         return try await family.refine(info, transport: transport)
     }
 }

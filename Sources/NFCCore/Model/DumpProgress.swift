@@ -46,16 +46,3 @@ public final class DumpProgress: Sendable {
         state.withLock { $0.read = read }
     }
 }
-
-/// The dump's progress record (``DumpProgress``), for every family that reports one.
-public enum DumpProgressOption: DumpOptionKey {
-    public static let defaultValue: DumpProgress? = nil
-}
-
-extension DumpOptions {
-    /// Where the dump reports how far it got and what it read (nil: nowhere).
-    public var progress: DumpProgress? {
-        get { self[DumpProgressOption.self] }
-        set { self[DumpProgressOption.self] = newValue }
-    }
-}

@@ -13,16 +13,3 @@ public enum DumpTarget: Sendable, Hashable {
     /// listing.
     case memory
 }
-
-/// The output a dump is for (``DumpTarget``); default ``DumpTarget/everything``.
-public enum DumpTargetOption: DumpOptionKey {
-    public static let defaultValue = DumpTarget.everything
-}
-
-extension DumpOptions {
-    /// What the output of this dump holds; families leave unread what it cannot hold.
-    public var target: DumpTarget {
-        get { self[DumpTargetOption.self] }
-        set { self[DumpTargetOption.self] = newValue }
-    }
-}

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Reading a family's additive keys from a JSON dump (``TagFamily/familyData(fromJSON:dump:)``): each
+/// Reading a family's additive keys from a JSON dump (``TagFamilyFiles/familyData(fromJSON:dump:)``): each
 /// family decodes its own keys from the document, so the generic JSON import names none of them.
 public enum FamilyJSON {
     /// Decodes `Keys` (a struct of optional properties, one per key) from the JSON document `json`.

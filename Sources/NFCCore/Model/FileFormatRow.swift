@@ -1,4 +1,4 @@
-/// One row of a family's file-format table (``TagFamily/fileFormats``): a format it saves, loads or
+/// One row of a family's file-format table (``TagFamilyFiles/fileFormats``): a format it saves, loads or
 /// detects, with save and load side by side — the load/save pairs of Flipper's `nfc_devices[]`. The
 /// format's generic facts (file name, content type, partial rule, what a dump for it reads) are its
 /// ``ExportFormat`` row; this row says what the family does with it.

@@ -21,3 +21,9 @@ public struct NDEFWriteAccess: FamilyDumpPayload {
         try JSONKeys(ndefWritable: ndefWritable).encode(to: encoder)
     }
 }
+
+extension TagDump {
+    /// The NDEF write access of a Type 4 or FeliCa dump; nil when the dump holds no such payload. The view
+    /// of ``family`` those families read for their own cards.
+    public var ndefWriteAccess: NDEFWriteAccess? { family.payload(as: NDEFWriteAccess.self) }
+}

@@ -64,13 +64,15 @@ public struct FileData: Sendable, Hashable, Codable {
 /// family. Facts shown to people are derived from it when the dump is made; exports read it, never the facts.
 ///
 /// `Encodable`: its encoding is the payload's additive keys at the top level of the JSON export
-/// (``TagDump/exportJSON(prettyPrinted:)``); the family reads them back (``TagFamily/familyData(fromJSON:dump:)``).
+/// (``TagDump/exportJSON(prettyPrinted:)``); the family reads them back (``TagFamilyFiles/familyData(fromJSON:dump:)``).
 public protocol FamilyDumpPayload: Sendable, Hashable, Encodable {}
 
 /// The typed data of one family that a dump carries beside its generic memory (pages, blocks, files):
 /// one ``FamilyDumpPayload`` of the family's folder, or ``none``. Each family adds its constructor
-/// (`.type2(_:)`, `.classic(_:)`, `.type4(ndefWritable:)`, `.felica(ndefWritable:)`) and its view of
-/// the payload next to the payload type.
+/// (`.type2(_:)`, `.classic(_:)`, `.desfire(_:)`, `.iso15693(_:)`, `.type4(ndefWritable:)`,
+/// `.felica(ndefWritable:)`) and its typed view of the payload (``TagDump/type2``,
+/// ``TagDump/classicTrailerGaps``, ``TagDump/desfire``, ``TagDump/iso15693System``,
+/// ``TagDump/ndefWriteAccess``) next to the payload type; the views are the only readers of the payload.
 public struct FamilyDumpData: Sendable, Hashable {
     /// The payload; nil for nothing family-specific.
     public let payload: (any FamilyDumpPayload)?
@@ -83,8 +85,9 @@ public struct FamilyDumpData: Sendable, Hashable {
     /// Nothing family-specific.
     public static var none: FamilyDumpData { FamilyDumpData(nil) }
 
-    /// The payload when it is a `Payload` (nil for another family's or none).
-    public func payload<Payload: FamilyDumpPayload>(as type: Payload.Type) -> Payload? {
+    /// The payload when it is a `Payload` (nil for another family's or none): what a family's typed view
+    /// of ``TagDump/family`` reads, next to its payload type.
+    func payload<Payload: FamilyDumpPayload>(as type: Payload.Type) -> Payload? {
         payload as? Payload
     }
 

@@ -18,7 +18,7 @@ public enum NDEFReader {
     public static func read(info: CardInfo, transport: some TagTransport) async throws -> NDEFReadResult {
         try Task.checkCancellation()
         do {
-            guard let family = TagFamilies.family(for: info.type) else {
+            guard let family = TagFamilies.verbs(for: info.type) else {
                 return .notRead(TagVerb.readNDEF.unsupported(for: info.type))
             }
             return try await family.readNDEF(info: info, transport: transport)

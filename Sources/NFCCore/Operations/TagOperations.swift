@@ -64,8 +64,8 @@ public enum TagOperations {
     }
 
     /// The family of `info`, when it has NDEF operations for the type (the registry's one refusal otherwise).
-    private static func family(of info: CardInfo) throws(TagOperationError) -> any TagFamily {
-        guard let family = TagFamilies.family(for: info.type), family.ndefMapping(for: info.type) != nil else {
+    private static func family(of info: CardInfo) throws(TagOperationError) -> any TagFamilyVerbs {
+        guard let family = TagFamilies.verbs(for: info.type), family.ndefMapping(for: info.type) != nil else {
             throw TagOperationError(TagVerb.write.unsupported(for: info.type))
         }
         return family

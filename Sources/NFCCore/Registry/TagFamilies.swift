@@ -22,10 +22,23 @@ public enum TagFamilies {
     public static func family(for type: CardType) -> (any TagFamily)? {
         all.first { $0.claims(type) }
     }
+
+    /// The verbs of the family that owns `type` (refine, read NDEF, dump, write, format, lock); nil for none.
+    public static func verbs(for type: CardType) -> (any TagFamilyVerbs)? { family(for: type) }
+
+    /// The file part of the family that owns `type` (its file formats, bounds, JSON keys); nil for none.
+    public static func files(for type: CardType) -> (any TagFamilyFiles)? { family(for: type) }
+
+    /// The wording of dumps of the family that owns `type`; nil for none.
+    public static func presentation(for type: CardType) -> (any TagFamilyPresentation)? { family(for: type) }
+
+    /// The file part of every family, in look-up order (file formats are asked in this order).
+    public static let allFiles: [any TagFamilyFiles] = all.map { $0 }
 }
 
 /// A family NFCCore identifies but has no verbs for yet (Type 1): every
-/// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``; only the dump summary's wording is its own.
+/// verb answers ``TagVerb/unsupported(for:hasNDEFMapping:)``, it has no file formats; only its
+/// presentation (the dump summary's wording) is its own.
 struct IdentificationOnlyFamily: TagFamily {
     let name: String
     let families: Set<CardFamily>
@@ -46,9 +59,9 @@ struct IdentificationOnlyFamily: TagFamily {
 }
 
 extension NDEFMapping {
-    /// The mapping of `type` (its family's, ``TagFamily/ndefMapping(for:)``), or nil when NDEF operations
+    /// The mapping of `type` (its family's, ``TagFamilyVerbs/ndefMapping(for:)``), or nil when NDEF operations
     /// are not supported for it.
     public static func forType(_ type: CardType) -> NDEFMapping? {
-        TagFamilies.family(for: type)?.ndefMapping(for: type)
+        TagFamilies.verbs(for: type)?.ndefMapping(for: type)
     }
 }

@@ -7,8 +7,10 @@ extension AgentConfiguration {
         package var onScan = false
         /// Key dictionary file for MIFARE Classic dumps.
         package var keysFile: String?
-        /// The keys a Classic dump tries: those of ``keysFile`` first, then the well-known defaults.
-        package var classicKeys: ClassicKeyDictionary = .standard
+        /// The families' dump settings, built once from the configuration and handed to every dump
+        /// (``NFCCoreScanner``, ``TagCommandExecutor``) without naming a family: MIFARE Classic's keys,
+        /// those of ``keysFile`` first, then the well-known defaults.
+        package var families = FamilyDumpOptions()
         package init() {}
 
         /// The `dump` keys.
@@ -20,11 +22,12 @@ extension AgentConfiguration {
 }
 
 extension ConfigurationRule where Value == String {
-    /// A ``ClassicKeysFile``; sets ``AgentConfiguration/DumpSettings/classicKeys`` to its keys.
+    /// A ``ClassicKeysFile``; sets MIFARE Classic's setting in ``AgentConfiguration/DumpSettings/families``
+    /// to its keys (the one place the agent names Classic's keys).
     static var classicKeysFile: Self {
         Self { value, config throws(ConfigurationError) in
             let path = try value.readableFile()
-            config.dump.classicKeys = try ClassicKeysFile.read(path, key: value)
+            config.dump.families.classicKeys = try ClassicKeysFile.read(path, key: value)
             return path
         }
     }

@@ -71,7 +71,7 @@ public struct ClassicFamily: TagFamily {
         guard let classic = transport as? any ClassicAuthenticating else {
             throw NFCError.unsupportedOperation("This reader cannot authenticate MIFARE Classic sectors")
         }
-        return try await ClassicDump.dump(info: info, transport: classic, keys: options.classicKeys)
+        return try await ClassicDump.dump(info: info, transport: classic, keys: options.families.classicKeys)
     }
 
     /// Flipper `.nfc`, libnfc MFD, Proxmark3's `hf mf` dump, JSON, key file and `.eml` of the Classic
@@ -104,15 +104,14 @@ public struct ClassicFamily: TagFamily {
     }
 }
 
-/// The key dictionary ``ClassicDump`` tries (default ``ClassicKeyDictionary/standard``).
-public enum ClassicKeysOption: DumpOptionKey {
-    public static let defaultValue = ClassicKeyDictionary.standard
-}
+/// The key dictionary is MIFARE Classic's dump setting: ``ClassicDump`` tries the keys of
+/// `options.families.classicKeys` (default ``ClassicKeyDictionary/standard``).
+extension ClassicKeyDictionary: FamilyDumpOption {}
 
-extension DumpOptions {
-    /// The keys a MIFARE Classic dump tries.
+extension FamilyDumpOptions {
+    /// The keys a MIFARE Classic dump tries (default ``ClassicKeyDictionary/standard``).
     public var classicKeys: ClassicKeyDictionary {
-        get { self[ClassicKeysOption.self] }
-        set { self[ClassicKeysOption.self] = newValue }
+        get { self[ClassicKeyDictionary.self] }
+        set { self[ClassicKeyDictionary.self] = newValue }
     }
 }

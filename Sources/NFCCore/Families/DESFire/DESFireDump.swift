@@ -373,3 +373,9 @@ extension FamilyDumpData {
     /// MIFARE DESFire: the walk of applications and files (settings, contents, what was skipped).
     public static func desfire(_ walk: DESFireDump) -> FamilyDumpData { FamilyDumpData(walk) }
 }
+
+extension TagDump {
+    /// The DESFire walk (applications, files, what was skipped); nil for other families. The DESFire
+    /// family's view of ``family``.
+    public var desfire: DESFireDump? { family.payload(as: DESFireDump.self) }
+}

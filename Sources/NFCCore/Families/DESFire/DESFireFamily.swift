@@ -112,6 +112,15 @@ public struct DESFireFamily: TagFamily {
         return NFCError.unsupportedOperation(
             "\(format == .mfd ? "libnfc MFD" : "Proxmark3 MFU") files hold page images; they cannot hold a \(DESFireFamily().name) dump (applications and files): \(hint)")
     }
+
+    /// The GET_VERSION product row of the file's `version` bytes, when the file names it (DESFire, and
+    /// the DESFire-style products other families own: NTAG 4xx DNA, MIFARE Plus).
+    public func product(named name: String, for info: CardInfo) -> Product? {
+        guard let bytes = info.version, let version = try? DESFireVersion(bytes: bytes),
+              let row = version.product, row.name == name
+        else { return nil }
+        return Product(row)
+    }
 }
 
 extension DESFireDump {

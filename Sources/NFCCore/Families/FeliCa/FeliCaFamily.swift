@@ -38,7 +38,7 @@ public struct FeliCaFamily: TagFamily {
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read FeliCa Type 3 blocks with \(storage)." }
 
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
-        dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
+        dump.ndefWriteAccess?.ndefWritable == true ? [.readable, .writable] : [.readable]
     }
 
     /// The attribute block's RWFlag of a FeliCa dump: its JSON `ndefWritable` key, or in a file written
@@ -53,6 +53,14 @@ public struct FeliCaFamily: TagFamily {
             let attribute = try? FeliCaAttributeInfo(bytes: block.data)
         else { return nil }
         return .felica(ndefWritable: attribute.isWritable)
+    }
+
+    /// The IC row of the file's PMm (byte 1, ``FeliCaICTable``), when the file names it.
+    public func product(named name: String, for info: CardInfo) -> Product? {
+        guard claims(info.type), let pmm = info.pmm, let product = FeliCaICTable.product(pmm: pmm),
+              product.name == name
+        else { return nil }
+        return product
     }
 }
 

@@ -90,8 +90,9 @@ public struct ISO15693Family: TagFamily {
 
     public func userSummary(for dump: TagDump, storage: String) -> String? { "Read ISO 15693 vicinity memory with \(storage)." }
 
-    public func product(named name: String, type: CardType) -> Product? {
-        ISO15693Product.named(name).map { Product($0) }
+    public func product(named name: String, for info: CardInfo) -> Product? {
+        guard claims(info.type) else { return nil }
+        return ISO15693Product.named(name).map { Product($0) }
     }
 
     /// The system information a JSON dump keeps under its `iso15693` key (written by

@@ -164,3 +164,9 @@ public struct ISO15693Product: ProductRow, Hashable {
         table.first { $0.name == name }
     }
 }
+
+extension Product {
+    /// The ISO 15693 product row identification found (or a file named); nil for another family's row or
+    /// a bare name. The ISO 15693 family's view of the product.
+    public var iso15693: ISO15693Product? { row(as: ISO15693Product.self) }
+}

@@ -171,3 +171,9 @@ extension FamilyDumpData {
     /// ISO 15693: what GET SYSTEM INFORMATION (or its EXTENDED form) said — DSFID, AFI, IC reference, size.
     public static func iso15693(_ system: ISO15693SystemInfo) -> FamilyDumpData { FamilyDumpData(system) }
 }
+
+extension TagDump {
+    /// What GET SYSTEM INFORMATION said (DSFID, AFI, IC reference, size); nil for other families and a
+    /// dump that has none. The ISO 15693 family's view of ``family``.
+    public var iso15693System: ISO15693SystemInfo? { family.payload(as: ISO15693SystemInfo.self) }
+}

@@ -232,7 +232,7 @@ enum Type5NDEF {
                 throw NFCError.unsupportedOperation("Type 5 NDEF needs blocks of 4 bytes or more (this tag has \(size))")
             }
             return TagMemory(uid: info.uid, transport: transport, blockCount: count, blockSize: size,
-                             product: info.product?.row(as: ISO15693Product.self) ?? ISO15693Product.match(uid: info.uid, info: system))
+                             product: info.product?.iso15693 ?? ISO15693Product.match(uid: info.uid, info: system))
         }
 
         /// The CC of the MLEN rule for this memory, with the LOCK BLOCK feature bit when the product is

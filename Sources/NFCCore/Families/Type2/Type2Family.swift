@@ -66,8 +66,8 @@ public struct Type2Family: TagFamily {
 
     /// A JSON file's product name back to its row (the name the Flipper export looks its type up by),
     /// spelled as the file spelled it.
-    public func product(named name: String, type: CardType) -> Product? {
-        FlipperUltralightType.productRow(named: name, type: type).map { Product($0, named: name) }
+    public func product(named name: String, for info: CardInfo) -> Product? {
+        FlipperUltralightType.productRow(named: name, type: info.type).map { Product($0, named: name) }
     }
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {

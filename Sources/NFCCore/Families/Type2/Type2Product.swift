@@ -127,7 +127,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// The product for a dump or a command: the row identification stored (``CardInfo/product``), else
     /// the GET_VERSION table's row when the version is known, else the base row of the card type. Nil when the type is not Type 2.
     public static func forCardInfo(_ info: CardInfo) -> Type2Product? {
-        if let row = info.product?.row(as: Type2Product.self), row.cardType == info.type { return row }
+        if let row = info.product?.type2, row.cardType == info.type { return row }
         if let version = info.version, let match = GetVersionTable.lookup(version), match.product.cardType == info.type {
             return match.product
         }
@@ -310,4 +310,10 @@ public enum Type2Locking: Sendable, Hashable {
         if case let .dynamic(layout) = self { return layout }
         return nil
     }
+}
+
+extension Product {
+    /// The Type 2 product row identification found (or a file named); nil for another family's row or a
+    /// bare name. The Type 2 family's view of the product.
+    public var type2: Type2Product? { row(as: Type2Product.self) }
 }

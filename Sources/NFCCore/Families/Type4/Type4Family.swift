@@ -109,7 +109,7 @@ public struct Type4Family: TagFamily {
     public func inferredCapabilities(of dump: TagDump) -> [CardCapability]? {
         switch dump.cardInfo.type.family {
         case .type4:
-            return dump.family.payload(as: NDEFWriteAccess.self)?.ndefWritable == true ? [.readable, .writable] : [.readable]
+            return dump.ndefWriteAccess?.ndefWritable == true ? [.readable, .writable] : [.readable]
         default:
             // Upstream's "operable" test: an unrecognised ATQA/SAK is identification only (SmartMX is readable).
             if case .unknown = dump.cardInfo.type { return [.identificationOnly] }

@@ -1,4 +1,4 @@
-/// The MIFARE Classic row of the file-format table (``TagFamily/fileFormats``), save and load side by
+/// The MIFARE Classic row of the file-format table (``TagFamilyFiles/fileFormats``), save and load side by
 /// side. The saves take the dumps of the products the Classic files hold (``ClassicFileType``); the
 /// block images (MFD, `hf mf` dump, JSON, `.eml`) refuse a dump with blocks not read unless `partial`.
 /// The loads read Flipper files whose device type is MIFARE Classic, MFD and `hf mf` images of a

@@ -14,7 +14,7 @@ enum DESFireFlipperExport {
     /// True when ``export(_:)`` writes `dump` (the file-format table's `holds`, read by refusal hints
     /// without writing the file): a dump with the DESFire walk, not a Light, with a UID Flipper holds.
     @Sendable static func holds(_ dump: TagDump) -> Bool {
-        guard let desfire = dump.family.payload(as: DESFireDump.self) else { return false }
+        guard let desfire = dump.desfire else { return false }
         return !desfire.isLight && flipperUIDLengths.contains(dump.cardInfo.uid.count)
     }
 
@@ -26,7 +26,7 @@ enum DESFireFlipperExport {
     ///   keeps only files and facts) and for DESFire Light, whose one application has no 3-byte AID for
     ///   Flipper's keys; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold.
     static func export(_ dump: TagDump) throws -> String {
-        guard let desfire = dump.family.payload(as: DESFireDump.self) else {
+        guard let desfire = dump.desfire else {
             throw NFCError.unsupportedOperation(
                 "Flipper Zero export of MIFARE DESFire needs the application and file walk of a dump read from the card; this dump does not carry it")
         }

@@ -36,7 +36,7 @@ extension TagDump {
 
     /// The system information the file writes: the dump's own, or one knowing only the UID.
     private var flipperISO15693SystemInfo: ISO15693SystemInfo {
-        family.payload(as: ISO15693SystemInfo.self) ?? ISO15693SystemInfo(uid: cardInfo.uid)
+        iso15693System ?? ISO15693SystemInfo(uid: cardInfo.uid)
     }
 
     /// The tag's block count: its system information's, else one past the highest block read.

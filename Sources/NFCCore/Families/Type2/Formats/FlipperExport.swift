@@ -75,7 +75,7 @@ enum FlipperUltralightType {
     /// The name to write for `type` (and `product`, the exact row when identification found one).
     static func name(for type: CardType, product: Product?) -> String {
         // The stored row names itself (a base row's name is its card type's).
-        if let row = product?.row(as: Type2Product.self), row.cardType == type {
+        if let row = product?.type2, row.cardType == type {
             return row.flipperName
         }
         return Type2Product.forType(type)?.flipperName ?? Type2Product.ultralight.flipperName
@@ -92,10 +92,13 @@ enum FlipperUltralightType {
         }
     }
 
-    /// The product row of `type` a file names `name` (case and spaces aside, as files spell them).
+    /// The product row of `type` a file names `name` (case and spaces aside, as files spell them): a
+    /// product row, or the base row GET_VERSION names too ("NTAG215").
     static func productRow(named name: String, type: CardType) -> Type2Product? {
         let wanted = normalized(name)
-        return Type2Product.productRows.first { $0.cardType == type && normalized($0.name) == wanted }
+        return (Type2Product.productRows + Type2Product.baseRows).first {
+            $0.cardType == type && normalized($0.name) == wanted
+        }
     }
 
     private static func normalized(_ text: String) -> String {

@@ -1,4 +1,4 @@
-/// The Type 2 row of the file-format table (``TagFamily/fileFormats``): the page-image formats, save
+/// The Type 2 row of the file-format table (``TagFamilyFiles/fileFormats``): the page-image formats, save
 /// and load side by side. They take any dump (an imported page dump of another type too, and every
 /// dump the rows before them left), so ``Type2Family`` comes after the families whose files name
 /// their device type (``TagFamilies/all``); a dump without pages is refused by the save, and the
