@@ -96,7 +96,14 @@ public final class ChildProcess: @unchecked Sendable {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        // libnfc's log_init (libnfc 1.8.0 log.c, called by nfc_init) exports the context's log
+        // level into the environment (`setenv("LIBNFC_LOG_LEVEL", …, 1)`): once a test has opened a
+        // reader in this process, every child would inherit level 1 and print libnfc's own error
+        // lines, which `nfcbridge` keeps off stderr unless the user sets the variable. The children
+        // get it only when the test passes it in `environment`.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited.removeValue(forKey: "LIBNFC_LOG_LEVEL")
+        let merged = inherited.merging(environment) { _, new in new }
         let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0

@@ -2,19 +2,11 @@ import FoundationEssentials
 import POSIXThreads
 import Synchronization
 
-/// What the pipeline gave an event: its `seq` and `event_id`.
-package struct EventReceipt: Sendable, Equatable {
-    /// The event's `seq`.
-    package var seq: Int64
-    /// The event's `event_id`.
-    package var eventID: String
-}
-
 /// The journal: gives each event its envelope (`event_id`, `seq`, `ts`, `reader`, `type`) and
 /// appends it to the durable ``EventSpool`` before anything else happens to it; keeps, for each
 /// event of this run not yet acknowledged, what decides its `buffered` flag; removes an event from
 /// the spool once the broker acknowledged it; and reports events the spool's bounds dropped with
-/// an `event/error` (one at a time: further drops are added to the next notice).
+/// an `event/error` (``DropNotices``: one at a time, further drops go into the next notice).
 final class EventJournal: Sendable {
     /// An event of this run, not yet acknowledged.
     private struct Pending {
@@ -31,8 +23,6 @@ final class EventJournal: Sendable {
         var events: [String: Pending] = [:]
         /// Connections seen go down (an event emitted on an earlier one is buffered).
         var generation = 0
-        var unreportedDrop = EventSpool.Drop()
-        var dropNotice: (pending: Bool, id: String?, seq: Int64?) = (false, nil, nil)
     }
 
     /// An event older than this when it goes out is marked `buffered`.
@@ -51,6 +41,7 @@ final class EventJournal: Sendable {
     private let doorbell: Doorbell
     private let counters: Watched<EventPipeline.Counters>
     private let state = Mutex(State())
+    private let dropNotices = DropNotices()
     /// The highest `seq` the broker acknowledged (this run).
     private let acknowledgedSeq = Watched<Int64>(0)
 
@@ -105,8 +96,8 @@ final class EventJournal: Sendable {
         state.withLock { s in
             s.events[receipt.eventID] = Pending(
                 ticket: tickets.next(), emittedAt: now, generation: s.generation, offline: offline)
-            if isDropNotice { s.dropNotice = (true, receipt.eventID, seq) }
         }
+        if isDropNotice { dropNotices.recorded(id: receipt.eventID, seq: seq) }
         let drop = spool.appendReportingDrops(message)
         counters.update {
             $0.appended += 1
@@ -121,29 +112,13 @@ final class EventJournal: Sendable {
 
     // MARK: - The disk
 
-    /// Listens to the spool's writer: the first failed write of an outage is logged, counted in
-    /// `health` and said in one `event/error` `spool_write_failed`; the first write that works
-    /// again is logged. A disk that fails again within ``outageQuietMilliseconds`` of working
-    /// (a full disk that takes the rewritten log, then refuses the next event) is the same outage:
-    /// counted and logged, no second event.
+    /// Reports a failing state directory once per outage (``SpoolWriteWatch``).
     func watchSpoolWrites() {
-        let episodes = Mutex(OutageEpisodes(quietMilliseconds: Self.outageQuietMilliseconds))
-        spool.observeWrites { [self] failure in
-            let now = clock.monotonicMilliseconds
-            guard let failure else {
-                episodes.withLock { $0.recovered(at: now) }
-                logger.notice("spool: the state directory takes writes again; the waiting events are on disk")
-                return
-            }
-            counters.update { $0.spoolWriteFailures += 1 }
-            guard episodes.withLock({ $0.failed(at: now) }) else {
-                logger.warning("spool: \(failure.message) again (the same outage: no new event/error)")
-                return
-            }
-            logger.error("spool: \(failure.message); events are kept in memory and still published until the disk takes writes again")
-            Task { _ = await record(.error, SpoolWriteFailedEvent(failure: failure), at: nil) }
+        SpoolWriteWatch.start(
+            spool: spool, quietMilliseconds: Self.outageQuietMilliseconds, clock: clock, logger: logger, counters: counters
+        ) { [self] failure in
+            _ = await record(.error, SpoolWriteFailedEvent(failure: failure), at: nil)
         }
-        spool.observeDurability { [logger] seq in logger.debug("spool: on disk up to seq \(seq)") }
     }
 
     /// Blocks of the end of a run, on a thread of their own: everything waiting goes to disk and
@@ -227,13 +202,8 @@ final class EventJournal: Sendable {
     /// The broker acknowledged `message` (sent `buffered` or not): it leaves the spool.
     func delivered(_ message: SpooledMessage, buffered: Bool) async {
         spool.remove(message)
-        let notice = state.withLock { s -> EventSpool.Drop? in
-            s.events.removeValue(forKey: message.eventID)
-            guard s.dropNotice.id == message.eventID else { return nil }
-            s.dropNotice = (false, nil, nil)
-            guard s.unreportedDrop.count > 0 else { return nil }
-            return claimDropNotice(&s)
-        }
+        state.withLock { _ = $0.events.removeValue(forKey: message.eventID) }
+        let notice = dropNotices.delivered(message.eventID)
         counters.update { buffered ? ($0.replayed += 1) : ($0.publishedLive += 1) }
         acknowledgedSeq.update { $0 = max($0, message.seq) }
         if let notice { await emitDropNotice(notice) }
@@ -269,22 +239,7 @@ final class EventJournal: Sendable {
             drop.reason == "expired"
                 ? "spool: dropped \(drop.count) event(s) older than spool.max_age_s\(range)"
                 : "spool full: dropped the \(drop.count) oldest buffered event(s)\(range)")
-        let notice = state.withLock { s -> EventSpool.Drop? in
-            s.unreportedDrop.merge(drop)
-            // The notice waiting in the spool was dropped itself: another one is due.
-            if let seq = s.dropNotice.seq, let first = drop.firstSeq, let last = drop.lastSeq, first <= seq, seq <= last {
-                s.dropNotice = (false, nil, nil)
-            }
-            guard !s.dropNotice.pending else { return nil }
-            return claimDropNotice(&s)
-        }
-        if let notice { await emitDropNotice(notice) }
-    }
-
-    private func claimDropNotice(_ s: inout State) -> EventSpool.Drop {
-        s.dropNotice = (true, nil, nil)
-        defer { s.unreportedDrop = EventSpool.Drop() }
-        return s.unreportedDrop
+        if let notice = dropNotices.add(drop) { await emitDropNotice(notice) }
     }
 
     private func emitDropNotice(_ drop: EventSpool.Drop) async {
