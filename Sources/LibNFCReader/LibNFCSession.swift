@@ -440,8 +440,12 @@ final class LibNFCSession {
             throw code.nfcError(connstring: connstring, call: "nfc_initiator_target_is_present")
         }
         try checkAnswers(after: result, call: "nfc_initiator_target_is_present")
-        // Silence (READ or R(NAK) timed out) or a failed re-select (Classic) says the tag was away.
-        let missed = result == NFC_ETIMEOUT || result == NFC_ETGRELEASED
+        // Silence says the tag was away: libnfc reports the chip's own RF timeout (PN532 status 01h,
+        // UM0701-02 §7.1, after ~51 ms) to the READ or R(NAK) ping, and a failed re-select (Classic),
+        // as NFC_ETGRELEASED. A host-side NFC_ETIMEOUT (no whole answer frame within the command
+        // timeout) that ``checkAnswers(after:call:)`` let stand came with a chip that answers its
+        // probe: the frame was lost on the line, which is an answer, not the tag's silence.
+        let missed = result == NFC_ETGRELEASED
         guard try select(target) else { return .absent }
         return missed ? .returned : .present
     }

@@ -234,6 +234,8 @@ final class PN532Session {
         // The garble_next_answer fault: DCS (the byte before the postamble, UM0701-02 §6.2.1.1)
         // inverted; a NACK gets the intact frame again.
         if bytes.count >= 2, emulator.field.takeGarbleNextAnswer(code: code) { bytes[bytes.count - 2] ^= 0xFF }
+        // The cut_next_answers fault: the postamble lost on the line.
+        if !bytes.isEmpty, emulator.field.takeCutAnswer(code: code) { bytes.removeLast() }
         write(bytes)
     }
 

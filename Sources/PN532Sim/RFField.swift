@@ -26,6 +26,8 @@ public final class RFField: Sendable {
         /// next answer to that command.
         var garbleNextAnswer: UInt8??
         var misframeNextCommand = false
+        /// The cut fault: the answers still to cut and the command they answer (nil: any).
+        var cutAnswers: (code: UInt8?, count: Int) = (nil, 0)
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 1
     }
@@ -101,6 +103,22 @@ public final class RFField: Sendable {
         state.withLock { s in
             guard case let .some(wanted) = s.garbleNextAnswer, wanted == nil || wanted == code else { return false }
             s.garbleNextAnswer = nil
+            return true
+        }
+    }
+
+    /// Fault (of the line): the chip's next `count` answer frames — with `code`, its next answers to that
+    /// command — reach the host without their last byte (the postamble, UM0701-02 §6.2.1.1), as a line
+    /// that drops a byte delivers them: the host waits for the rest of the frame until its own timeout.
+    public func cutNextAnswers(to code: UInt8? = nil, count: Int) {
+        state.withLock { $0.cutAnswers = (code, max(count, 0)) }
+    }
+
+    /// Takes one cut of the cut fault if one is armed for this answer (to command `code`).
+    func takeCutAnswer(code: UInt8?) -> Bool {
+        state.withLock { s in
+            guard s.cutAnswers.count > 0, s.cutAnswers.code == nil || s.cutAnswers.code == code else { return false }
+            s.cutAnswers.count -= 1
             return true
         }
     }

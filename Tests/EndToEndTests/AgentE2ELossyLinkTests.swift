@@ -77,6 +77,25 @@ import TestSupport
         }
     }
 
+    /// The removals of a tag that stayed in the 150-tap lossy run: the answer to the presence check's
+    /// READ 00 lost its last byte on the line, libnfc waited 350 ms for it, tried the READ once more
+    /// (`pn53x_ISO14443A_MFUL_is_present`) and met the same, and the check took the host-side
+    /// `NFC_ETIMEOUT` for the tag's silence: the tag "returned" after ~750 ms, longer than
+    /// `removal_grace_ms`, and was reported removed and scanned again. A silent tag is the chip's own
+    /// timeout (status 01h, `NFC_ETGRELEASED`); a chip that answers its probe after a host-side timeout
+    /// lost a frame on the line.
+    @Test func aPresenceCheckWhoseAnswersAreCutOnTheLineIsNotAMissedCheck() async throws {
+        try await withSimulatedReader(scenario: Self.scenario) { simulator, device in
+            try simulator.place("t")
+            let tag = try #require(try await device.poll(modulations: [.iso14443a], timeout: .seconds(2), limit: 1).first)
+            #expect(try await tag.transceive([0x30, 0x00], framing: .standard).count == 16)
+            #expect(try await device.checkPresence(tag) == .present)
+            try simulator.expectOK(["cmd": "fault", "fault": "cut_next_answers", "code": "40", "count": 2])
+            #expect(try await device.checkPresence(tag) == .present)
+            #expect(try await device.checkPresence(tag) == .present)
+        }
+    }
+
     /// The SIGSEGV of the 150-tap lossy run (on the libnfc thread, at the reopen after a
     /// `reader_unavailable`): the answer to the GetFirmwareVersion `nfc_open` sends was lost, libnfc
     /// 1.8.0 returned the device anyway, half-initialised with no modulation list, and the agent's

@@ -86,6 +86,16 @@ import Testing
         #expect(errorCode(try request(#"{"cmd":"fault","fault":"garble_next_answer","code":"0203"}"#)) != nil)
     }
 
+    /// `cut_next_answers` cuts `count` answers (to `code`), then none.
+    @Test func aCutFaultCutsCountAnswersToItsCommand() throws {
+        #expect(try request(#"{"cmd":"fault","fault":"cut_next_answers","code":"40","count":2}"#)["ok"] as? Bool == true)
+        #expect(!field.takeCutAnswer(code: 0x02))
+        #expect(field.takeCutAnswer(code: 0x40))
+        #expect(field.takeCutAnswer(code: 0x40))
+        #expect(!field.takeCutAnswer(code: 0x40))
+        #expect(errorCode(try request(#"{"cmd":"fault","fault":"cut_next_answers","count":0}"#)) != nil)
+    }
+
     @Test func waitCommandTimesOut() throws {
         let reply = try request(#"{"cmd":"wait_command","code":"60","timeout_ms":0}"#)
         #expect(errorCode(reply) == "timeout")

@@ -136,6 +136,8 @@ package struct ReaderLoop: Sendable {
         var scans: [[UInt8]: TagScan] = [:]
         var needsPoll = true
         var pollFailures = 0
+        /// Tags whose last presence check failed with a garbled frame.
+        var garbled: Set<[UInt8]> = []
         while !Task.isCancelled {
             var seen: Set<[UInt8]> = []
             var pause = false
@@ -153,11 +155,17 @@ package struct ReaderLoop: Sendable {
                         }
                     } catch {
                         if Task.isCancelled || error.isNFCCancellation { return nil }
-                        if Self.losesReader(Self.nfcError(error, unavailable: false)) {
-                            return Self.nfcError(error, unavailable: true)
+                        let nfcError = Self.nfcError(error, unavailable: false)
+                        if Self.losesReader(nfcError) { return Self.nfcError(error, unavailable: true) }
+                        // A garbled frame (`rf_error`: the reader answered, its frame did not come
+                        // whole) is an answer, not an absence; the next ones in a row are misses.
+                        if case .rfError = nfcError {
+                            if garbled.insert(uid).inserted { seen.insert(uid) } else { allPresent = false }
+                            continue
                         }
                         allPresent = false
                     }
+                    garbled.remove(uid)
                 }
                 if !allPresent || !missed.isEmpty {
                     // The tracker hears of the miss now, before the poll (or the re-select that

@@ -10,7 +10,7 @@ import Foundation
 /// | `place` | `id` or `tag` | puts a known tag, or an inline definition, into the field |
 /// | `remove` | `id` or `all: true` | takes tags out of the field |
 /// | `dump` | `id` | the tag's memory in hex |
-/// | `fault` | `fault`: `corrupt_next_write`, `garble_next_answer` [+ `code`], `misframe_next_command`, or `remove_after_commands` + `count` + `id` | arms a fault |
+/// | `fault` | `fault`: `corrupt_next_write`, `garble_next_answer` [+ `code`], `cut_next_answers` [+ `code`, `count`], `misframe_next_command`, or `remove_after_commands` + `count` + `id` | arms a fault |
 /// | `wait_command` | `code` (hex), `count` (default 1), `timeout_ms` (default 5000) | waits until that many such commands arrived in total |
 public struct SimulatorControl: Sendable {
     let field: RFField
@@ -148,6 +148,11 @@ public struct SimulatorControl: Sendable {
             let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
             field.garbleNextAnswer(to: code)
             return ok(["fault": .string("garble_next_answer")])
+        case "cut_next_answers":
+            let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
+            let count = try fields["count"].map { node throws(SimulatorError) in try reader.integer(node, what: "count", range: 1...1000) } ?? 1
+            field.cutNextAnswers(to: code, count: count)
+            return ok(["fault": .string("cut_next_answers"), "count": .number(count)])
         case "misframe_next_command":
             field.misframeNextCommand()
             return ok(["fault": .string("misframe_next_command")])
@@ -166,7 +171,7 @@ public struct SimulatorControl: Sendable {
             field.removeAfterCommands(count, id: id)
             return ok(["fault": .string("remove_after_commands"), "id": .string(id), "count": .number(count)])
         case let other:
-            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, garble_next_answer, misframe_next_command, remove_after_commands)")
+            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, cut_next_answers, garble_next_answer, misframe_next_command, remove_after_commands)")
         }
     }
 
