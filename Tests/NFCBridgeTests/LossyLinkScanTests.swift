@@ -173,7 +173,7 @@ final class LossyLinkTransport: TagTransport {
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(transport.lostCommands == [[0x60], [0x30, 0x03]])
         #expect(scan.cardType == "NTAG215")
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func aLostGetVersionAndLostReadsOfTheCCAreNotUltralightCWithAuthRequired() async throws {
@@ -184,8 +184,8 @@ final class LossyLinkTransport: TagTransport {
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(transport.lostCommands == [[0x60], [0x30, 0x03], [0x30, 0x03]])
         #expect(scan.cardType == "NTAG215")
-        #expect(!scan.report.allStrings.contains("auth_required"))
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndefError?.code != "auth_required")
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func aLostReadOnATagWithWriteProtectionOnlyIsNotAuthRequired() async throws {
@@ -194,8 +194,8 @@ final class LossyLinkTransport: TagTransport {
         let transport = LossyLinkTransport(tag: protect(try tag(), from: 4, reads: false), losingExchanges: [1: Self.garbled])
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(transport.lostCommands == [[0x30, 0x03]])
-        #expect(!scan.report.allStrings.contains("auth_required"))
-        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.report.ndefError?.code != "auth_required")
+        #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
     @Test func anUltralightCReadProtectedFromPage3IsAuthRequiredAtTheFirstAttempt() async throws {
@@ -206,7 +206,7 @@ final class LossyLinkTransport: TagTransport {
         let transport = VirtualTagTransport(tag: protect(tag, from: 3, reads: true))
         let scan = try await NFCCoreScanner().scan(transport)
         #expect(scan.cardType == "MIFARE Ultralight C")
-        #expect(scan.report.allStrings.contains("auth_required"))
+        #expect(scan.report.ndefError?.code == "auth_required")
         #expect(transport.sentCommands.filter { $0.first == 0x60 }.count == 1)
     }
 
