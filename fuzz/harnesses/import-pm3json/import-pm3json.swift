@@ -5,7 +5,7 @@ import NFCCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    if let dump = try? DumpImporter.importDump(bytes, format: .proxmark3JSON) {
+    if let dump = try? DumpImporter.importDump(bytes, format: .pm3json) {
         _ = try? dump.exportProxmark3JSON(partial: true)
     }
     return 0
