@@ -55,7 +55,7 @@ public final class VirtualTagTransport: APDUTransport, ClassicAuthenticating, Se
 
     public func transceive(_ command: [UInt8], framing: Framing) async throws -> [UInt8] {
         try step(command)
-        if let felica = tag as? FeliCaVirtualTag, target.modulation.isFeliCa {
+        if let felica = tag as? FeliCaVirtualTag, target.modulation == .felica212 || target.modulation == .felica424 {
             guard let answer = felica.process(felica: command) else { throw NFCError.timeout }
             return answer
         }

@@ -88,24 +88,27 @@ public enum PCSCAnswerToReset {
     /// is then not presented).
     public static func make(for tag: any VirtualTag) -> [UInt8]? {
         let target = tag.target
-        if target.modulation == .iso14443b {
+        // The simulator's own table of what a part 3 reader presents per technology (PC/SC part 3
+        // §3.1.3.2.3), never NFCCore's: the two are written apart so that they can disagree.
+        switch target.modulation {
+        case .iso14443a:
+            if target.isISODEP, tag is ISODEPVirtualTag { return isoDEP(ats: target.ats) }
+            let name = cardNameBySAK[target.sak ?? 0] ?? CardName.unnamed
+            return storageCard(standard: .iso14443APart3, name: name)
+        case .felica212, .felica424:
+            return storageCard(standard: .felica, name: CardName.felica)
+        case .iso15693:
+            let name = (tag as? ISO15693VirtualTag)?.pcscCardName ?? CardName.unnamed
+            return storageCard(standard: .iso15693Part3, name: name)
+        case .iso14443b:
             // Only ISO/IEC 14443-4 B cards have a PC/SC ATR: the simulator's one is ``VirtualTypeBTag``
             // (Protocol_Type 1 in its ATQB), which answers ATTRIB with MBLI 0 (no buffer limit given,
             // ISO/IEC 14443-3 §7.11).
             guard tag is VirtualTypeBTag, target.applicationData.count == 4, target.protocolInfo.count == 3 else { return nil }
             return typeB(applicationData: target.applicationData, protocolInfo: target.protocolInfo, mbli: 0)
-        }
-        if target.modulation == .iso14443a, target.isISODEP, tag is ISODEPVirtualTag { return isoDEP(ats: target.ats) }
-        // A storage card: the standard byte a reader writes for the technology (the technology table's first).
-        guard let code = target.modulation.technology.atrStandards.first, let standard = Standard(rawValue: code) else {
+        case .jewel:
+            // The simulator has no Jewel/Topaz tag to present.
             return nil
         }
-        let name: [UInt8]? =
-            switch standard {
-            case .iso14443APart3: cardNameBySAK[target.sak ?? 0]
-            case .felica: CardName.felica
-            case .iso15693Part3: (tag as? ISO15693VirtualTag)?.pcscCardName
-            }
-        return storageCard(standard: standard, name: name ?? CardName.unnamed)
     }
 }
