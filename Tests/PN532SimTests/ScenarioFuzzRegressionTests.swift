@@ -26,4 +26,25 @@ import Testing
             try Scenario.parse(yaml.replacingOccurrences(of: "at: \(time)", with: "at: 31536000"), file: "fuzz.yaml")
         }
     }
+
+    /// Issue 20 ("a YAML config nested 30,000 levels deep kills `run` … The same reader loads
+    /// scenarios"): a scenario nested 30,000 levels deep, in flow and in block style, is a scenario
+    /// error naming the reader's depth limit, never a crash.
+    @Test(arguments: [
+        "tags: " + String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000) + "\n",
+        "tags: " + String(repeating: "{a: ", count: 30_000) + "1" + String(repeating: "}", count: 30_000) + "\n",
+    ])
+    func aScenarioThirtyThousandLevelsDeepIsRefusedWithTheLimit(yaml: String) {
+        do {
+            _ = try Scenario.parse(yaml, file: "deep.yaml")
+            Issue.record("a 30,000-deep scenario was read")
+        } catch {
+            guard case let .scenario(file, _, message) = error else {
+                Issue.record("not a scenario error: \(error)")
+                return
+            }
+            #expect(file == "deep.yaml")
+            #expect(message.contains("nesting deeper than 256 levels"), "\(message)")
+        }
+    }
 }
