@@ -152,6 +152,20 @@ final class LossyLinkTransport: TagTransport {
         #expect(scan.report.ndef?.records.first?.uri == Self.uri)
     }
 
+    @Test func aBurstOfLossesOverSixAttemptsStillReadsTheNDEF() async throws {
+        // bench/lossy.py seed 2, tap 36: 11 bytes dropped in the scan's ~60 PN532 commands (about 4 expected at 1 in
+        // 500) failed all six attempts, the last on its NDEF read (host-side timeout, the chip answering
+        // the probe right after), and that attempt was published: NTAG215, `unreadable`, `timeout`. The
+        // link was clean again for the next command. Six NDEF reads lost in a row leave the seventh.
+        let losses = Array(repeating: (UInt8(0x30), NFCError.timeout), count: 6)
+        let transport = try LossyLinkTransport(tag: tag(), losing: losses)
+        let scan = try await NFCCoreScanner().scan(transport)
+        #expect(transport.lostCommands.count == 6)
+        #expect(scan.cardType == "NTAG215")
+        #expect(scan.report.allStrings.contains(Self.uri))
+        #expect(scan.problems.isEmpty)
+    }
+
     @Test func aTagThatLeftStopsTheAttemptsAfterTwoFailedReselects() async throws {
         let transport = GoneTagTransport(target: VirtualTagTransport(tag: try tag()).target)
         await #expect(throws: NFCError.tagRemoved) { try await NFCCoreScanner().scan(transport) }

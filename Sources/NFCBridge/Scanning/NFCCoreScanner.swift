@@ -23,9 +23,13 @@ package struct NFCCoreScanner: TagScanning {
     /// scan of an NTAG215 (GET_VERSION with its register switches, the CC, the NDEF: about 200 bytes on
     /// the line) meets a loss in roughly one in three; three attempts left about one tap in thirty wrong
     /// *and* doubted three times (2 to 4 wrong final scans in 150 taps of `bench/lossy.py`), six leave
-    /// about one in a thousand. A tag that really left stops the attempts after two failed re-selects
-    /// (``maximumFailedReselects``); one that really has a password is not doubted (its AUTH0 confirms it).
-    package static let maximumAttempts = 6
+    /// about one in a thousand on an average scan. Losses cluster by chance, though: seed 2 of that bench
+    /// dropped 11 bytes in the ~60 PN532 commands of one scan (about 4 expected) and failed all six
+    /// attempts, and the commands right after them went through. A tag that really
+    /// left stops the attempts after two failed re-selects (``maximumFailedReselects``); one that really
+    /// has a password is not doubted (its AUTH0 confirms it). A tag that stays and keeps failing costs
+    /// ten attempts (about 0.5 s each when each meets a 350 ms timeout) before its last one is published.
+    package static let maximumAttempts = 10
 
     /// Re-selects that must fail in a row before the scanner takes the tag for gone: one may be a lost
     /// answer (a re-select's answer is lost about one time in thirty on that link), two rarely are.
