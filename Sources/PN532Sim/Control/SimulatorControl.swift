@@ -140,16 +140,16 @@ public struct SimulatorControl: Sendable {
 
     private func fault(_ fields: [String: ScenarioNode], _ reader: ScenarioNodeReader) throws(SimulatorError) -> JSONValue {
         guard let faultNode = fields["fault"] else { throw .badRequest("fault needs \"fault\"") }
+        // The command whose answer a line fault waits for (one byte, hex), or nil: the next answer.
+        let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
         switch try reader.string(faultNode, what: "fault") {
         case "corrupt_next_write":
             field.corruptNextWrite()
             return ok(["fault": .string("corrupt_next_write")])
         case "garble_next_answer":
-            let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
             field.garbleNextAnswer(to: code)
             return ok(["fault": .string("garble_next_answer")])
         case "cut_next_answers":
-            let code = try fields["code"].map { node throws(SimulatorError) in try reader.hex(node, what: "code", counts: [1])[0] }
             let count = try fields["count"].map { node throws(SimulatorError) in try reader.integer(node, what: "count", range: 1...1000) } ?? 1
             field.cutNextAnswers(to: code, count: count)
             return ok(["fault": .string("cut_next_answers"), "count": .number(count)])
