@@ -95,12 +95,36 @@ final class LibNFCAbortControl: @unchecked Sendable {
     /// `expired` is true when that happened: its result then says nothing about the tag.
     func call<T>(_ kind: InFlight, deadline limit: Duration, _ body: () -> T) -> (result: T, expired: Bool) {
         condition.lock()
+        begin(kind, deadline: limit)
+        condition.unlock()
+        return finish(body())
+    }
+
+    /// ``call(_:deadline:_:)`` for a poll that waits long (InAutoPoll), or nil without running
+    /// `body` when a poll abort or `token`'s cancellation is pending already: `nfc_abort_command`
+    /// sent before the call waits would not reach it, so the check and the marking happen under
+    /// one lock.
+    func pollCall<T>(_ token: CancelToken, deadline limit: Duration, _ body: () -> T) -> (result: T, expired: Bool)? {
+        condition.lock()
+        if pollAbortPending || token.isCancelled {
+            condition.unlock()
+            return nil
+        }
+        begin(.poll(token), deadline: limit)
+        condition.unlock()
+        return finish(body())
+    }
+
+    /// Marks `kind` in flight with its deadline; `condition` held.
+    private func begin(_ kind: InFlight, deadline limit: Duration) {
         inFlight = kind
         deadline = ContinuousClock.now.advanced(by: limit)
         expired = false
         condition.broadcast()
-        condition.unlock()
-        let result = body()
+    }
+
+    /// Clears the call in flight and tells whether it expired.
+    private func finish<T>(_ result: T) -> (result: T, expired: Bool) {
         condition.lock()
         inFlight = nil
         deadline = nil
