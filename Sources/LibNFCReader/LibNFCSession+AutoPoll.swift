@@ -71,16 +71,19 @@ extension LibNFCSession {
             guard modulation == .iso14443a else {
                 return try listTargets(modulation: modulation, row: row, limit: most)
             }
-            let found = LibNFCAutoPoll.typeATarget(data)
+            // Data that does not read (a UID length ISO/IEC 14443-3 has not): the tag stays as the
+            // chip left it, and the next poll meets it again.
+            guard let found = LibNFCAutoPoll.typeATarget(data) else { return [] }
             let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
                 nfc_initiator_deselect_target(device)
             }
             if deselected < 0 {
                 let error = LibNFCErrorCode(rawValue: deselected)
                 if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
-                try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target")
+                // A garbled answer to the deselect: the tag is returned, not lost halted (the first
+                // exchange with it selects it again, see listTargets).
+                if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: [found]) { return [found] }
             }
-            guard let found else { return [] }
             return try listTargets(modulation: modulation, row: row, limit: most, after: [found])
         }
     }

@@ -303,7 +303,7 @@ final class LibNFCSession {
     /// lose them. They were deselected — halted: a halted tag answers only WUPA (ISO/IEC 14443-3 §6.3),
     /// and on a lossy line the next polls then found nothing for the rest of the tap — so the first
     /// exchange with one selects it again, resetting the field when needed (``select(_:)``).
-    private func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
+    func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
         do {
             try checkAnswers(after: result, call: call)
             return false
