@@ -25,26 +25,30 @@ field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())[sys.ar
 encode warm 1000 >/dev/null
 env LIBNFC_DEFAULT_DEVICE="$dev" nfc-mfultralight r "$work/image.mfd" >/dev/null
 : >"$work/ours.ms"; : >"$work/lock.ms"; : >"$work/times"
+fresh() {  # fresh ID UID: a factory-fresh NTAG213 (blank) alone in the field, as the next label of a roll
+    control enc '{"cmd":"remove","all":true}' >/dev/null
+    control enc "{\"cmd\":\"place\",\"tag\":{\"id\":\"$1\",\"type\":\"ntag213\",\"uid\":\"$2\"}}" >/dev/null
+}
 for i in $(seq 1 "$runs"); do
+    fresh "w$i" "04A1B2C3D4E5$(printf %02X "$i")"
     line=$(encode "w$i" $((2000 + i)))
     [ "$(echo "$line" | field result)" = ok ] || { echo "write failed: $line" >&2; exit 1; }
     echo "$line" | field ms >>"$work/ours.ms"
+    fresh "p$i" "04C1B2C3D4E5$(printf %02X "$i")"
     start=$(date +%s%N)
     printf 'n\nn\nn\nn\n' | env LIBNFC_DEFAULT_DEVICE="$dev" nfc-mfultralight w "$work/image.mfd" >/dev/null 2>&1
     end=$(date +%s%N)
     echo $(((end - start) / 1000000)) >>"$work/times"
-    # A fresh tag for the lock (a locked tag stays locked).
-    control enc '{"cmd":"remove","all":true}' >/dev/null
-    control enc "{\"cmd\":\"place\",\"tag\":{\"id\":\"l$i\",\"type\":\"ntag213\",\"uid\":\"04B1B2C3D4E5$(printf %02X "$i")\"}}" >/dev/null
+    fresh "l$i" "04B1B2C3D4E5$(printf %02X "$i")"
     line=$(encode "l$i" $((3000 + i)) --lock)
     [ "$(echo "$line" | field result)" = ok ] || { echo "write+lock failed: $line" >&2; exit 1; }
     echo "$line" | field ms >>"$work/lock.ms"
-    control enc '{"cmd":"remove","all":true}' >/dev/null
-    control enc '{"cmd":"place","id":"tag"}' >/dev/null
 done
-# Frames of one encode session (open + poll + the tag) and of one nfc-mfultralight w.
+# Frames of one encode session (open + poll + a blank tag) and of one nfc-mfultralight w.
+fresh frames 04D1B2C3D4E5F6
 LIBNFC_LOG_LEVEL=3 "$bin/nfcbridge" encode --device "$dev" --state-dir "$work/state" --job frames --uri "$url" \
     --serials 9000:1 --policy overwrite --timeout 10 >/dev/null 2>"$work/ours.log"
+fresh peer 04E1B2C3D4E5F6
 (printf 'n\nn\nn\nn\n' | LIBNFC_LOG_LEVEL=3 LIBNFC_DEFAULT_DEVICE="$dev" nfc-mfultralight w "$work/image.mfd") >/dev/null 2>"$work/peer.log"
 echo "  frames nfcbridge encode (whole session): $(frames "$work/ours.log")"
 echo "  frames nfc-mfultralight w (whole session): $(frames "$work/peer.log")"

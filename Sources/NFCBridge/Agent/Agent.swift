@@ -111,6 +111,11 @@ package final class Agent: Sendable {
                 await commands.run()
                 return .other
             }
+            group.addTask { [parts] in
+                // A job the agent was running when it stopped goes on (its tag in hand reported torn).
+                await parts.jobs.resumeActive()
+                return .other
+            }
             if let discovery {
                 group.addTask {
                     await discovery.runRepublishing()
@@ -219,6 +224,7 @@ package final class Agent: Sendable {
         // The field is no longer watched: `tag` says nothing is present (keeping `last`). The
         // presence record keeps the tags, which are still there: the next run's first poll finds
         // them as `initial`.
+        await parts.jobs.stop()
         state.withLock { $0.tags.tags = [] }
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))

@@ -22,6 +22,8 @@ package struct AgentAssembly: Sendable {
     let spool: EventSpool
     let pipeline: EventPipeline
     let commands: CommandRouter
+    /// The encode job runner (`request/job`).
+    let jobs: JobRunner
     /// Nil when Home Assistant discovery is off.
     let discovery: DiscoveryPublisher?
     let presenceStore: PresenceStore
@@ -55,9 +57,17 @@ package struct AgentAssembly: Sendable {
         let tagAccess = ReaderTagAccess()
         self.tagAccess = tagAccess
         let policy = CommandPolicy(configuration)
+        let executor = commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families)
+        let jobs = JobRunner(
+            stateDirectory: configuration.stateDirectory, access: tagAccess, executor: executor,
+            reporting: EncodeStation.Reporting(
+                tag: { result in await pipeline.emit(EventKind.job, result) },
+                state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
+            logger: logger)
+        self.jobs = jobs
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
-            executor: commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families),
+            executor: executor,
             publisher: PipelinePublisher(pipeline: pipeline, underlying: publisher), clock: clock,
             cache: try CommandResultCache(
                 capacity: policy.resultCacheCapacity, directory: configuration.stateDirectory, logger: logger,
@@ -67,7 +77,7 @@ package struct AgentAssembly: Sendable {
             },
             logger: logger,
             audit: { audit in await pipeline.emit(.lock, audit) },
-            acceptsRequests: { pipeline.acceptsRequests })
+            acceptsRequests: { pipeline.acceptsRequests }, jobs: jobs)
         discovery =
             configuration.homeAssistant.enabled
             ? DiscoveryPublisher(documents: HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)) {

@@ -12,4 +12,6 @@ package enum CommandName: String, Sendable, CaseIterable, Codable {
     case cancel
     /// Write raw MIFARE Classic blocks with a known key (`blocks`, `key`, `key_type`, `allow_trailer`).
     case writeBlocks = "write_blocks"
+    /// Start, pause, resume or cancel the reader's encode job (docs/tagging-station.md).
+    case job
 }

@@ -39,6 +39,7 @@ package enum CommandParser {
         .dump: commonFields.union(["format", "partial"]),
         .cancel: ["id", "transaction"],
         .writeBlocks: commonFields.union(WriteBlocksRequest.fields),
+        .job: JobRequest.fields.union(["id", "transaction"]),
     ]
 
     /// Longest `id` string accepted (it is stored in the persisted result cache).
@@ -104,6 +105,10 @@ package enum CommandParser {
             command: command, id: id, transaction: transaction,
             waitForTagMilliseconds: milliseconds(policy.defaultWaitForTagSeconds), action: .cancel)
         if command == .cancel { return request }
+        if command == .job {
+            request.action = .job(try JobRequest(object.values(except: ["id", "transaction"])))
+            return request
+        }
 
         request.uid = try uid(object, field: "uid")
         let wait = try seconds(object, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
@@ -150,7 +155,7 @@ package enum CommandParser {
                 partial = flag
             }
             request.action = .dump(format: format, partial: partial)
-        case .cancel:
+        case .cancel, .job:
             break
         case .writeBlocks:
             request.action = try WriteBlocksRequest.action(object, uid: request.uid)

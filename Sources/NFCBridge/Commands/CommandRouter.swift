@@ -38,6 +38,8 @@ package actor CommandRouter {
     let signatures: RequestSignatureVerifier?
     let logger: AgentLogger
     let responder: CommandResponder
+    /// The encode job runner (`request/job`); nil: no jobs.
+    let jobs: (any JobHandling)?
 
     /// False while the response queue is nearly full (``EventPipeline/acceptsRequests``): a new
     /// request is refused with `busy` rather than let an answer be dropped later.
@@ -55,8 +57,9 @@ package actor CommandRouter {
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any AgentClock, cache: CommandResultCache? = nil,
         signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
-        acceptsRequests: @escaping @Sendable () -> Bool = { true }
+        acceptsRequests: @escaping @Sendable () -> Bool = { true }, jobs: (any JobHandling)? = nil
     ) {
+        self.jobs = jobs
         self.acceptsRequests = acceptsRequests
         self.topics = topics
         self.policy = policy
@@ -104,6 +107,14 @@ package actor CommandRouter {
         }
         if request.command == .cancel {
             await cancel(request, route: route)
+            return
+        }
+        if case let .job(job) = request.action {
+            await receiveJob(request, job, route: route)
+            return
+        }
+        if let busy = refusalDuringJob(request) {
+            await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
             return
         }
         if let first = cache.response(for: request.key) {
@@ -211,6 +222,7 @@ package actor CommandRouter {
         if let expiry = request.expiresAtMonotonic, clock.monotonicMilliseconds >= expiry {
             return failure(CommandError(.expired, "the request expired while queued: nothing was done"))
         }
+        if let busy = refusalDuringJob(request) { return failure(busy) }
         var tag: PresentTag?
         do {
             tag = try await access.presentTag()

@@ -52,6 +52,9 @@ package struct JSONFields: Sendable, Equatable {
     /// True when the object has a member `name` (`null` included).
     package func has(_ name: String) -> Bool { members[name] != nil }
 
+    /// The members but `names`, as values (a request part parsed by its own type: `request/job`'s spec).
+    package func values(except names: Set<String>) -> [String: JSONValue] { members.filter { !names.contains($0.key) } }
+
     /// These fields without the members `names`.
     package func removing(_ names: String...) -> JSONFields {
         var copy = self

@@ -85,7 +85,8 @@ package struct EncodeStation: Sendable {
                 if !ledger.isFinished { try await access.waitForRemoval(of: tag) }
             }
         }
-        await reporting.state(EncodeJobState(ledger, phase: phase(ledger)))
+        // A cancel ends here (the last tag's report already said `finished`).
+        if ledger.isCanceled { await reporting.state(EncodeJobState(ledger, phase: .canceled)) }
         return ledger
     }
 

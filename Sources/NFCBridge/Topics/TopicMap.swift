@@ -10,6 +10,8 @@ package enum StateTopic: String, Sendable, CaseIterable {
     case tag
     /// Uptime, memory, reader, scans, MQTT and spool counters, every `health_interval_s`.
     case health
+    /// The encode job's counts (`request/job`): job, state, total, done, failed, torn, remaining.
+    case job
 }
 
 /// The event topics under `<base>/<id>/event/`. QoS 1, never retained, spooled while offline.
@@ -24,6 +26,8 @@ package enum EventKind: String, Sendable, CaseIterable, Codable {
     case error
     /// The outcome of a `lock` command (the audit trail of an irreversible operation).
     case lock
+    /// One tag of an encode job: job, n, serial, uid, result, ms (docs/tagging-station.md).
+    case job
 }
 
 /// Every topic the agent uses, built from the base topic, the agent id and the Home Assistant
