@@ -66,10 +66,13 @@ write_bytes = 16 + 6 + 10                 # InDataExchange(A2 pp 4 bytes) + ACK 
 read_bytes = 12 + 6 + 26                  # InDataExchange(30 pp) + ACK + 16 bytes answer
 floor = pages * write_bytes * byte_ms + -(-pages // 4) * read_bytes * byte_ms
 floor_lock = floor + 3 * write_bytes * byte_ms   # static lock bytes, dynamic lock page, CC read-only
+fast_read_bytes = 13 + 6 + 10 + 4 * pages          # InDataExchange(3A first last) + ACK + the pages
+floor_fast = pages * write_bytes * byte_ms + fast_read_bytes * byte_ms
 ours, lock, peer = ms("ours.ms"), ms("lock.ms"), ms("times")
 def row(label, values, base):
     m = statistics.median(values)
     print(f"  {label}: median {m:.1f} ms/tag (min {min(values):.0f}, max {max(values):.0f}) = {60000 / m:.0f} tags/min; {m / base:.2f}x the floor")
+print(f"  floor with one FAST_READ for the verify: {floor_fast:.1f} ms")
 print(f"  message {record} bytes, TLV {tlv} bytes = {pages} pages; floor write+verify {floor:.1f} ms ({pages} WRITE + {-(-pages // 4)} READ at {baud} baud), + lock {floor_lock:.1f} ms")
 row("nfcbridge encode, write+verify", ours, floor)
 row("nfcbridge encode, write+verify+lock", lock, floor_lock)
