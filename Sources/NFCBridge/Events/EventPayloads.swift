@@ -96,12 +96,14 @@ package struct RemovedEvent: Encodable, Sendable {
 }
 
 /// The body of `event/scanned`: the scan object (NFCCore's scan report) plus `uid`, `cardType`,
-/// `random_uid`, `tag_id` and `initial`.
+/// `random_uid`, `tag_id`, `initial` and, when the access checks ran, `trust`.
 package struct ScannedEvent: Encodable, Sendable {
     /// The scan.
     package var scan: TagScan
 
-    enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial }
+    enum CodingKeys: String, CodingKey {
+        case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial, trust
+    }
 
     package func encode(to encoder: any Encoder) throws {
         try scan.report.encode(to: encoder)
@@ -111,6 +113,7 @@ package struct ScannedEvent: Encodable, Sendable {
         try container.encode(scan.hasRandomUID, forKey: .randomUID)
         try container.encode(scan.homeAssistantTagID, forKey: .tagID)
         try container.encode(scan.initial, forKey: .initial)
+        try container.encodeIfPresent(scan.trust, forKey: .trust)
     }
 }
 

@@ -27,6 +27,9 @@ package struct TagScan: Sendable, Equatable {
     /// already in the field when the previous run stopped (``TagPresence/carriedOver``) — the
     /// `scanned` event's `initial` (docs/mqtt.md).
     package var initial = false
+    /// The access checks' verdict (`event/scanned`'s `trust`, docs/access-control.md); nil when no
+    /// check ran.
+    package var trust: TrustReport?
 
     /// Creates a scan.
     package init(

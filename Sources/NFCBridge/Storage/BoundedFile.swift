@@ -12,8 +12,11 @@ enum BoundedFile {
 
     /// The bytes of `path`, at most `limit` of them. A larger file is refused, unless `prefix`: then
     /// its first `limit` bytes are returned (a caller that only needs the first line). Nil when
-    /// `path` does not exist.
-    static func read(_ path: String, limit: Int, prefix: Bool = false) throws(Failure) -> [UInt8]? {
+    /// `path` does not exist. `check` sees the status of the file opened (not of the path, which may
+    /// change in between) and returns why it is refused, or nil (a keys file's mode and owner).
+    static func read(_ path: String, limit: Int, prefix: Bool = false, check: ((stat) -> String?)? = nil)
+        throws(Failure) -> [UInt8]?
+    {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -27,6 +30,7 @@ enum BoundedFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw Failure(message: "'\(path)' is \(kind(status.st_mode)), not a regular file: name a file")
         }
+        if let problem = check?(status) { throw Failure(message: problem) }
         guard prefix || Int(status.st_size) <= limit else {
             throw Failure(message: "'\(path)' is \(status.st_size) bytes; at most \(limit) are read: is it the right file?")
         }
