@@ -25,6 +25,11 @@ enum VirtualTagFactory {
                 let tag = try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
                 if let signature = spec.signature { tag.originalitySignature = signature }
                 return tag
+            case .sdm:
+                guard let sun = spec.sun else {
+                    throw SimulatorError.invalidTag(id: spec.id, reason: "an ntag424_sun tag needs a 'sun' mapping (url, keys, counter)")
+                }
+                return try sun.makeTag(id: spec.id, uid: spec.uid ?? defaultUID(spec.id, count: 7))
             case .emrtd:
                 return try VirtualEMRTDTag(uid: spec.uid ?? defaultUID(spec.id, count: 4))
             case let .iso15693(model):
