@@ -26,29 +26,18 @@ package struct SUNTrust: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(keys, forKey: .keys)
     }
 
-    /// The reason a SUN verdict other than `valid` refuses the tap.
+    /// The reason a SUN verdict other than `valid` refuses the tap: `sun_` + the verdict
+    /// (`sun_invalid_mac`, `sun_replayed`, `sun_no_key`, `sun_malformed`; docs/sun.md).
     package var refusal: TrustReason? {
-        switch verdict {
-        case .valid: nil
-        case .invalidMAC: .sunInvalidMAC
-        case .replayed: .sunReplayed
-        case .noKey: .sunNoKey
-        case .malformed: .sunMalformed
-        }
+        guard let message = Self.refusals[verdict] else { return nil }
+        return TrustReason(code: "sun_" + verdict.rawValue, message: message)
     }
-}
 
-extension TrustReason {
-    /// The SUN message's SDMMAC does not verify: forged, altered, or another key.
-    package static let sunInvalidMAC = TrustReason(
-        code: "sun_invalid_mac", message: "the NTAG 424 DNA SUN message's SDMMAC does not verify with the configured keys")
-    /// A valid SUN message whose read counter is not above the last one seen for the UID.
-    package static let sunReplayed = TrustReason(
-        code: "sun_replayed", message: "the SUN message's read counter is not above the last one seen for this tag: a replay")
-    /// No `ntag424_sdm` key to check the SUN message with.
-    package static let sunNoKey = TrustReason(
-        code: "sun_no_key", message: "no ntag424_sdm key in auth.keys_file to check the SUN message with")
-    /// The NDEF file holds no readable SUN message where its SDM settings say.
-    package static let sunMalformed = TrustReason(
-        code: "sun_malformed", message: "the SUN message is not where the tag's SDM settings say, or does not decrypt")
+    /// What each refusing verdict means, for people.
+    static let refusals: [SUNResult.Verdict: String] = [
+        .invalidMAC: "the NTAG 424 DNA SUN message's SDMMAC does not verify with the configured keys",
+        .replayed: "the SUN message's read counter is not above the last one seen for this tag: a replay",
+        .noKey: "no ntag424_sdm key in auth.keys_file to check the SUN message with",
+        .malformed: "the SUN message is not where the tag's SDM settings say, or does not decrypt",
+    ]
 }
