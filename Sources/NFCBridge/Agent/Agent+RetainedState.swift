@@ -74,7 +74,8 @@ extension Agent {
             mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:],
             spoolCorruptLines: spool.corruptLineCount, spoolWriteFailed: spool.writeFailure != nil,
             spoolWriteFailures: statistics.spoolWriteFailures, responsesDropped: statistics.responsesDropped,
-            refusedForSize: statistics.refusedForSize, broker: pipeline.brokerStatus)
+            refusedForSize: statistics.refusedForSize, spoolReplayed: statistics.replayed,
+            clockSynchronized: clock.isSynchronized, broker: pipeline.brokerStatus)
     }
 
     /// A `health` report and its number: reports are made one at a time, so a larger number is a
@@ -91,10 +92,13 @@ extension Agent {
         await pipeline.publishState(topics.topic(.health), json: report, snapshot: number)
     }
 
+    /// `health` every `health_interval_s`, with `status` online again: Home Assistant's Agent
+    /// sensor expires when neither comes through (``HomeAssistantDiscovery/agentSensor(_:)``).
     func publishHealthPeriodically() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.healthIntervalSeconds))
             if Task.isCancelled { break }
+            await pipeline.publishState(topics.topic(.status), Array("online".utf8))
             await publishHealth()
             await pipeline.drain()  // also retries a replay that an earlier failure paused
         }

@@ -17,7 +17,7 @@ import Synchronization
 /// let running = Task { await agent.run() }
 /// // … on SIGTERM:
 /// agent.stop()
-/// await running.value   // `tag` cleared, `status` offline, reader closed
+/// await running.value   // `status` offline, reader closed (`tag` kept as it was)
 /// ```
 package final class Agent: Sendable {
     /// The configuration in force.
@@ -78,8 +78,8 @@ package final class Agent: Sendable {
     /// Home Assistant discovery (nil when it is off).
     var discovery: DiscoveryPublisher? { parts.discovery }
 
-    /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
-    /// cleared and `status` offline and closes the reader.
+    /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `status`
+    /// offline (`tag` stays as it was) and closes the reader.
     package func run() async {
         logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(JSONWire.text(configuration.publicConfiguration))")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
@@ -209,11 +209,10 @@ package final class Agent: Sendable {
     }
 
     private func shutdown() async {
-        // The field is no longer watched: `tag` says nothing is present (keeping `last`). The
-        // presence record keeps the tags, which are still there: the next run's first poll finds
-        // them as `initial`.
-        state.withLock { $0.tags.tags = [] }
-        await publishTag()
+        // `tag` stays as it was: a tag resting on the reader is still there, and `status` offline
+        // makes Home Assistant's tag entities unavailable (never `off` first: a clean restart or an
+        // upgrade runs no "cleared" automation). The next run's first poll finds the tags again as
+        // `initial`, or reports their `removed`.
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
         // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
         await pipeline.flush(upTo: .seconds(5))
@@ -229,7 +228,11 @@ package final class Agent: Sendable {
     func handle(_ event: ReaderLoopEvent) async {
         let now = clock.now
         let monotonic = clock.monotonicMilliseconds
-        let effects = state.withLock { AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic) }
+        let linkLive = publisher.isConnected && !pipeline.brokerStatus.stalled
+        let effects = state.withLock {
+            $0.linkLive = linkLive
+            return AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic)
+        }
         for effect in effects {
             switch effect {
             case let .log(level, message): logger.log(level, message)
@@ -243,8 +246,7 @@ package final class Agent: Sendable {
                 savePresence()
                 await publishTag()
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
-            case let .emitRemoved(uid, present, afterRestart):
-                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present, afterRestart: afterRestart))
+            case let .emitRemoved(removed): await pipeline.emit(.removed, removed)
             case let .emitDump(scan, dump):
                 await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: dump))
             case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)

@@ -50,7 +50,8 @@ package struct AgentAssembly: Sendable {
         let pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: logger,
             eventIDs: eventIDs, acknowledgementDeadline: .seconds(configuration.mqtt.stallAfterSeconds),
-            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds))
+            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds),
+            liveWindow: .seconds(configuration.mqtt.liveWindowSeconds))
         self.pipeline = pipeline
         let tagAccess = ReaderTagAccess()
         self.tagAccess = tagAccess
@@ -70,7 +71,9 @@ package struct AgentAssembly: Sendable {
             acceptsRequests: { pipeline.acceptsRequests })
         discovery =
             configuration.homeAssistant.enabled
-            ? DiscoveryPublisher(documents: HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)) {
+            ? DiscoveryPublisher(documents: HomeAssistantDiscovery(
+                topics: topics, version: NFCBridgeAgent.version, liveWindowSeconds: configuration.mqtt.liveWindowSeconds,
+                healthIntervalSeconds: configuration.healthIntervalSeconds)) {
                 message in await pipeline.publishState(message.topic, message.payload)
             } : nil
         // What the previous run last saw in the field: tags found there again at start-up are `initial`.

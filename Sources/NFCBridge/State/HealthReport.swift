@@ -29,12 +29,18 @@ package struct HealthReport: Sendable, Equatable, Encodable {
     /// broker refused for their size (`mqtt.refused_for_size`).
     package var responsesDropped = 0
     package var refusedForSize = 0
+    /// Events that went out `buffered: true` this run (`spool.replayed`): taps made while the
+    /// broker was away or stalled, which Home Assistant does not act on.
+    package var spoolReplayed = 0
+    /// Whether the kernel says the wall clock is synchronized (`clock.synchronized`; nil: unknown).
+    package var clockSynchronized: Bool?
     /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
     package var broker = EventPipeline.BrokerStatus()
 
     enum CodingKeys: String, CodingKey {
-        case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
+        case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool, clock
     }
+    enum ClockKeys: String, CodingKey { case synchronized }
     enum ReaderKeys: String, CodingKey { case state, reopens, pollErrors = "poll_errors" }
     enum ScanKeys: String, CodingKey { case total }
     enum MQTTKeys: String, CodingKey {
@@ -42,7 +48,7 @@ package struct HealthReport: Sendable, Equatable, Encodable {
         case responsesDropped = "responses_dropped", refusedForSize = "refused_for_size"
     }
     enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines"
-        case writeFailed = "write_failed", writeFailures = "write_failures"
+        case writeFailed = "write_failed", writeFailures = "write_failures", replayed
     }
 
     /// The payload (docs/mqtt.md, "health"); `rss_bytes`, `spool.oldest_age_s` and `mqtt.unacked_s`
@@ -76,5 +82,8 @@ package struct HealthReport: Sendable, Equatable, Encodable {
         try spool.encode(spoolCorruptLines, forKey: .corruptLines)
         try spool.encode(spoolWriteFailed, forKey: .writeFailed)
         try spool.encode(spoolWriteFailures, forKey: .writeFailures)
+        try spool.encode(spoolReplayed, forKey: .replayed)
+        var clock = container.nestedContainer(keyedBy: ClockKeys.self, forKey: .clock)
+        try clock.encode(clockSynchronized, forKey: .synchronized)
     }
 }
