@@ -42,7 +42,8 @@ do {
     if let vpcd = arguments.vpcd {
         let simulator = try VPCDSimulator(configuration: VPCDSimulator.Configuration(
             host: vpcd.host, port: vpcd.port, controlPath: arguments.controlPath, scenario: scenario,
-            profile: PCSCReaderEmulation.Profile(answersATQAAndSAK: arguments.answersATQAAndSAK), log: log))
+            profile: PCSCReaderEmulation.Profile(
+                answersATQAAndSAK: arguments.answersATQAAndSAK, model: arguments.pcscReader ?? .part3Transparent), log: log))
         simulator.start()
         FileHandle.standardOutput.write(Data("ready vpcd=\(vpcd.host):\(vpcd.port) control=\(simulator.controlPath ?? "-")\n".utf8))
         stop = simulator.stop
@@ -50,7 +51,8 @@ do {
         let simulator = try Simulator(configuration: Simulator.Configuration(
             linkPath: arguments.linkPath ?? "", controlPath: arguments.controlPath, scenario: scenario,
             timing: PN532Timing(baudRate: arguments.baudRate, timeScale: arguments.timeScale), log: log,
-            linkLoss: arguments.dropOneIn.map { LinkLoss(oneIn: $0, seed: arguments.dropSeed) }))
+            linkLoss: arguments.dropOneIn.map { LinkLoss(oneIn: $0, seed: arguments.dropSeed) },
+            answersAutoPoll: !arguments.withoutAutoPoll))
         simulator.start()
         let ready = "ready link=\(simulator.emulator.linkPath) control=\(simulator.controlPath ?? "-") pty=\(simulator.emulator.slavePath)\n"
         FileHandle.standardOutput.write(Data(ready.utf8))

@@ -16,6 +16,8 @@ package struct AgentConfiguration: Sendable, Equatable {
     package var presence = PresenceSettings()
     /// Dumps published on scan.
     package var dump = DumpSettings()
+    /// Keys for authenticated reads.
+    package var auth = AuthSettings()
     /// Home Assistant MQTT discovery.
     package var homeAssistant = HomeAssistantSettings()
     /// Log level.

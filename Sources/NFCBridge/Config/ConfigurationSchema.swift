@@ -5,7 +5,7 @@
 enum ConfigurationSchema {
     static let keys: [ConfigurationKey] = [
         AgentConfiguration.keys, AgentConfiguration.ReaderSettings.keys, AgentConfiguration.MQTTSettings.keys,
-        AgentConfiguration.PresenceSettings.keys, AgentConfiguration.DumpSettings.keys,
+        AgentConfiguration.PresenceSettings.keys, AgentConfiguration.DumpSettings.keys, AgentConfiguration.AuthSettings.keys,
         AgentConfiguration.HomeAssistantSettings.keys, AgentConfiguration.LogSettings.keys,
         AgentConfiguration.SpoolSettings.keys, AgentConfiguration.CommandSettings.keys,
     ].flatMap { $0 }

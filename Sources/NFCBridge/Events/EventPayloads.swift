@@ -108,12 +108,14 @@ package struct RemovedEvent: Encodable, Sendable, Equatable {
 }
 
 /// The body of `event/scanned`: the scan object (NFCCore's scan report) plus `uid`, `cardType`,
-/// `random_uid`, `tag_id` and `initial`.
+/// `random_uid`, `tag_id`, `initial` and, when the access checks ran, `trust`.
 package struct ScannedEvent: Encodable, Sendable {
     /// The scan.
     package var scan: TagScan
 
-    enum CodingKeys: String, CodingKey { case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial }
+    enum CodingKeys: String, CodingKey {
+        case uid, cardType, randomUID = "random_uid", tagID = "tag_id", initial, trust
+    }
 
     package func encode(to encoder: any Encoder) throws {
         try scan.report.encode(to: encoder)
@@ -123,6 +125,7 @@ package struct ScannedEvent: Encodable, Sendable {
         try container.encode(scan.hasRandomUID, forKey: .randomUID)
         try container.encode(scan.homeAssistantTagID, forKey: .tagID)
         try container.encode(scan.initial, forKey: .initial)
+        try container.encodeIfPresent(scan.trust, forKey: .trust)
     }
 }
 
@@ -220,5 +223,30 @@ package struct PayloadTooLargeEvent: Encodable, Sendable {
         try container.encode(seq, forKey: .refusedSeq)
         try container.encode(eventID, forKey: .refusedEventID)
         try container.encode(size, forKey: .size)
+    }
+}
+
+/// The `event/error` of another client using the agent's client id (`op` `mqtt`):
+/// `duplicate_client_id`, once per episode, with `takeovers` (how often the broker gave the
+/// session to the other client so far) and the `client_id`. The agent then waits 5 s, doubling up
+/// to 5 min, after each takeover instead of taking the session straight back.
+package struct DuplicateClientIDEvent: Encodable, Sendable {
+    /// Takeovers so far.
+    package var takeovers: Int
+    /// The agent's MQTT client id.
+    package var clientID: String
+
+    enum CodingKeys: String, CodingKey { case error, operation = "op", takeovers, clientID = "client_id" }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(
+            ErrorPayload(
+                code: "duplicate_client_id",
+                message: "another client connects with this agent's client id \(clientID): the broker gave the session to it \(takeovers) times within seconds of each connect; give every agent its own id (two agents started with one configuration?). Backing off (5 s doubling to 5 min) instead of fighting"),
+            forKey: .error)
+        try container.encode("mqtt", forKey: .operation)
+        try container.encode(takeovers, forKey: .takeovers)
+        try container.encode(clientID, forKey: .clientID)
     }
 }

@@ -13,18 +13,30 @@ import CCrypto
 public struct ECDSAVerifier: Sendable, Hashable {
     /// Named curves, with the facts the raw encodings need. Source: SEC 2 v1.0 §2.3.
     public enum Curve: String, Sendable, Hashable, CaseIterable, Codable {
-        /// SEC 2 secp128r1 (NXP NTAG21x / Ultralight EV1 originality signatures).
+        /// SEC 2 secp128r1 (NXP NTAG21x / Ultralight EV1 / ICODE originality signatures).
         case secp128r1
+        /// SEC 2 secp192r1 = NIST P-192 (NXP Ultralight AES originality signatures).
+        case secp192r1
+        /// SEC 2 secp224r1 = NIST P-224 (NXP DESFire EV2 / EV3 / Light, NTAG 424 DNA originality signatures).
+        case secp224r1
 
         /// Bytes of one field element, of one coordinate, and of `r` or `s`.
         public var fieldBytes: Int {
             switch self {
             case .secp128r1: 16
+            case .secp192r1: 24
+            case .secp224r1: 28
             }
         }
 
-        /// The group name libcrypto knows the curve by.
-        var openSSLName: String { rawValue }
+        /// The group name libcrypto knows the curve by: X9.62's `prime192v1` for secp192r1 (libcrypto
+        /// has no alias under the SEC 2 name), the SEC 2 name otherwise.
+        var openSSLName: String {
+            switch self {
+            case .secp192r1: "prime192v1"
+            case .secp128r1, .secp224r1: rawValue
+            }
+        }
     }
 
     /// The curve the key lies on.

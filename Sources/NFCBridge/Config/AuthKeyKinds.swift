@@ -1,0 +1,61 @@
+import NFCCore
+
+/// One kind of entry a keys file (``AuthKeysFile``) holds: its `kind:` name, the fields it takes
+/// besides `kind`, and how it reads them into the families' dump settings. A new kind is one row of
+/// ``table`` (docs/keys.md lists them); the loader does not change.
+package struct AuthKeyKind: Sendable {
+    /// The `kind:` value.
+    package let name: String
+    /// The fields the entry may have besides `kind` (others are refused, with a did-you-mean).
+    package let fields: [String]
+    /// Reads the entry and adds its key to the settings.
+    package let read: @Sendable (AuthKeyEntry, inout FamilyDumpOptions) throws(ConfigurationError) -> Void
+
+    package init(name: String, fields: [String],
+                 read: @escaping @Sendable (AuthKeyEntry, inout FamilyDumpOptions) throws(ConfigurationError) -> Void) {
+        self.name = name
+        self.fields = fields
+        self.read = read
+    }
+
+    /// Every kind, one row each.
+    package static let table: [AuthKeyKind] = [desfire, ultralightC, ntagPassword]
+
+    /// A DESFire EV1/EV2/EV3/Light application key: `application` (the AID as the dump shows it, card
+    /// order), `key_number` (0-13, EV1 datasheet §9.5.1), `cipher` (aes, 2k3des, 3k3des), `key` (hex),
+    /// optional `diversification: {system_identifier: hex}` (AN10922 §2.2, AES keys only).
+    static let desfire = AuthKeyKind(
+        name: "desfire", fields: ["application", "key_number", "cipher", "key", "diversification"]
+    ) { entry, families throws(ConfigurationError) in
+        let application = try entry.hex("application", lengths: 3...3)
+        let keyNumber = try entry.int("key_number", in: 0...13)
+        let cipher = try entry.choice("cipher", DESFireKey.Cipher.self)
+        let key = try entry.secret("key", length: cipher.keyLength, what: "a DESFire \(cipher.rawValue) key")
+        var diversification: DESFireKey.Diversification?
+        if let nested = try entry.nested("diversification", allowed: ["system_identifier"]) {
+            guard cipher == .aes else {
+                throw entry.failure("AN10922 diversification is supported for aes keys only", field: "diversification", line: nested.line)
+            }
+            // AN10922 §2.2: M = UID (7) ‖ AID (3) ‖ system identifier, at most 31 bytes.
+            diversification = .init(systemIdentifier: try nested.hex("system_identifier", lengths: 1...21))
+        }
+        families.desfireKeys.keys.append(
+            DESFireKey(name: entry.name, application: application, keyNumber: UInt8(keyNumber), cipher: cipher, key: key,
+                       diversification: diversification))
+    }
+
+    /// A MIFARE Ultralight C key: `key`, the 16-byte 2-key 3DES cipher key (MF0ICU2 §7.5.5; the
+    /// factory key is 49454D4B41455242214E4143554F5946).
+    static let ultralightC = AuthKeyKind(name: "ultralight_c", fields: ["key"]) { entry, families throws(ConfigurationError) in
+        let key = try entry.secret("key", length: 16, what: "an Ultralight C key")
+        families.type2Keys.ultralightC.append(UltralightCKey(name: entry.name, key: key))
+    }
+
+    /// An NTAG21x / Ultralight EV1 password: `password` (4 bytes hex, PWD_AUTH, NTAG213/215/216 §10.7)
+    /// and `pack`, the 2 bytes the genuine tag answers.
+    static let ntagPassword = AuthKeyKind(name: "ntag_password", fields: ["password", "pack"]) { entry, families throws(ConfigurationError) in
+        let password = try entry.secret("password", length: 4, what: "an NTAG password")
+        let pack = try entry.hex("pack", lengths: 2...2)
+        families.type2Keys.passwords.append(Type2Password(name: entry.name, password: password, pack: pack))
+    }
+}
