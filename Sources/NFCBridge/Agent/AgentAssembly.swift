@@ -77,7 +77,7 @@ package struct AgentAssembly: Sendable {
             configuration.homeAssistant.enabled
             ? DiscoveryPublisher(documents: HomeAssistantDiscovery(
                 topics: topics, version: NFCBridgeAgent.version, liveWindowSeconds: configuration.mqtt.liveWindowSeconds,
-                healthIntervalSeconds: configuration.healthIntervalSeconds)) {
+                healthIntervalSeconds: configuration.healthIntervalSeconds, trustedOnly: configuration.homeAssistant.trustedOnly)) {
                 message in await pipeline.publishState(message.topic, message.payload)
             } : nil
         // What the previous run last saw in the field: tags found there again at start-up are `initial`.

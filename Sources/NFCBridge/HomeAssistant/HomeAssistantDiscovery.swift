@@ -32,10 +32,16 @@ package struct HomeAssistantDiscovery: Sendable {
     /// `health_interval_s`: the agent republishes `status` that often, so the Agent sensor can
     /// expire when nothing comes through (a stalled broker).
     package let healthIntervalSeconds: Int
+    /// `homeassistant.trusted_only`: only taps whose `trust.verdict` is `trusted` reach the tag
+    /// scanner and the `tag_scanned` trigger.
+    package let trustedOnly: Bool
 
     /// Creates the documents' builder.
-    package init(topics: TopicMap, version: String, liveWindowSeconds: Int = 2, healthIntervalSeconds: Int = 60) {
-        (self.topics, self.version) = (topics, version)
+    package init(
+        topics: TopicMap, version: String, liveWindowSeconds: Int = 2, healthIntervalSeconds: Int = 60,
+        trustedOnly: Bool = false
+    ) {
+        (self.topics, self.version, self.trustedOnly) = (topics, version, trustedOnly)
         (self.liveWindowSeconds, self.healthIntervalSeconds) = (liveWindowSeconds, healthIntervalSeconds)
     }
 

@@ -31,24 +31,41 @@ extension HomeAssistantDiscovery {
         "(as_timestamp(now()) - as_timestamp(value_json.ts, 0)) <= \(liveWindowSeconds)"
     }
 
+    /// `homeassistant.trusted_only`: the clause that drops a tap whose `trust.verdict` is not
+    /// `trusted` (or that has no `trust`); empty otherwise.
+    var untrustedTest: String {
+        trustedOnly ? " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted'" : ""
+    }
+
     /// The tag id of a live scan, or empty (ignored by HA) for a replayed (`buffered`), late or
-    /// initial scan, and for a tag whose id would be its random UID: a phone presents a new random
-    /// UID at every tap (ISO/IEC 14443-3, "UID contents and cascade levels": a single-size UID whose
-    /// UID0 is 08h is a random ID, as ``TagScan/hasRandomUID`` tests), and each would become a new
-    /// tag in HA's registry. A random-UID tag that carries an HA tag URI still has a stable id, and
-    /// gets through.
+    /// initial scan (and, with `trusted_only`, an untrusted one), and for a tag whose id would be its
+    /// random UID: a phone presents a new random UID at every tap (ISO/IEC 14443-3, "UID contents and
+    /// cascade levels": a single-size UID whose UID0 is 08h is a random ID, as
+    /// ``TagScan/hasRandomUID`` tests), and each would become a new tag in HA's registry. A
+    /// random-UID tag that carries an HA tag URI still has a stable id, and gets through.
     var tagScannerTemplate: String {
         "{{ '' if value_json.buffered or value_json.initial | default(false) or not (\(liveTest))"
-            + " or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
+            + " or (value_json.random_uid and value_json.tag_id == value_json.uid)\(untrustedTest) else value_json.tag_id }}"
+    }
+
+    /// The `tag_scanned` trigger's template: `scanned` for a live, non-initial tap that arrives in
+    /// time (and, with `trusted_only`, a trusted one).
+    var scannedTriggerTemplate: String {
+        "{{ '' if value_json.buffered or value_json.initial | default(false) or not (\(liveTest))\(untrustedTest) else 'scanned' }}"
     }
 
     /// The event entity's `{"event_type":…}` for live `scanned` and `removed` events that arrive in
-    /// time, empty for the rest; keys a `removed` does not carry (`tag_id`, …) go through `default`.
+    /// time, empty for the rest; keys a `removed` does not carry (`tag_id`, `trust`, …) go through
+    /// `default`.
     var eventTemplate: String {
         "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered and \(liveTest) %}"
             + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none),"
             + " 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false),"
-            + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none)} | tojson }}"
+            + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none),"
+            + " 'trust': value_json.trust.verdict if value_json.trust is defined else none,"
+            + " 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none,"
+            + " 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none,"
+            + " 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}"
             + "{% endif %}"
     }
 
@@ -90,8 +107,7 @@ extension HomeAssistantDiscovery {
     func scannedTrigger(_ device: Device) -> Trigger {
         Trigger(
             topic: topics.topic(.scanned), type: "tag_scanned", subtype: "any_tag", payload: "scanned",
-            valueTemplate: "{{ '' if value_json.buffered or value_json.initial | default(false) or not (\(liveTest)) else 'scanned' }}",
-            device: device, origin: origin)
+            valueTemplate: scannedTriggerTemplate, device: device, origin: origin)
     }
 
     func removedTrigger(_ device: Device) -> Trigger {
