@@ -8,6 +8,7 @@ only. Every loop is bounded in count and time; every process started here is sto
   python3 bench/agent.py BIN absence  [--intervals 100,250,500] [--grace MS]
   python3 bench/agent.py BIN idle     [--seconds S]
   python3 bench/agent.py BIN fleet    [--agents N] [--taps N]
+  python3 bench/agent.py BIN access   [--taps N]
 """
 import argparse
 import json
@@ -191,6 +192,28 @@ def latency(rig, taps, on_ms):
     return scan, removal, lost
 
 
+def access_taps(rig, taps, uid_index=0):
+    """Place → `scanned` latency (ms) and PN532 commands per tap for `taps` taps of tag t<uid_index>,
+    each removed as soon as its `scanned` arrives and its `removed` awaited."""
+    scan, commands, lost = [], [], 0
+    rng = random.Random(21)
+    for _ in range(taps):
+        time.sleep(rng.uniform(0, 0.3))
+        before = rig.commands(0)
+        t0 = time.time()
+        rig.control(0, {"cmd": "place", "id": f"t{uid_index}"})
+        got = rig.wait_for(event_of("scanned", UIDS[uid_index]), timeout=10)
+        if got:
+            scan.append((got[0][0] - t0) * 1000)
+        else:
+            lost += 1
+        rig.control(0, {"cmd": "remove", "all": True})
+        if not rig.wait_for(event_of("removed", UIDS[uid_index]), timeout=10):
+            lost += 1
+        commands.append(rig.commands(0) - before)
+    return scan, commands, lost
+
+
 def report(label, values):
     if values:
         print(f"  {label}: n {len(values)}  p50 {quantile(values, .5):.0f}  p95 {quantile(values, .95):.0f}"
@@ -218,7 +241,31 @@ def main():
     a = ap.parse_args()
     print(f"load: {open('/proc/loadavg').read().split()[:3]}")
 
-    if a.bench == "latency":
+    if a.bench == "access":
+        # The access checks (docs/access-control.md) on a genuine NTAG216 (Flipper's published UID and
+        # signature): each configuration in its own rig, the same taps.
+        UIDS[0] = "0485928AA06181"
+        scenario = ("tags:\n  - {id: t0, type: ntag216, uid: 0485928AA06181,"
+                    " signature: 1B84EB70BD4CBD1B1DE4980B1858BD7C7285B4E47B388E96CF886BEEA343AD90}\ntimeline: []\n")
+        configs = [
+            ("no checks (signature ignore, probes off)",
+             "access: {signature: ignore, probes: {uid_structure: false, version_signature_mismatch: false}}\n"),
+            ("defaults (signature check, uid_structure, version_signature_mismatch)", ""),
+            ("defaults + gen1a_backdoor", "access: {probes: {gen1a_backdoor: true}}\n"),
+        ]
+        for label, extra in configs:
+            rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval, scenario=scenario,
+                      extra_config=lambda _folder, extra=extra: extra)
+            try:
+                scan, commands, lost = access_taps(rig, a.taps)
+                print(f"{label}, {a.taps} taps:")
+                report("place -> scanned received", scan)
+                print(f"  PN532 commands per tap (place to removed, polls and presence checks included): "
+                      f"median {quantile(commands, .5):.0f}, min {min(commands)}, max {max(commands)}; lost {lost}")
+            finally:
+                rig.close()
+
+    elif a.bench == "latency":
         rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             scan, removal, lost = latency(rig, a.taps, a.on)
