@@ -33,6 +33,8 @@ package struct AgentConfiguration: Sendable, Equatable {
     package var spool = SpoolSettings()
     /// Which remote commands are allowed (used by the command router).
     package var commands = CommandSettings()
+    /// Feedback to the person at the reader (`feedback`).
+    package var feedback = FeedbackSettings()
 
     /// A configuration with every default and the given id.
     package init(id: String) {
