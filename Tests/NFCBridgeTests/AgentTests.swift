@@ -72,7 +72,7 @@ import Testing
         let (_, info) = await h.waitFor(.info, where: { $0["reader"]?["firmware"] == "PN532 v1.6" })
         #expect(info["agent"]?["version"] == .string(NFCBridgeAgent.version))
         #expect(info["mqtt"]?["protocol"] == "5")
-        #expect(info["commands"] == ["write", "format", "dump", "cancel", "write_blocks"])
+        #expect(info["commands"] == ["write", "format", "dump", "cancel", "write_blocks", "feedback"])
         #expect(info["config"]?["state_dir"] == .string(h.directory.path))
         let (_, health) = await h.waitFor(.health)
         #expect(health["spool"]?["depth"] == 0)

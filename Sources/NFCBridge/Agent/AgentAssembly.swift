@@ -25,6 +25,8 @@ package struct AgentAssembly: Sendable {
     /// Nil when Home Assistant discovery is off.
     let discovery: DiscoveryPublisher?
     let presenceStore: PresenceStore
+    /// The reader's LED and buzzer and `feedback.exec` (docs/readers.md).
+    let feedback: FeedbackDriver
     /// The last SDM read counter per NTAG 424 DNA (state_dir/sun-counters): `replayed` SUN messages.
     let sunCounters: SUNCounterStore
     let initialState: AgentState
@@ -60,6 +62,8 @@ package struct AgentAssembly: Sendable {
         let tagAccess = ReaderTagAccess()
         self.tagAccess = tagAccess
         let policy = CommandPolicy(configuration)
+        let feedback = FeedbackDriver(settings: configuration.feedback, device: device, agentID: configuration.id, logger: logger)
+        self.feedback = feedback
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
             executor: commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families),
@@ -72,7 +76,8 @@ package struct AgentAssembly: Sendable {
             },
             logger: logger,
             audit: { audit in await pipeline.emit(.lock, audit) },
-            acceptsRequests: { pipeline.acceptsRequests })
+            acceptsRequests: { pipeline.acceptsRequests },
+            feedback: { signal in await feedback.show(signal, for: .request) })
         discovery =
             configuration.homeAssistant.enabled
             ? DiscoveryPublisher(documents: HomeAssistantDiscovery(

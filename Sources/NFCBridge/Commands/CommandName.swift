@@ -12,4 +12,6 @@ package enum CommandName: String, Sendable, CaseIterable, Codable {
     case cancel
     /// Write raw MIFARE Classic blocks with a known key (`blocks`, `key`, `key_type`, `allow_trailer`).
     case writeBlocks = "write_blocks"
+    /// Light the reader's LED and sound its buzzer, and run `feedback.exec` (`light`, `beeps`): touches no tag.
+    case feedback
 }

@@ -38,6 +38,7 @@ package enum CommandParser {
         .lock: commonFields.union(["confirm", "password"]),
         .dump: commonFields.union(["format", "partial"]),
         .cancel: ["id", "transaction"],
+        .feedback: ["id", "transaction", "light", "beeps"],
         .writeBlocks: commonFields.union(WriteBlocksRequest.fields),
     ]
 
@@ -104,6 +105,10 @@ package enum CommandParser {
             command: command, id: id, transaction: transaction,
             waitForTagMilliseconds: milliseconds(policy.defaultWaitForTagSeconds), action: .cancel)
         if command == .cancel { return request }
+        if command == .feedback {
+            request.action = .feedback(try feedbackSignal(object))
+            return request
+        }
 
         request.uid = try uid(object, field: "uid")
         let wait = try seconds(object, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
@@ -150,7 +155,7 @@ package enum CommandParser {
                 partial = flag
             }
             request.action = .dump(format: format, partial: partial)
-        case .cancel:
+        case .cancel, .feedback:
             break
         case .writeBlocks:
             request.action = try WriteBlocksRequest.action(object, uid: request.uid)

@@ -55,4 +55,6 @@ package enum CommandAction: Sendable, Equatable {
     /// Write raw MIFARE Classic `blocks` with `key` as key `keyType`; sector trailers only with
     /// `allowTrailer` (``WriteBlocksRequest``).
     case writeBlocks(blocks: [ClassicBlockData], key: [UInt8], keyType: ClassicKeyType, allowTrailer: Bool)
+    /// Show `signal` to the person at the reader (no tag involved).
+    case feedback(IndicatorSignal)
 }

@@ -38,6 +38,8 @@ package actor CommandRouter {
     let signatures: RequestSignatureVerifier?
     let logger: AgentLogger
     let responder: CommandResponder
+    /// Shows a `request/feedback` signal (the agent's ``FeedbackDriver``); nil: the command is `unsupported`.
+    let feedbackHandler: (@Sendable (IndicatorSignal) async -> FeedbackOutcome)?
 
     /// False while the response queue is nearly full (``EventPipeline/acceptsRequests``): a new
     /// request is refused with `busy` rather than let an answer be dropped later.
@@ -55,9 +57,11 @@ package actor CommandRouter {
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any AgentClock, cache: CommandResultCache? = nil,
         signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
-        acceptsRequests: @escaping @Sendable () -> Bool = { true }
+        acceptsRequests: @escaping @Sendable () -> Bool = { true },
+        feedback: (@Sendable (IndicatorSignal) async -> FeedbackOutcome)? = nil
     ) {
         self.acceptsRequests = acceptsRequests
+        self.feedbackHandler = feedback
         self.topics = topics
         self.policy = policy
         self.access = access
@@ -104,6 +108,10 @@ package actor CommandRouter {
         }
         if request.command == .cancel {
             await cancel(request, route: route)
+            return
+        }
+        if case let .feedback(signal) = request.action {
+            await feedback(request, signal: signal, route: route)
             return
         }
         if let first = cache.response(for: request.key) {

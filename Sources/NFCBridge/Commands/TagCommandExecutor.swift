@@ -23,8 +23,8 @@ package struct TagCommandExecutor: CommandExecuting {
         async throws(CommandError) -> any CommandOutcome
     {
         switch action {
-        case .cancel:
-            throw CommandError(.invalidRequest, "cancel does not act on a tag")
+        case .cancel, .feedback:
+            throw CommandError(.invalidRequest, "cancel and feedback do not act on a tag")
         case let .write(message, password):
             let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in
