@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func errorsNameTheLine() {
-        #expect(failure("tags:\n  - id: a\n    type: ntag215\n    colour: red\n") == "test.yaml:4: unknown key 'colour' in a tag (expected one of: applications, atqa, auth0, blocks, capacity, directory_protected, id, idm, keys, locked_blocks, ndef, ndef_hex, pack, pages, password, pmm, read_protected, system_code, type, uid, writable)")
+        #expect(failure("tags:\n  - id: a\n    type: ntag215\n    colour: red\n") == "test.yaml:4: unknown key 'colour' in a tag (expected one of: applications, atqa, auth0, blocks, capacity, directory_protected, id, idm, keys, locked_blocks, magic, ndef, ndef_hex, pack, pages, password, pmm, read_protected, signature, sun, system_code, type, uid, writable)")
         #expect(failure("tags:\n  - id: a\n    type: ntag999\n")?.hasPrefix("test.yaml:3: unknown tag type 'ntag999'") == true)
         #expect(failure("tags:\n  - id: a\n    type: ntag215\n    atqa: '0344'\n") == "test.yaml:4: atqa is given for type4 tags only")
         #expect(failure("tags:\n  - id: a\n    type: type4\n    atqa: '03'\n")?.hasPrefix("test.yaml:4: atqa") == true)

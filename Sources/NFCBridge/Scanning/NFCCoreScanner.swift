@@ -13,10 +13,14 @@ import NFCCore
 package struct NFCCoreScanner: TagScanning {
     /// The families' dump settings every dump gets (``AgentConfiguration/DumpSettings/families``).
     package let familyOptions: FamilyDumpOptions
+    /// The access checks every scan ends with (`access`); nil: none, and no `trust` object.
+    package let access: AccessPolicy?
 
-    /// Creates the scanner; `familyOptions` are the families' dump settings.
-    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions()) {
+    /// Creates the scanner; `familyOptions` are the families' dump settings, `access` the checks of
+    /// the `trust` object (nil: none).
+    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions(), access: AccessPolicy? = nil) {
         self.familyOptions = familyOptions
+        self.access = access
     }
 
     /// Scans at most this many times while the tag stays. With 1 byte in 500 lost on the reader link a
@@ -41,7 +45,7 @@ package struct NFCCoreScanner: TagScanning {
     /// re-selects in a row found no tag. The last attempt that got as far as an identification stands;
     /// with none, the last error is thrown.
     package func scan(_ transport: any TagTransport) async throws -> TagScan {
-        var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError])?
+        var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError], sun: SUNCheck?)?
         var failedReselects = 0
         for attempt in 1...Self.maximumAttempts {
             let isLast = attempt == Self.maximumAttempts || failedReselects == Self.maximumFailedReselects
@@ -69,21 +73,53 @@ package struct NFCCoreScanner: TagScanning {
         }
         guard let kept else { throw NFCError.tagRemoved }
         let report = ScanReport(cardInfo: kept.info, ndef: kept.ndef)
-        return TagScan(
+        var scan = TagScan(
             uid: kept.info.uid, report: report,
             problems: kept.problems, cardInfo: kept.info)
+        scan.sun = kept.sun
+        if let access { try await check(access, scan: &scan, transport: transport) }
+        return scan
     }
 
-    /// One identification and NDEF read. A tag that leaves during the NDEF read is a problem of the
-    /// scan, not its end.
-    private func scanOnce(_ transport: any TagTransport) async throws -> (CardInfo, NDEFReadResult, [NFCError]) {
+    /// Runs the access checks once, on the scan that stands. A tag that leaves or stops answering
+    /// during them is refused (`check_interrupted`) and the problem reported; the tap itself is kept.
+    /// A tag that already left during its NDEF read is refused so without being asked again.
+    private func check(_ access: AccessPolicy, scan: inout TagScan, transport: any TagTransport) async throws {
+        guard let info = scan.cardInfo else { return }
+        if scan.problems.contains(.tagRemoved) {
+            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            trust.refuse(.checkInterrupted)
+            scan.trust = trust
+            return
+        }
+        do {
+            scan.trust = try await TrustEvaluator.evaluate(
+                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport)
+        } catch {
+            if error.isNFCCancellation { throw error }
+            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            trust.refuse(.checkInterrupted)
+            scan.trust = trust
+            scan.problems.append(error as? NFCError ?? .rfError(String(describing: error)))
+        }
+    }
+
+    /// One identification and NDEF read, and for an NTAG 424 DNA its SUN message checked
+    /// (``NTAG424SUN``: one GetFileSettings, then the keys of ``NTAG424SUNOptions``). A tag that leaves
+    /// during the NDEF read is a problem of the scan, not its end.
+    private func scanOnce(_ transport: any TagTransport) async throws -> (CardInfo, NDEFReadResult, [NFCError], SUNCheck?) {
         let info = try await TagIdentifier.identify(transport)
         do {
-            return (info, try await NDEFReader.read(info: info, transport: transport), [])
+            let ndef = try await NDEFReader.read(info: info, transport: transport)
+            var sun: SUNCheck?
+            if info.type == .ntag424DNA, let message = ndef.message, !message.isEmpty {
+                sun = try await NTAG424SUN.check(ndefMessage: message, transport: transport, options: familyOptions[NTAG424SUNOptions.self])
+            }
+            return (info, ndef, [], sun)
         } catch {
             if error.isNFCCancellation { throw error }
             let nfcError = error as? NFCError ?? .rfError(String(describing: error))
-            return (info, .unreadable(nfcError), [nfcError])
+            return (info, .unreadable(nfcError), [nfcError], nil)
         }
     }
 

@@ -20,6 +20,8 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     package var credential: String?
     /// Whether ``credential`` is a SHA-256 of the credential rather than the credential.
     package var credentialHashed = false
+    /// The NTAG 424 DNA SUN check (docs/sun.md); nil for other tags.
+    package var sun: SUNTrust?
     /// Why the tap is not trusted, in the order the checks found it; empty for a trusted tap.
     package private(set) var reasons: [TrustReason] = []
 
@@ -43,7 +45,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case verdict, reason, reasons, signature, cloneProbes = "clone_probes"
-        case credentialSource = "credential_source", credential, credentialHashed = "credential_hashed"
+        case credentialSource = "credential_source", credential, credentialHashed = "credential_hashed", sun
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -56,6 +58,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
         try container.encode(credentialSource, forKey: .credentialSource)
         try container.encodeIfPresent(credential, forKey: .credential)
         if credentialHashed { try container.encode(true, forKey: .credentialHashed) }
+        try container.encodeIfPresent(sun, forKey: .sun)
     }
 }
 
@@ -90,6 +93,9 @@ package struct TrustReason: Sendable, Hashable {
     /// A clone probe fired (``TrustReport/cloneProbes`` names it).
     package static let cloneDetected = TrustReason(
         code: "clone_detected", message: "a clone probe fired: the tag behaves as no genuine NXP product does")
+    /// The tag left or stopped answering while the checks ran (an `event/error` says how).
+    package static let checkInterrupted = TrustReason(
+        code: "check_interrupted", message: "the tag left or stopped answering during the access checks")
     /// The credential `access.credential` names could not be read from the tag.
     package static let credentialMissing = TrustReason(
         code: "credential_missing", message: "the credential access.credential names could not be read from this tag")
