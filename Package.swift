@@ -25,7 +25,7 @@ let package = Package(
         // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
         .target(name: "NFCCore", dependencies: ["CCrypto"]),
         // Virtual tags and the PN532 emulator on a pty.
-        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument"]),
+        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"]),
         // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
         .target(name: "POSIXThreads"),
         // The libnfc backend.

@@ -34,7 +34,10 @@ public enum AES {
 
     /// AES-CMAC of `message` with the 16-byte `key` (RFC 4493 §2.4): subkeys K1/K2 from L = AES(K, 0¹²⁸)
     /// (§2.3), the last block XORed with K1 when complete, else padded 80 00… and XORed with K2.
-    public static func cmac(key: [UInt8], message: [UInt8]) throws(NFCError) -> [UInt8] {
+    ///
+    /// `iv` is RFC 4493's zero block unless given: DESFire EV1 secure messaging chains its CMACs, each
+    /// starting from the session IV the previous one left (MIFARE DESFire EV1 datasheet §9.1.2 / §9.4).
+    public static func cmac(key: [UInt8], message: [UInt8], iv: [UInt8]? = nil) throws(NFCError) -> [UInt8] {
         let zero = [UInt8](repeating: 0, count: blockSize)
         let l = try cbc(encrypt: true, key: key, iv: zero, data: zero)
         let k1 = doubled(l)
@@ -47,7 +50,7 @@ public enum AES {
         }
         let subkey = complete ? k1 : k2
         for index in 0..<blockSize { padded[padded.count - blockSize + index] ^= subkey[index] }
-        return Array(try cbc(encrypt: true, key: key, iv: zero, data: padded).suffix(blockSize))
+        return Array(try cbc(encrypt: true, key: key, iv: iv ?? zero, data: padded).suffix(blockSize))
     }
 
     /// The block shifted left by one bit, XORed with Rb = 87h when the top bit was set (RFC 4493 §2.3).
