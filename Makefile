@@ -1,9 +1,10 @@
 # NFCBridge — set-up, build, tests and packaging on Debian 12.
-#   make deps     install the Debian packages that are missing (apt-get, by name)
-#   make build    build everything (debug)
+#   make deps     install the Debian packages that are missing (apt-get, by name; DEBS below)
+#   make build    the build's packages (BUILD_DEBS) + build everything (debug)
 #   make test     deps + build + every test (unit and end-to-end), then the packaging checks
 #                 (make deb, the .deb's contents, lintian, systemd-analyze verify, udev rules, man pages)
-#   make demo     deps + build + loopback mosquitto + emulated PN532 + the agent, shows MQTT traffic
+#   make demo     the demo's packages only (DEMO_DEBS) + build + loopback mosquitto + emulated PN532 +
+#                 the agent, shows MQTT traffic
 #   make test-ha  the agent against a real Home Assistant Core (installed from PyPI into a venv under
 #                 .build/test-ha; slow the first time; not part of `make test`)
 #   make release  the release build, Swift runtime linked in (--static-swift-stdlib)
@@ -11,7 +12,8 @@
 #                 for DESTDIR staging as your user (make deb uses it)
 #   make install-files  copies the already built release binaries and the deployment files, no
 #                 Swift: `make release && sudo make install-files` (sudo's PATH has no swift)
-#   make deb      nfcbridge_<version>_<arch>.deb (dpkg-deb) in .build/deb/
+#   make deb      nfcbridge_<version>_<arch>.deb (the agent) and nfcbridge-sim_<version>_<arch>.deb (the
+#                 PN532 emulator) with dpkg-deb in .build/deb/
 #   make man      regenerate deploy/man/ from the --help texts
 #   make soak     (not in CI) SOAK_MINUTES (default 60) of tag churn, broker freezes/restarts and
 #                 reader unplugs against the agent; prints RSS/FDs/threads each minute, checks every
@@ -24,15 +26,31 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# C libraries (system-library targets), servers and tools the tests drive; socat for
-# docs/simulator.md and make demo; libstdc++-12-dev for the release build (--static-swift-stdlib links
-# -lstdc++, which swift.org's Debian 12 package list does not bring); systemd (systemd-analyze),
-# dpkg-dev, lintian and man-db (man -l) for the packaging checks; python3 for make soak; python3-jinja2
-# for the end-to-end tests that render the Home Assistant discovery templates (python3-venv for make test-ha).
-DEBS := pkg-config libnfc-dev libnfc6 libnfc-bin libnfc-examples libmosquitto-dev mosquitto \
-        mosquitto-clients libyaml-dev libssl-dev openssl libsystemd-dev socat libstdc++-12-dev systemd \
-        dpkg-dev lintian man-db python3 python3-jinja2 python3-venv \
-        pcscd vsmartcard-vpcd libpcsclite-dev strace
+# Debian packages by what needs them, installed by name when missing (`install_debs` below):
+# BUILD_DEBS the C libraries of the system-library targets (and pkg-config to find them): `make build`;
+# DEMO_DEBS what `make demo` runs besides the build: the broker, mosquitto_sub and socat (docs/simulator.md);
+# DEBS everything `make test` and packaging need besides: libnfc's own tools and the PC/SC daemon with
+# vpcd that the end-to-end tests drive, openssl (test certificates), strace, libstdc++-12-dev for the
+# release build (--static-swift-stdlib links -lstdc++, which swift.org's Debian 12 package list does not
+# bring), systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the packaging checks,
+# python3 for make soak, python3-jinja2 for the end-to-end tests that render the Home Assistant
+# discovery templates (python3-venv for make test-ha).
+BUILD_DEBS := pkg-config libnfc-dev libnfc6 libmosquitto-dev libyaml-dev libssl-dev libsystemd-dev libpcsclite-dev
+DEMO_DEBS := $(BUILD_DEBS) mosquitto mosquitto-clients socat
+DEBS := $(DEMO_DEBS) libnfc-bin libnfc-examples openssl libstdc++-12-dev systemd dpkg-dev lintian man-db \
+        python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace
+
+# $(call install_debs,PACKAGES): apt-get install those of PACKAGES that are not installed.
+define install_debs
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "All Debian packages present."; fi
+endef
 
 VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"/\1/p' Sources/nfcbridge/main.swift)
 ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
@@ -58,19 +76,25 @@ DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md d
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build test test-swift test-deploy test-ha demo bench soak chaos release install install-files deb man clean fuzz fuzz-build fuzz-smoke
+.PHONY: deps build-deps demo-deps print-debs print-demo-debs build test test-swift test-deploy test-ha demo bench soak chaos release install install-files deb man clean fuzz fuzz-build fuzz-smoke
 
 deps:
-	@missing=""; for p in $(DEBS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "All Debian packages present."; fi
+	$(call install_debs,$(DEBS))
 
-build: deps
+build-deps:
+	$(call install_debs,$(BUILD_DEBS))
+
+demo-deps:
+	$(call install_debs,$(DEMO_DEBS))
+
+# The package lists, one name a line (scripts/test-deploy.sh checks what make demo installs).
+print-debs:
+	@printf '%s\n' $(DEBS)
+
+print-demo-debs:
+	@printf '%s\n' $(DEMO_DEBS)
+
+build: build-deps
 	$(SWIFT) build
 
 # Tests run one at a time: on a 2-core machine Swift's cooperative pool has two threads, and the
@@ -97,7 +121,7 @@ test-swift:
 # it into a throw-away root and runs the binary; systemd-analyze verify on the unit; the udev rules;
 # the man pages against --help.
 test-deploy: deb
-	scripts/test-deploy.sh .build/deb/nfcbridge_$(VERSION)_$(ARCH).deb
+	scripts/test-deploy.sh .build/deb/nfcbridge_$(VERSION)_$(ARCH).deb .build/deb/nfcbridge-sim_$(VERSION)_$(ARCH).deb
 
 # The agent against a real Home Assistant Core (scripts/test-ha.sh, docs/home-assistant.md): installs
 # HA_VERSION (default 2024.3.3, the newest whose Python requirement Debian 12's 3.11 meets) from PyPI
@@ -127,7 +151,9 @@ fuzz-smoke: fuzz-build
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
 # traffic until Ctrl-C, then stops everything it started (scripts/demo.sh).
-demo: build
+# Installs only what the demo needs (DEMO_DEBS: no packaging or test tools).
+demo: demo-deps
+	$(SWIFT) build
 	./scripts/demo.sh
 
 release: deps
@@ -167,8 +193,8 @@ install-files:
 	else install -m 0640 config/nfcbridge.example.yaml "$(DESTDIR)$(SYSCONFDIR)/nfcbridge/config.yaml"; fi; \
 	echo "installed nfcbridge $(VERSION) under $(DESTDIR)$(PREFIX)"
 
-# nfcbridge_<version>_<arch>.deb: the install above under /usr, plus the control files in
-# deploy/debian/ (scripts/build-deb.sh).
+# nfcbridge_<version>_<arch>.deb: the install above under /usr less the simulator, plus the control
+# files in deploy/debian/; nfcbridge-sim_<version>_<arch>.deb: the simulator (scripts/build-deb.sh).
 deb: release
 	scripts/build-deb.sh "$(VERSION)" "$(ARCH)" .build/deb
 

@@ -208,11 +208,13 @@ def main():
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--agents", type=int, default=10)
     ap.add_argument("--delays", default="100ms,1s")
+    ap.add_argument("--sim-arg", action="append", default=[],
+                    help="an argument for nfcbridge-sim (repeatable): --sim-arg=--without-autopoll measures the host's own polling")
     a = ap.parse_args()
     print(f"load: {open('/proc/loadavg').read().split()[:3]}")
 
     if a.bench == "latency":
-        rig = Rig(a.bin, interval=a.interval)
+        rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             scan, removal, lost = latency(rig, a.taps, a.on)
             print(f"latency, interval_ms {a.interval}, defaults otherwise (removal_grace_ms 600), {a.taps} taps:")
@@ -223,7 +225,7 @@ def main():
             rig.close()
 
     elif a.bench == "churn":
-        rig = Rig(a.bin, interval=a.interval)
+        rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             pid = rig.agents[0].pid
             rss = []
@@ -260,7 +262,7 @@ def main():
         for delay in a.delays.split(","):
             wrap = ["strace", "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=fsync",
                     "-e", f"inject=fsync:delay_enter={delay}"]
-            rig = Rig(a.bin, interval=a.interval, wrap=wrap)
+            rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval, wrap=wrap)
             try:
                 for i in range(a.taps):
                     rig.control(0, {"cmd": "place", "id": f"t{i % len(UIDS)}"})
@@ -280,7 +282,7 @@ def main():
         # scanned in every one of --trials tries, with removal_grace_ms = --grace; absences from
         # 50 ms up to grace + interval + 400 ms.
         for interval in [int(x) for x in a.intervals.split(",")]:
-            rig = Rig(a.bin, interval=interval, presence=f"{{removal_grace_ms: {a.grace}, min_interval_ms: 0}}")
+            rig = Rig(a.bin, sim_args=a.sim_arg, interval=interval, presence=f"{{removal_grace_ms: {a.grace}, min_interval_ms: 0}}")
             try:
                 rig.control(0, {"cmd": "place", "id": "t0"})
                 rig.wait_for(event_of("scanned", UIDS[0]), timeout=10)
@@ -308,7 +310,7 @@ def main():
 
     elif a.bench == "idle":
         for label, place in (("empty field", False), ("tag present", True)):
-            rig = Rig(a.bin, interval=a.interval)
+            rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
             try:
                 pid = rig.agents[0].pid
                 if place:
@@ -325,7 +327,7 @@ def main():
 
     elif a.bench == "smaps":
         # Where the agent's RSS is: resident kB per mapped file (and anonymous/heap), after a tap.
-        rig = Rig(a.bin, interval=a.interval)
+        rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             pid = rig.agents[0].pid
             rig.control(0, {"cmd": "place", "id": "t0"})
@@ -347,7 +349,7 @@ def main():
             rig.close()
 
     elif a.bench == "fleet":
-        rig = Rig(a.bin, agents=a.agents, interval=a.interval)
+        rig = Rig(a.bin, sim_args=a.sim_arg, agents=a.agents, interval=a.interval)
         try:
             broker = rig.broker.pid
             b0 = cpu_seconds(broker)

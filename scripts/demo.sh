@@ -2,8 +2,8 @@
 # make demo: a loopback mosquitto, the emulated PN532 with demo tags, the agent, and the MQTT traffic.
 # Everything it starts is stopped on Ctrl-C (or after DEMO_SECONDS seconds, when set): the agent
 # first, so its goodbye (tag cleared, status offline) is shown, then the rest. The logs stay in the
-# folder the script names at the end. Needs only what `make deps` installs (mosquitto,
-# mosquitto-clients, socat) and the built binaries.
+# folder the script names at the end. Needs only what `make demo-deps` installs (the build's
+# libraries, mosquitto, mosquitto-clients, socat) and the built binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(swift build --show-bin-path)
@@ -30,8 +30,8 @@ cleanup() {
         wait "${pids[i]}" 2>/dev/null || true
     done
     rm -f "$work/pn532.sock" "$work/pn532.tty"
-    echo "demo stopped. Logs: agent $work/agent.log, MQTT traffic $work/traffic.log,"
-    echo "simulator $work/sim.log, broker $work/mosquitto.log (remove with: rm -r $work)"
+    echo "demo stopped. Logs: agent $work/agent.log, MQTT traffic $work/traffic.log, Home Assistant"
+    echo "discovery $work/discovery.log, simulator $work/sim.log, broker $work/mosquitto.log (remove with: rm -r $work)"
 }
 trap cleanup EXIT
 trap 'exit 0' INT TERM
@@ -67,10 +67,14 @@ if ! grep -q '^ready' "$work/sim.out" 2>/dev/null; then
     exit 1
 fi
 
-# 3. Show the traffic (also kept in traffic.log).
+# 3. Show the agent's traffic (also kept in traffic.log). The Home Assistant discovery documents (one
+# retained JSON document per entity, re-sent at every connection) would bury the first events: they
+# go to discovery.log, not on screen.
 echo "broker 127.0.0.1:$port · reader pn532_uart:$work/pn532.tty · Ctrl-C stops everything"
+echo "Home Assistant discovery documents (not shown): $work/discovery.log"
 echo "------------------------------------------------------------------------------"
-start mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'nfc/#' -t 'homeassistant/#' > "$work/traffic.log"
+start mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'nfc/#' > "$work/traffic.log"
+start mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'homeassistant/#' > "$work/discovery.log"
 start tail -n +1 -f "$work/traffic.log"
 
 # 4. The agent; its log goes to agent.log. No dump on scan: a full dump is thousands of characters

@@ -5,14 +5,17 @@
 #   2. installed into a throw-away root with dpkg -x: the binary runs (--version, --help) without
 #      the Swift toolchain (static Swift runtime; ldd names no libswift*);
 #   3. postinst against stub commands: the user, its groups (only those that exist), the state
-#      directory and the configuration's owner;
+#      directory and the ownership of what is in it, and the configuration's owner;
 #   4. systemd-analyze verify on the unit as installed (ExecStart points into the throw-away root);
 #   5. the udev rules' syntax; 6. the man pages equal what scripts/manpages.sh makes from --help;
-#   7. the mosquitto ACL loads without warnings; 8. hadolint on deploy/Dockerfile when installed.
-# Usage: scripts/test-deploy.sh PATH.deb
+#   7. the mosquitto ACL loads without warnings; 8. hadolint on deploy/Dockerfile when installed;
+#   9. the simulator's own package: nfcbridge-sim, its man page, Depends, lintian; the agent's lacks it;
+#  10. make demo's package list (the demo's only) and its screen (no discovery documents).
+# Usage: scripts/test-deploy.sh nfcbridge_V_A.deb [nfcbridge-sim_V_A.deb]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deb=$(realpath "$1")
+sim_deb=$(realpath "${2:-$(dirname "$1")/$(basename "$1" | sed 's/^nfcbridge_/nfcbridge-sim_/')}")
 work=$(mktemp -d /tmp/nfcbridge-deploy-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -30,14 +33,16 @@ for field in "Package: nfcbridge" "Depends: .*libnfc6" "Depends: .*libmosquitto1
     "Depends: .*libssl3" "Depends: .*libsystemd0" "Depends: .*libpcsclite1"; do
     grep -Eq "^ $field" "$work/info" && pass "control $field" || fail "control $field"
 done
-for file in ./usr/bin/nfcbridge ./usr/bin/nfcbridge-sim ./lib/systemd/system/nfcbridge.service \
+for file in ./usr/bin/nfcbridge ./lib/systemd/system/nfcbridge.service \
     ./lib/udev/rules.d/60-nfcbridge.rules ./etc/modprobe.d/nfcbridge-blacklist.conf ./etc/nfcbridge/config.yaml \
-    ./usr/share/man/man1/nfcbridge.1.gz ./usr/share/man/man1/nfcbridge-sim.1.gz ./usr/share/man/man5/nfcbridge.yaml.5.gz \
+    ./usr/share/man/man1/nfcbridge.1.gz ./usr/share/man/man5/nfcbridge.yaml.5.gz \
     ./usr/share/doc/nfcbridge/README.md ./usr/share/doc/nfcbridge/getting-started.md \
     ./usr/share/doc/nfcbridge/home-assistant.md ./usr/share/doc/nfcbridge/fleet.md ./usr/share/doc/nfcbridge/copyright \
     ./usr/share/doc/nfcbridge/mosquitto/nfcbridge.acl; do
     grep -q " $file\$" "$work/contents" && pass "contains $file" || fail "contains $file"
 done
+grep -q 'nfcbridge-sim' "$work/contents" && fail "the agent's package holds the simulator: $(grep nfcbridge-sim "$work/contents" | awk '{print $NF}' | tr '\n' ' ')" \
+    || pass "the agent's package holds no simulator"
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$work/conffiles"
 grep -qx /etc/nfcbridge/config.yaml "$work/conffiles" && pass "config.yaml is a conffile" || fail "config.yaml is a conffile"
 if command -v lintian > /dev/null; then
@@ -55,25 +60,32 @@ fi
 # 2. Installed into a throw-away root.
 root="$work/root"
 dpkg -x "$deb" "$root"
+# The simulator's package beside it (its man page is checked in step 6 with the others).
+dpkg -x "$sim_deb" "$root"
 check "installed nfcbridge --version" "$root/usr/bin/nfcbridge" --version
 grep -qx "$(dpkg-deb --field "$deb" Version)" "$work/out" && pass "--version is the package version" || fail "--version: $(cat "$work/out")"
 check "installed nfcbridge --help" "$root/usr/bin/nfcbridge" --help
 check "installed nfcbridge-sim --help" "$root/usr/bin/nfcbridge-sim" --help
 ldd "$root/usr/bin/nfcbridge" > "$work/ldd"
 if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then fail "static Swift runtime: ldd shows"; sed 's/^/     /' "$work/ldd"; else pass "no Swift runtime in ldd"; fi
-depends=$(dpkg-deb --field "$deb" Depends)
-while read -r library; do
-    # dpkg knows a library by the path its package ships, /lib or /usr/lib (merged /usr).
-    package=$( { dpkg -S "$library" || dpkg -S "$(realpath "$library")" || dpkg -S "/usr$library" || dpkg -S "${library#/usr}"; } 2>/dev/null | head -1 | cut -d: -f1)
-    if [ -z "$package" ]; then fail "no package owns $library"
-    elif [[ ",$depends," == *"$package"* ]]; then pass "Depends has $package ($(basename "$library"))"
-    else fail "Depends lacks $package for $library"; fi
-done < <(
-    # The libraries the binary itself needs (DT_NEEDED), where ldd finds them; what they pull in
-    # comes with their own packages' dependencies.
-    for needed in $(readelf -d "$root/usr/bin/nfcbridge" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-        awk -v lib="$needed" '$1 == lib && $3 ~ /^\// { print $3 }' "$work/ldd"
-    done)
+# Every shared library BINARY itself needs (DT_NEEDED, where ldd finds it) belongs to a package in
+# DEB's Depends; what those libraries pull in comes with their own packages' dependencies.
+check_depends() {
+    local binary=$1 package_file=$2 label=$3 depends library package
+    depends=$(dpkg-deb --field "$package_file" Depends)
+    ldd "$binary" > "$work/ldd-depends"
+    while read -r library; do
+        # dpkg knows a library by the path its package ships, /lib or /usr/lib (merged /usr).
+        package=$( { dpkg -S "$library" || dpkg -S "$(realpath "$library")" || dpkg -S "/usr$library" || dpkg -S "${library#/usr}"; } 2>/dev/null | head -1 | cut -d: -f1 || true)
+        if [ -z "$package" ]; then fail "no package owns $library"
+        elif [[ ",$depends," == *"$package"* ]]; then pass "$label Depends has $package ($(basename "$library"))"
+        else fail "$label Depends lacks $package for $library"; fi
+    done < <(
+        for needed in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+            awk -v lib="$needed" '$1 == lib && $3 ~ /^\// { print $3 }' "$work/ldd-depends"
+        done)
+}
+check_depends "$root/usr/bin/nfcbridge" "$deb" nfcbridge
 
 # 3. postinst with stub commands that record what they are asked.
 stubs="$work/stubs"; mkdir -p "$stubs"
@@ -83,12 +95,21 @@ done
 printf '#!/bin/sh\ncase "$1 $2" in "group dialout"|"group plugdev") exit 0;; esac\nexit 2\n' > "$stubs/getent"
 chmod +x "$stubs"/*
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst > "$work/postinst"
-PATH="$stubs:/usr/bin:/bin" sh "$work/postinst" configure
+# A state directory (under DPKG_ROOT) holding what a run as root leaves: a file, a folder, a symbolic
+# link out of it, and a hard-linked file; postinst gives the first three (the link itself) to nfcbridge.
+dpkg_root="$work/dpkg-root"; state="$dpkg_root/var/lib/nfcbridge"
+mkdir -p "$state/sub" && touch "$state/spool.jsonl" "$state/sub/seq" "$work/outside" && ln -s "$work/outside" "$state/link"
+ln "$work/outside" "$state/hardlink"
+DPKG_ROOT="$dpkg_root" PATH="$stubs:/usr/bin:/bin" sh "$work/postinst" configure
 grep -q '^useradd --system --user-group .* nfcbridge$' "$work/calls" && pass "postinst creates the system user" || fail "postinst useradd: $(cat "$work/calls")"
 grep -qx 'usermod --append --groups dialout nfcbridge' "$work/calls" && grep -qx 'usermod --append --groups plugdev nfcbridge' "$work/calls" \
     && pass "postinst adds the user to dialout and plugdev" || fail "postinst groups"
 grep -q 'groups i2c\|groups spi' "$work/calls" && fail "postinst added a group that does not exist" || pass "postinst skips missing groups (i2c, spi)"
-grep -qx 'install -d -m 0700 -o nfcbridge -g nfcbridge /var/lib/nfcbridge' "$work/calls" && pass "postinst makes the state directory" || fail "postinst state dir"
+grep -qx "install -d -m 0700 -o nfcbridge -g nfcbridge $state" "$work/calls" && pass "postinst makes the state directory (under DPKG_ROOT)" || fail "postinst state dir: $(cat "$work/calls")"
+chowned=$(sed -n 's/^chown -h nfcbridge:nfcbridge //p' "$work/calls" | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$chowned" = "$state $state/link $state/spool.jsonl $state/sub $state/sub/seq " ] \
+    && pass "postinst gives the state directory's files to nfcbridge (links themselves; not a hard-linked file)" \
+    || fail "postinst ownership repair: chown -h of <$chowned>"
 
 # 4. systemd-analyze verify on the unit as installed, ExecStart pointing at the extracted binary.
 if command -v systemd-analyze > /dev/null; then
@@ -174,6 +195,50 @@ if grep -qi "warning" "$work/mosquitto.log"; then fail "mosquitto warns about th
 # 8. The Dockerfile.
 if command -v hadolint > /dev/null; then check "hadolint deploy/Dockerfile" hadolint deploy/Dockerfile
 else echo "note hadolint is not installed (not packaged in Debian 12): deploy/Dockerfile not linted"; fi
+
+# 9. The simulator's own package.
+echo "== $sim_deb ($(du -h "$sim_deb" | cut -f1)); the agent's: $(du -h "$deb" | cut -f1)"
+dpkg-deb --info "$sim_deb" > "$work/sim-info"
+dpkg-deb --contents "$sim_deb" > "$work/sim-contents"
+[[ $(basename "$sim_deb") =~ ^nfcbridge-sim_[0-9]+\.[0-9]+\.[0-9]+_[a-z0-9]+\.deb$ ]] && pass "file name $(basename "$sim_deb")" || fail "file name $(basename "$sim_deb")"
+grep -q '^ Package: nfcbridge-sim$' "$work/sim-info" && pass "control Package: nfcbridge-sim" || fail "control Package: nfcbridge-sim"
+[ "$(dpkg-deb --field "$sim_deb" Version)" = "$(dpkg-deb --field "$deb" Version)" ] && pass "nfcbridge-sim has the agent's version" || fail "nfcbridge-sim version"
+for file in ./usr/bin/nfcbridge-sim ./usr/share/man/man1/nfcbridge-sim.1.gz ./usr/share/doc/nfcbridge-sim/copyright \
+    ./usr/share/doc/nfcbridge-sim/changelog.gz ./usr/share/doc/nfcbridge-sim/simulator.md; do
+    grep -q " $file\$" "$work/sim-contents" && pass "nfcbridge-sim contains $file" || fail "nfcbridge-sim contains $file"
+done
+check_depends "$root/usr/bin/nfcbridge-sim" "$sim_deb" nfcbridge-sim
+if command -v lintian > /dev/null; then
+    if lintian --fail-on error --tag-display-limit 0 "$sim_deb" > "$work/sim-lintian" 2>&1; then pass "lintian nfcbridge-sim (no errors)"
+    else fail "lintian nfcbridge-sim"; fi
+    sed 's/^/     /' "$work/sim-lintian"
+fi
+
+# 10. The first hour: make demo installs only what the demo needs (make demo-deps: no packaging or
+# test tools), and its screen shows the agent's traffic without the Home Assistant discovery documents.
+make -s --no-print-directory print-demo-debs > "$work/demo-debs"
+make -s --no-print-directory print-debs > "$work/debs"
+for package in lintian dpkg-dev man-db python3-venv libnfc-examples pcscd vsmartcard-vpcd strace; do
+    grep -qx "$package" "$work/demo-debs" && fail "make demo installs $package" || pass "make demo does not install $package"
+done
+for package in mosquitto mosquitto-clients socat libnfc-dev; do
+    grep -qx "$package" "$work/demo-debs" && pass "make demo installs $package" || fail "make demo lacks $package"
+done
+[ -z "$(comm -23 <(sort "$work/demo-debs") <(sort "$work/debs"))" ] && pass "make deps installs every package of make demo" \
+    || fail "packages of make demo missing from make deps: $(comm -23 <(sort "$work/demo-debs") <(sort "$work/debs") | tr '\n' ' ')"
+make -n --no-print-directory demo > "$work/demo-plan"
+grep -q 'lintian' "$work/demo-plan" && fail "make demo's plan names lintian" || pass "make demo's plan installs the demo's packages only"
+if [ -x "$(swift build --show-bin-path 2> /dev/null)/nfcbridge-sim" ]; then
+    DEMO_SECONDS=6 scripts/demo.sh > "$work/demo.out" 2> "$work/demo.err" < /dev/null || true
+    discovery=$(sed -n 's/^Home Assistant discovery documents (not shown): //p' "$work/demo.out")
+    grep -q '^nfc/demo/status online' "$work/demo.out" && pass "make demo shows the agent's traffic" || { fail "make demo shows no status"; head -20 "$work/demo.out" "$work/demo.err"; }
+    grep -q '^homeassistant/' "$work/demo.out" && fail "make demo shows the discovery documents" || pass "make demo keeps the discovery documents off the screen"
+    [ -n "$discovery" ] && grep -q '^homeassistant/' "$discovery" && pass "make demo keeps them in $(basename "$discovery")" \
+        || fail "make demo's discovery log <$discovery> holds no discovery document"
+    [ -n "$discovery" ] && rm -rf "$(dirname "$discovery")"
+else
+    echo "note the debug build is missing (swift build): make demo's screen not checked"
+fi
 
 echo
 if [ "$failures" = 0 ]; then echo "deploy checks: all passed"; else echo "deploy checks: $failures failed"; exit 1; fi

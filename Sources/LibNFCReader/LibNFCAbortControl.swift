@@ -18,7 +18,10 @@ final class CancelToken: Sendable {
 /// `nfc_abort_command` on `pn532_uart` wakes the `select()` a receive is blocked in, and libnfc
 /// then sends the PN532 an ACK frame, which ends the chip's command. Called while no receive waits,
 /// it only replaces the abort pipe (and leaks the old write end), so it is sent only while a call
-/// is marked in flight, and every abortable loop also checks the flags between calls.
+/// is marked in flight, and every abortable loop also checks the flags between calls. A call in
+/// flight may still be in a wait that watches no abort pipe (pn532_uart_send's ACK wait) or not
+/// have reached its receive yet, which then watches the new pipe: so while an aborted call stays in
+/// flight the abort is sent again every ``abortResendInterval``, up to ``abortResends`` times.
 ///
 /// Every call marked in flight also has a deadline, watched by a thread of its own: libnfc bounds
 /// each of its waits by the call's timeout, but a reader that trickles bytes, or a driver that
@@ -35,6 +38,11 @@ final class LibNFCAbortControl: @unchecked Sendable {
     /// The call in flight passed its deadline (and was aborted).
     private var expired = false
     private var monitorStopped = false
+    /// When an abort sent to the call in flight is sent again, if it is still in flight then.
+    private var abortResendAt: ContinuousClock.Instant?
+    private var abortsResent = 0
+    static let abortResendInterval: Duration = .milliseconds(100)
+    static let abortResends = 10
 
     /// Starts the deadline thread; ``stopMonitor()`` ends it.
     init() {
@@ -53,19 +61,36 @@ final class LibNFCAbortControl: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !monitorStopped {
-            guard let deadline else {
+            let wake = [deadline, abortResendAt].compactMap { $0 }.min()
+            guard let wake else {
                 condition.wait()
                 continue
             }
-            let left = ContinuousClock.now.duration(to: deadline)
+            let now = ContinuousClock.now
+            let left = now.duration(to: wake)
             if left > .zero {
                 condition.wait(atMost: left)
                 continue
             }
-            expired = true
-            self.deadline = nil
-            if let device { _ = nfc_abort_command(device) }
+            if let deadline, deadline <= now {
+                expired = true
+                self.deadline = nil
+                abortInFlight()
+            } else if abortResendAt != nil {
+                abortsResent += 1
+                abortResendAt = nil
+                abortInFlight(resend: abortsResent < Self.abortResends)
+            }
         }
+    }
+
+    /// `nfc_abort_command` for the call in flight, and (`resend`) again after
+    /// ``abortResendInterval`` if it is still in flight then; `condition` held.
+    private func abortInFlight(resend: Bool = true) {
+        guard inFlight != nil, let device else { return }
+        _ = nfc_abort_command(device)
+        if resend { abortResendAt = ContinuousClock.now.advanced(by: Self.abortResendInterval) }
+        condition.broadcast()
     }
 
     /// Which kind of call is blocking the libnfc thread.
@@ -95,15 +120,42 @@ final class LibNFCAbortControl: @unchecked Sendable {
     /// `expired` is true when that happened: its result then says nothing about the tag.
     func call<T>(_ kind: InFlight, deadline limit: Duration, _ body: () -> T) -> (result: T, expired: Bool) {
         condition.lock()
+        begin(kind, deadline: limit)
+        condition.unlock()
+        return finish(body())
+    }
+
+    /// ``call(_:deadline:_:)`` for a poll that waits long (InAutoPoll), or nil without running
+    /// `body` when a poll abort or `token`'s cancellation is pending already: `nfc_abort_command`
+    /// sent before the call waits would not reach it, so the check and the marking happen under
+    /// one lock.
+    func pollCall<T>(_ token: CancelToken, deadline limit: Duration, _ body: () -> T) -> (result: T, expired: Bool)? {
+        condition.lock()
+        if pollAbortPending || token.isCancelled {
+            condition.unlock()
+            return nil
+        }
+        begin(.poll(token), deadline: limit)
+        condition.unlock()
+        return finish(body())
+    }
+
+    /// Marks `kind` in flight with its deadline; `condition` held.
+    private func begin(_ kind: InFlight, deadline limit: Duration) {
         inFlight = kind
         deadline = ContinuousClock.now.advanced(by: limit)
         expired = false
+        abortResendAt = nil
+        abortsResent = 0
         condition.broadcast()
-        condition.unlock()
-        let result = body()
+    }
+
+    /// Clears the call in flight and tells whether it expired.
+    private func finish<T>(_ result: T) -> (result: T, expired: Bool) {
         condition.lock()
         inFlight = nil
         deadline = nil
+        abortResendAt = nil
         let didExpire = expired
         expired = false
         condition.unlock()
@@ -121,7 +173,7 @@ final class LibNFCAbortControl: @unchecked Sendable {
     func abortPoll() {
         condition.lock()
         pollAbortPending = true
-        if case .poll = inFlight, let device { _ = nfc_abort_command(device) }
+        if case .poll = inFlight { abortInFlight() }
         condition.broadcast()
         condition.unlock()
     }
@@ -130,7 +182,7 @@ final class LibNFCAbortControl: @unchecked Sendable {
     func cancel(_ token: CancelToken) {
         condition.lock()
         token.cancel()
-        if let inFlight, inFlight.token === token, let device { _ = nfc_abort_command(device) }
+        if let inFlight, inFlight.token === token { abortInFlight() }
         condition.broadcast()
         condition.unlock()
     }

@@ -20,13 +20,19 @@ public struct LibNFCConfiguration: Sendable, Equatable {
     /// libnfc bounds each wait by the call's timeout, so this only fires when something below it
     /// does not (see ``LibNFCAbortControl``).
     public var callDeadline: Duration
+    /// Let a PN532 poll by itself (InAutoPoll, UM0701-02 §7.3.13) when a poll is long enough for
+    /// one of its polls and asks only for 106 kbps type A and FeliCa: the line stays quiet and a
+    /// tag is seen as it arrives. Readers without the command keep the host's polling (see
+    /// ``LibNFCAutoPoll``). Off for one-shot commands, whose tag is usually there already.
+    public var autoPoll: Bool
 
     /// Creates a configuration; every value has a default.
     public init(
         commandTimeout: Duration = .milliseconds(350), apduTimeout: Duration = .seconds(2),
         pollInterval: Duration = .milliseconds(100), probeTimeout: Duration = .milliseconds(500),
-        callDeadline: Duration = .seconds(5)
+        callDeadline: Duration = .seconds(5), autoPoll: Bool = false
     ) {
+        self.autoPoll = autoPoll
         self.commandTimeout = commandTimeout
         self.apduTimeout = apduTimeout
         self.pollInterval = pollInterval

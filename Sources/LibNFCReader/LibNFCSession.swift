@@ -10,12 +10,12 @@ import NFCCore
 final class LibNFCSession {
     /// How frames travel: the reader's easy framing (`InDataExchange`, CRC by the chip) or raw
     /// (`InCommunicateThru`, CRC by us). Tracked so the registers are only rewritten on a change.
-    private enum LinkMode {
+    enum LinkMode {
         case easy, raw
     }
 
     /// The target libnfc and the chip consider selected.
-    private struct ActiveTarget: Equatable {
+    struct ActiveTarget: Equatable {
         var modulation: Modulation
         var uid: [UInt8]
     }
@@ -25,19 +25,21 @@ final class LibNFCSession {
     /// Bumped on every open, so transports of an earlier session fail cleanly.
     let generation: Int
     private let context: OpaquePointer
-    private let device: OpaquePointer
-    private let control: LibNFCAbortControl
-    private let configuration: LibNFCConfiguration
+    let device: OpaquePointer
+    let control: LibNFCAbortControl
+    let configuration: LibNFCConfiguration
     /// nil when unknown (after a failed property change): the next exchange sets both properties.
     private var mode: LinkMode?
-    private var active: ActiveTarget?
+    var active: ActiveTarget?
     /// Set when `active` was selected and nothing was sent to it since: a re-select asked for now
     /// (after a refusal this backend already settled with a select) would change nothing.
-    private var isFreshlySelected = false
+    var isFreshlySelected = false
     /// False for libnfc's `pcsc` driver, the one driver that is not a PN53x.
-    private var hasPN53xRegisters: Bool { !connstring.hasPrefix("pcsc") }
+    var hasPN53xRegisters: Bool { !connstring.hasPrefix("pcsc") }
     /// The cancellation token of the job that is running now.
     var token = CancelToken()
+    /// What the reader said to InAutoPoll so far (``autoPoll(_:timeout:limit:)``).
+    var autoPollSupport = LibNFCAutoPoll.Support.untried(refusals: 0)
 
     private init(
         context: OpaquePointer, device: OpaquePointer, info: ReaderInfo, generation: Int,
@@ -209,7 +211,9 @@ final class LibNFCSession {
     /// Looks for tags, one modulation after another, until some are found, `timeout` passes, the
     /// poll is aborted (returns `[]`) or the job is cancelled (throws ``NFCError/userCanceled``).
     /// Returns at most `limit` tags (nil: every tag the reader can tell apart). The last tag found
-    /// stays selected, so the first exchange with it needs no second select.
+    /// stays selected, so the first exchange with it needs no second select. With
+    /// ``LibNFCConfiguration/autoPoll`` a long enough poll lets the chip look for tags itself
+    /// (``autoPoll(_:timeout:limit:)``), and polls from the host only where it cannot.
     /// Wraps `nfc_initiator_select_passive_target` and `nfc_initiator_deselect_target`.
     func poll(modulations: [Modulation], timeout: Duration, limit: Int? = nil) throws(NFCError) -> [Target] {
         var wanted: [(Modulation, LibNFCModulation)] = []
@@ -219,6 +223,7 @@ final class LibNFCSession {
         guard !wanted.isEmpty else {
             throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
         }
+        if let found = try autoPoll(wanted, timeout: timeout, limit: limit) { return found }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             for (modulation, row) in wanted {
@@ -241,12 +246,16 @@ final class LibNFCSession {
     /// the tag found stays selected: one `InListPassiveTarget` in all. Tags of a modulation whose row
     /// does not ``LibNFCModulation/findsSeveral`` (FeliCa, type B ignore a deselect) get one select
     /// (as in libnfc).
-    private func listTargets(modulation: Modulation, row: LibNFCModulation, limit: Int) throws(NFCError) -> [Target] {
+    ///
+    /// `found`: tags found (and deselected) already, by ``autoPoll(_:timeout:limit:)``: the list goes on after them.
+    func listTargets(
+        modulation: Modulation, row: LibNFCModulation, limit: Int, after found: [Target] = []
+    ) throws(NFCError) -> [Target] {
         try setMode(.easy)
         let libnfc = row.libnfc
         // What libnfc's list sends with each select (`prepare_initiator_data`).
         let initData = row.pollData
-        var targets: [Target] = []
+        var targets = found
         active = nil
         isFreshlySelected = false
         while targets.count < limit {
@@ -294,7 +303,7 @@ final class LibNFCSession {
     /// lose them. They were deselected — halted: a halted tag answers only WUPA (ISO/IEC 14443-3 §6.3),
     /// and on a lossy line the next polls then found nothing for the rest of the tap — so the first
     /// exchange with one selects it again, resetting the field when needed (``select(_:)``).
-    private func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
+    func checkAnswers(after result: Int32, call: String, keeping found: [Target]) throws(NFCError) -> Bool {
         do {
             try checkAnswers(after: result, call: call)
             return false
@@ -555,7 +564,7 @@ final class LibNFCSession {
     /// one `WriteRegister` instead of reading them first (one round trip per switch, not two).
     /// Raw frames are only ever sent to a selected 106 kbps type A tag, so those are the values
     /// the chip holds. Not for the `pcsc` driver, which has no PN53x registers.
-    private func setMode(_ wanted: LinkMode) throws(NFCError) {
+    func setMode(_ wanted: LinkMode) throws(NFCError) {
         guard mode != wanted else { return }
         mode = nil
         let on = wanted == .easy
@@ -605,7 +614,7 @@ final class LibNFCSession {
     ///   reader stays open and the caller goes on (the reader loop polls again and counts it).
     ///
     /// Not for libnfc's `pcsc` driver (no PN53x to probe): its `NFC_EIO` means the reader is gone.
-    private func checkAnswers(after result: Int32, call: String) throws(NFCError) {
+    func checkAnswers(after result: Int32, call: String) throws(NFCError) {
         let code = LibNFCErrorCode(rawValue: result)
         guard result == NFC_ETIMEOUT || code.isIOError else { return }
         if code.isIOError, !hasPN53xRegisters { throw code.nfcError(connstring: connstring, call: call) }
@@ -690,13 +699,13 @@ final class LibNFCSession {
     /// How long a call with libnfc timeout `timeout` may block: ``LibNFCConfiguration/callDeadline``,
     /// or twice the timeout plus 1 s when that is longer (libnfc waits up to `timeout` for the ACK
     /// and again for each part of the answer frame).
-    private func deadline(for timeout: Duration) -> Duration {
+    func deadline(for timeout: Duration) -> Duration {
         max(configuration.callDeadline, timeout * 2 + .seconds(1))
     }
 
     /// One blocking libnfc call, marked in flight (abortable) and with its deadline. A call that
     /// passed its deadline was aborted: ``NFCError/readerUnresponsive(_:)``.
-    private func libnfcCall(
+    func libnfcCall(
         _ kind: LibNFCAbortControl.InFlight, _ name: String, timeout: Duration, _ body: () -> Int32
     ) throws(NFCError) -> Int32 {
         let limit = deadline(for: timeout)

@@ -22,6 +22,9 @@
 /// refuses a CONNACK (e.g. a password not yet deployed) is retried with exponential back-off and
 /// jitter (`MQTTReconnectPolicy`), reported on `events`. After every CONNACK the client re-subscribes
 /// to everything `subscribe` registered, and reports `.connected` once the broker acknowledged them.
+/// With `failoverURLs` (a cluster's other nodes), each attempt after a failed attempt or a lost
+/// connection goes to the next node. A session the broker keeps handing to another client with the
+/// same id is reported once (`.duplicateClientID`) and then retried slowly (`TakeoverWatch`).
 ///
 /// **Publishing while disconnected.** QoS 0 fails at once with `not_connected`. A QoS 1/2 publish is
 /// kept by libmosquitto in an unbounded *in-memory* queue and sent after the next CONNACK; `publish`
@@ -36,7 +39,7 @@
 public final class MQTTClient: Sendable {
     /// The configuration this client was created with.
     public let configuration: MQTTConfiguration
-    /// The broker address parsed from `configuration.url`.
+    /// The broker address parsed from `configuration.url` (the first node).
     public let address: MQTTBrokerAddress
     private let session: MosquittoSession
 
@@ -74,6 +77,17 @@ public final class MQTTClient: Sendable {
     /// `not_authorized`, `connack_refused`, …). Every attempt counts, also those not reported again
     /// to `onConnectionFailure` because the reason stayed the same.
     public var connectionFailureCounts: [String: Int] { session.connectionFailureCounts }
+
+    /// The URL of the node of the current connection (while disconnected: of the last one), from
+    /// `configuration.url` and `failoverURLs`; nil before the first connection.
+    public var connectedURL: String? { session.connectedURL }
+
+    /// Connections made on another node than the connection before them (`failoverURLs`).
+    public var failovers: Int { session.failovers }
+
+    /// Takeovers of this client's session by another client with the same id, counted from the
+    /// first `.duplicateClientID` event on (the takeovers that led to it included); 0 while none.
+    public var duplicateClientIDTakeovers: Int { session.takeovers }
 
     /// Messages dropped because `messages` was not read fast enough.
     public var droppedMessageCount: Int { session.droppedMessageCount }

@@ -12,6 +12,10 @@ public struct MQTTConfiguration: Sendable, Hashable {
     /// Broker URL: `mqtt://host[:port]` (default port 1883) or `mqtts://host[:port]` (8883, TLS).
     /// Checked by `MQTTClient.init`, which throws `invalid_url`.
     public var url: String
+    /// More nodes of the same broker cluster (same scheme as `url`, at most 15): when a connection
+    /// attempt fails or a connection ends, the next attempt goes to the next node in the list
+    /// (`url` first, then these, round and round), with the same back-off. Empty: `url` only.
+    public var failoverURLs: [String]
     /// Protocol version; `.v5` by default. v5 CONNECT properties travel inside the case.
     public var protocolVersion: MQTTProtocolVersion
     /// Client identifier. `nil` lets libmosquitto pick a random one, which needs `cleanStart`.
@@ -47,12 +51,13 @@ public struct MQTTConfiguration: Sendable, Hashable {
     public var maximumOutgoingPacket: Int?
 
     /// Creates a configuration; only the URL is required.
-    public init(url: String, protocolVersion: MQTTProtocolVersion = .v5, clientID: String? = nil,
+    public init(url: String, failoverURLs: [String] = [], protocolVersion: MQTTProtocolVersion = .v5, clientID: String? = nil,
                 keepAlive: Duration = .seconds(60), username: String? = nil, password: String? = nil,
                 tls: MQTTTLS = .disabled, will: MQTTWill? = nil, cleanStart: Bool = true,
                 reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(), messageBufferSize: Int = 1024,
                 maximumIncomingPayload: Int? = nil, maximumOutgoingPacket: Int? = nil) {
         self.url = url
+        self.failoverURLs = failoverURLs
         self.protocolVersion = protocolVersion
         self.clientID = clientID
         self.keepAlive = keepAlive
@@ -77,7 +82,8 @@ extension MQTTConfiguration: CustomStringConvertible, CustomReflectable {
             case .enabled(let settings): "on (CA: \(settings.caFile ?? settings.caDirectory ?? "system"), "
                 + "verify certificate: \(settings.verifyCertificate), verify hostname: \(settings.verifyHostname))"
             }
-        return "MQTTConfiguration(url: \(url), protocol: \(protocolVersion.isV5 ? "5.0" : "3.1.1"), "
+        let nodes = failoverURLs.isEmpty ? "" : ", failover: \(failoverURLs.joined(separator: " "))"
+        return "MQTTConfiguration(url: \(url)\(nodes), protocol: \(protocolVersion.isV5 ? "5.0" : "3.1.1"), "
             + "clientID: \(clientID ?? "<random>"), username: \(username ?? "-"), "
             + "password: \(password == nil ? "-" : "<redacted>"), tls: \(tlsText), will: \(will?.topic ?? "-"), "
             + "cleanStart: \(cleanStart))"

@@ -12,4 +12,9 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case connectionFailed(MQTTClientError)
     /// The client will try again after `delay`; `attempt` counts retries since the last success.
     case reconnecting(attempt: Int, delay: Duration)
+    /// Another client uses this client's id: the broker closed the session, shortly after its
+    /// CONNACK, `TakeoverWatch.threshold` times in a row (`takeovers` so far). Reported once per
+    /// episode; from now on each takeover waits 5 s, doubling up to 5 min (`retryIn` is the first
+    /// wait), instead of taking the session straight back (`MQTTClient.duplicateClientIDTakeovers`).
+    case duplicateClientID(takeovers: Int, retryIn: Duration)
 }

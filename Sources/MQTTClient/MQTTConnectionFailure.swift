@@ -7,6 +7,9 @@ import Glibc
 public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible {
     /// The broker, `host:port`.
     public var broker: String
+    /// The node the next attempt goes to, `host:port`: another node of the cluster when
+    /// `MQTTConfiguration.failoverURLs` lists more, else ``broker``.
+    public var nextBroker: String
     /// Why the attempt failed: `broker_unreachable` (refused, DNS, timeout), `tls_error` (with
     /// OpenSSL's reason), `auth_failed` (not authorised), `connection_refused` (another CONNACK refusal).
     public var error: MQTTClientError
@@ -48,13 +51,16 @@ public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible
 
     /// `cannot connect to the MQTT broker 127.0.0.1:1 (connection refused): broker_unreachable: …; retrying in 0.5 s (back-off up to 30 s)`.
     public var description: String {
-        "cannot connect to the MQTT broker \(broker) (\(reason)): \(error); retrying in \(Self.seconds(retryIn)) s "
+        let next = nextBroker == broker ? "retrying" : "trying the next node \(nextBroker)"
+        return "cannot connect to the MQTT broker \(broker) (\(reason)): \(error); \(next) in \(Self.seconds(retryIn)) s "
             + "(back-off up to \(Self.seconds(maximumDelay)) s; logged again when the reason changes)"
     }
 
     /// Creates a report.
-    public init(broker: String, error: MQTTClientError, attempt: Int, retryIn: Duration, maximumDelay: Duration) {
+    public init(broker: String, nextBroker: String? = nil, error: MQTTClientError, attempt: Int, retryIn: Duration,
+                maximumDelay: Duration) {
         self.broker = broker
+        self.nextBroker = nextBroker ?? broker
         self.error = error
         self.attempt = attempt
         self.retryIn = retryIn

@@ -53,6 +53,14 @@ final class MosquittoSession: @unchecked Sendable {
     private var sessionPresent = false
     private var connackReason: Int?
     private var subscriptions = SubscriptionTable()
+    /// The broker nodes, the one in use and the failovers so far.
+    private var nodes: BrokerNodes
+    /// Takeovers of the session by another client with our id (inferred).
+    private var takeover = TakeoverWatch()
+    /// When the current connection's CONNACK came.
+    private var connectedAt: ContinuousClock.Instant?
+    /// `dropConnection()` ended the current connection (a recycle: not the broker's doing).
+    private var dropRequested = false
     private var pendingRestores: Set<Int32> = []
     private var publishWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
     private var subscribeWaiters: [Int32: (filter: String, continuation: CheckedContinuation<Void, any Error>)] = [:]
@@ -77,7 +85,8 @@ final class MosquittoSession: @unchecked Sendable {
         configuration: MQTTConfiguration, onConnectionFailure: (@Sendable (MQTTConnectionFailure) -> Void)? = nil
     ) throws(MQTTClientError) {
         MosquittoLibrary.initialise()
-        let address = try MQTTBrokerAddress(url: configuration.url)
+        let nodes = try BrokerNodes(configuration)
+        let address = nodes.current
         let keepAlive = configuration.keepAlive.components.seconds
         guard keepAlive == 0 || (5...65535).contains(keepAlive) else {
             throw .invalidConfiguration("keepAlive must be 0 or 5…65535 seconds")
@@ -106,6 +115,7 @@ final class MosquittoSession: @unchecked Sendable {
         }
         self.configuration = configuration
         self.address = address
+        self.nodes = nodes
         self.isV5 = configuration.protocolVersion.isV5
         self.handle = handle
         self.connectProperties = connectProperties
@@ -215,6 +225,12 @@ final class MosquittoSession: @unchecked Sendable {
 
     var connectionFailureCounts: [String: Int] { failureCounts.withLock { $0 } }
 
+    var connectedURL: String? { locked { nodes.connectedURL } }
+
+    var failovers: Int { locked { nodes.failovers } }
+
+    var takeovers: Int { locked { takeover.takeovers } }
+
     /// Starts the network thread in "retry forever" mode (no-op when already running).
     func start() throws(MQTTClientError) {
         try locked { () throws(MQTTClientError) in
@@ -291,6 +307,7 @@ final class MosquittoSession: @unchecked Sendable {
         locked {
             let fd = mosquitto_socket(handle)
             guard fd >= 0, case .running = runState, !stopRequested else { return }
+            dropRequested = true
             _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
         }
     }
@@ -450,6 +467,8 @@ final class MosquittoSession: @unchecked Sendable {
         loop: while true {
             if locked({ stopRequested }) { break }
             var failure: MQTTClientError?
+            var verdict = TakeoverWatch.Verdict.ordinary
+            let node = locked { nodes.current }
             switch connectOnce() {
             case .stopped:
                 break loop
@@ -470,14 +489,31 @@ final class MosquittoSession: @unchecked Sendable {
                 emit(.disconnected(error))
                 attempt = 0
                 reported = nil
+                verdict = locked {
+                    let lasted = connectedAt.map { ContinuousClock.now - $0 } ?? .zero
+                    return takeover.connectionEnded(lasted: lasted, closedByBroker: !dropRequested)
+                }
+            }
+            // The next attempt goes to the next node (a cluster's other node when this one failed).
+            let (nextNode, takeoverDelay) = locked { () -> (MQTTBrokerAddress, Duration?) in
+                nodes.advance()
+                return (nodes.current, takeover.delay)
             }
             attempt += 1
-            let delay = backoff.delay(attempt: attempt)
+            var delay = backoff.delay(attempt: attempt)
+            switch verdict {
+            case .ordinary: break
+            case .detected(let takeovers):
+                delay = backoff.jittered(takeoverDelay ?? TakeoverWatch.initialDelay)
+                emit(.duplicateClientID(takeovers: takeovers, retryIn: delay))
+            case .again:
+                delay = backoff.jittered(takeoverDelay ?? TakeoverWatch.initialDelay)
+            }
             if locked({ stopRequested }) { break }
             if let failure, failure != reported, let failureHandler {
                 reported = failure
                 failureHandler(MQTTConnectionFailure(
-                    broker: "\(address.host):\(address.port)", error: failure, attempt: attempt, retryIn: delay,
+                    broker: "\(node.host):\(node.port)", nextBroker: "\(nextNode.host):\(nextNode.port)", error: failure, attempt: attempt, retryIn: delay,
                     maximumDelay: configuration.reconnect.maximumDelay))
             }
             emit(.reconnecting(attempt: attempt, delay: delay))
@@ -499,9 +535,12 @@ final class MosquittoSession: @unchecked Sendable {
 
     /// One connection: TCP (+TLS) connect, CONNECT, then the packet loop until the link ends.
     private func connectOnce() -> AttemptOutcome {
-        locked {
+        let address = locked { () -> MQTTBrokerAddress in
             connackReason = nil
             linkUp = false
+            connectedAt = nil
+            dropRequested = false
+            return nodes.current
         }
         lastError.withLock { $0 = nil }
         // Blocking: name lookup and the TCP handshake happen here (TLS continues inside mosquitto_loop).
@@ -604,6 +643,8 @@ final class MosquittoSession: @unchecked Sendable {
             connackReason = reasonCode
             guard reasonCode == 0 else { return }
             linkUp = true
+            connectedAt = .now
+            nodes.connected()
             sessionPresent = flags & 1 == 1
             // Restore every subscription on every CONNACK: a clean session has none, and re-sending to
             // a persistent session is harmless. `.connected` waits for their SUBACKs.

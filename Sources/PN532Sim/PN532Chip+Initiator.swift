@@ -1,8 +1,8 @@
 import enum NFCCore.Modulation
 import struct NFCCore.Target
 
-/// Target discovery and target housekeeping (UM0701-02 §7.3.5 InListPassiveTarget, §7.3.13
-/// InAutoPoll, §7.3.12 InSelect, §7.3.11 InDeselect, §7.3.10 InRelease).
+/// Target discovery and target housekeeping (UM0701-02 §7.3.5 InListPassiveTarget, §7.3.12
+/// InSelect, §7.3.11 InDeselect, §7.3.10 InRelease; §7.3.13 InAutoPoll is in PN532Chip+AutoPoll).
 extension PN532Chip {
     /// A tag that answered discovery, with its target data (everything after Tg).
     typealias Discovered = (placed: PlacedTag, kind: ActivatedTarget.Kind, data: [UInt8])
@@ -52,61 +52,6 @@ extension PN532Chip {
             ? nil : timing.chip(PN532Timing.passiveActivationAttempt * attempts)
         return .wait(PN532Wait(timeLimit: limit, probe: probe, giveUpAnswer: [0x00]))
     }
-
-    /// InAutoPoll: PollNr (FF = endless), Period (× 150 ms), Type₁…Typeₙ.
-    /// Answers `NbTg Type Len TargetData` for the first type that finds a tag; types 20h
-    /// (ISO/IEC 14443-4A) include the ATS, types 03h/23h (type B) the ATQB and the ATTRIB answer.
-    /// Gives up after PollNr × n × Period × 150 ms with `00`.
-    func inAutoPoll(_ parameters: [UInt8]) -> PN532Outcome {
-        guard parameters.count >= 3, parameters.count <= 17 else { return .syntaxError }
-        let pollCount = Int(parameters[0]), period = Int(parameters[1])
-        let types = Array(parameters.dropFirst(2))
-        let probe = { [unowned self] () -> [UInt8]? in
-            for type in types {
-                guard let poll = Self.autoPollTypes[type] else { continue }
-                let found: [Discovered]
-                switch poll {
-                case let .typeA(onlyISODEP):
-                    found = discoverTypeA(maxTargets: 1, uid: nil, onlyISODEP: onlyISODEP, rats: onlyISODEP)
-                case .felica:
-                    found = discoverFeliCa(maxTargets: 1, request: [0x00, 0xFF, 0xFF, 0x00, 0x00])
-                case .typeB:
-                    registers.selectModulation(framing: .typeB, speed: 0)
-                    found = discoverTypeB(maxTargets: 1, afi: 0x00)
-                    if found.isEmpty { registers.selectModulation(framing: .typeA, speed: 0) }
-                }
-                guard let first = found.first else { continue }
-                adopt([first])
-                let data = [0x01] + first.data
-                return [0x01, type, UInt8(data.count)] + data
-            }
-            return nil
-        }
-        startDiscovery()
-        if let answer = probe() { return .answer(answer) }
-        let limit = pollCount == 0xFF
-            ? nil : timing.chip(PN532Timing.autoPollPeriodUnit * (pollCount * types.count * period))
-        return .wait(PN532Wait(timeLimit: limit, probe: probe, giveUpAnswer: [0x00]))
-    }
-
-    /// What an InAutoPoll target type looks for (UM0701-02 §7.3.13, Type list).
-    enum AutoPollType {
-        case typeA(onlyISODEP: Bool)
-        case felica
-        /// 106 kbps type B, AFI 00h (every virtual B card is ISO/IEC 14443-4, so 03h and 23h find the same).
-        case typeB
-    }
-
-    /// Target types the emulator can find; the others (Jewel, DEP) never answer.
-    static let autoPollTypes: [UInt8: AutoPollType] = [
-        0x00: .typeA(onlyISODEP: false),  // generic passive 106 kbps
-        0x10: .typeA(onlyISODEP: false),  // MIFARE
-        0x20: .typeA(onlyISODEP: true),  // ISO/IEC 14443-4 type A
-        0x01: .felica, 0x11: .felica,  // passive 212 kbps
-        0x02: .felica, 0x12: .felica,  // passive 424 kbps
-        0x03: .typeB,  // passive 106 kbps ISO/IEC 14443-3 type B
-        0x23: .typeB,  // ISO/IEC 14443-4 type B
-    ]
 
     /// InSelect: Tg. Wakes a listed target again (WUPA + select, RATS for ISO-DEP; type B: WUPB + ATTRIB).
     func inSelect(_ parameters: [UInt8]) -> PN532Outcome {
@@ -159,7 +104,7 @@ extension PN532Chip {
     // MARK: Discovery
 
     /// A new discovery: the RF field turns on, earlier targets and a MIFARE authentication are gone.
-    private func startDiscovery() {
+    func startDiscovery() {
         setField(on: true)
         targets.removeAll()
         activeTypeA = nil
@@ -230,7 +175,7 @@ extension PN532Chip {
         return answer
     }
 
-    private func adopt(_ found: [Discovered]) {
+    func adopt(_ found: [Discovered]) {
         targets = found.enumerated().map { ActivatedTarget(number: UInt8($0 + 1), placed: $1.placed, kind: $1.kind) }
         activeTypeA = found.first { $0.kind == .typeA }?.placed
         lastStatus = .success

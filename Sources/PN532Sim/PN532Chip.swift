@@ -55,10 +55,13 @@ final class PN532Chip {
     var lastStatus: PN532Status = .success
 
     static let autoRATSParameter: UInt8 = 0x10
+    /// False for a chip made without InAutoPoll (``inAutoPoll(_:)`` answers the syntax-error frame).
+    let answersAutoPoll: Bool
 
-    init(field: RFField, timing: PN532Timing) {
+    init(field: RFField, timing: PN532Timing, answersAutoPoll: Bool = true) {
         self.field = field
         self.timing = timing
+        self.answersAutoPoll = answersAutoPoll
     }
 
     /// Runs one command frame's data (`code params…`).

@@ -26,6 +26,8 @@ public final class PN532Emulator: Sendable {
     private let terminal: PseudoTerminal
     /// Bytes dropped on the pty, both ways (nil: a clean line).
     public let linkLoss: LinkLoss?
+    /// False: the chip answers InAutoPoll with the syntax-error frame (`--without-autopoll`).
+    public let answersAutoPoll: Bool
     private let wakePipe: WakePipe
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -34,8 +36,10 @@ public final class PN532Emulator: Sendable {
 
     /// Opens the pty and links `linkPath` to it; call ``start()`` to serve.
     public init(linkPath: String, field: RFField, timing: PN532Timing = PN532Timing(),
-                monitor: PN532Monitor = PN532Monitor(), linkLoss: LinkLoss? = nil) throws(SimulatorError) {
+                monitor: PN532Monitor = PN532Monitor(), linkLoss: LinkLoss? = nil,
+                answersAutoPoll: Bool = true) throws(SimulatorError) {
         self.linkLoss = linkLoss
+        self.answersAutoPoll = answersAutoPoll
         self.field = field
         self.timing = timing
         self.monitor = monitor
@@ -53,7 +57,7 @@ public final class PN532Emulator: Sendable {
     public func start() {
         guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let thread = Thread { [self] in
-            let session = PN532Session(emulator: self, chip: PN532Chip(field: field, timing: timing))
+            let session = PN532Session(emulator: self, chip: PN532Chip(field: field, timing: timing, answersAutoPoll: answersAutoPoll))
             session.run()
             stopped.signal()
         }

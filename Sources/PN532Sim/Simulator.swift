@@ -15,12 +15,15 @@ public final class Simulator: Sendable {
         public var log: (@Sendable (String) -> Void)?
         /// Bytes dropped on the pty (``LinkLoss``), nil for a clean line.
         public var linkLoss: LinkLoss?
+        /// False: a chip without InAutoPoll (`--without-autopoll`), to test a host's fallback.
+        public var answersAutoPoll: Bool
 
         /// A configuration; only the link path is required.
         public init(linkPath: String, controlPath: String? = nil, scenario: Scenario = Scenario(),
                     timing: PN532Timing = PN532Timing(), log: (@Sendable (String) -> Void)? = nil,
-                    linkLoss: LinkLoss? = nil) {
+                    linkLoss: LinkLoss? = nil, answersAutoPoll: Bool = true) {
             self.linkLoss = linkLoss
+            self.answersAutoPoll = answersAutoPoll
             self.linkPath = linkPath
             self.controlPath = controlPath
             self.scenario = scenario
@@ -45,7 +48,8 @@ public final class Simulator: Sendable {
         for spec in configuration.scenario.tags { try catalog.define(spec) }
         let monitor = PN532Monitor(trace: configuration.log)
         let emulator = try PN532Emulator(linkPath: configuration.linkPath, field: field, timing: configuration.timing,
-                                         monitor: monitor, linkLoss: configuration.linkLoss)
+                                         monitor: monitor, linkLoss: configuration.linkLoss,
+                                         answersAutoPoll: configuration.answersAutoPoll)
         do {
             controlServer = try configuration.controlPath.map { path throws(SimulatorError) in
                 try ControlSocketServer(path: path, control: SimulatorControl(field: field, catalog: catalog, monitor: monitor))

@@ -16,11 +16,14 @@ struct SimulatorArguments {
     var dropOneIn: UInt64?
     /// `--drop-seed S`: the seed of the drops (default 1).
     var dropSeed: UInt64 = 1
+    /// `--without-autopoll`: the chip answers InAutoPoll with the syntax-error frame.
+    var withoutAutoPoll = false
     var trace = false
     var help = false
 
     static let usage = """
-        usage: nfcbridge-sim --link PATH [--control PATH] [--scenario FILE] [--baud N] [--time-scale F] [--trace]
+        usage: nfcbridge-sim --link PATH [--control PATH] [--scenario FILE] [--baud N] [--time-scale F]
+                            [--without-autopoll] [--trace]
                nfcbridge-sim --vpcd HOST:PORT [--control PATH] [--scenario FILE] [--pcsc-get-data-atqa-sak] [--trace]
 
           --link PATH       symlink to the emulated PN532's pty (no ':'); point libnfc at pn532_uart:PATH
@@ -33,6 +36,8 @@ struct SimulatorArguments {
           --time-scale F    multiply the chip's RF delays by F (0.05 = twenty times faster; --vpcd models no delays)
           --drop-one-in N   drop each byte on the pty (both ways) with probability 1/N: a lossy serial line
           --drop-seed S     seed of those drops (default 1): the same seed drops the same bytes
+          --without-autopoll  a chip without InAutoPoll (UM0701-02 §7.3.13; PN531 and PN533 lack it): it
+                            answers the syntax-error frame, so a host's own polling loop is what finds tags
           --trace           print every PN532 command (--vpcd: every APDU) and client session on stderr
 
         Prints `ready link=… control=… pty=…` (--vpcd: `ready vpcd=HOST:PORT control=…`) on stdout once
@@ -71,6 +76,7 @@ struct SimulatorArguments {
     ]
     private static let switches: [String: @Sendable (inout SimulatorArguments) -> Void] = [
         "trace": { $0.trace = true },
+        "without-autopoll": { $0.withoutAutoPoll = true },
         "pcsc-get-data-atqa-sak": { $0.answersATQAAndSAK = true },
         "help": { $0.help = true },
     ]
@@ -104,6 +110,7 @@ struct SimulatorArguments {
         case (nil, nil): throw .usage("--link PATH or --vpcd HOST:PORT is required\n\(Self.usage)")
         case (.some, .some): throw .usage("give either --link or --vpcd, not both\n\(Self.usage)")
         case (.some, nil) where answersATQAAndSAK: throw .usage("--pcsc-get-data-atqa-sak needs --vpcd")
+        case (nil, .some) where withoutAutoPoll: throw .usage("--without-autopoll is for --link (a PN532); --vpcd has none")
         case (nil, .some) where baudRate != nil: throw .usage("--baud is for --link (a serial line); --vpcd has none")
         default: break
         }

@@ -50,7 +50,8 @@ do {
         let simulator = try Simulator(configuration: Simulator.Configuration(
             linkPath: arguments.linkPath ?? "", controlPath: arguments.controlPath, scenario: scenario,
             timing: PN532Timing(baudRate: arguments.baudRate, timeScale: arguments.timeScale), log: log,
-            linkLoss: arguments.dropOneIn.map { LinkLoss(oneIn: $0, seed: arguments.dropSeed) }))
+            linkLoss: arguments.dropOneIn.map { LinkLoss(oneIn: $0, seed: arguments.dropSeed) },
+            answersAutoPoll: !arguments.withoutAutoPoll))
         simulator.start()
         let ready = "ready link=\(simulator.emulator.linkPath) control=\(simulator.controlPath ?? "-") pty=\(simulator.emulator.slavePath)\n"
         FileHandle.standardOutput.write(Data(ready.utf8))

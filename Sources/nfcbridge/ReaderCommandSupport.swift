@@ -157,11 +157,15 @@ enum ReaderBackendChoice {
     }
 
     /// The device for `connstring` on the selected backend. With `reader.backend: pcsc` a connstring
-    /// without the `pcsc:` prefix is taken as the reader's name (or index).
+    /// without the `pcsc:` prefix is taken as the reader's name (or index). `autoPoll`: a PN532 on
+    /// libnfc polls by itself while the field is empty (``LibNFCConfiguration/autoPoll``; the agent).
     static func device(
-        connstring: String?, backend: AgentConfiguration.ReaderBackend, shareMode: AgentConfiguration.PCSCShareMode
+        connstring: String?, backend: AgentConfiguration.ReaderBackend, shareMode: AgentConfiguration.PCSCShareMode,
+        autoPoll: Bool = false
     ) -> any ReaderDevice {
-        guard usesPCSC(connstring: connstring, backend: backend) else { return LibNFCDevice(connstring: connstring) }
+        guard usesPCSC(connstring: connstring, backend: backend) else {
+            return LibNFCDevice(connstring: connstring, configuration: LibNFCConfiguration(autoPoll: autoPoll))
+        }
         let mode: PCSCShareMode = shareMode == .shared ? .shared : .exclusive
         guard let connstring else { return PCSCDevice(reader: nil, shareMode: mode) }
         if PCSCDevice.accepts(connstring) { return PCSCDevice(connstring: connstring, shareMode: mode) }

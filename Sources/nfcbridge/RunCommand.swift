@@ -86,7 +86,8 @@ enum RunCommand {
         }
         let publisher = MQTTClientPublisher(client: client)
         let reader = ReaderBackendChoice.device(
-            connstring: configuration.reader.device, backend: backend, shareMode: configuration.reader.pcscShareMode)
+            connstring: configuration.reader.device, backend: backend, shareMode: configuration.reader.pcscShareMode,
+            autoPoll: true)
         // What the agent runs on is chosen here; the agent keeps the lifecycle.
         let agent: Agent
         do {

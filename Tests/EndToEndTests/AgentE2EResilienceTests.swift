@@ -203,7 +203,8 @@ import TestSupport
         try await withAgentRun(.init(reader: .simulatorAt(link: "reader.tty"))) { run in
             let (first, watcher, agent, link) = (run.simulator, run.watcher, run.agent, run.linkPath)
             let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-            try await first.waitForCommand("4A", count: 3)
+            // Polling the empty field: the chip's own poll (InAutoPoll) answered once, the next one runs.
+            try await first.waitForCommand("60", count: 2)
 
             first.process.send(SIGKILL)
             first.process.waitForExit()

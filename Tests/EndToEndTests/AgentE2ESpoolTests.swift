@@ -88,7 +88,8 @@ import TestSupport
             let duringFreeze = thawAt.dropFirst(freezeAt.count).split(separator: "\n")
             var pollsSince = 0, steps = 0
             for line in duringFreeze {
-                if line.contains("0x4A ") { pollsSince += 1 }
+                // InListPassiveTarget, or InAutoPoll on an empty field.
+                if line.contains("0x4A ") || line.contains("0x60 ") { pollsSince += 1 }
                 // A step: the first tag placed, then each later one removing the tag before it.
                 guard line.contains("timeline: removed ") || line.hasSuffix("timeline: placed \(first)") else { continue }
                 steps += 1

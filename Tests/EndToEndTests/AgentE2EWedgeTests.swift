@@ -17,7 +17,8 @@ import TestSupport
         try await withAgentRun(.init(scenario: Self.scenario)) { run in
             let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
             let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-            try await simulator.waitForCommand("4A", count: 3)
+            // Polling the empty field: the chip's own poll (InAutoPoll) answered once, the next one runs.
+            try await simulator.waitForCommand("60", count: 2)
 
             // (The run lets a stopped simulator go on before it terminates it.)
             simulator.process.send(SIGSTOP)
@@ -49,10 +50,12 @@ import TestSupport
             let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
             let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
 
-            // Empty field: the garbled answer is a poll's (InListPassiveTarget).
-            let polls = try simulator.commandCount("4A")
-            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer"])
-            try await simulator.waitForCommand("4A", count: polls + 3)
+            // Empty field: the garbled answer is a poll's (InAutoPoll, once the chip has answered
+            // one: the reader has the command).
+            try await simulator.waitForCommand("60", count: 2)
+            let polls = try simulator.commandCount("60")
+            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer", "code": "60"])
+            try await simulator.waitForCommand("60", count: polls + 2)
             let (_, error, _) = await watcher.next("event/error", after: okAt)
             #expect((error["error"] as? [String: Any])?["code"] as? String == "rf_error", "\(error)")
             #expect(error["op"] as? String == "poll", "\(error)")

@@ -11,6 +11,37 @@ import Testing
 @Suite struct LibNFCReaderUnitTests {
     // MARK: Raw ISO 14443-A frames (software CRC_A, 4-bit replies)
 
+    // MARK: InAutoPoll (UM0701-02 §7.3.13)
+
+    @Test func autoPollAnswersRead() throws {
+        #expect(LibNFCAutoPoll.answer([0x00]) == .nothing)
+        #expect(LibNFCAutoPoll.answer([]) == .garbled)
+        #expect(LibNFCAutoPoll.answer([0x01, 0x10, 0x0C, 0x01]) == .garbled)  // Len 0Ch, 1 byte of data
+        // An NTAG: Tg 01, SENS_RES 00 44, SEL_RES 00, 7-byte NFCID1.
+        let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
+        let data: [UInt8] = [0x01, 0x00, 0x44, 0x00, 0x07] + uid
+        #expect(LibNFCAutoPoll.answer([0x01, 0x10, 0x0C] + data) == .target(type: 0x10, data: data))
+        let ntag = try #require(LibNFCAutoPoll.typeATarget(data))
+        #expect(ntag.uid == uid && ntag.atqa == [0x00, 0x44] && ntag.sak == 0x00 && ntag.ats.isEmpty)
+        // An ISO-DEP tag found as type 20h: its ATS comes with TL, kept without it (as libnfc does).
+        let isoDEP: [UInt8] = [0x01, 0x03, 0x44, 0x20, 0x07] + uid + [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]
+        let t4 = try #require(LibNFCAutoPoll.typeATarget(isoDEP))
+        #expect(t4.ats == [0x75, 0x77, 0x81, 0x02, 0x80] && t4.isISODEP)
+        // A UID length that ISO/IEC 14443-3 has not, or an ATS longer than the data.
+        #expect(LibNFCAutoPoll.typeATarget([0x01, 0x00, 0x44, 0x00, 0x05, 1, 2, 3, 4, 5]) == nil)
+        #expect(LibNFCAutoPoll.typeATarget([0x01, 0x00, 0x44, 0x20, 0x04, 1, 2, 3, 4, 0x09, 0x75]) == nil)
+        #expect(LibNFCAutoPoll.typeATarget([0x01, 0x00, 0x44]) == nil)
+    }
+
+    @Test func autoPollTypesCoverTypeAAndFeliCaOnly() {
+        #expect(LibNFCAutoPoll.types(for: .iso14443a) == [0x20, 0x10])
+        #expect(LibNFCAutoPoll.types(for: .felica212) == [0x11])
+        #expect(LibNFCAutoPoll.types(for: .felica424) == [0x12])
+        #expect(LibNFCAutoPoll.types(for: .iso14443b) == nil)
+        #expect(LibNFCAutoPoll.modulation(ofType: 0x20, among: [.felica212, .iso14443a]) == .iso14443a)
+        #expect(LibNFCAutoPoll.modulation(ofType: 0x12, among: [.iso14443a, .felica212]) == nil)
+    }
+
     @Test func getVersionFrameCarriesCRCA() {
         // libnfc's nfc-mfultralight sends GET_VERSION raw as 60 F8 32.
         #expect(RawFrameCodec.appendingCRCA([0x60]) == [0x60, 0xF8, 0x32])

@@ -85,8 +85,8 @@ import TestSupport
             let (onlineAt, _) = await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
             await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
             await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
-            // The chip got the poll's first InListPassiveTarget: the agent is inside its ten-second poll.
-            try await simulator.waitForCommand("4A")
+            // The chip got the poll's InAutoPoll: the agent is inside its ten-second poll.
+            try await simulator.waitForCommand("60")
             let stopAt = seen.received.count - 1
             agent.send(SIGTERM)
             // Well under the 10 s the poll would otherwise take: only a bound against a hang (the

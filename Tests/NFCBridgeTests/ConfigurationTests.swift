@@ -132,7 +132,13 @@ import YAMLDocument
             ("presence:\n  mode: sometimes\n", 2, "presence.mode", "must be one of presence, repeat, got 'sometimes'"),
             ("id: Door 1\n", 1, "id", "must be 1-64 characters of a-z, 0-9, '_' and '-', got 'Door 1'"),
             ("mqtt: mqtt://h\n", 1, "mqtt", "expected a mapping of keys, found a single value"),
-            ("mqtt:\n  url: [a, b]\n", 2, "mqtt.url", "expected a single value, found a list"),
+            ("mqtt:\n  url: {a: b}\n", 2, "mqtt.url", "expected a single value, found a mapping"),
+            ("mqtt:\n  url: []\n", 2, "mqtt.url", "must list 1 to 16 broker URLs, got 0"),
+            ("mqtt:\n  url:\n    - mqtt://a\n    - mqtt://a\n", 4, "mqtt.url", "'mqtt://a' is listed twice"),
+            ("mqtt:\n  url:\n    - mqtt://a\n    - mqtts://b\n", 4, "mqtt.url",
+             "mixes mqtt:// and mqtts://: every node of the list must use the same scheme"),
+            ("mqtt:\n  url: [mqtt://a, ftp://b]\n", 2, "mqtt.url",
+             "not a broker URL (mqtt://host[:port] or mqtts://host[:port]): unsupported scheme 'ftp'"),
             ("reader:\n  polling:\n    modulations: [iso14443a, nfc-z]\n", 3, "reader.polling.modulations",
              "must be one of iso14443a, iso14443b, felica212, felica424, iso15693, jewel, got 'nfc-z'"),
             ("mqtt:\n  base_topic: nfc/#\n", 2, "mqtt.base_topic", "must not contain the MQTT wildcards + or #"),
@@ -146,6 +152,15 @@ import YAMLDocument
             #expect(problem.detail == detail, "\(yaml)")
             #expect(problem.code.rawValue == "invalid_config")
         }
+    }
+
+    @Test func aBrokerListIsTheNodesInOrderAndOneURLStaysAString() throws {
+        let config = try parse("id: a\nmqtt:\n  url:\n    - mqtts://node-a:8883\n    - mqtts://node-b\n")
+        #expect(config.mqtt.brokers.all == ["mqtts://node-a:8883", "mqtts://node-b"])
+        #expect(config.mqtt.url == "mqtts://node-a:8883" && config.mqtt.usesTLS)
+        #expect(config.mqttClientConfiguration.failoverURLs == ["mqtts://node-b"])
+        #expect(JSONWire.text(config.mqtt.brokers) == #"["mqtts://node-a:8883","mqtts://node-b"]"#)
+        #expect(JSONWire.text(AgentConfiguration.BrokerURLs("mqtt://h")) == #""mqtt://h""#)
     }
 
     @Test func yamlSyntaxErrorsCarryTheLine() throws {

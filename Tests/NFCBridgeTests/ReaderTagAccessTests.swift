@@ -56,6 +56,38 @@ import Testing
         await access.lendReader()
     }
 
+    /// The loop's long poll on an empty field ends when a command asks for the reader: at once when
+    /// one waits already, else when it comes; once per poll, and not after the poll returned.
+    @Test func aCommandEndsTheLoopsIdlePoll() async throws {
+        let access = ReaderTagAccess()
+        let aborts = Atomic<Int>(0)
+        let abort: @Sendable () -> Void = { aborts.add(1, ordering: .relaxed) }
+        access.beginIdlePoll(abort: abort)
+        #expect(aborts.load(ordering: .relaxed) == 0)
+        access.tagArrived(transport())
+        let tag = try #require(try await access.presentTag())
+        let first = Task { try await access.withExclusiveAccess(to: tag) { $0.target.uid } }
+        while !access.hasBorrowers { await Task.yield() }
+        #expect(aborts.load(ordering: .relaxed) == 1)
+        let second = Task { try await access.withExclusiveAccess(to: tag) { $0.target.uid } }
+        access.endIdlePoll()
+        // A second borrower during the same poll: the poll is ending already.
+        #expect(aborts.load(ordering: .relaxed) == 1)
+        // A poll that starts with a borrower waiting is ended at once.
+        access.beginIdlePoll(abort: abort)
+        #expect(aborts.load(ordering: .relaxed) == 2)
+        access.endIdlePoll()
+        await access.lendReader()
+        #expect(try await first.value == CommandHarness.tagUID)
+        #expect(try await second.value == CommandHarness.tagUID)
+        // Between polls a borrower aborts nothing.
+        let third = Task { try await access.withExclusiveAccess(to: tag) { $0.target.uid } }
+        while !access.hasBorrowers { await Task.yield() }
+        await access.lendReader()
+        #expect(try await third.value == CommandHarness.tagUID)
+        #expect(aborts.load(ordering: .relaxed) == 2)
+    }
+
     @Test func aBorrowerCanGiveUpBeforeItsTurn() async throws {
         let access = ReaderTagAccess()
         access.tagArrived(transport())

@@ -15,6 +15,8 @@
 // And by issue 19 (one clock), the scenario, not the agent: the commands' deadlines run on the agent's
 // clock, so the 2.5 s of the "response timeout" step now pass for the whole agent; every `ts`, `since`
 // and event id time after it is 2.5 s later and the reconnect's `uptime_s` is 3 (was 1). Nothing else.
+// And by issue 24 (fleets): `info.mqtt` lists every broker node (`urls`); `health.mqtt` names the node in
+// use (`node`, null here: the in-memory broker has none), counts `failovers` and `duplicate_client_id`.
 
 enum WireGolden {
     static let messages: [(label: String, text: String)] = [
@@ -36,7 +38,7 @@ nfc/test/reader qos=1 retain=true
             "info with the reader",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -295,7 +297,7 @@ online
             "info (reconnect)",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883"},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks"],"config":{"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant"},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -316,7 +318,7 @@ nfc/test/tag qos=1 retain=true
             "health (reconnect, one event spooled)",
             #"""
 nfc/test/health qos=1 retain=true
-{"mqtt":{"connect_failures":{},"connected":true,"reconnects":1,"recycles":0,"refused_for_size":0,"responses_dropped":0,"stalled":false,"stalls":0,"unacked_s":<0 or null>},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":239,"corrupt_lines":0,"depth":1,"dropped":0,"oldest_age_s":0,"write_failed":false,"write_failures":0},"ts":"2026-01-01T00:00:03.702Z","uptime_s":3}
+{"mqtt":{"connect_failures":{},"connected":true,"duplicate_client_id":0,"failovers":0,"node":null,"reconnects":1,"recycles":0,"refused_for_size":0,"responses_dropped":0,"stalled":false,"stalls":0,"unacked_s":<0 or null>},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":239,"corrupt_lines":0,"depth":1,"dropped":0,"oldest_age_s":0,"write_failed":false,"write_failures":0},"ts":"2026-01-01T00:00:03.702Z","uptime_s":3}
 """#
         ),
         (

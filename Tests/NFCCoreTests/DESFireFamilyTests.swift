@@ -103,7 +103,12 @@ import Testing
             UID: 04 2F 19 0A CD 66 80
             ATQA: 03 44
             SAK: 20
-            ATS: 06 75 77 81 02 80
+            # ISO14443-4A specific data
+            T0: 75
+            TA(1): 77
+            TB(1): 81
+            TC(1): 02
+            T1...Tk: 80
             # Mifare DESFire specific data
             PICC Version: 04 01 01 01 00 18 05 04 01 01 01 04 18 05 04 2F 19 0A CD 66 80 00 11 22 33 44 10 21
             PICC Change Key ID: 00

@@ -96,6 +96,24 @@ import Testing
         #expect(try dump.exportFlipperNFC().contains("Pages total: 45\nPages read: 16\n"))
     }
 
+    /// The cut Proxmark3 file of that NTAG213 (its header holds the GET_VERSION answer) imports as
+    /// what it is: an NTAG213 of 45 pages of which 16 were read, partially readable (issue 23: before,
+    /// `Pages Total` 16 and no partial mark). A whole file stays whole.
+    @Test func aCutProxmarkFileImportsAsPartial() throws {
+        var dump = Self.pageDump(.ntag213, 0..<16)
+        dump.cardInfo.version = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
+        let imported = try DumpImporter.importDump(try dump.exportProxmark3MFU(partial: true))
+        #expect(imported.cardInfo.type == .ntag213)
+        #expect(imported.pages.count == 16)
+        #expect(imported.fact("Pages Total") == "45")
+        #expect(imported.fact("Pages Read") == "16 of 45")
+        #expect(imported.capabilities == [.readable, .partiallyReadable])
+        let whole = Self.pageDump(.ntag213, 0..<45)
+        let wholeImport = try TagDump.importProxmark3MFU(try whole.exportProxmark3MFU())
+        #expect(wholeImport.fact("Pages Read") == nil)
+        #expect(wholeImport.capabilities == [.readable])
+    }
+
     /// A gap: the files stop before it (nothing after an unread page), and Flipper's `Pages read` ends there.
     @Test func gapEndsWhatIsWritten() throws {
         let dump = Self.pageDump(.ntag213, Array(0..<10) + Array(12..<45))

@@ -127,7 +127,8 @@ import Testing
         Self.expectError("malformed_dump", ".eml line 2 'XYZ' is not one 16-byte block in hex") {
             try TagDump.importProxmark3ClassicEML("DEADBEEF220804006263646566676869\nXYZ")
         }
-        Self.expectError("malformed_dump", "is not the size of a MIFARE Classic MFD file") {
+        // One block of a 1K (SAK 08h in block 0) ends no sector: no cut of any product.
+        Self.expectError("malformed_dump", "16 bytes is not the size of a MIFARE Classic image") {
             try TagDump.importProxmark3ClassicEML("DEADBEEF220804006263646566676869")
         }
         Self.expectError("malformed_dump", "this is a JSON dump, not a Proxmark3 .eml file (eml)") {

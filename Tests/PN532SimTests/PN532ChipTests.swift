@@ -150,6 +150,30 @@ extension PN532Outcome {
         #expect(iso.suffix(6) == [0x06, 0x75, 0x77, 0x81, 0x02, 0x80])
     }
 
+    /// UM0701-02 §7.3.13: PollNr 01h–FFh, Period 01h–0Fh, 1 to 15 types; the answer when the polls
+    /// find nothing is NbTg 00h alone.
+    @Test func autoPollRefusesWhatTheManualRulesOutAndAnswersNoTargetWhenNothingCame() throws {
+        let (chip, _) = makeChip([])
+        #expect(chip.handle([0x60, 0x00, 0x01, 0x10]).isSyntaxError)  // PollNr 0
+        #expect(chip.handle([0x60, 0x01, 0x00, 0x10]).isSyntaxError)  // Period 0
+        #expect(chip.handle([0x60, 0x01, 0x10, 0x10]).isSyntaxError)  // Period 10h
+        #expect(chip.handle([0x60, 0x01, 0x01]).isSyntaxError)  // no type
+        #expect(chip.handle([0x60, 0x01, 0x01] + [UInt8](repeating: 0x10, count: 16)).isSyntaxError)
+        let wait = try #require(chip.handle([0x60, 0x02, 0x01, 0x20, 0x10, 0x11]).wait)
+        // 2 polls × 3 types × 1 × 150 ms.
+        #expect(wait.timeLimit == .milliseconds(900))
+        #expect(wait.giveUpAnswer == [0x00])
+    }
+
+    /// `--without-autopoll`: a chip without the command answers the syntax-error frame, as a PN533 does.
+    @Test func aChipWithoutAutoPollRefusesIt() {
+        let field = RFField()
+        field.place(TestType2Tag(), id: "ntag")
+        let chip = PN532Chip(field: field, timing: PN532Timing(), answersAutoPoll: false)
+        #expect(chip.handle([0x60, 0x01, 0x01, 0x10]).isSyntaxError)
+        #expect(chip.handle([0x4A, 0x01, 0x00]).immediate?.first == 0x01)
+    }
+
     // MARK: InDataExchange
 
     @Test func dataExchangeStatuses() throws {

@@ -113,6 +113,9 @@ final class RawPTYClient {
             #expect(client.nextFrame() == .ack)
             client.send(.ack)
             #expect(emulator.monitor.wait(timeout: .seconds(5)) { $0.aborts == 1 })
+            let listed = SimulatorControl(field: emulator.field, catalog: TagCatalog(), monitor: emulator.monitor)
+                .handle(line: #"{"cmd":"list"}"#)
+            #expect(listed.contains(#""aborts":1"#), "\(listed)")
             // A tag arriving now must not answer the aborted poll: the next frames are the ACK
             // and answer of the next command.
             emulator.field.place(TestType2Tag(), id: "late")

@@ -42,6 +42,22 @@ import Testing
         }
     }
 
+    /// The data commands split by generation: EV1 has only the native ReadData BDh / WriteData 3Dh /
+    /// ReadRecords BBh / WriteRecord 3Bh (MF3ICD(Q)81 §9.4), the Light only the ISO-chaining ADh / 8Dh /
+    /// ABh / 8Bh (MF2DL(H)x0 command set), NTAG 424 DNA only ADh / 8Dh and no record file
+    /// (NT4H2421Gx §10.2 Table 22). Every code of the other generation is ILLEGAL_COMMAND_CODE.
+    @Test(arguments: [
+        (V.Model.ev1, [UInt8]([0xAD, 0x8D, 0xAB, 0x8B])),
+        (.light, [0xBD, 0x3D, 0xBB, 0x3B]),
+        (.ntag424, [0xBD, 0x3D, 0xBB, 0x3B, 0xAB, 0x8B]),
+    ])
+    func theOtherGenerationsDataCommandsAreIllegal(model: V.Model, codes: [UInt8]) throws {
+        let tag = try Self.tag(model)
+        for code in codes {
+            #expect(Self.wrapped(tag, code, [0x00, 0, 0, 0, 0, 0, 0]) == [0x91, 0x1C], "\(model) \(code)")
+        }
+    }
+
     /// In the set but not modelled: PERMISSION_DENIED, never a made-up answer nor 91 1C.
     @Test(arguments: [(V.Model.ev1, UInt8(0x0A)), (.ev2, 0x77), (.ev3, 0x3C), (.light, 0x77), (.light, 0x8D), (.ntag424, 0x77),
                       (.ntag424, 0x8D), (.ntag424, 0x51)])

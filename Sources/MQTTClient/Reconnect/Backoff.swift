@@ -18,6 +18,14 @@ struct Backoff: Sendable {
         return .milliseconds(Int64((base * factor * 1000).rounded()))
     }
 
+    /// `base` spread by the policy's jitter (the waits after a session takeover,
+    /// `TakeoverWatch.delay`, so two clients with one id do not come back in step).
+    func jittered(_ base: Duration, unitRandom: Double = Double.random(in: 0...1)) -> Duration {
+        let spread = min(max(policy.jitter, 0), 1)
+        let factor = 1 + spread * (2 * min(max(unitRandom, 0), 1) - 1)
+        return .milliseconds(Int64((Self.seconds(base) * factor * 1000).rounded()))
+    }
+
     /// The delay before retry number `attempt`, using the system random generator.
     func delay(attempt: Int) -> Duration {
         delay(attempt: attempt, unitRandom: Double.random(in: 0...1))

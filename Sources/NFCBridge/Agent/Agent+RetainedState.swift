@@ -65,6 +65,7 @@ extension Agent {
         let monotonic = clock.monotonicMilliseconds
         let s = snapshot
         let statistics = pipeline.statistics
+        let client = (publisher as? MQTTClientPublisher)?.client
         return HealthReport(
             date: now, uptimeSeconds: (monotonic - s.startedMonotonic) / 1000, residentBytes: ProcessStats.residentBytes,
             readerState: s.reader.state, readerReopens: s.readerReopens, pollErrors: s.pollErrors,
@@ -72,10 +73,11 @@ extension Agent {
             spoolDepth: spool.depth, spoolBytes: spool.byteCount,
             spoolDropped: statistics.dropped,
             spoolOldestAgeSeconds: spool.oldestQueuedAt.map { max(0, Timestamp.milliseconds(now) - $0) / 1000 },
-            mqttConnectFailures: (publisher as? MQTTClientPublisher)?.client.connectionFailureCounts ?? [:],
+            mqttConnectFailures: client?.connectionFailureCounts ?? [:],
             spoolCorruptLines: spool.corruptLineCount, spoolWriteFailed: spool.writeFailure != nil,
             spoolWriteFailures: statistics.spoolWriteFailures, responsesDropped: statistics.responsesDropped,
-            refusedForSize: statistics.refusedForSize, broker: pipeline.brokerStatus)
+            refusedForSize: statistics.refusedForSize, mqttNode: client?.connectedURL, mqttFailovers: client?.failovers ?? 0,
+            duplicateClientIDTakeovers: client?.duplicateClientIDTakeovers ?? 0, broker: pipeline.brokerStatus)
     }
 
     /// A `health` report and its number: reports are made one at a time, so a larger number is a

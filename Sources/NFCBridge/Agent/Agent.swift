@@ -168,7 +168,8 @@ package final class Agent: Sendable {
                     s.connections += 1
                     return s.connections
                 }
-                logger.info(connection > 1 ? "reconnected to the broker" : "connected to the broker \(configuration.mqtt.url)")
+                let node = (publisher as? MQTTClientPublisher)?.client.connectedURL ?? configuration.mqtt.url
+                logger.info(connection > 1 ? "reconnected to the broker \(node)" : "connected to the broker \(node)")
                 if configuration.mqtt.tlsInsecure {
                     logger.warning(
                         "mqtt.tls_insecure is on: the broker's certificate and host name were NOT verified; "
@@ -194,6 +195,12 @@ package final class Agent: Sendable {
             case .disconnected:
                 pipeline.connectionDown()
                 logger.warning("lost the broker connection; events go to the spool until it is back")
+            case let .duplicateClientID(takeovers, retryIn):
+                let clientID = configuration.mqttClientConfiguration.clientID ?? configuration.id
+                logger.error(
+                    "duplicate_client_id: another client connects as \(clientID): the broker gave it the session \(takeovers) "
+                        + "times within seconds; give every agent its own id. Retrying in \(retryIn), then backing off up to 5 min")
+                await pipeline.emit(.error, DuplicateClientIDEvent(takeovers: takeovers, clientID: clientID))
             case let .message(message):
                 if let command = topics.command(inRequestTopic: message.topic) {
                     await commands.receive(message, command: command)

@@ -15,6 +15,8 @@ package final class ReaderTagAccess: TagAccess {
         /// The loop, waiting while a command holds the reader.
         var lender: CheckedContinuation<Void, Never>?
         var nextID: UInt64 = 0
+        /// Ends the loop's poll on an empty field (``beginIdlePoll(abort:)``), nil when none runs.
+        var idleAbort: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -77,6 +79,21 @@ package final class ReaderTagAccess: TagAccess {
         }
     }
 
+    /// The loop starts a poll on an empty field, which may last a second or more: a command that
+    /// asks for the reader meanwhile ends it with `abort` (at once when one waits already).
+    package func beginIdlePoll(abort: @escaping @Sendable () -> Void) {
+        let waiting = state.withLock { s -> Bool in
+            s.idleAbort = s.borrowers.isEmpty ? abort : nil
+            return !s.borrowers.isEmpty
+        }
+        if waiting { abort() }
+    }
+
+    /// The poll that ``beginIdlePoll(abort:)`` announced has returned.
+    package func endIdlePoll() {
+        state.withLock { $0.idleAbort = nil }
+    }
+
     /// True while commands wait for the reader (tests).
     package var hasBorrowers: Bool { state.withLock { !$0.borrowers.isEmpty } }
 
@@ -91,6 +108,12 @@ package final class ReaderTagAccess: TagAccess {
         try Task.checkCancellation()
         guard let tag = tags.first else { throw CancellationError() }
         return tag
+    }
+
+    package func waitForRemoval(of tag: PresentTag) async throws {
+        let uid = tag.uid
+        await present.wait { !$0.contains { $0.uid == uid } }
+        try Task.checkCancellation()
     }
 
     package func withExclusiveAccess<Result: Sendable>(
@@ -109,12 +132,15 @@ package final class ReaderTagAccess: TagAccess {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let canceled = state.withLock { s -> Bool in
-                    if Task.isCancelled { return true }
+                let (canceled, idleAbort) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
+                    if Task.isCancelled { return (true, nil) }
                     s.borrowers.append((id, continuation))
-                    return false
+                    defer { s.idleAbort = nil }
+                    return (false, s.idleAbort)
                 }
                 if canceled { continuation.resume(throwing: CancellationError()) }
+                // The loop is waiting for a tag to arrive: it lends the reader once that poll ends.
+                idleAbort?()
             }
         } onCancel: {
             let waiting = state.withLock { s -> CheckedContinuation<Void, any Error>? in

@@ -213,3 +213,28 @@ package struct PayloadTooLargeEvent: Encodable, Sendable {
         try container.encode(size, forKey: .size)
     }
 }
+
+/// The `event/error` of another client using the agent's client id (`op` `mqtt`):
+/// `duplicate_client_id`, once per episode, with `takeovers` (how often the broker gave the
+/// session to the other client so far) and the `client_id`. The agent then waits 5 s, doubling up
+/// to 5 min, after each takeover instead of taking the session straight back.
+package struct DuplicateClientIDEvent: Encodable, Sendable {
+    /// Takeovers so far.
+    package var takeovers: Int
+    /// The agent's MQTT client id.
+    package var clientID: String
+
+    enum CodingKeys: String, CodingKey { case error, operation = "op", takeovers, clientID = "client_id" }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(
+            ErrorPayload(
+                code: "duplicate_client_id",
+                message: "another client connects with this agent's client id \(clientID): the broker gave the session to it \(takeovers) times within seconds of each connect; give every agent its own id (two agents started with one configuration?). Backing off (5 s doubling to 5 min) instead of fighting"),
+            forKey: .error)
+        try container.encode("mqtt", forKey: .operation)
+        try container.encode(takeovers, forKey: .takeovers)
+        try container.encode(clientID, forKey: .clientID)
+    }
+}

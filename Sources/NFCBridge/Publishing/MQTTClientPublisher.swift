@@ -135,6 +135,8 @@ package final class MQTTClientPublisher: MessagePublisher {
                 case .disconnected:
                     linkLoss.update { $0 &+= 1 }
                     continuation.yield(.disconnected)
+                case let .duplicateClientID(takeovers, retryIn):
+                    continuation.yield(.duplicateClientID(takeovers: takeovers, retryIn: retryIn))
                 case .connectionFailed, .reconnecting: break
                 }
             }
@@ -173,7 +175,7 @@ extension AgentConfiguration {
         // Outgoing, mqtt.max_packet_size: a larger event is refused here as payload_too_large.
         let limit = MQTTClientPublisher.maximumIncomingPacket
         return MQTTConfiguration(
-            url: mqtt.url,
+            url: mqtt.brokers.first, failoverURLs: mqtt.brokers.others,
             protocolVersion: mqtt.protocolVersion == .v5 ? .v5(MQTTConnectProperties(maximumPacketSize: UInt32(limit))) : .v311,
             clientID: "nfcbridge-\(id)", username: mqtt.username, password: mqtt.password?.value, tls: tls,
             will: MQTTWill(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: true),

@@ -67,6 +67,9 @@ package enum PublisherEvent: Sendable, Equatable {
     case connected
     /// The connection went down; the publisher reconnects on its own.
     case disconnected
+    /// Another client with the agent's client id keeps taking the session (`takeovers` so far):
+    /// reported once; the publisher now backs off (5 s doubling to 5 min) instead of fighting.
+    case duplicateClientID(takeovers: Int, retryIn: Duration)
     /// A message arrived on a subscription.
     case message(InboundMessage)
 }

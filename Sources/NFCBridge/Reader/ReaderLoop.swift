@@ -178,8 +178,14 @@ package struct ReaderLoop: Sendable {
             }
             if needsPoll || transports.isEmpty {
                 seen = []
+                // An empty field: one long poll (a PN532 polls by itself meanwhile, LibNFCAutoPoll),
+                // which a command that wants the reader ends at once.
+                let idle = transports.isEmpty
+                if idle { tagAccess?.beginIdlePoll { [device] in device.abort() } }
+                defer { if idle { tagAccess?.endIdlePoll() } }
                 do {
-                    let found = try await device.poll(modulations: settings.modulations, timeout: settings.interval)
+                    let timeout = idle ? max(settings.interval, Self.idlePollRound) : settings.interval
+                    let found = try await device.poll(modulations: settings.modulations, timeout: timeout)
                     if pollFailures > 0 { await handler(.pollRecovered) }
                     pollFailures = 0
                     for transport in found {
@@ -265,6 +271,11 @@ package struct ReaderLoop: Sendable {
         }
         return true
     }
+
+    /// The least length of a poll on an empty field: the reader, not the host, waits for a tag (a
+    /// PN532 in InAutoPoll answers as one arrives), so the idle line carries about one command a
+    /// second; the turn between two such polls (commands, the watchdog's progress) comes that often.
+    static let idlePollRound: Duration = .seconds(1)
 
     /// True for the errors that end the session: the reader went away, or it stopped answering
     /// (``NFCError/readerUnresponsive(_:)``: the loop closes it and reopens it with back-off).

@@ -26,7 +26,7 @@ package struct AgentInfo: Sendable, Encodable {
     enum AuthKeys: String, CodingKey { case keys }
     enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
     enum ReaderKeys: String, CodingKey { case connstring, name, firmware }
-    enum MQTTKeys: String, CodingKey { case `protocol`, url, tls, tlsInsecure = "tls_insecure" }
+    enum MQTTKeys: String, CodingKey { case `protocol`, url, urls, tls, tlsInsecure = "tls_insecure" }
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +45,8 @@ package struct AgentInfo: Sendable, Encodable {
         var broker = container.nestedContainer(keyedBy: MQTTKeys.self, forKey: .mqtt)
         try broker.encode(mqtt.protocolVersion.rawValue, forKey: .protocol)
         try broker.encode(mqtt.url, forKey: .url)
+        // Every node of mqtt.url, in order (broker URLs carry no credentials: MQTTBrokerAddress refuses user info).
+        try broker.encode(mqtt.brokers.all, forKey: .urls)
         try broker.encode(mqtt.usesTLS, forKey: .tls)
         // True when the broker is not verified (mqtt.tls_insecure): visible to whoever watches `info`.
         try broker.encode(mqtt.tlsInsecure, forKey: .tlsInsecure)

@@ -29,6 +29,13 @@ package struct HealthReport: Sendable, Equatable, Encodable {
     /// broker refused for their size (`mqtt.refused_for_size`).
     package var responsesDropped = 0
     package var refusedForSize = 0
+    /// The broker node of the current (or last) connection (`mqtt.node`, one of `mqtt.url`; null
+    /// before the first), connections made on another node than the one before
+    /// (`mqtt.failovers`), and takeovers of the session by another client with the agent's id
+    /// (`mqtt.duplicate_client_id`, 0 unless one was detected).
+    package var mqttNode: String?
+    package var mqttFailovers = 0
+    package var duplicateClientIDTakeovers = 0
     /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
     package var broker = EventPipeline.BrokerStatus()
 
@@ -40,6 +47,7 @@ package struct HealthReport: Sendable, Equatable, Encodable {
     enum MQTTKeys: String, CodingKey {
         case connected, reconnects, connectFailures = "connect_failures", stalled, unacknowledged = "unacked_s", stalls, recycles
         case responsesDropped = "responses_dropped", refusedForSize = "refused_for_size"
+        case node, failovers, duplicateClientID = "duplicate_client_id"
     }
     enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines"
         case writeFailed = "write_failed", writeFailures = "write_failures"
@@ -68,6 +76,9 @@ package struct HealthReport: Sendable, Equatable, Encodable {
         try mqtt.encode(broker.recycles, forKey: .recycles)
         try mqtt.encode(responsesDropped, forKey: .responsesDropped)
         try mqtt.encode(refusedForSize, forKey: .refusedForSize)
+        try mqtt.encode(mqttNode, forKey: .node)
+        try mqtt.encode(mqttFailovers, forKey: .failovers)
+        try mqtt.encode(duplicateClientIDTakeovers, forKey: .duplicateClientID)
         var spool = container.nestedContainer(keyedBy: SpoolKeys.self, forKey: .spool)
         try spool.encode(spoolDepth, forKey: .depth)
         try spool.encode(spoolBytes, forKey: .bytes)

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | cmd | fields | does |
 /// | --- | --- | --- |
-/// | `list` | — | field contents, known tags, client state, command counts |
+/// | `list` | — | field contents, known tags, client state, command counts, commands the host aborted |
 /// | `define` | `tag` | defines (or redefines) a tag without placing it |
 /// | `place` | `id` or `tag` | puts a known tag, or an inline definition, into the field |
 /// | `remove` | `id` or `all: true` | takes tags out of the field |
@@ -98,7 +98,7 @@ public struct SimulatorControl: Sendable {
         return ok([
             "field": .array(present.map(JSONValue.string)), "tags": .array(tags),
             "client_connected": .bool(snapshot.isClientConnected), "sessions": .number(snapshot.sessions),
-            "commands": .object(counts),
+            "commands": .object(counts), "aborts": .number(snapshot.aborts),
         ])
     }
 

@@ -9,10 +9,35 @@ extension AgentConfiguration {
         case v5 = "5"
     }
 
+    /// `mqtt.url`: one broker URL, or the nodes of a cluster (1…16, one scheme), tried in order:
+    /// after a node fails, the next one. In `info.config` one URL stays a string, a list a list.
+    package struct BrokerURLs: Sendable, Equatable, Encodable {
+        /// The first node: the one the agent tries first.
+        package var first: String
+        /// The other nodes, in order.
+        package var others: [String] = []
+
+        /// One broker.
+        package init(_ url: String) { first = url }
+
+        /// Every node, in order.
+        package var all: [String] { [first] + others }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if others.isEmpty { try container.encode(first) } else { try container.encode(all) }
+        }
+    }
+
     /// The broker connection.
     package struct MQTTSettings: Sendable, Equatable {
-        /// The broker URL (`mqtt://host:1883`, `mqtts://host:8883`), checked with `MQTTBrokerAddress`.
-        package var url = "mqtt://localhost:1883"
+        /// The broker URL(s) (`mqtt://host:1883`, `mqtts://host:8883`), checked with `MQTTBrokerAddress`.
+        package var brokers = BrokerURLs("mqtt://localhost:1883")
+        /// The first broker URL; setting it sets the only one.
+        package var url: String {
+            get { brokers.first }
+            set { brokers = BrokerURLs(newValue) }
+        }
         /// True for an `mqtts://` URL.
         package var usesTLS = false
         /// The base topic (`nfc`): no wildcards, no leading or trailing slash.
@@ -49,7 +74,7 @@ extension AgentConfiguration {
 
         /// The `mqtt` keys.
         static let keys: [ConfigurationKey] = [
-            ConfigurationKey("mqtt.url", \.mqtt.url, .brokerURL),
+            ConfigurationKey("mqtt.url", \.mqtt.brokers, .brokerURLs),
             ConfigurationKey("mqtt.base_topic", \.mqtt.baseTopic, .topicPrefix),
             ConfigurationKey("mqtt.username", \.mqtt.username, .text),
             .secretFile("mqtt.password_file", file: \.mqtt.passwordFile, secret: \.mqtt.password),
@@ -66,17 +91,43 @@ extension AgentConfiguration {
     }
 }
 
-extension ConfigurationRule where Value == String {
-    /// A broker URL `MQTTBrokerAddress` takes; sets ``AgentConfiguration/MQTTSettings/usesTLS``.
-    static var brokerURL: Self {
+extension ConfigurationRule where Value == AgentConfiguration.BrokerURLs {
+    /// The most broker URLs `mqtt.url` takes (a cluster's nodes; MQTTClient's limit).
+    static let maximumBrokers = 16
+
+    /// A broker URL `MQTTBrokerAddress` takes, or a list of 1…16 of them (no repeats, all `mqtt://`
+    /// or all `mqtts://`); sets ``AgentConfiguration/MQTTSettings/usesTLS``.
+    static var brokerURLs: Self {
         Self { value, config throws(ConfigurationError) in
-            let url = try value.nonEmptyString()
-            do throws(MQTTClientError) {
-                config.mqtt.usesTLS = try MQTTBrokerAddress(url: url).usesTLS
-            } catch {
-                throw value.failure(ConfigurationLoader.brokerURLProblem(error))
+            let items: [ConfigurationValue]
+            if case let .sequence(nodes, _) = value.node {
+                items = nodes.map { ConfigurationValue(node: $0, key: value.key, source: value.source) }
+                guard (1...maximumBrokers).contains(items.count) else {
+                    throw value.failure("must list 1 to \(maximumBrokers) broker URLs, got \(items.count)")
+                }
+            } else {
+                items = [value]
             }
-            return url
+            var urls: [String] = []
+            var schemes: Set<Bool> = []
+            for item in items {
+                let url = try item.nonEmptyString()
+                do throws(MQTTClientError) {
+                    schemes.insert(try MQTTBrokerAddress(url: url).usesTLS)
+                } catch {
+                    throw item.failure(ConfigurationLoader.brokerURLProblem(error))
+                }
+                guard !urls.contains(url) else { throw item.failure("\(ConfigurationError.quoted(url)) is listed twice") }
+                guard schemes.count == 1 else {
+                    throw item.failure("mixes mqtt:// and mqtts://: every node of the list must use the same scheme")
+                }
+                urls.append(url)
+            }
+            guard let first = urls.first else { throw value.failure("must list at least one broker URL") }
+            config.mqtt.usesTLS = schemes.contains(true)
+            var brokers = AgentConfiguration.BrokerURLs(first)
+            brokers.others = Array(urls.dropFirst())
+            return brokers
         }
     }
 }

@@ -18,16 +18,17 @@ enum ClassicFileFormats {
                       detect: { ProxmarkClassicFormat.looksLikeEML($0) }),
         FileFormatRow(.mfd, takes: isClassic, save: { dump, options in try dump.exportClassicMFD(partial: options.partial) },
                       load: { bytes in
-                          guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
+                          guard ClassicImageIdentity(image: bytes) != nil else { return nil }
                           return try TagDump.importClassicMFD(bytes)
                       },
-                      // 320, 1024, 2048, 4096 bytes: no MFU file has these sizes.
-                      detect: { ClassicFileType.mfdSizes.contains($0.count) }),
+                      // 320, 1024, 2048, 4096 bytes (no MFU file has these sizes), or a cut image whose
+                      // manufacturer block names its product (``ClassicImageIdentity``).
+                      detect: { ClassicImageIdentity(image: $0) != nil }),
         FileFormatRow(.pm3, takes: isClassic,
                       save: { dump, options in try dump.exportProxmark3ClassicDump(partial: options.partial) },
                       load: { bytes in
                           // Proxmark3 saves `hf mf` dumps as the raw block image, the same bytes as an MFD.
-                          guard ClassicFileType.mfdSizes.contains(bytes.count) else { return nil }
+                          guard ClassicImageIdentity(image: bytes) != nil else { return nil }
                           return try TagDump.importClassicBlocks(bytes, source: "Proxmark3 MFC")
                       }),
         FileFormatRow(.pm3json, takes: isClassic,

@@ -2,7 +2,9 @@
 extension TagDump {
     /// Reads a libnfc MFD file of a MIFARE Classic: 320 (Mini), 1024 (1K), 2048 (Plus 2K in SL1) or
     /// 4096 bytes (4K) of raw 16-byte blocks, as `nfc-mfclassic r` writes them and Proxmark3 saves
-    /// `hf mf` dumps (`hf-mf-<UID>-dump.bin`).
+    /// `hf mf` dumps (`hf-mf-<UID>-dump.bin`), or a cut image (a `--partial` export: whole sectors from
+    /// sector 0) of the product its manufacturer block's SAK names (``ClassicImageIdentity``), read
+    /// as partial: the sectors after the cut are not in the dump.
     ///
     /// An MFD cannot mark anything unknown, so zeros are read as the writers mean them:
     /// - a sector that is zeros throughout was not read (NFCBridge's export writes unread sectors so;
@@ -14,17 +16,18 @@ extension TagDump {
     ///
     /// The UID comes from block 0 (4 bytes when followed by their BCC, else 7); SAK and ATQA are the
     /// product's (``ClassicFileType``).
-    /// - Throws: ``NFCError/malformedDump(_:)`` for any other size.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for any other size, naming the whole sizes and the SAK rule.
     public static func importClassicMFD(_ bytes: [UInt8]) throws -> TagDump {
         try importClassicBlocks(bytes, source: "libnfc MFD")
     }
 
     /// A Classic block image (MFD, Proxmark3 `hf mf` dump) read as ``importClassicMFD(_:)`` describes.
     static func importClassicBlocks(_ bytes: [UInt8], source: String) throws -> TagDump {
-        guard let fileType = ClassicFileType.forMFDSize(bytes.count) else {
-            let sizes = ClassicFileType.mfdSizes.sorted().map(String.init).joined(separator: ", ")
-            throw NFCError.malformedDump("\(bytes.count) bytes is not the size of a MIFARE Classic MFD file (\(sizes))")
+        guard let identity = ClassicImageIdentity(image: bytes) else {
+            throw NFCError.malformedDump(ClassicImageIdentity.refusal(
+                byteCount: bytes.count, sak: ClassicImageIdentity.sakInManufacturerBlock(bytes)))
         }
+        let fileType = identity.fileType
         let (blocks, gaps) = zeroMarkedClassicBlocks(bytes, layout: fileType.layout)
         let uid = blocks.first { $0.number == 0 }.map { ClassicBlockImage.uid(inBlock0: $0.data) } ?? []
         return importedClassicDump(fileType: fileType, uid: uid, atqa: fileType.atqa(uidLength: uid.count),

@@ -95,24 +95,25 @@ extension TagDump {
     }
 
     /// Reads a Proxmark3 `mfc v2` (or the older `mfcard`) JSON file: `blocks` `"0"` … (16 bytes each,
-    /// from 0 without a gap), typed by their count (320, 1024, 2048, 4096 bytes as in an MFD) or, for a
-    /// shorter file (a `--partial` export), by `Card.SAK`; then read as an MFD is (a sector of zeros was
+    /// from 0 without a gap), typed by their count and `Card.SAK` (else block 0's) as an image is
+    /// (``ClassicImageIdentity``: a 1K cut of 320 bytes stays a 1K); then read as an MFD is (a sector of zeros was
     /// not read, a zero key is unknown). UID, ATQA (least significant byte first in the file) and SAK
     /// come from `Card` when there, else from block 0 and the product.
     /// - Throws: ``NFCError/malformedDump(_:)`` for a block that is not 16 bytes of hex, blocks after a
     ///   gap, more blocks than a 4K has, a count no product has, or `Card` values of the wrong size.
     static func importClassicProxmarkJSON(_ document: ProxmarkJSON.Document) throws -> TagDump {
         let blocks = try document.orderedBlocks(size: 16, limit: ClassicLayout.classic4K.totalBlocks, unit: "block")
+        let image = blocks.flatMap { $0 }
         let sak = try document.card("SAK", length: 1)?.first
-        let fileType =
-            ClassicFileType.forMFDSize(blocks.count * 16)
+        // Blocks are keyed in JSON, so a file may stop inside a sector: with a Card.SAK, any count below
+        // the SAK's product's memory is that product, partial.
+        let fileType = ClassicImageIdentity(byteCount: image.count, sak: sak ?? ClassicImageIdentity.sakInManufacturerBlock(image))?.fileType
             ?? ClassicFileType.rows.first { $0.sak == sak && $0.layout.totalBlocks > blocks.count }
         guard let fileType, !blocks.isEmpty else {
             let sizes = ClassicFileType.rows.map { String($0.layout.totalBlocks) }.joined(separator: ", ")
             throw NFCError.malformedDump(
                 "Proxmark3 JSON: \(blocks.count) blocks is no MIFARE Classic memory (\(sizes) blocks; fewer only with a Card.SAK)")
         }
-        let image = blocks.flatMap { $0 }
         let (known, gaps) = zeroMarkedClassicBlocks(image, layout: fileType.layout)
         let uid = try document.card("UID") ?? known.first { $0.number == 0 }.map { ClassicBlockImage.uid(inBlock0: $0.data) } ?? []
         let atqa = try document.card("ATQA", length: 2).map { Array($0.reversed()) } ?? fileType.atqa(uidLength: uid.count)

@@ -3,7 +3,7 @@
 /// Keys, names and order as Flipper saves them and its loader reads them forward
 /// (flipperzero-firmware `lib/nfc/protocols/mf_desfire/mf_desfire.c` `mf_desfire_save` /
 /// `mf_desfire_load`, `mf_desfire_i.c` for the per-application and per-file keys): after the NFC-A
-/// header and `ATS`, `PICC Version` (28 bytes), the PICC key settings and key versions, `Application
+/// header the ATS as ISO 14443-4A keys (``atsLines(_:)``), `PICC Version` (28 bytes), the PICC key settings and key versions, `Application
 /// Count`, `Application IDs` (3 bytes each, card order), then per application `Application <aid>`
 /// (lower-case hex) key settings, key versions, `File IDs`, and per file `File <n>` (decimal) `Type`,
 /// `Communication Settings`, `Access Rights` (2 bytes as received), the type's sizes, and the data line
@@ -40,8 +40,7 @@ enum DESFireFlipperExport {
         }
         var lines = FlipperNFCFormat.header(deviceType: deviceType, uid: uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
                                             sak: dump.cardInfo.sak ?? 0x20)
-        // ISO 14443-4A: the ATS with its length byte TL, as Flipper stores it (`iso14443_4a_save`).
-        if let ats = dump.cardInfo.ats, !ats.isEmpty { lines.append("ATS: " + ([UInt8(ats.count + 1)] + ats).spacedHexString) }
+        lines += try atsLines(dump.cardInfo.ats ?? [])
         lines.append("# Mifare DESFire specific data")
         lines.append("PICC Version: " + desfire.version.bytes.spacedHexString)
         if let settings = desfire.piccKeySettings {
@@ -64,6 +63,26 @@ enum DESFireFlipperExport {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The ISO 14443-4A part as Flipper saves and loads it (`lib/nfc/protocols/iso14443_4a/iso14443_4a.c`
+    /// `iso14443_4a_save` / `iso14443_4a_load`): the ATS split into `T0`, `TA(1)`, `TB(1)`, `TC(1)` (each
+    /// only when T0 announces it) and `T1...Tk` (the historical bytes, when there are any). The loader
+    /// knows no `ATS` key: a card without these lines answers RATS with TL alone (`01`). No ATS, no lines.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for an ATS that ends before an interface byte its T0
+    ///   announces (Flipper's loader refuses a file whose T0 announces a missing key).
+    static func atsLines(_ ats: [UInt8]) throws -> [String] {
+        guard !ats.isEmpty else { return [] }
+        guard let split = AnswerToSelect(withoutLength: ats) else {
+            throw NFCError.malformedDump(
+                "the ATS \(ats.spacedHexString) ends before the interface bytes its T0 announces: a Flipper file cannot hold it")
+        }
+        var lines = ["# ISO14443-4A specific data", "T0: " + split.t0.hexString]
+        if let ta1 = split.ta1 { lines.append("TA(1): " + ta1.hexString) }
+        if let tb1 = split.tb1 { lines.append("TB(1): " + tb1.hexString) }
+        if let tc1 = split.tc1 { lines.append("TC(1): " + tc1.hexString) }
+        if !split.historicalBytes.isEmpty { lines.append("T1...Tk: " + split.historicalBytes.spacedHexString) }
+        return lines
     }
 
     /// `<prefix> Change Key ID` … `Max Keys`, then `<prefix> Key <n> Version` (`mf_desfire_key_settings_save`;

@@ -75,14 +75,23 @@ extension TagDump {
         let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
         let (type, product) = Type2FileIdentity.type2Identity(version: version, named: nil, pageCount: pages.count)
         let uid = Type2PageImage.uid(in: pages) ?? []
-        let total = max(Type2MemoryMap.forType(type)?.totalPages ?? 0, pages.count)
+        let map = Type2MemoryMap.forType(type)
+        let total = max(map?.totalPages ?? 0, pages.count)
+        // Fewer pages than the product lets anyone read (a `--partial` export, a reader stopped at
+        // AUTH0): the image is cut, and says so as a dump of the card would (Ultralight C key pages
+        // are never readable, so 44 of 48 is whole; an amiibo image leaves out PWD and PACK, which
+        // read as zeros, by design).
+        let readable = pages.count == AmiiboImage.pagesWithoutPassword ? pages.count : map?.readablePages ?? pages.count
+        let isCut = pages.count < readable
+        var facts = [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(isCut ? total : pages.count)")]
+        if isCut { facts.append(Fact(key: "Pages Read", value: "\(pages.count) of \(total)")) }
         return TagDump(
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
             cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
             pages: pages,
             ndefMessage: NFCForumTLV.extractMessage(from: pages),
-            facts: [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(pages.count)")],
-            capabilities: [.readable],
+            facts: facts,
+            capabilities: isCut ? [.readable, .partiallyReadable] : [.readable],
             family: .type2(Type2Extras(totalPages: total))
         )
     }

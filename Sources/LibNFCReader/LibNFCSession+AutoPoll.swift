@@ -1,0 +1,120 @@
+import CNFC
+import NFCCore
+
+extension LibNFCSession {
+    /// One InAutoPoll (``LibNFCAutoPoll``, PN532 user manual UM0701-02 §7.3.13) for `wanted` that
+    /// lasts about `timeout` (whole polls of 150 ms per target type), sent with `pn53x_transceive`
+    /// so that every wait has libnfc's timeout (`nfc_initiator_poll_target` waits for ever, and
+    /// libnfc 1.8.0 cannot abort its ACK wait nor the rest of a frame whose bytes were lost).
+    ///
+    /// Returns nil when the host must poll instead: auto-polling is off, the poll includes a
+    /// modulation without an InAutoPoll row, `timeout` is shorter than one poll, or the reader
+    /// cannot (not a PN532, or it refused the command ``LibNFCAutoPoll/refusalsBeforeFallback``
+    /// times in a row). Else the tags found, `[]` when none came, the poll was aborted
+    /// (``LibNFCAbortControl/abortPoll()``: libnfc sends the chip an ACK, which ends the command)
+    /// or the answer was lost on the line (the chip answers a probe after it).
+    ///
+    /// A tag found is brought to where the host's own poll (``listTargets(modulation:row:limit:after:)``)
+    /// leaves it: type A is deselected (halted: libnfc then holds no stale target) and the list goes
+    /// on after it; FeliCa is polled again with the system-code request (InAutoPoll sends none).
+    /// Wraps `pn53x_transceive` and `nfc_initiator_deselect_target`.
+    func autoPoll(_ wanted: [(Modulation, LibNFCModulation)], timeout: Duration, limit: Int?) throws(NFCError) -> [Target]? {
+        guard configuration.autoPoll, hasPN53xRegisters, autoPollSupport != .refused else { return nil }
+        guard info.firmware.hasPrefix("PN532") else {
+            autoPollSupport = .refused
+            return nil
+        }
+        var types: [UInt8] = []
+        for (modulation, _) in wanted {
+            guard let more = LibNFCAutoPoll.types(for: modulation) else { return nil }
+            types += more
+        }
+        let cycle = LibNFCAutoPoll.periodUnit * types.count * Int(LibNFCAutoPoll.period)
+        let polls = min(Int(timeout / cycle), LibNFCAutoPoll.maximumPolls)
+        guard polls >= 1, types.count <= 15 else { return nil }
+        if token.isCancelled { throw .userCanceled }
+        if control.takePollAbort() { return [] }
+        try setMode(.easy)
+        active = nil
+        isFreshlySelected = false
+        let command = [LibNFCAutoPoll.command, UInt8(polls), LibNFCAutoPoll.period] + types
+        let wait = cycle * polls + LibNFCAutoPoll.answerMargin
+        var answer = [UInt8](repeating: 0, count: LibNFCAutoPoll.answerCapacity)
+        let capacity = answer.count, milliseconds = wait.libnfcMilliseconds
+        let outcome = control.pollCall(token, deadline: deadline(for: wait)) {
+            command.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    pn53x_transceive(device, tx.baseAddress, tx.count, rx.baseAddress, capacity, milliseconds)
+                }
+            }
+        }
+        guard let (result, expired) = outcome else {
+            if token.isCancelled { throw .userCanceled }
+            _ = control.takePollAbort()
+            return []
+        }
+        if expired {
+            throw .readerUnresponsive(
+                "\(connstring): InAutoPoll did not return within its \(deadline(for: wait).libnfcMilliseconds) ms deadline and was aborted")
+        }
+        if result < 0 { return try autoPollFailed(result) }
+        autoPollSupport = .answers
+        switch LibNFCAutoPoll.answer(Array(answer.prefix(Int(result)))) {
+        case .nothing, .garbled:
+            return []
+        case let .target(type, data):
+            let modulations = wanted.map(\.0)
+            guard let modulation = LibNFCAutoPoll.modulation(ofType: type, among: modulations),
+                let row = wanted.first(where: { $0.0 == modulation })?.1
+            else { return [] }
+            let most = max(1, limit ?? 4)
+            guard modulation == .iso14443a else {
+                return try listTargets(modulation: modulation, row: row, limit: most)
+            }
+            // Data that does not read (a UID length ISO/IEC 14443-3 has not): the tag stays as the
+            // chip left it, and the next poll meets it again.
+            guard let found = LibNFCAutoPoll.typeATarget(data) else { return [] }
+            let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
+                nfc_initiator_deselect_target(device)
+            }
+            if deselected < 0 {
+                let error = LibNFCErrorCode(rawValue: deselected)
+                if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+                // A garbled answer to the deselect: the tag is returned, not lost halted (the first
+                // exchange with it selects it again, see listTargets).
+                if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: [found]) { return [found] }
+            }
+            return try listTargets(modulation: modulation, row: row, limit: most, after: [found])
+        }
+    }
+
+    /// A failed InAutoPoll: `[]` (aborted, or a frame lost on the line), nil once the reader has
+    /// refused the command ``LibNFCAutoPoll/refusalsBeforeFallback`` times in a row, or the error
+    /// that lost the reader.
+    private func autoPollFailed(_ result: Int32) throws(NFCError) -> [Target]? {
+        let code = LibNFCErrorCode(rawValue: result)
+        if result == NFC_EOPABORTED {
+            if token.isCancelled { throw .userCanceled }
+            _ = control.takePollAbort()
+            return []
+        }
+        if code.meansReaderGone { throw code.nfcError(connstring: connstring, call: "InAutoPoll (pn53x_transceive)") }
+        if result == NFC_EDEVNOTSUPP {
+            autoPollSupport = .refused
+            return nil
+        }
+        do {
+            try checkAnswers(after: result, call: "InAutoPoll (pn53x_transceive)")
+        } catch {
+            // NFC_EIO and then a probe the chip answered: its error frame (UM0701-02 §6.2.1.5,
+            // "syntax error") for a command it does not have — or a frame garbled on the line.
+            guard case .rfError = error, code.isIOError, case let .untried(refusals) = autoPollSupport else { throw error }
+            if refusals + 1 >= LibNFCAutoPoll.refusalsBeforeFallback {
+                autoPollSupport = .refused
+                return nil
+            }
+            autoPollSupport = .untried(refusals: refusals + 1)
+        }
+        return []
+    }
+}
