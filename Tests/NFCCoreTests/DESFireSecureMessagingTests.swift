@@ -144,4 +144,49 @@ import Testing
             try broken.response(try AES.cbc(encrypt: true, key: key, iv: iv, data: bad), mode: .full, expectedLength: 17)
         }
     }
+
+    /// AuthenticateISO with 2K3DES key 0 (00 10 20 31 … 90 80, the trace's): the proof and the session key
+    /// 520E3C90 BCD82896 F6A200C4 46322CAE (key-version bits cleared).
+    @Test func isoAuthentication2K3DESFollowsTheTrace() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("1A00", .bytes("AF" + "B2955799 26155AE3")),
+            ("AF" + "70F349740C945DAE159BA9FEDBCC461A", .bytes("00" + "B8FD7FE56B241FC4")),
+        ])
+        let session = try await DESFireISOAuthentication.authenticate(
+            keyNumber: 0, key: Self.hex("00102031405060708090A0B0B0A09080"), rndA: Self.hex("530E3D90F7A201C4"),
+            channel: DESFireChannel(transport: transport, framing: .native))
+        guard case let .iso(key, _) = session.kind else { Issue.record("not an ISO session"); return }
+        #expect(key == Self.hex("520E3C90BCD82896F6A200C446322CAE"))
+        transport.verifyAllConsumed()
+    }
+
+    /// AuthenticateISO with a 3K3DES key (00 10 20 31 … 10 00): 16-byte random numbers, session key
+    /// 02FE6C00 F4D65642 30348A66 3C12FA8A AE7A785C 46CE7A2E.
+    @Test func isoAuthentication3K3DESFollowsTheTrace() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("1A00", .bytes("AF" + "FA2FB9A17B359D034DF3EB1C4179207E")),
+            ("AF" + "7BF9E1AC2D7C2836112E642D398FBAEF5CA61CC3A629FA8BD52F43F9D931C043", .bytes("00" + "1E3051B59BA31E4CEF64BBE8721B7BD6")),
+        ])
+        let session = try await DESFireISOAuthentication.authenticate(
+            keyNumber: 0, key: Self.hex("00102031405060708090A0B0B0A09080" + "7060504030201000"),
+            rndA: Self.hex("03FE6D00A79231348B6635A8AF7A795C"), channel: DESFireChannel(transport: transport, framing: .native))
+        guard case let .iso(key, _) = session.kind else { Issue.record("not an ISO session"); return }
+        #expect(key == Self.hex("02FE6C00F4D6564230348A663C12FA8AAE7A785C46CE7A2E"))
+        transport.verifyAllConsumed()
+    }
+
+    /// The 3DES CMAC chain after AuthenticateISO: GetKeyVersion's command CMAC and its answer's, for a
+    /// 2K3DES and a 3K3DES session of the trace.
+    @Test func isoCMACChainFollowsTheTrace() throws {
+        var two = DESFireSecureSession(.iso(key: Self.hex("DCB096C2A40E78E0A0E47A96F42E62AE"), iv: [UInt8](repeating: 0, count: 8)))
+        _ = try two.command(0x64, header: [0x00], mode: .plain)
+        if case let .iso(_, iv) = two.kind { #expect(iv == Self.hex("8CB24F61B814A956")) }
+        #expect(try two.response(Self.hex("10" + "3345AA95F2D956CF"), mode: .plain) == [0x10])
+        var three = DESFireSecureSession(.iso(key: Self.hex("D0542A865814D2504E9A187CC06668C09C70568258227AFC"),
+                                              iv: [UInt8](repeating: 0, count: 8)))
+        _ = try three.command(0x64, header: [0x00], mode: .plain)
+        if case let .iso(_, iv) = three.kind { #expect(iv == Self.hex("54BF7931E5181A08")) }
+        #expect(try three.response(Self.hex("10" + "AD4A52B1E31CC741"), mode: .mac) == [0x10])
+        #expect(throws: NFCError.self) { try three.response(Self.hex("10" + "AD4A52B1E31CC741"), mode: .mac) }
+    }
 }

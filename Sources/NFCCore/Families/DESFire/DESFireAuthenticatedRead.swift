@@ -60,6 +60,9 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
     /// AuthenticateEV2First 71h + EV2 secure messaging (MIFARE DESFire EV2 MF3D(H)x2 §10.4.1; EV3;
     /// DESFire Light MF2DL(H)x0 and NTAG 424 DNA NT4H2421Gx §10.4.1, which have no AAh).
     case ev2First = "AuthenticateEV2First"
+    /// AuthenticateISO 1Ah with a 2K3DES / 3K3DES key + EV1 secure messaging over 3DES (MF3ICD(Q)81
+    /// §9.5.1; EV1, EV2, EV3 — not the Light or NTAG 4xx DNA, whose keys are AES only).
+    case iso = "AuthenticateISO"
 
     /// The method for the chip `version` describes: EV2First on EV2 (major 12h), EV3 (33h) and later, on
     /// DESFire Light (type 08h) and NTAG 4xx DNA (04h); AuthenticateAES on EV1 (major 01h); nil for
@@ -71,6 +74,13 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
         case 0x01: return .aesEV1
         default: return .ev2First
         }
+    }
+
+    /// The method for a 3DES key on the chip `version` describes: AuthenticateISO on EV1 and later
+    /// DESFire; nil on MF3ICD40 (its 3DES is the legacy 0Ah, not implemented) and on Light / NTAG 4xx DNA.
+    public static func forTripleDES(_ version: DESFireVersion) -> DESFireAuthenticationMethod? {
+        if version.hardware.type == DESFireLight.hardwareType || version.hardware.type == NTAG4xxDNA.hardwareType { return nil }
+        return version.hardware.major == 0x00 ? nil : .iso
     }
 
     /// The name facts show.
@@ -117,8 +127,10 @@ extension DESFireDumper.Walk {
         var results: [DESFireAuthentication] = []
         for (key, files) in plan {
             try Task.checkCancellation()
-            guard let method = DESFireAuthenticationMethod.forVersion(context.version), key.cipher == .aes else {
-                let reason = key.cipher == .aes ? "this chip has no AES authentication" : "\(key.cipher.rawValue) keys are not supported yet"
+            let method = key.cipher == .aes ? DESFireAuthenticationMethod.forVersion(context.version)
+                : DESFireAuthenticationMethod.forTripleDES(context.version)
+            guard let method else {
+                let reason = "this chip has no \(key.cipher == .aes ? "AES" : "AuthenticateISO") authentication for a \(key.cipher.rawValue) key"
                 results.append(DESFireAuthentication(application: app.aid, keyNumber: key.keyNumber, keyName: key.name, method: "-",
                                                      outcome: .failed(code: NFCError.Code.unsupported.rawValue, message: reason), filesRead: []))
                 continue
@@ -177,6 +189,9 @@ extension DESFireDumper.Walk {
         switch method {
         case .aesEV1:
             return try await DESFireEV1Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
+                                                                   channel: channel)
+        case .iso:
+            return try await DESFireISOAuthentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
                                                                    channel: channel)
         case .ev2First:
             return .ev2(try await DESFireEV2Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),

@@ -17,6 +17,9 @@ public struct DESFireSecureSession: Sendable {
     public enum Kind: Sendable {
         /// EV1 AES: the session key and the IV the last CMAC or cipher block left.
         case ev1(key: [UInt8], iv: [UInt8])
+        /// EV1 after AuthenticateISO: the same scheme over 3DES (8-byte blocks, 3DES CMAC whose 8 bytes are
+        /// the MAC, full mode padded to 8).
+        case iso(key: [UInt8], iv: [UInt8])
         /// EV2: the session keys, the transaction identifier and the command counter.
         case ev2(encryptionKey: [UInt8], macKey: [UInt8], transactionIdentifier: [UInt8], commandCounter: UInt16)
     }
@@ -54,6 +57,9 @@ public struct DESFireSecureSession: Sendable {
             // EV1: the command travels as it is; its CMAC only advances the IV (§9.1.2).
             kind = .ev1(key: key, iv: try AES.cmac(key: key, message: [instruction] + header, iv: iv))
             return header
+        case let .iso(key, iv):
+            kind = .iso(key: key, iv: try TripleDES.cmac(key: key, message: [instruction] + header, iv: iv))
+            return header
         case let .ev2(_, macKey, ti, counter):
             guard mode != .plain else { return header }
             return header + Self.truncated(try AES.cmac(key: macKey, message: [instruction] + Self.le(counter) + ti + header))
@@ -74,7 +80,7 @@ public struct DESFireSecureSession: Sendable {
                 guard !answer.isEmpty, answer.count % AES.blockSize == 0 else { throw .invalidResponse(Array(answer.prefix(16))) }
                 let plain = try AES.cbc(encrypt: false, key: key, iv: iv, data: answer)
                 kind = .ev1(key: key, iv: Array(answer.suffix(AES.blockSize)))
-                return try Self.ev1Unpadded(plain, expectedLength: expectedLength)
+                return try Self.ev1Unpadded(plain, expectedLength: expectedLength, block: AES.blockSize)
             }
             guard answer.count >= Self.macLength else { throw .invalidResponse(answer) }
             let data = Array(answer.dropLast(Self.macLength))
@@ -83,6 +89,19 @@ public struct DESFireSecureSession: Sendable {
             guard Array(mac.prefix(Self.macLength)) == Array(answer.suffix(Self.macLength)) else {
                 throw .integrityError("the answer's CMAC does not match its data")
             }
+            return data
+        case let .iso(key, iv):
+            if mode == .full {
+                guard !answer.isEmpty, answer.count % TripleDES.blockSize == 0 else { throw .invalidResponse(Array(answer.prefix(16))) }
+                let plain = try TripleDES.cbc(encrypt: false, key: key, iv: iv, data: answer)
+                kind = .iso(key: key, iv: Array(answer.suffix(TripleDES.blockSize)))
+                return try Self.ev1Unpadded(plain, expectedLength: expectedLength, block: TripleDES.blockSize)
+            }
+            guard answer.count >= Self.macLength else { throw .invalidResponse(answer) }
+            let data = Array(answer.dropLast(Self.macLength))
+            let mac = try TripleDES.cmac(key: key, message: data + [0x00], iv: iv)
+            kind = .iso(key: key, iv: mac)
+            guard mac == Array(answer.suffix(Self.macLength)) else { throw .integrityError("the answer's CMAC does not match its data") }
             return data
         case let .ev2(encryptionKey, macKey, ti, counter):
             let next = counter &+ 1
@@ -119,11 +138,11 @@ public struct DESFireSecureSession: Sendable {
 
     /// EV1 full mode: data ‖ CRC32(data ‖ 00) ‖ zero padding. The data's length is `expectedLength`
     /// when given, else the longest whose CRC matches and whose remaining bytes are zero.
-    static func ev1Unpadded(_ plain: [UInt8], expectedLength: Int?) throws(NFCError) -> [UInt8] {
+    static func ev1Unpadded(_ plain: [UInt8], expectedLength: Int?, block: Int) throws(NFCError) -> [UInt8] {
         let candidates = expectedLength.map { [$0] } ?? Array((0...max(0, plain.count - 4)).reversed())
         for length in candidates where length >= 0 && length + 4 <= plain.count {
             let data = Array(plain[..<length])
-            guard plain[(length + 4)...].allSatisfy({ $0 == 0 }), plain.count - length - 4 < AES.blockSize else { continue }
+            guard plain[(length + 4)...].allSatisfy({ $0 == 0 }), plain.count - length - 4 < block else { continue }
             if Array(plain[length..<length + 4]) == crc32(data + [0x00]) { return data }
         }
         throw .integrityError("the deciphered answer's CRC32 does not match its data")
