@@ -57,7 +57,10 @@ def fd_count(pid):
 class Rig:
     """One broker, N simulators + agents, one subscriber."""
 
-    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=(), sim_args=()):
+    def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=(), sim_args=(),
+                 scenario=None, extra_config=None):
+        """`scenario`: the simulator's scenario text instead of the NTAG215s of UIDS; `extra_config`:
+        a function of the rig's folder giving more top-level configuration lines (bench/sun.py's keys)."""
         self.bin, self.dir = bin_dir, tempfile.mkdtemp(prefix="nfcbench-agent-")
         self.procs, self.events = [], queue.Queue()
         self.port = free_port()
@@ -72,8 +75,9 @@ class Rig:
         threading.Thread(target=self.read_events, daemon=True).start()
         tags = "".join(f"  - {{id: t{i}, type: ntag215, uid: {uid}, ndef: [{{uri: https://example.com/{i}}}]}}\n"
                        for i, uid in enumerate(UIDS))
+        scenario_text = scenario or "tags:\n" + tags + "timeline: []\n"
         scenario = os.path.join(self.dir, "scenario.yaml")
-        open(scenario, "w").write("tags:\n" + tags + "timeline: []\n")
+        open(scenario, "w").write(scenario_text)
         self.sims, self.agents = [], []
         for n in range(agents):
             link, sock = os.path.join(self.dir, f"r{n}.tty"), os.path.join(self.dir, f"r{n}.sock")
@@ -88,7 +92,8 @@ class Rig:
                 f"id: a{n}\nreader:\n  device: \"pn532_uart:{link}\"\n  polling: {{interval_ms: {interval}}}\n"
                 f"mqtt:\n  url: mqtt://127.0.0.1:{self.port}\n"
                 + (f"presence: {presence}\n" if presence else "")
-                + f"state_dir: {os.path.join(self.dir, f's{n}')}\nlog: {{level: warning}}\n")
+                + f"state_dir: {os.path.join(self.dir, f's{n}')}\nlog: {{level: warning}}\n"
+                + (extra_config(self.dir) if extra_config else ""))
             self.agents.append(self.start(list(wrap) + [os.path.join(bin_dir, "nfcbridge"), "run", "--config", config], f"agent{n}"))
         # Ready when every agent's reader state says ok.
         self.wait_for(lambda e: e[1].endswith("/reader") and '"ok"' in e[2], count=agents, timeout=60)

@@ -91,7 +91,7 @@ import Testing
         #expect(notHex.line == 4 && !notHex.message.contains("SECRET"))
 
         let unknownKind = try #require(failure("keys:\n  a:\n    kind: desfir\n"))
-        #expect(unknownKind.message == "keys.yaml:3: a.kind: must be one of desfire, ultralight_c, ntag_password, got 'desfir'")
+        #expect(unknownKind.message == "keys.yaml:3: a.kind: must be one of desfire, ultralight_c, ntag_password, ntag424_sdm, got 'desfir'")
         let typo = try #require(failure("keys:\n  a:\n    kind: ultralight_c\n    kye: 00\n"))
         #expect(typo.line == 4 && typo.message.contains("did you mean 'key'?"))
         let missing = try #require(failure("keys:\n  a:\n    kind: ntag_password\n    password: 00000000\n"))

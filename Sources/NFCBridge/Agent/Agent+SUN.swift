@@ -13,7 +13,22 @@ extension Agent {
         }
         var admittedScan = scan
         admittedScan.sun = admitted
+        admittedScan.trust = Self.trust(admittedScan.trust, with: admitted)
         return .arrived(admittedScan, report: report)
+    }
+
+    /// `trust` with its `sun` member, refused unless the message is valid. A tag the other checks
+    /// did not look at gets a report of its own: the credential is the SUN message (its UID, when valid).
+    static func trust(_ trust: TrustReport?, with check: SUNCheck) -> TrustReport {
+        var trust = trust ?? TrustReport(credentialSource: "sun")
+        let member = SUNTrust(check)
+        trust.sun = member
+        if let refusal = member.refusal {
+            trust.refuse(refusal)
+        } else if trust.credentialSource == "sun", trust.credential == nil, let uid = check.result.uid {
+            trust.credential = uid.hexString
+        }
+        return trust
     }
 
     /// `check` after the counter store: only a valid message with a counter is admitted. The counter

@@ -19,7 +19,7 @@ package struct AuthKeyKind: Sendable {
     }
 
     /// Every kind, one row each.
-    package static let table: [AuthKeyKind] = [desfire, ultralightC, ntagPassword]
+    package static let table: [AuthKeyKind] = [desfire, ultralightC, ntagPassword, ntag424SDM]
 
     /// A DESFire EV1/EV2/EV3/Light application key: `application` (the AID as the dump shows it, card
     /// order; for a Light or NTAG 424 DNA the DF name the dump keys its files by), `key_number` (0-13, EV1 datasheet §9.5.1), `cipher` (aes, 2k3des, 3k3des), `key` (hex),
@@ -58,5 +58,16 @@ package struct AuthKeyKind: Sendable {
         let password = try entry.secret("password", length: 4, what: "an NTAG password")
         let pack = try entry.hex("pack", lengths: 2...2)
         families.type2Keys.passwords.append(Type2Password(name: entry.name, password: password, pack: pack))
+    }
+
+    /// NTAG 424 DNA SUN keys (NT4H2421Gx §9.3): `file_read_key`, the SDMFileRead AES-128 key the SDMMAC
+    /// session key comes from, and `meta_read_key`, the SDMMetaRead key PICCData is encrypted with (left
+    /// out for tags that mirror UID and counter in plain). Several entries are tried in file order.
+    static let ntag424SDM = AuthKeyKind(name: "ntag424_sdm", fields: ["meta_read_key", "file_read_key"]) {
+        entry, families throws(ConfigurationError) in
+        let metaRead = try entry.node("meta_read_key") == nil
+            ? nil : entry.secret("meta_read_key", length: 16, what: "an SDMMetaRead AES-128 key")
+        let fileRead = try entry.secret("file_read_key", length: 16, what: "an SDMFileRead AES-128 key")
+        families[NTAG424SUNOptions.self].keySets.append(SUNKeys(name: entry.name, metaRead: metaRead, fileRead: fileRead))
     }
 }

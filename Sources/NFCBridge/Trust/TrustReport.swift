@@ -23,6 +23,8 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     /// What keys of `auth.keys_file` opened for this tap (key names, applications, files; never a key),
     /// nil when no key was tried.
     package var authenticated: [AuthenticatedRead]?
+    /// The NTAG 424 DNA SUN check (docs/sun.md); nil for other tags.
+    package var sun: SUNTrust?
     /// Why the tap is not trusted, in the order the checks found it; empty for a trusted tap.
     package private(set) var reasons: [TrustReason] = []
 
@@ -46,7 +48,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case verdict, reason, reasons, signature, cloneProbes = "clone_probes"
-        case credentialSource = "credential_source", credential, credentialHashed = "credential_hashed"
+        case credentialSource = "credential_source", credential, credentialHashed = "credential_hashed", sun
         case authenticated
     }
 
@@ -61,6 +63,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(credential, forKey: .credential)
         if credentialHashed { try container.encode(true, forKey: .credentialHashed) }
         try container.encodeIfPresent(authenticated, forKey: .authenticated)
+        try container.encodeIfPresent(sun, forKey: .sun)
     }
 }
 

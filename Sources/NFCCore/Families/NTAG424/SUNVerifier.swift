@@ -1,16 +1,21 @@
 /// The keys a site verifies NTAG 424 DNA SUN messages with: SDMMetaRead (decrypts PICCData) and
-/// SDMFileRead (the SDMMAC session keys come from it), AES-128 each. Never printed: ``description``
-/// names the key set, not the bytes.
+/// SDMFileRead (the SDMMAC session keys come from it), AES-128 each, as ``SecretBytes``. Never printed:
+/// ``description`` names the key set, not the bytes.
 public struct SUNKeys: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The key set's name in the keys file (what facts and events say).
     public var name: String
-    public var metaRead: [UInt8]?
-    public var fileRead: [UInt8]?
+    public var metaRead: SecretBytes?
+    public var fileRead: SecretBytes?
 
-    public init(name: String, metaRead: [UInt8]?, fileRead: [UInt8]?) {
+    public init(name: String, metaRead: SecretBytes?, fileRead: SecretBytes?) {
         self.name = name
         self.metaRead = metaRead
         self.fileRead = fileRead
+    }
+
+    /// Keys given as bytes (tests, tools).
+    public init(name: String, metaRead: [UInt8]?, fileRead: [UInt8]?) {
+        self.init(name: name, metaRead: metaRead.map(SecretBytes.init), fileRead: fileRead.map(SecretBytes.init))
     }
 
     public var description: String { "SUN keys '\(name)'" }
@@ -85,7 +90,7 @@ public enum SUNVerifier {
                   let encrypted = hex(file, at: offset, count: SDMSettings.Length.piccData) else {
                 return SUNResult(verdict: .malformed, reason: "no PICCData (32 hex characters) at the PICCData offset")
             }
-            guard let key = keys?.metaRead else {
+            guard let key = keys?.metaRead?.revealed else {
                 return SUNResult(verdict: .noKey, reason: "no SDMMetaRead key to decrypt PICCData with")
             }
             guard let plain = try? AES.cbc(encrypt: false, key: key, data: encrypted),
@@ -116,7 +121,7 @@ public enum SUNVerifier {
             return SUNResult(verdict: .malformed, uid: uid, counter: counterValue,
                              reason: "no SDMMAC (16 hex characters) at the SDMMAC offset")
         }
-        guard let fileReadKey = keys?.fileRead else {
+        guard let fileReadKey = keys?.fileRead?.revealed else {
             return SUNResult(verdict: .noKey, uid: uid, counter: counterValue, reason: "no SDMFileRead key to check the SDMMAC with")
         }
         let sv2 = padded([0x3C, 0xC3, 0x00, 0x01, 0x00, 0x80] + (uid ?? []) + (counter ?? []))

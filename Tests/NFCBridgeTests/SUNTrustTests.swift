@@ -1,0 +1,81 @@
+import Foundation
+import NFCCore
+import Testing
+
+@testable import NFCBridge
+
+/// The `ntag424_sdm` kind of `auth.keys_file`, and `trust.sun` as the agent makes it from a SUN check and
+/// its counter store.
+@Suite struct SUNTrustTests {
+    func parse(_ text: String) throws(ConfigurationError) -> AuthKeysFile.Loaded {
+        try AuthKeysFile.parse(Array(text.utf8), path: "keys.yaml")
+    }
+
+    @Test func theKindReadsItsKeySets() throws {
+        let loaded = try parse("""
+            keys:
+              door:
+                kind: ntag424_sdm
+                meta_read_key: 000102030405060708090A0B0C0D0E0F
+                file_read_key: 00112233445566778899AABBCCDDEEFF
+              plain:
+                kind: ntag424_sdm
+                file_read_key: FFEEDDCCBBAA99887766554433221100
+            """)
+        #expect(loaded.names.map(\.kind) == ["ntag424_sdm", "ntag424_sdm"])
+        let sets = loaded.families[NTAG424SUNOptions.self].keySets
+        #expect(sets.map(\.name) == ["door", "plain"])
+        #expect(sets[0].metaRead?.revealed == (0..<16).map { UInt8($0) })
+        #expect(sets[1].metaRead == nil && sets[1].fileRead?.count == 16)
+        #expect(!"\(sets)".contains("00112233"), "keys never print")
+    }
+
+    @Test func aShortKeyOrAMissingOneIsRefusedByLine() {
+        for (text, expected) in [
+            ("keys:\n  door:\n    kind: ntag424_sdm\n    file_read_key: 0011\n", "keys.yaml:4: door.file_read_key:"),
+            ("keys:\n  door:\n    kind: ntag424_sdm\n    meta_read_key: 00112233445566778899AABBCCDDEEFF\n", "keys.yaml:"),
+        ] {
+            #expect(throws: ConfigurationError.self) { try parse(text) }
+            do { _ = try parse(text) } catch {
+                #expect(error.message.hasPrefix(expected), "\(error.message)")
+                #expect(!error.message.contains("0011"), "never quoted: \(error.message)")
+            }
+        }
+    }
+
+    static let uid: [UInt8] = [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]
+    static func check(_ verdict: SUNResult.Verdict, counter: Int? = 61) -> SUNCheck {
+        SUNCheck(result: SUNResult(verdict: verdict, uid: uid, counter: counter), keySet: "door")
+    }
+
+    @Test func aValidMessageIsAdmittedOnceThenReplayed() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let counters = SUNCounterStore(directory: dir.path)
+        #expect(Agent.admit(Self.check(.valid), uid: Self.uid, counters: counters).result.verdict == .valid)
+        let again = Agent.admit(Self.check(.valid), uid: Self.uid, counters: counters)
+        #expect(again.result.verdict == .replayed && again.result.counter == 61)
+        // Only valid messages touch the store.
+        #expect(Agent.admit(Self.check(.invalidMAC, counter: 99), uid: Self.uid, counters: counters).result.verdict == .invalidMAC)
+        #expect(counters.last(for: Self.uid) == 61)
+    }
+
+    @Test func theTrustObjectCarriesTheVerdict() throws {
+        let trusted = Agent.trust(nil, with: Self.check(.valid))
+        #expect(trusted.verdict == .trusted && trusted.credentialSource == "sun" && trusted.credential == Self.uid.hexString)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = try #require(String(data: try encoder.encode(trusted), encoding: .utf8))
+        #expect(json.contains(#""sun":{"counter":61,"keys":"door","verdict":"valid"}"#), "\(json)")
+        let replayed = Agent.trust(nil, with: Self.check(.replayed))
+        #expect(replayed.verdict == .untrusted && replayed.reason?.code == "sun_replayed" && replayed.credential == nil)
+        for (verdict, code) in [(SUNResult.Verdict.invalidMAC, "sun_invalid_mac"), (.noKey, "sun_no_key"), (.malformed, "sun_malformed")] {
+            #expect(Agent.trust(nil, with: Self.check(verdict)).reason?.code == code)
+        }
+        // Another check's report keeps its own source and gains the member.
+        var other = TrustReport(credentialSource: "uid")
+        other.credential = "04AABB"
+        let merged = Agent.trust(other, with: Self.check(.valid))
+        #expect(merged.credentialSource == "uid" && merged.credential == "04AABB" && merged.sun?.verdict == .valid)
+    }
+}
