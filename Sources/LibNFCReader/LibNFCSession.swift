@@ -366,6 +366,40 @@ final class LibNFCSession {
         }
     }
 
+    /// Sends the first `bitCount` bits of `frame` into the field as they are: raw mode (easy framing
+    /// and chip CRC off), parity by the chip, no CRC added (short frames, the Gen1a unlock). Nothing is
+    /// selected first — a sequence such as HLTA, 40h, 43h must reach the tag without a select between
+    /// its frames — and afterwards the tag is not taken for selected (a HLTA or a backdoor command
+    /// changed its state): the next exchange or ``reselect(_:)`` selects it again. Silence is
+    /// ``NFCError/timeout``. Wraps
+    /// `nfc_initiator_transceive_bits` (which sets CIU_BitFraming TxLastBits and sends
+    /// InCommunicateThru; the answer's valid bits come from CIU_Control RxLastBits).
+    func transceiveBits(_ frame: [UInt8], bitCount: Int, to target: Target) throws(NFCError) -> [UInt8] {
+        guard target.modulation == .iso14443a else {
+            throw .unsupportedOperation("Short frames are ISO 14443-A only")
+        }
+        guard !frame.isEmpty, frame.count <= 64, bitCount > (frame.count - 1) * 8, bitCount <= frame.count * 8 else {
+            throw .invalidArgument("\(bitCount) bits do not fit a frame of \(frame.count) bytes")
+        }
+        try setMode(.raw)
+        active = nil
+        isFreshlySelected = false
+        var answer = [UInt8](repeating: 0, count: 64)
+        let capacity = answer.count
+        let result = try libnfcCall(.command(token), "nfc_initiator_transceive_bits", timeout: configuration.commandTimeout) {
+            frame.withUnsafeBufferPointer { tx in
+                answer.withUnsafeMutableBufferPointer { rx in
+                    nfc_initiator_transceive_bits(device, tx.baseAddress, bitCount, nil, rx.baseAddress, capacity, nil)
+                }
+            }
+        }
+        guard result > 0 else {
+            try checkAnswers(after: result, call: "nfc_initiator_transceive_bits")
+            throw .timeout
+        }
+        return Array(answer.prefix((Int(result) + 7) / 8))
+    }
+
     /// Exchanges an ISO 7816-4 APDU over ISO-DEP; the chip does the block protocol.
     /// Wraps `nfc_initiator_transceive_bytes` in easy framing. An answer of one byte is returned as it
     /// came: DESFire native frames answer the status byte alone (MIFARE DESFire EV1 datasheet §9.1);

@@ -15,7 +15,7 @@ import NFCCore
 /// A transport from an earlier session of its device (closed and opened again) throws
 /// ``NFCError/tagRemoved``. Cancelling the awaiting task interrupts the exchange
 /// (``NFCError/userCanceled``).
-public final class LibNFCTransport: APDUTransport, ClassicAuthenticating, Sendable {
+public final class LibNFCTransport: APDUTransport, ClassicAuthenticating, ShortFrameTransport, Sendable {
     /// The tag as it was selected.
     public let target: Target
     /// The device the tag was found on.
@@ -39,6 +39,13 @@ public final class LibNFCTransport: APDUTransport, ClassicAuthenticating, Sendab
     public func reselect() async throws {
         let target = self.target
         try await run { session throws(NFCError) in try session.reselect(target) }
+    }
+
+    /// Sends a frame of `bitCount` bits without CRC (``ShortFrameTransport``). Wraps
+    /// `nfc_initiator_transceive_bits`.
+    public func transceiveBits(_ frame: [UInt8], bitCount: Int) async throws -> [UInt8] {
+        let target = self.target
+        return try await run { session throws(NFCError) in try session.transceiveBits(frame, bitCount: bitCount, to: target) }
     }
 
     /// Exchanges an APDU over ISO-DEP. Wraps `nfc_initiator_transceive_bytes`.

@@ -38,7 +38,12 @@ extension PN532Chip {
             guard let unwrapped = ISO14443AParityFraming.unwrap(data, bitCount: bitCount) else { return timeoutAnswer }
             frame = unwrapped
         }
-        if bitCount == 7 { return airAnswer(shortFrame(frame[0])) }
+        if bitCount == 7 {
+            if frame[0] == 0x40 { return airAnswer(gen1aUnlockFirstStep()) }
+            gen1aUnlocking = nil
+            return airAnswer(shortFrame(frame[0]))
+        }
+        if let reply = gen1aUnlockSecondStep(frame, bitCount: bitCount) { return airAnswer(reply) }
         // With TxCRCEn off the host appended CRC_A itself; frames without one (ANTICOLLISION) pass as they are.
         let payload: [UInt8], hasCRC: Bool
         if registers.transmitCRC {

@@ -51,6 +51,8 @@ final class PN532Chip {
     var anticollision: Anticollision?
     /// The type A tag in ACTIVE state that raw frames reach.
     var activeTypeA: PlacedTag?
+    /// A Gen1a card that answered the unlock's 7-bit 40h and waits for 43h (``gen1aUnlockFirstStep()``).
+    var gen1aUnlocking: PlacedTag?
     /// Status of the last RF exchange, for GetGeneralStatus.
     var lastStatus: PN532Status = .success
 

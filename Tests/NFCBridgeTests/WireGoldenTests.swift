@@ -76,7 +76,7 @@ import Testing
         device.failOpens(count: 1)
         let ids = PinnedEventIDs()
         let h = try AgentHarness(
-            device: device, scanner: NFCCoreScanner(), eventIDs: EventIDMaker { ids.make($0) }
+            device: device, scanner: NFCCoreScanner(access: AccessPolicy()), eventIDs: EventIDMaker { ids.make($0) }
         ) { config in
             config.commands.lockEnabled = true
             config.dump.onScan = true

@@ -74,7 +74,8 @@ package struct AgentAssembly: Sendable {
             acceptsRequests: { pipeline.acceptsRequests })
         discovery =
             configuration.homeAssistant.enabled
-            ? DiscoveryPublisher(documents: HomeAssistantDiscovery(topics: topics, version: NFCBridgeAgent.version)) {
+            ? DiscoveryPublisher(documents: HomeAssistantDiscovery(
+                topics: topics, version: NFCBridgeAgent.version, trustedOnly: configuration.homeAssistant.trustedOnly)) {
                 message in await pipeline.publishState(message.topic, message.payload)
             } : nil
         // What the previous run last saw in the field: tags found there again at start-up are `initial`.

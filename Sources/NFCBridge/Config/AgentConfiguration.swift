@@ -33,6 +33,8 @@ package struct AgentConfiguration: Sendable, Equatable {
     package var spool = SpoolSettings()
     /// Which remote commands are allowed (used by the command router).
     package var commands = CommandSettings()
+    /// The access checks at every tap (`access`, docs/access-control.md).
+    package var access = AccessPolicy()
 
     /// A configuration with every default and the given id.
     package init(id: String) {

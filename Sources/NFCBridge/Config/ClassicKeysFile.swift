@@ -11,13 +11,7 @@ package enum ClassicKeysFile {
 
     /// Reads the keys of `path`; a bad line is a configuration error naming the file and its line.
     static func read(_ path: String, key value: ConfigurationValue) throws(ConfigurationError) -> ClassicKeyDictionary {
-        let read: [UInt8]?
-        do throws(BoundedFile.Failure) {
-            read = try BoundedFile.read(path, limit: fileLimit)
-        } catch {
-            throw value.failure(error.message)
-        }
-        guard let data = read else { throw value.failure("file '\(path)' does not exist") }
+        let data = try value.content(ofFile: path, limit: fileLimit)
         do throws(ConfigurationError) {
             return try parse(data, path: path)
         } catch {

@@ -7,7 +7,7 @@ enum ConfigurationSchema {
         AgentConfiguration.keys, AgentConfiguration.ReaderSettings.keys, AgentConfiguration.MQTTSettings.keys,
         AgentConfiguration.PresenceSettings.keys, AgentConfiguration.DumpSettings.keys, AgentConfiguration.AuthSettings.keys,
         AgentConfiguration.HomeAssistantSettings.keys, AgentConfiguration.LogSettings.keys,
-        AgentConfiguration.SpoolSettings.keys, AgentConfiguration.CommandSettings.keys,
+        AgentConfiguration.SpoolSettings.keys, AgentConfiguration.CommandSettings.keys, AccessPolicy.keys,
     ].flatMap { $0 }
 
     /// The keys by path.

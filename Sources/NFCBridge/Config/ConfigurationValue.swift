@@ -117,6 +117,19 @@ struct ConfigurationValue {
         return firstLine
     }
 
+    /// The content of the file at `path`, at most `limit` bytes (a larger file, or one that cannot be
+    /// read, is an error at this key: the keys files).
+    func content(ofFile path: String, limit: Int) throws(ConfigurationError) -> [UInt8] {
+        let read: [UInt8]?
+        do throws(BoundedFile.Failure) {
+            read = try BoundedFile.read(path, limit: limit)
+        } catch {
+            throw failure(error.message)
+        }
+        guard let data = read else { throw failure("file '\(path)' does not exist") }
+        return data
+    }
+
     /// The longest first line ``firstLine(ofFile:)`` reads (a password or a hex key is far shorter).
     static let firstLineLimit = 65_536
 

@@ -26,11 +26,15 @@ package struct HomeAssistantDiscovery: Sendable {
     package let topics: TopicMap
     /// The agent version (device `sw_version`, origin `sw`).
     package let version: String
+    /// `homeassistant.trusted_only`: only taps whose `trust.verdict` is `trusted` reach the tag
+    /// scanner and the `tag_scanned` trigger.
+    package let trustedOnly: Bool
 
     /// Creates the documents' builder.
-    package init(topics: TopicMap, version: String) {
+    package init(topics: TopicMap, version: String, trustedOnly: Bool = false) {
         self.topics = topics
         self.version = version
+        self.trustedOnly = trustedOnly
     }
 
     /// The discovery messages, before the reader is known: retained, QoS 1.

@@ -32,17 +32,37 @@ extension HomeAssistantDiscovery {
         "{{ '' if value_json.buffered or value_json.initial | default(false)"
         + " or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
 
+    /// ``tagScannerTemplate`` that also renders empty for a tap whose `trust.verdict` is not `trusted`
+    /// (or that has no `trust`): `homeassistant.trusted_only`.
+    static let trustedTagScannerTemplate =
+        "{{ '' if value_json.buffered or value_json.initial | default(false)"
+        + " or (value_json.random_uid and value_json.tag_id == value_json.uid)"
+        + " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted' else value_json.tag_id }}"
+
+    /// The `tag_scanned` trigger's template: `scanned` for a live, non-initial tap (and, with
+    /// `trusted_only`, a trusted one).
+    var scannedTriggerTemplate: String {
+        let trusted = trustedOnly ? " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted'" : ""
+        return "{{ '' if value_json.buffered or value_json.initial | default(false)\(trusted) else 'scanned' }}"
+    }
+
     /// The event entity's `{"event_type":…}` for live `scanned` and `removed` events, empty for
     /// the rest; keys a `removed` does not carry (`tag_id`, `cardType`, …) go through `default`.
     static let eventTemplate =
         "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}"
         + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none),"
         + " 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false),"
-        + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none)} | tojson }}"
+        + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none),"
+        + " 'trust': value_json.trust.verdict if value_json.trust is defined else none,"
+        + " 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none,"
+        + " 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none,"
+        + " 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}"
         + "{% endif %}"
 
     func tagScanner(_ device: Device) -> TagScanner {
-        TagScanner(topic: topics.topic(.scanned), valueTemplate: Self.tagScannerTemplate, device: device, origin: origin)
+        TagScanner(
+            topic: topics.topic(.scanned), valueTemplate: trustedOnly ? Self.trustedTagScannerTemplate : Self.tagScannerTemplate,
+            device: device, origin: origin)
     }
 
     func eventEntity(_ device: Device) -> Entity {
@@ -79,8 +99,7 @@ extension HomeAssistantDiscovery {
     func scannedTrigger(_ device: Device) -> Trigger {
         Trigger(
             topic: topics.topic(.scanned), type: "tag_scanned", subtype: "any_tag", payload: "scanned",
-            valueTemplate: "{{ '' if value_json.buffered or value_json.initial | default(false) else 'scanned' }}",
-            device: device, origin: origin)
+            valueTemplate: scannedTriggerTemplate, device: device, origin: origin)
     }
 
     func removedTrigger(_ device: Device) -> Trigger {

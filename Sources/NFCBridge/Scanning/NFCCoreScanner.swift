@@ -13,10 +13,14 @@ import NFCCore
 package struct NFCCoreScanner: TagScanning {
     /// The families' dump settings every dump gets (``AgentConfiguration/DumpSettings/families``).
     package let familyOptions: FamilyDumpOptions
+    /// The access checks every scan ends with (`access`); nil: none, and no `trust` object.
+    package let access: AccessPolicy?
 
-    /// Creates the scanner; `familyOptions` are the families' dump settings.
-    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions()) {
+    /// Creates the scanner; `familyOptions` are the families' dump settings, `access` the checks of
+    /// the `trust` object (nil: none).
+    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions(), access: AccessPolicy? = nil) {
         self.familyOptions = familyOptions
+        self.access = access
     }
 
     /// Scans at most this many times while the tag stays. With 1 byte in 500 lost on the reader link a
@@ -73,7 +77,31 @@ package struct NFCCoreScanner: TagScanning {
             uid: kept.info.uid, report: report,
             problems: kept.problems, cardInfo: kept.info)
         scan.sun = kept.sun
+        if let access { try await check(access, scan: &scan, transport: transport) }
         return scan
+    }
+
+    /// Runs the access checks once, on the scan that stands. A tag that leaves or stops answering
+    /// during them is refused (`check_interrupted`) and the problem reported; the tap itself is kept.
+    /// A tag that already left during its NDEF read is refused so without being asked again.
+    private func check(_ access: AccessPolicy, scan: inout TagScan, transport: any TagTransport) async throws {
+        guard let info = scan.cardInfo else { return }
+        if scan.problems.contains(.tagRemoved) {
+            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            trust.refuse(.checkInterrupted)
+            scan.trust = trust
+            return
+        }
+        do {
+            scan.trust = try await TrustEvaluator.evaluate(
+                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport)
+        } catch {
+            if error.isNFCCancellation { throw error }
+            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            trust.refuse(.checkInterrupted)
+            scan.trust = trust
+            scan.problems.append(error as? NFCError ?? .rfError(String(describing: error)))
+        }
     }
 
     /// One identification and NDEF read, and for an NTAG 424 DNA its SUN message checked

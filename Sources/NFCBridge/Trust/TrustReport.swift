@@ -98,6 +98,9 @@ package struct TrustReason: Sendable, Hashable {
     /// A clone probe fired (``TrustReport/cloneProbes`` names it).
     package static let cloneDetected = TrustReason(
         code: "clone_detected", message: "a clone probe fired: the tag behaves as no genuine NXP product does")
+    /// The tag left or stopped answering while the checks ran (an `event/error` says how).
+    package static let checkInterrupted = TrustReason(
+        code: "check_interrupted", message: "the tag left or stopped answering during the access checks")
     /// The credential `access.credential` names could not be read from the tag.
     package static let credentialMissing = TrustReason(
         code: "credential_missing", message: "the credential access.credential names could not be read from this tag")

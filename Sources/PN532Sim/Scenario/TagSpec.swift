@@ -60,6 +60,11 @@ public struct TagSpec: Sendable, Equatable {
     public var sun: SUNSpec?
     /// ISO 15693: blocks locked as by LOCK BLOCK.
     public var lockedBlocks: [Int] = []
+    /// Classic and Ultralight: a "magic" Gen1a clone that answers the backdoor unlock (`magic: gen1a`).
+    public var gen1a = false
+    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes) or Read_Sig (DESFire EV2 /
+    /// EV3 / Light, NTAG 424 DNA: 56 bytes) with; nil keeps the model's made-up one.
+    public var signature: [UInt8]?
     /// Where the definition started (1-based line, 0 for JSON).
     public var line = 0
 
@@ -75,7 +80,7 @@ public struct TagSpec: Sendable, Equatable {
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
         "read_protected", "keys", "pmm", "system_code", "writable", "capacity", "applications", "directory_protected",
-        "locked_blocks", "sun",
+        "locked_blocks", "magic", "signature", "sun",
     ]
 
     /// Reads a definition from `node` (a mapping).
@@ -114,6 +119,20 @@ public struct TagSpec: Sendable, Equatable {
         if let capacity = fields["capacity"] { spec.capacity = try reader.integer(capacity, what: "capacity", range: 5...0x7FFF) }
         if let apps = fields["applications"] { spec.applications = try DESFireScenario.readApplications(apps, with: reader) }
         if let flag = fields["directory_protected"] { spec.directoryProtected = try reader.bool(flag, what: "directory_protected") }
+        if let magic = fields["magic"] {
+            guard try reader.string(magic, what: "magic") == "gen1a" else { throw reader.error(magic, "magic must be 'gen1a'") }
+            switch kind.family {
+            case .type2, .classic: spec.gen1a = true
+            default: throw reader.error(magic, "only MIFARE Classic and Ultralight / NTAG tags can be magic Gen1a cards")
+            }
+        }
+        if let signature = fields["signature"] {
+            switch kind.family {
+            case .type2: spec.signature = try reader.hex(signature, what: "signature", counts: [32])
+            case .desfire(let model) where model != .ev1: spec.signature = try reader.hex(signature, what: "signature", counts: [56])
+            default: throw reader.error(signature, "only Type 2 tags with READ_SIG and DESFire EV2 / EV3 / Light / NTAG 424 DNA have a signature")
+            }
+        }
         if let sun = fields["sun"] { spec.sun = try SUNSpec.read(sun, with: reader) }
         if let locked = fields["locked_blocks"] {
             for item in try reader.list(locked, what: "locked_blocks") {

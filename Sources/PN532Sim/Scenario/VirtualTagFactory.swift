@@ -22,7 +22,9 @@ enum VirtualTagFactory {
                                                       capacity: spec.capacity ?? 2048, writable: spec.writable)
                 return try VirtualTypeBTag(pupi: spec.uid ?? defaultUID(spec.id, count: 4), application: application)
             case let .desfire(model):
-                return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+                let tag = try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+                if let signature = spec.signature { tag.originalitySignature = signature }
+                return tag
             case .sdm:
                 guard let sun = spec.sun else {
                     throw SimulatorError.invalidTag(id: spec.id, reason: "an ntag424_sun tag needs a 'sun' mapping (url, keys, counter)")
@@ -43,8 +45,9 @@ enum VirtualTagFactory {
     }
 
     private static func makeType2(_ spec: TagSpec, _ model: VirtualType2Model) throws -> VirtualType2Tag {
-        let tag = VirtualType2Tag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+        let tag = VirtualType2Tag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7), gen1a: spec.gen1a)
         if let ndef = spec.ndef { try tag.writeNDEF(ndef) }
+        if let signature = spec.signature { tag.signature = signature }
         var memory = tag.memory
         for (page, bytes) in spec.pages {
             guard page * 4 + bytes.count <= memory.count else {
@@ -63,7 +66,7 @@ enum VirtualTagFactory {
         guard spec.ndef == nil else {
             throw SimulatorError.invalidTag(id: spec.id, reason: "'ndef' is not supported for MIFARE Classic; give raw 'blocks'")
         }
-        let tag = try VirtualClassicTag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 4))
+        let tag = try VirtualClassicTag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 4), gen1a: spec.gen1a)
         for (number, bytes) in spec.blocks {
             for (offset, block) in bytes.chunked(16).enumerated() {
                 guard tag.block(number + offset) != nil else {

@@ -52,6 +52,8 @@ public final class VirtualClassicTag: ClassicVirtualTag {
 
     public let model: Model
     public let layout: VirtualClassicLayout
+    /// A "magic" Gen1a clone (scenario `magic: gen1a`).
+    public let hasGen1aBackdoor: Bool
     public let target: Target
     private let state: Mutex<State>
 
@@ -74,13 +76,15 @@ public final class VirtualClassicTag: ClassicVirtualTag {
 
     /// A factory-fresh tag: block 0 holds the UID (+ BCC for 4-byte UIDs), SAK and ATQA; data blocks are
     /// zero; every trailer is `FFFFFFFFFFFF FF0780 69 FFFFFFFFFFFF`. Throws
-    /// ``NFCError/invalidArgument(_:)`` unless `uid` has 4 or 7 bytes.
-    public init(model: Model, uid: [UInt8]) throws(NFCError) {
+    /// ``NFCError/invalidArgument(_:)`` unless `uid` has 4 or 7 bytes. `gen1a`: a "magic" Gen1a clone
+    /// that answers the backdoor unlock (``PN532Chip/gen1aUnlockFirstStep()``).
+    public init(model: Model, uid: [UInt8], gen1a: Bool = false) throws(NFCError) {
         guard uid.count == 4 || uid.count == 7 else {
             throw .invalidArgument("A MIFARE Classic UID has 4 or 7 bytes, not \(uid.count)")
         }
         self.model = model
         self.layout = model.layout
+        self.hasGen1aBackdoor = gen1a
         let atqa = model.atqa(uidLength: uid.count)
         self.target = Target(modulation: .iso14443a, uid: uid, atqa: atqa, sak: model.sak)
         self.state = Mutex(State(memory: Self.factoryMemory(layout: model.layout, uid: uid, atqa: atqa, sak: model.sak)))

@@ -67,7 +67,7 @@ enum VirtualDESFireCommandSets {
         s(0xAD, "ReadData (ISO chaining)"), n(0x8D, "WriteData (ISO chaining)"),
         s(0xAB, "ReadRecords (ISO chaining)"), n(0x8B, "WriteRecord (ISO chaining)"),
         n(0xDB, "UpdateRecord"), n(0xBA, "UpdateRecord (ISO chaining)"),
-        n(0xC8, "CommitReaderID"), n(0xF6, "GetFileCounters"), n(0x3C, "Read_Sig"),
+        n(0xC8, "CommitReaderID"), n(0xF6, "GetFileCounters"), s(0x3C, "Read_Sig"),
     ]
 
     /// MF2DL(H)x0 command set (Light). (u) = UNVERIFIED against the datasheet's table.
@@ -80,7 +80,7 @@ enum VirtualDESFireCommandSets {
         s(0xAD, "ReadData"), n(0x8D, "WriteData"), s(0x6C, "GetValue"), n(0x0C, "Credit"), n(0xDC, "Debit"),
         n(0x1C, "LimitedCredit"), s(0xAB, "ReadRecords"), n(0x8B, "WriteRecord"), n(0xBA, "UpdateRecord"),
         n(0xEB, "ClearRecordFile"), n(0xC7, "CommitTransaction"), n(0xA7, "AbortTransaction"),
-        n(0xC8, "CommitReaderID"), n(0x3C, "Read_Sig"),
+        n(0xC8, "CommitReaderID"), s(0x3C, "Read_Sig"),
     ]
 
     /// NT4H2421Gx Rev. 3.0 §10.2 Table 22 (NTAG 424 DNA), every row verified.
@@ -88,7 +88,7 @@ enum VirtualDESFireCommandSets {
         s(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), n(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
         n(0x5F, "ChangeFileSettings"), n(0xC4, "ChangeKey"), n(0x51, "GetCardUID"), n(0xF6, "GetFileCounters"),
         s(0xF5, "GetFileSettings"), s(0x64, "GetKeyVersion"), s(0x60, "GetVersion"), s(0xAD, "ReadData"),
-        n(0x3C, "Read_Sig"), n(0x5C, "SetConfiguration"), n(0x8D, "WriteData"),
+        s(0x3C, "Read_Sig"), n(0x5C, "SetConfiguration"), n(0x8D, "WriteData"),
     ]
 
     /// The rows of `model`.

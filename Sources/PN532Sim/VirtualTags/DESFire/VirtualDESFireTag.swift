@@ -23,7 +23,7 @@ import Synchronization
 /// GetFileIDs — and a code in it that is not modelled answers PERMISSION_DENIED (91 9D). Modelled
 /// (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
 /// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh / ADh,
-/// GetValue 6Ch, ReadRecords BBh / ABh and ADDITIONAL_FRAME AFh. Long answers come in frames
+/// GetValue 6Ch, ReadRecords BBh / ABh, Read_Sig 3Ch (EV2, EV3, Light, NTAG 424 DNA) and ADDITIONAL_FRAME AFh. Long answers come in frames
 /// (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data bytes) with status AFh. Authentication
 /// (``VirtualDESFireSecurity``): AuthenticateAES AAh (EV1, EV2, EV3) and AuthenticateEV2First 71h (EV2,
 /// EV3, Light, NTAG 424 DNA) with each application's AES keys (``Application/keys``, all-zero for a key
@@ -156,6 +156,18 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         var pending: [[UInt8]] = []
         /// Authentication and secure messaging.
         var auth: VirtualDESFireSecurity.Progress = .none
+    }
+
+    /// The Read_Sig answer; nil: a made-up one from the UID (not a valid NXP signature). Kept apart
+    /// from ``State``, which a field reset starts afresh: the signature is factory data.
+    private let signature = Mutex<[UInt8]?>(nil)
+
+    /// The 56-byte originality signature Read_Sig answers (EV2 / EV3 / Light / NTAG 424 DNA). By
+    /// default a pattern made from the UID, which verifies against no key; a scenario's `signature`
+    /// gives a genuine one published with its UID.
+    public var originalitySignature: [UInt8] {
+        get { signature.withLock { $0 } ?? originalitySignatureDefault }
+        set { signature.withLock { $0 = newValue } }
     }
 
     /// A card of `model` holding `applications`. `directoryRequiresAuthentication` models PICC
@@ -405,9 +417,20 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             else { return refuse(Status.integrityError) }
             s.auth = .authenticated(open)
             return .success(Self.frames(secured, of: 59))
+        case 0x3C:
+            // Read_Sig (MIFARE DESFire EV2 / EV3, MF2DLHX0 and NT4H2421Gx Read_Sig): address 00h, answered
+            // by the 56-byte ECC signature, in plain without authentication.
+            guard data.count == 1 else { return refuse(Status.lengthError) }
+            guard data[0] == 0x00 else { return refuse(Status.parameterError) }
+            return .success([originalitySignature])
         default:
             return refuse(Status.illegalCommand)
         }
+    }
+
+    /// The made-up signature of a card without a scenario `signature`.
+    private var originalitySignatureDefault: [UInt8] {
+        (0..<56).map { target.uid[$0 % max(1, target.uid.count)] ^ UInt8($0) }
     }
 
     private func read(_ instruction: UInt8, _ contents: Contents, offset: Int, length: Int) -> Result<[[UInt8]], Refusal> {

@@ -16,11 +16,17 @@ import Synchronization
 /// the NTAG21x NFC counter incrementing on the first read, UID mirror, the dynamic block-locking bits.
 public final class VirtualType2Tag: VirtualTag {
     private let state: Mutex<VirtualType2Machine>
+    /// A "magic" Gen1a Ultralight clone (scenario `magic: gen1a`) that answers the backdoor unlock.
+    public let hasGen1aBackdoor: Bool
 
     /// A factory-fresh tag of `model` with `uid` (7 bytes for real NXP tags). ATQA and SAK default to
-    /// the Type 2 values `00 44` / `00`; pass others to imitate Classic-looking clones.
-    public init(model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00) {
+    /// the Type 2 values `00 44` / `00`; pass others to imitate Classic-looking clones. `gen1a`: a
+    /// "magic" Gen1a clone.
+    public init(
+        model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00, gen1a: Bool = false
+    ) {
         state = Mutex(VirtualType2Machine(model: model, uid: uid, atqa: atqa, sak: sak))
+        hasGen1aBackdoor = gen1a
     }
 
     /// A tag that answers like the one `dump` was read from (Flipper's listener-from-poller-data idea):

@@ -1,0 +1,48 @@
+import NFCCore
+
+/// The `access.originality_keys_file` format: originality public keys beyond NFCCore's table (a
+/// product whose key NXP published later, a site's own test chips). One key per line:
+/// `<curve> <public key> <name>` — the curve `secp128r1`, `secp192r1` or `secp224r1`, the key
+/// uncompressed as hex (`04 ‖ X ‖ Y`), then its name as the `trust` object shows it; `#` starts a
+/// comment. secp128r1 and secp192r1 keys check Type 2 READ_SIG answers, secp224r1 keys DESFire /
+/// NTAG 4xx Read_Sig answers. Public keys are no secret.
+package enum OriginalityKeysFile {
+    /// The largest file read (64 KiB: hundreds of keys).
+    static let fileLimit = 1 << 16
+
+    /// Reads the keys of `path`; a bad line is a configuration error naming the file and its line.
+    static func read(_ path: String, key value: ConfigurationValue) throws(ConfigurationError) -> [OriginalityKey] {
+        try parse(try value.content(ofFile: path, limit: fileLimit), path: path)
+    }
+
+    /// The keys in `data` (the content of the file at `path`, named in errors).
+    package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> [OriginalityKey] {
+        var keys: [OriginalityKey] = []
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, rawLine) in lines.enumerated() {
+            let text = (rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingWhitespaceAndNewlines()
+            if text.isEmpty { continue }
+            let fields = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+            func failure(_ detail: String) -> ConfigurationError {
+                ConfigurationError(source: path, line: index + 1, detail: detail)
+            }
+            guard fields.count == 3 else {
+                throw failure("expected '<curve> <public key hex> <name>', got \(ConfigurationError.quoted(text))")
+            }
+            guard let curve = ECDSAVerifier.Curve(rawValue: fields[0]) else {
+                throw failure("the curve must be secp128r1, secp192r1 or secp224r1, got \(ConfigurationError.quoted(fields[0]))")
+            }
+            do {
+                _ = try ECDSAVerifier(curve: curve, publicKeyHex: fields[1])
+            } catch {
+                throw failure(error.message)
+            }
+            keys.append(OriginalityKey(
+                name: fields[2], products: "from \(path)", curve: curve,
+                reading: curve == .secp224r1 ? .isoDEPReadSig : .type2ReadSig,
+                publicKeyHex: fields[1], source: "\(path):\(index + 1)"))
+        }
+        return keys
+    }
+}
