@@ -41,7 +41,8 @@ YAML
         "$bin/nfcbridge" dump --device "$dev" --keys "$work/keys.yaml" --timeout 10 -- \
         "$bin/nfcbridge" dump --device "$dev" --timeout 10
     "$bin/nfcbridge" dump --device "$dev" --keys "$work/keys.yaml" --compact --timeout 10 >"$work/with.json"
-    grep -q '"563412/02"' "$work/with.json" && echo "  the enciphered file: read" || echo "  the enciphered file: NOT READ"
+    # Compact JSON escapes the slash: "563412\/02".
+    grep -qE '"name":"563412\\?/02"' "$work/with.json" && echo "  the enciphered file: read" || echo "  the enciphered file: NOT READ"
     logged "$work/with.log" -- "$bin/nfcbridge" dump --device "$dev" --keys "$work/keys.yaml" --timeout 10
     logged "$work/without.log" -- "$bin/nfcbridge" dump --device "$dev" --timeout 10
     echo "  frames with keys   : $(frames "$work/with.log")"
