@@ -54,7 +54,8 @@ extension Agent {
         let ((readerInfo, startedAt), snapshot) = read { ($0.readerInfo, $0.startedAt) }
         let info = AgentInfo(
             id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
-            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration,
+            authKeys: configuration.auth.keyNames)
         await pipeline.publishState(topics.topic(.info), json: info, snapshot: snapshot)
     }
 
