@@ -25,7 +25,8 @@ let package = Package(
         // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
         .target(name: "NFCCore", dependencies: ["CCrypto"]),
         // Virtual tags and the PN532 emulator on a pty.
-        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument"]),
+        // CCrypto: the virtual NTAG 424 DNA's own AES/CMAC steps (SDM), never NFCCore's crypto.
+        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"]),
         // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
         .target(name: "POSIXThreads"),
         // The libnfc backend.

@@ -65,6 +65,10 @@ dpkg -x "$sim_deb" "$root"
 check "installed nfcbridge --version" "$root/usr/bin/nfcbridge" --version
 grep -qx "$(dpkg-deb --field "$deb" Version)" "$work/out" && pass "--version is the package version" || fail "--version: $(cat "$work/out")"
 check "installed nfcbridge --help" "$root/usr/bin/nfcbridge" --help
+for binary in "$root/usr/bin/nfcbridge" "$root/usr/bin/nfcbridge-sim"; do
+    if readelf -S "$binary" | grep -q '\.symtab'; then fail "$(basename "$binary") is not stripped (it has a .symtab)"
+    else pass "$(basename "$binary") is stripped"; fi
+done
 check "installed nfcbridge-sim --help" "$root/usr/bin/nfcbridge-sim" --help
 ldd "$root/usr/bin/nfcbridge" > "$work/ldd"
 if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then fail "static Swift runtime: ldd shows"; sed 's/^/     /' "$work/ldd"; else pass "no Swift runtime in ldd"; fi

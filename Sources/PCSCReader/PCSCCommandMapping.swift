@@ -10,7 +10,16 @@ struct PCSCCommandMapping {
     /// `pcsc:<reader name>`, named in `unsupported` errors.
     let reader: String
     let target: Target
+    /// What the reader offers (how raw frames travel, if at all).
+    let profile: PCSCReaderProfile
     let exchange: Exchange
+
+    init(reader: String, target: Target, profile: PCSCReaderProfile = .row(.transparentSession), exchange: @escaping Exchange) {
+        self.reader = reader
+        self.target = target
+        self.profile = profile
+        self.exchange = exchange
+    }
 
     /// Sends one APDU and returns the data and status word; an answer shorter than a status word is
     /// ``NFCError/invalidResponse(_:)``.
@@ -37,7 +46,7 @@ struct PCSCCommandMapping {
         }
         if target.modulation.isFeliCa {
             // FeliCa frames carry their LEN byte on the air; NFCCore's never do.
-            let answer = try transparent([UInt8(command.count + 1)] + command, command: code).data
+            let answer = try rawExchange([UInt8(command.count + 1)] + command, command: code).data
             guard let length = answer.first, Int(length) == answer.count, answer.count >= 1 else {
                 throw .invalidResponse(answer)
             }
@@ -66,6 +75,11 @@ struct PCSCCommandMapping {
             return Array(data.prefix((end - Int(command[1]) + 1) * 4))
         case 0xA2 where command.count == 6 && !isClassic:
             return try update(block: Int(command[1]), data: Array(command[2...]), command: code)
+        case 0xA0 where command.count == 18:
+            // WRITE in the one frame PN53x InDataExchange takes (`A0 blk` + 16 bytes): UPDATE BINARY of the
+            // block, as every part 3 reader writes a Classic block (§3.2.2.1.9); a Type 2 tag takes 4 bytes.
+            let data = Array(command[2...])
+            return try update(block: Int(command[1]), data: isClassic ? data : Array(data.prefix(4)), command: code)
         case 0xA0 where command.count == 2:
             pendingWrite = Int(command[1])
             return [Self.ack]
@@ -79,7 +93,7 @@ struct PCSCCommandMapping {
 
     /// A frame through the transparent session, with the 4-bit ACK / NAK of Type 2 tags told apart.
     private func raw(_ command: [UInt8]) throws(NFCError) -> [UInt8] {
-        let answer = try transparent(command, command: command[0])
+        let answer = try rawExchange(command, command: command[0])
         if answer.lastByteBits == 4, answer.data.count == 1 {
             if answer.data[0] & 0x0F == Self.ack { return [Self.ack] }
             throw .commandRefused(command: command[0], nak: answer.data[0] & 0x0F)
@@ -179,9 +193,35 @@ struct PCSCCommandMapping {
         default:
             break
         }
-        let answer = try transparent(request.frame, command: request.command)
+        let answer = try rawExchange(request.frame, command: request.command)
         guard !answer.data.isEmpty else { throw .invalidResponse([]) }
         return answer.data
+    }
+
+    // MARK: Raw frames
+
+    /// One raw frame by the way the reader offers: the transparent session, else the ACR122U's Direct
+    /// Transmit (InCommunicateThru); a reader with neither answers ``NFCError/unsupportedOperation(_:)``
+    /// naming itself, its profile and the command, with nothing sent.
+    func rawExchange(_ frame: [UInt8], command: UInt8) throws(NFCError) -> PCSCPseudoAPDU.TransparentAnswer {
+        let capabilities = profile.capabilities
+        if capabilities.contains(.transparentSession) { return try transparent(frame, command: command) }
+        guard capabilities.contains(.directTransmit) else {
+            throw .unsupportedOperation(
+                "\(reader) (profile \(profile.model.rawValue)) cannot send command \(command.hexString): "
+                    + "it has no transparent session (FF C2) and no Direct Transmit escape")
+        }
+        switch try PCSCVendorAPDU.thruAnswer(try exchange(PCSCVendorAPDU.inCommunicateThru(frame))) {
+        case let .data(bytes):
+            // A one-byte answer to a Type 2 command is its 4-bit ACK / NAK.
+            return .init(status: (0x90, 0x00), data: bytes, lastByteBits: bytes.count == 1 ? 4 : nil)
+        case .timeout:
+            throw .timeout
+        case let .pn532Error(status):
+            throw .rfError("\(reader): InCommunicateThru (Direct Transmit) of command \(command.hexString) failed: PN532 status \(status.hexString)")
+        case let .refused(sw1, sw2):
+            throw unsupported("command \(command.hexString) through Direct Transmit (FF 00 00 00)", sw1: sw1, sw2: sw2)
+        }
     }
 
     // MARK: Transparent session

@@ -1,6 +1,7 @@
 import CPCSCLite
 import NFCCore
 import POSIXThreads
+import Synchronization
 
 /// A contactless reader driven through pcscd (pcsc-lite): ACR122U, ACR1252U, ACR1552U, Identiv uTrust,
 /// HID Omnikey, and vsmartcard's virtual reader in the tests. The second ``ReaderDevice`` next to libnfc's;
@@ -28,20 +29,71 @@ import POSIXThreads
 /// again with back-off, as the agent's reader loop does: ``open()`` establishes a new context and looks
 /// the reader up again, so a reader plugged back in and a restarted pcscd are both picked up.
 ///
-/// pcsc-lite has no timeout per `SCardTransmit`: the reader's driver bounds each exchange.
+/// pcsc-lite has no timeout per `SCardTransmit`: ``PCSCDeadline`` bounds each one (5 s by default),
+/// `SCardCancel` from the deadline thread, and a thread that even that leaves stuck is given up: the
+/// caller gets ``NFCError/readerUnresponsive(_:)`` at the deadline, never later.
 public final class PCSCDevice: ReaderDevice, Sendable {
     /// The reader as the connstring named it: its name, index, or nil for the first reader.
     public let selector: String?
     /// Exclusive or shared access to the card.
     public let shareMode: PCSCShareMode
-    let thread: JobThread
-    let control = PCSCWaitControl()
-    private let state = SessionState()
+    let control: PCSCWaitControl
+    /// The thread and session in use; replaced when an exchange outlived its deadline and the thread
+    /// was left behind (``PCSCDeadline``).
+    private let lane: Mutex<Lane>
 
-    /// The open session. `@unchecked`: only read and written by jobs on ``thread``.
+    /// The open session. `@unchecked`: only read and written by jobs on its lane's thread.
     final class SessionState: @unchecked Sendable {
         var session: PCSCSession?
     }
+
+    /// One PC/SC thread and the session it owns.
+    final class Lane: Sendable {
+        let thread: JobThread
+        let state = SessionState()
+        /// The jobs submitted and not finished, by number: how a given-up lane fails its waiting callers.
+        private let waiting = Mutex<(next: Int, fail: [Int: @Sendable (NFCError) -> Void])>((0, [:]))
+
+        init() { thread = JobThread(name: "pcsc-device") }
+
+        /// Runs `body` on the thread; resumed by the job, or failed by ``failAll(_:)`` when the lane is given up.
+        func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+            let once = ResumeOnce<T>()
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                once.set(continuation)
+                let number = waiting.withLock { waiting in
+                    waiting.next += 1
+                    waiting.fail[waiting.next] = { error in once.resume(.failure(error)) }
+                    return waiting.next
+                }
+                thread.submit { [self] in
+                    let result = Result { try body() }
+                    self.waiting.withLock { _ = $0.fail.removeValue(forKey: number) }
+                    once.resume(result)
+                }
+            }
+        }
+
+        /// Fails every caller still waiting on this lane with `error`.
+        func failAll(_ error: NFCError) {
+            let failures = waiting.withLock { waiting in
+                defer { waiting.fail = [:] }
+                return Array(waiting.fail.values)
+            }
+            for fail in failures { fail(error) }
+        }
+
+        /// Closes the session and ends the thread once its running job (and those queued) are done.
+        func retire() {
+            let state = self.state
+            thread.submit {
+                state.session?.close()
+                state.session = nil
+            }
+            thread.stop()
+        }
+    }
+
 
     /// The connstring prefix of this backend.
     public static let connstringPrefix = "pcsc"
@@ -54,20 +106,32 @@ public final class PCSCDevice: ReaderDevice, Sendable {
 
     /// Prepares a device for the reader `reader` names (exact name, index in pcscd's list, or a prefix
     /// that fits one reader only; nil: the first).
-    public init(reader: String?, shareMode: PCSCShareMode = .exclusive) {
+    /// `transmitLimit` bounds each `SCardTransmit` (``PCSCDeadline``).
+    public init(reader: String?, shareMode: PCSCShareMode = .exclusive, transmitLimit: Duration = .seconds(5)) {
         self.selector = reader
         self.shareMode = shareMode
-        self.thread = JobThread(name: "pcsc-device")
+        self.control = PCSCWaitControl(deadline: PCSCDeadline(limit: transmitLimit))
+        self.lane = Mutex(Lane())
+        control.deadline.onStuck.withLock { handler in
+            handler = { [weak self] error in self?.abandonLane(error) }
+        }
     }
 
     deinit {
-        let state = self.state
         control.abort()
-        thread.submit {
-            state.session?.close()
-            state.session = nil
+        lane.withLock { $0.retire() }
+    }
+
+    /// The deadline gave up the running exchange: the waiting caller gets `error` now, and the next job
+    /// runs on a new thread with no session (the caller opens the device again, as after an unplug).
+    private func abandonLane(_ error: NFCError) {
+        let old = lane.withLock { lane in
+            let old = lane
+            lane = Lane()
+            return old
         }
-        thread.stop()
+        old.retire()
+        old.failAll(error)
     }
 
     /// The reader part of a `pcsc:` connstring: nil for `pcsc` or `pcsc:`.
@@ -88,8 +152,9 @@ public final class PCSCDevice: ReaderDevice, Sendable {
     /// Throws ``NFCError/readerUnavailable(_:)`` when pcscd is not running or knows no such reader.
     /// Wraps `SCardEstablishContext`, `SCardListReaders`.
     public func open() async throws -> ReaderInfo {
-        let selector = self.selector, shareMode = self.shareMode, control = self.control, state = self.state
-        return try await thread.run {
+        let selector = self.selector, shareMode = self.shareMode, control = self.control
+        let current = lane.withLock { $0 }, state = current.state
+        return try await current.run {
             if state.session == nil {
                 state.session = try PCSCSession.open(selector: selector, shareMode: shareMode, control: control)
             }
@@ -102,8 +167,8 @@ public final class PCSCDevice: ReaderDevice, Sendable {
     /// Safe to call when not open. Wraps `SCardDisconnect`, `SCardReleaseContext`.
     public func close() async {
         control.abort()
-        let state = self.state
-        _ = try? await thread.run {
+        let current = lane.withLock { $0 }, state = current.state
+        _ = try? await current.run {
             state.session?.close()
             state.session = nil
             _ = self.control.takeCancellation()
@@ -139,9 +204,10 @@ public final class PCSCDevice: ReaderDevice, Sendable {
     /// A failure that says pcscd or the reader went away releases the session, so the next ``open()``
     /// starts afresh.
     func perform<T: Sendable>(_ body: @escaping @Sendable (PCSCSession) throws(NFCError) -> T) async throws -> T {
-        let state = self.state, control = self.control, label = self.label
+        let current = lane.withLock { $0 }
+        let state = current.state, control = self.control, label = self.label
         return try await withTaskCancellationHandler {
-            try await thread.run { () throws -> T in
+            try await current.run { () throws -> T in
                 // A cancellation meant for this job ends with it, never reaching the next caller's job.
                 defer { _ = control.takeCancellation() }
                 guard let session = state.session else { throw NFCError.readerUnavailable("\(label) is not open") }
@@ -174,5 +240,33 @@ public enum PCSC {
             defer { SCardReleaseContext(context) }
             return try PCSCSession.readerNames(context: context, label: "pcsc")
         }
+    }
+}
+
+/// A continuation resumed once: by the job, or by the deadline that gave the job up (whichever comes first).
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<T, any Error>) { self.continuation.withLock { $0 = continuation } }
+
+    func resume(_ result: Result<T, any Error>) {
+        continuation.withLock { stored in
+            stored?.resume(with: result)
+            stored = nil
+        }
+    }
+}
+
+extension PCSCDevice: IndicatorDriving {
+    /// Drives the reader's LED and buzzer (``PCSCSession/indicate(_:)``) on the PC/SC thread, under the
+    /// exchange deadline.
+    public func indicate(_ signal: IndicatorSignal) async throws {
+        try await perform { session throws(NFCError) in try session.indicate(signal) }
+    }
+
+    /// The reader's profile: by its name, else as its answers made it once a card was presented; nil
+    /// before either. Wraps nothing (the session's own record).
+    public func profile() async -> PCSCReaderProfile? {
+        try? await perform { session throws(NFCError) in session.profile }
     }
 }

@@ -17,6 +17,13 @@ public enum PCSCShareMode: String, Sendable, CaseIterable {
 /// What other threads may touch while the PC/SC thread waits in `SCardGetStatusChange`: the context to
 /// cancel and the pending abort. Everything else of a session lives on the thread.
 final class PCSCWaitControl: Sendable {
+    /// The deadline of each `SCardTransmit` of the device.
+    let deadline: PCSCDeadline
+
+    init(deadline: PCSCDeadline = PCSCDeadline()) {
+        self.deadline = deadline
+    }
+
     private struct State {
         var context: SCARDCONTEXT?
         var waiting = false
@@ -94,6 +101,9 @@ final class PCSCSession {
     /// The block of a Classic / compatibility WRITE (A0h) whose 16 data bytes come next.
     var pendingWrite: Int?
     private var cardGeneration = 0
+    /// The reader's row: by its name when a row knows it, else from its answers with the first card
+    /// (``probeProfile()``); nil until then.
+    private(set) var profile: PCSCReaderProfile?
     /// The reader's last state from `SCardGetStatusChange` (without `SCARD_STATE_CHANGED`).
     private var readerState = DWORD(SCARD_STATE_UNAWARE)
     private var notificationState = DWORD(SCARD_STATE_UNAWARE)
@@ -107,6 +117,7 @@ final class PCSCSession {
         self.label = "pcsc:\(readerName)"
         self.shareMode = shareMode
         self.control = control
+        self.profile = PCSCReaderProfile.matching(readerName: readerName)
     }
 
     // MARK: Context and readers
@@ -267,6 +278,7 @@ final class PCSCSession {
         guard let uid = try getData(.uid), !uid.isEmpty else {
             throw .unsupportedOperation("\(label) did not answer GET DATA (FF CA 00 00 00) with the UID of the \(atr.summary)")
         }
+        if profile == nil { profile = try probeProfile() }
         var atqa: [UInt8]?, sak: UInt8?, ats: [UInt8]?
         if atr.modulation == .iso14443a {
             // Readers that answer P1 02h / 03h disagree on which is which (libnfc's Feitian: 02 SAK, 03 ATQA;
@@ -292,7 +304,9 @@ final class PCSCSession {
     /// (``PCSCCardIdentification/felicaPolling``); the IDm alone when the reader cannot send it or the
     /// card does not answer it (the card is then classified "FeliCa Standard": no product, no Lite refinement).
     private func withPollingAnswer(_ target: Target) throws(NFCError) -> Target {
-        let mapping = PCSCCommandMapping(reader: label, target: target) { apdu throws(NFCError) in try self.transmitRaw(apdu) }
+        let mapping = PCSCCommandMapping(reader: label, target: target, profile: currentProfile) { apdu throws(NFCError) in
+            try self.transmitRaw(apdu)
+        }
         var pending: Int?
         do throws(NFCError) {
             let answer = try mapping.transceive(PCSCCardIdentification.felicaPolling, framing: .standard, pendingWrite: &pending)
@@ -303,6 +317,19 @@ final class PCSCSession {
             default: throw error
             }
         }
+    }
+
+    /// The profile in use: the one found, else the plain part 3 row (nothing beyond storage-card commands).
+    var currentProfile: PCSCReaderProfile { profile ?? .row(.generic) }
+
+    /// The row for a reader whose name no row knows, from what it answers with a card present: the
+    /// ACR122U's firmware string (`FF 00 48 00 00`, ACR122U API §6), else a transparent session that
+    /// starts (`FF C2`, PC/SC part 3 §3.2.2.1.12; left open for the first raw frame), else plain part 3.
+    private func probeProfile() throws(NFCError) -> PCSCReaderProfile {
+        let firmware = try transmitRaw(PCSCVendorAPDU.firmwareVersion)
+        if String(decoding: firmware, as: UTF8.self).hasPrefix(PCSCReaderProfile.acr122uFirmwarePrefix) { return .row(.acr122u) }
+        let session = try transmitRaw(PCSCPseudoAPDU.startSession)
+        return session.suffix(2) == [0x90, 0x00] ? .row(.transparentSession) : .row(.generic)
     }
 
     /// One GET DATA; nil when the reader refuses it.
@@ -398,8 +425,10 @@ final class PCSCSession {
             guard let card else { throw .tagRemoved }
             var answer = [UInt8](repeating: 0, count: Self.answerCapacity)
             var length = DWORD(answer.count)
+            let serial = control.deadline.begin(context: context, label: label)
             let result = PCSCReturnCode(SCardTransmit(
                 card.handle, cpcsc_pci(card.activeProtocol), apdu, DWORD(apdu.count), nil, &answer, &length))
+            if control.deadline.end(serial) { throw control.deadline.error(label: label, abandoned: false) }
             if result.isSuccess { return Array(answer.prefix(Int(length))) }
             if result.rawValue == Int(SCARD_W_RESET_CARD), attempt == 0, try reconnect(disposition: DWORD(SCARD_LEAVE_CARD)) {
                 continue

@@ -69,7 +69,7 @@ public final class PCSCTransport: APDUTransport, ClassicAuthenticating, ISO15693
         let generation = self.generation, target = self.target
         return try await device.perform { session throws(NFCError) in
             guard session.card?.generation == generation else { throw .tagRemoved }
-            let mapping = PCSCCommandMapping(reader: session.label, target: target) { apdu throws(NFCError) in
+            let mapping = PCSCCommandMapping(reader: session.label, target: target, profile: session.currentProfile) { apdu throws(NFCError) in
                 try session.transmitRaw(apdu)
             }
             return try body(session, mapping)

@@ -24,8 +24,11 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     /// The vpcd reader's friendly name; pcscd names its first slot `<name> 00 00`.
     public static let friendlyName = "NFCBridge vpcd"
-    /// The reader name pcscd lists (``friendlyName`` and slot `00 00`).
-    public let readerName = "\(PCSCDaemon.friendlyName) 00 00"
+    /// The name this daemon gives its vpcd reader (``friendlyName`` unless a test names it as a vendor's
+    /// reader is named: "ACS ACR122U PICC Interface").
+    public let readerFriendlyName: String
+    /// The reader name pcscd lists (the friendly name and slot `00 00`).
+    public var readerName: String { "\(readerFriendlyName) 00 00" }
     /// The TCP port vpcd listens on for the virtual card.
     public private(set) var port: Int
     /// The daemon's reader.conf.d.
@@ -34,7 +37,8 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     /// Writes the reader.conf.d and starts pcscd. Throws when pcscd or the vpcd driver is missing, or
     /// another pcscd runs. `ports` picks vpcd's port (a test can hand it a taken one first).
-    public init(ports: () throws -> Int = LoopbackPort.free) throws {
+    public init(readerName friendlyName: String = PCSCDaemon.friendlyName, ports: () throws -> Int = LoopbackPort.free) throws {
+        readerFriendlyName = friendlyName
         for file in [Self.executable, Self.vpcdDriver] where !FileManager.default.fileExists(atPath: file) {
             throw ChildProcessError("\(file) is missing: install pcscd and vsmartcard-vpcd (make deps)")
         }
@@ -70,7 +74,7 @@ public final class PCSCDaemon: @unchecked Sendable {
     private func writeReaderEntry() throws {
         // vpcd's DEVICENAME is /dev/null:PORT (Debian's /etc/reader.conf.d/vpcd); CHANNELID is ignored by it.
         let entry = """
-            FRIENDLYNAME "\(Self.friendlyName)"
+            FRIENDLYNAME "\(readerFriendlyName)"
             DEVICENAME   /dev/null:\(port)
             LIBPATH      \(Self.vpcdDriver)
             CHANNELID    \(port)
@@ -109,7 +113,7 @@ public final class PCSCDaemon: @unchecked Sendable {
         // pcsc-lite 1.9.9 / vsmartcard's ifd-vpcd.c: a reader whose channel cannot be opened is logged
         // ("Could not initialize connection to virtual ICC", "… init failed.") and left out.
         let log = child.output + child.errorOutput
-        if log.contains("Could not initialize connection to virtual ICC") || log.contains("\(Self.friendlyName) init failed") {
+        if log.contains("Could not initialize connection to virtual ICC") || log.contains("\(readerFriendlyName) init failed") {
             child.terminate()
             throw VPCDPortTaken(port: port, log: log)
         }

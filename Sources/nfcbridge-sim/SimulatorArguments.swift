@@ -8,6 +8,8 @@ struct SimulatorArguments {
     var vpcd: (host: String, port: Int)?
     /// `--pcsc-get-data-atqa-sak`: the PC/SC reader answers FF CA 02/03 (ATQA, SAK).
     var answersATQAAndSAK = false
+    /// `--pcsc-reader MODEL`: the PC/SC reader the vpcd card's answers come from.
+    var pcscReader: PCSCReaderModel?
     var controlPath: String?
     var scenarioPath: String?
     var baudRate: Int?
@@ -24,11 +26,14 @@ struct SimulatorArguments {
     static let usage = """
         usage: nfcbridge-sim --link PATH [--control PATH] [--scenario FILE] [--baud N] [--time-scale F]
                             [--without-autopoll] [--trace]
-               nfcbridge-sim --vpcd HOST:PORT [--control PATH] [--scenario FILE] [--pcsc-get-data-atqa-sak] [--trace]
+               nfcbridge-sim --vpcd HOST:PORT [--control PATH] [--scenario FILE] [--pcsc-reader MODEL]
+                             [--pcsc-get-data-atqa-sak] [--trace]
 
           --link PATH       symlink to the emulated PN532's pty (no ':'); point libnfc at pn532_uart:PATH
           --vpcd HOST:PORT  be the card of vsmartcard's vpcd reader in pcscd (vpcd listens there; IPv4 or
                             localhost): connected while a tag lies in the field, a PC/SC part 3 reader's answers
+          --pcsc-reader MODEL  with --vpcd: the reader's command set, from its manual: part3-transparent (the
+                            default), part3, acr122u, acr1252u, acr1552u (docs/simulator.md)
           --pcsc-get-data-atqa-sak  with --vpcd: answer FF CA 02 00 (ATQA) and FF CA 03 00 (SAK), as some readers do
           --control PATH    unix socket for the JSON control channel (docs/simulator.md)
           --scenario FILE   YAML file with tags and a timeline (config/scenarios/demo.yaml)
@@ -52,6 +57,13 @@ struct SimulatorArguments {
                 (1...65535).contains(port), colon != text.startIndex
             else { throw .usage("--vpcd needs HOST:PORT (127.0.0.1:35963), got '\(text)'") }
             arguments.vpcd = (String(text[..<colon]), port)
+        },
+        "pcsc-reader": { arguments, text throws(SimulatorError) in
+            guard let model = PCSCReaderModel(rawValue: text) else {
+                let known = PCSCReaderModel.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .usage("--pcsc-reader needs one of \(known), got '\(text)'")
+            }
+            arguments.pcscReader = model
         },
         "control": { $0.controlPath = $1 },
         "scenario": { $0.scenarioPath = $1 },
@@ -110,6 +122,7 @@ struct SimulatorArguments {
         case (nil, nil): throw .usage("--link PATH or --vpcd HOST:PORT is required\n\(Self.usage)")
         case (.some, .some): throw .usage("give either --link or --vpcd, not both\n\(Self.usage)")
         case (.some, nil) where answersATQAAndSAK: throw .usage("--pcsc-get-data-atqa-sak needs --vpcd")
+        case (.some, nil) where pcscReader != nil: throw .usage("--pcsc-reader needs --vpcd")
         case (nil, .some) where withoutAutoPoll: throw .usage("--without-autopoll is for --link (a PN532); --vpcd has none")
         case (nil, .some) where baudRate != nil: throw .usage("--baud is for --link (a serial line); --vpcd has none")
         default: break

@@ -42,7 +42,8 @@ do {
     if let vpcd = arguments.vpcd {
         let simulator = try VPCDSimulator(configuration: VPCDSimulator.Configuration(
             host: vpcd.host, port: vpcd.port, controlPath: arguments.controlPath, scenario: scenario,
-            profile: PCSCReaderEmulation.Profile(answersATQAAndSAK: arguments.answersATQAAndSAK), log: log))
+            profile: PCSCReaderEmulation.Profile(
+                answersATQAAndSAK: arguments.answersATQAAndSAK, model: arguments.pcscReader ?? .part3Transparent), log: log))
         simulator.start()
         FileHandle.standardOutput.write(Data("ready vpcd=\(vpcd.host):\(vpcd.port) control=\(simulator.controlPath ?? "-")\n".utf8))
         stop = simulator.stop

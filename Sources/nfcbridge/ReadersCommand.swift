@@ -14,7 +14,8 @@ enum ReadersCommand {
           turns it off); then the PC/SC readers pcscd knows, as pcsc:<reader name> (pcsc:<index>
           names the same reader by its place in that list).
           --probe  open each device and print its chip and firmware
-          --json   one JSON object per line: {"connstring":…[,"name":…,"firmware":…]}
+          --json   one JSON object per line: {"connstring":…[,"name":…,"firmware":…][,"profile":…,"capabilities":[…]]}
+                   (PC/SC readers whose name a profile knows: docs/readers.md)
 
         """
 
@@ -23,6 +24,11 @@ enum ReadersCommand {
         var connstring: String
         var name: String?
         var firmware: String?
+        /// PC/SC: the reader profile its name picks (docs/readers.md); absent for a name no profile knows
+        /// (the agent then finds it from the reader's answers once a card is present).
+        var profile: String?
+        /// PC/SC: what that profile offers.
+        var capabilities: [String]?
     }
 
     /// Runs `readers` with the arguments after it.
@@ -51,6 +57,11 @@ enum ReadersCommand {
         var failures = 0
         for connstring in connstrings {
             var line = Line(connstring: connstring)
+            if PCSCDevice.accepts(connstring), let selector = PCSCDevice.selector(of: connstring),
+               let profile = PCSCReaderProfile.matching(readerName: selector) {
+                line.profile = profile.model.rawValue
+                line.capabilities = profile.capabilities.names
+            }
             if probe {
                 let device: any ReaderDevice =
                     PCSCDevice.accepts(connstring) ? PCSCDevice(connstring: connstring, shareMode: .shared) : LibNFCDevice(connstring: connstring)
@@ -77,8 +88,10 @@ enum ReadersCommand {
     }
 
     private static func text(_ line: Line) -> String {
-        guard let firmware = line.firmware else { return line.connstring }
-        return "\(line.connstring)\t\(firmware)"
+        var text = line.connstring
+        if let firmware = line.firmware { text += "\t\(firmware)" }
+        if let profile = line.profile, line.firmware != nil { text += "\t\(profile)" }
+        return text
     }
 
     private static func encode(_ line: Line) throws -> String {

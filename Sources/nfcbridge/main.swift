@@ -36,6 +36,7 @@ let commands: [Subcommand] = [
     Subcommand(name: "format", help: "NDEF-format the first tag found (empty message)", usage: FormatCommand.usage) { try await FormatCommand.run($0) },
     Subcommand(name: "write-block", help: "write one raw MIFARE Classic block with a known key and verify it", usage: WriteBlockCommand.usage) { try await WriteBlockCommand.run($0) },
     Subcommand(name: "lock", help: "make the tag with --uid read-only for good (irreversible)", usage: LockCommand.usage) { try await LockCommand.run($0) },
+    Subcommand(name: "encode", help: "encode a roll of tags: each next tag gets the next serial (resumable)", usage: EncodeCommand.usage) { try await EncodeCommand.run($0) },
     Subcommand(name: "help", help: "print this help, or a command's usage: help <command>", usage: "usage: nfcbridge help [COMMAND]\n") { _ in },
 ]
 

@@ -147,11 +147,15 @@ import Testing
     @Test func aWrongKeyIsAnAuthenticationFailureAndNothingIsWritten() async throws {
         let tag = try VirtualClassicTag(model: .classic1K, uid: Self.uid)
         let (info, transport) = try await identified(tag)
-        await #expect(throws: TagOperationError(.authenticationFailed)) {
+        // The refusal names the key, the sector and its blocks (issue 23: it named none).
+        let refusal = TagOperationError(.authenticationFailed,
+                                        detail: "key A does not open sector 1 (blocks 4–7); nothing of that sector was written")
+        await #expect(throws: refusal) {
             try await ClassicBlockWriter.write(
                 [ClassicBlockData(block: 4, data: bytes(1)), ClassicBlockData(block: 8, data: bytes(2))], key: Self.keyA,
                 keyType: .a, allowTrailer: false, to: transport, info: info)
         }
+        #expect(refusal.message == "Authentication failed: key A does not open sector 1 (blocks 4–7); nothing of that sector was written")
         #expect(tag.block(4) == bytes(0))
     }
 

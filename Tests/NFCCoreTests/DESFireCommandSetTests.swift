@@ -175,7 +175,7 @@ import Testing
         }
     }
 
-    /// Through the registry: an NTAG 424 DNA (typed by GetVersion, a Type 4 tag) is dumped as a Type 4
+    /// Through the registry: an NTAG 424 DNA (typed by GetVersion, its own Type 4 family) is dumped as a Type 4
     /// tag (CC, NDEF) and its fixed files walked with ADh; the Flipper export refuses it by name
     /// instead of writing it as a Mifare DESFire (Flipper's lib/nfc/protocols has no NTAG 4xx DNA).
     @Test func anNTAG424DNAThroughTheRegistryHasItsFilesAndNoFlipperFile() async throws {
@@ -188,13 +188,15 @@ import Testing
         let tag = try V(uid: Self.uid, model: .ntag424, applications: [app], ndefApplication: ndef)
         let transport = VirtualTagTransport(tag: tag)
         let info = try await TagIdentifier.identify(transport)
-        #expect(info.type == .type4NDEF && info.product?.name == "NTAG 424 DNA")
+        #expect(info.type == .ntag424DNA && info.product?.name == "NTAG 424 DNA")
         let dump = try await TagDumper.dump(info: info, transport: transport)
         #expect(dump.ndefMessage == [0xD1, 0x01, 0x05, 0x54, 0x02, 0x65, 0x6E, 0x48, 0x69])
         let names = dump.files.compactMap(\.name)
         #expect(names.contains("D2760000850101/01") && names.contains("D2760000850101/02") && !names.contains("D2760000850101/03"))
         #expect(dump.fact("Files Read") == "2")
         #expect(dump.fact("Skipped") == "D2760000850101/03")
+        // Its own family: file 02h's settings read, SDM off as delivered (NT4H2421Gx §8.2.2).
+        #expect(dump.fact("SDM") == "disabled")
         #expect(throws: NFCError.unsupportedOperation(
             "Flipper Zero has no NTAG 424 DNA format (its NFC files hold Mifare DESFire and page-based tags; written as Mifare DESFire, the NTAG 424 DNA would emulate an application directory the chip does not have): use json")) {
             try dump.exportFlipperNFC()

@@ -94,7 +94,10 @@ import Testing
 
     // MARK: Dump
 
-    @Test func st25dv64kDumpsAll2048BlocksWithExtendedReads() async throws {
+    /// The ST25DV64K's row has READ MULTIPLE BLOCKS (ST25DV datasheet, "Read Multiple Blocks" and
+    /// "Extended Read Multiple Blocks"): 32 blocks a command, 64 commands for the 2048 blocks where single
+    /// reads took 2048 — 23h up to block 255, 33h from 256 on (two-byte address and count, LSB first).
+    @Test func st25dv64kDumpsAll2048BlocksWithReadMultipleBlocks() async throws {
         let pattern = (0..<8192).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 256) }
         let tag = try ISO15693TestTags.st25dv64k(memory: pattern)
         tag.setLocked(300)
@@ -108,11 +111,12 @@ import Testing
         #expect(dump.blocks.map(\.number) == Array(0..<2048))
         #expect(dump.blocks.flatMap(\.data) == pattern)
         #expect(dump.blocks.filter(\.locked).map(\.number) == [300])
-        let reads = tag.requests.filter { $0[1] == 0x20 || $0[1] == 0x30 }
-        #expect(reads.prefix(256).allSatisfy { $0[1] == 0x20 })
-        #expect(reads.dropFirst(256).allSatisfy { $0[1] == 0x30 })
-        #expect(reads.count == 2048)
-        #expect(reads[256].suffix(2) == [0x00, 0x01])  // block 256, LSB first
+        let reads = tag.requests.filter { [0x20, 0x23, 0x30, 0x33].contains($0[1]) }
+        #expect(reads.prefix(8).allSatisfy { $0[1] == 0x23 })
+        #expect(reads.dropFirst(8).allSatisfy { $0[1] == 0x33 })
+        #expect(reads.count == 64)
+        #expect(reads[7].suffix(2) == [0xE0, 0x1F])  // blocks 224 to 255
+        #expect(reads[8].suffix(4) == [0x00, 0x01, 0x1F, 0x00])  // block 256 and 32 blocks, LSB first
         #expect(dump.fact("Blocks") == "2048")
         #expect(dump.fact("Block Size") == "4 bytes")
         #expect(dump.fact("IC Reference") == "0x26")
@@ -122,6 +126,20 @@ import Testing
         #expect(progress.read == 2048)
         #expect(progress.total == 2048)
         #expect(progress.unit == "blocks")
+    }
+
+    /// A READ MULTIPLE BLOCKS the tag refuses (or does not answer): the rest of the dump is read one
+    /// block at a time, every block still there.
+    @Test(arguments: [false, true])
+    func aRefusedReadMultipleBlocksFallsBackToSingleReads(silent: Bool) async throws {
+        let pattern = (0..<8192).map { UInt8(truncatingIfNeeded: $0 * 3) }
+        let tag = try ISO15693TestTags.st25dv64k(memory: pattern, faults: .init(refused: [0x23: silent ? .silence : .notSupported]))
+        let info = try await Self.identify(tag)
+        tag.forgetRequests()
+        let dump = try await TagDumper.dump(info: info, transport: tag)
+        #expect(dump.blocks.flatMap(\.data) == pattern)
+        #expect(tag.commands.filter { $0 == 0x23 }.count == 1)
+        #expect(tag.commands.filter { $0 == 0x20 || $0 == 0x30 }.count == 2048)
     }
 
     @Test func icodeSLIXDumps28BlocksAndTheirLocks() async throws {

@@ -11,7 +11,7 @@ import Testing
         ("0401013300 1805", .mifareDesfireEV3, "MIFARE DESFire EV3 4K"),
         ("0401010002 1805", .mifareDesfire, "MIFARE DESFire (MF3ICD40) 4K"),
         ("0408013000 1305", .mifareDesfire, "MIFARE DESFire Light"),
-        ("0404023000 1105", .type4NDEF, "NTAG 424 DNA"),
+        ("0404023000 1105", .ntag424DNA, "NTAG 424 DNA"),
         ("0402011100 1805", .mifarePlusSL3_4K, "MIFARE Plus EV1 4K"),
         ("0402012200 1605", .mifarePlusSL3_2K, "MIFARE Plus EV2 2K"),
         // Upstream's synthetic "EV2" (major 02) is no real chip: it stays plain DESFire [BUG in upstream].

@@ -226,6 +226,7 @@ package final class Agent: Sendable {
         await pipeline.flush(upTo: .seconds(5))
         await pipeline.stop()
         await parts.presenceStore.flush()
+        await parts.sunCounters.flush()
         await device.close()
         logger.info("stopped")
     }
@@ -234,6 +235,7 @@ package final class Agent: Sendable {
 
     /// Runs the event through ``AgentReducer`` and carries out its effects, in order.
     func handle(_ event: ReaderLoopEvent) async {
+        let event = admittingSUN(event)
         let now = clock.now
         let monotonic = clock.monotonicMilliseconds
         let effects = state.withLock { AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic) }

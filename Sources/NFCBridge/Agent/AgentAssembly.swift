@@ -25,6 +25,8 @@ package struct AgentAssembly: Sendable {
     /// Nil when Home Assistant discovery is off.
     let discovery: DiscoveryPublisher?
     let presenceStore: PresenceStore
+    /// The last SDM read counter per NTAG 424 DNA (state_dir/sun-counters): `replayed` SUN messages.
+    let sunCounters: SUNCounterStore
     let initialState: AgentState
 
     /// Makes the state directory, opens the spool and the sequence there and builds the parts on
@@ -47,6 +49,8 @@ package struct AgentAssembly: Sendable {
         spool = try Self.openSpool(configuration, logger: logger)
         let sequence = try SequenceStore(directory: configuration.stateDirectory, floor: spool.highestSeq)
         if let recovery = sequence.recovery { logger.warning(recovery) }
+        sunCounters = SUNCounterStore(directory: configuration.stateDirectory)
+        if let recovery = sunCounters.recovery { logger.warning(recovery) }
         let pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: logger,
             eventIDs: eventIDs, acknowledgementDeadline: .seconds(configuration.mqtt.stallAfterSeconds),

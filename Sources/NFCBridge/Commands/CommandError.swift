@@ -54,10 +54,11 @@ package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible
     /// Maps an NFC error met while acting on a tag through ``code(for:reading:)``. `reading`
     /// selects the code of link errors (`read_failed` for a dump, `write_failed` for write / format /
     /// lock). `pagesWritten` (operations that write) goes into `data.pages_written`, even when empty:
-    /// the caller then knows the tag was not changed.
-    package init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false) {
+    /// the caller then knows the tag was not changed. `detail` (``TagOperationError/detail``: which
+    /// block, sector, key) follows the error's message.
+    package init(_ error: NFCError, pagesWritten: [Int]? = nil, reading: Bool = false, detail: String? = nil) {
         let code = Self.code(for: error, reading: reading)
-        self.init(code, error.message, details: CommandErrorDetails(pagesWritten: pagesWritten))
+        self.init(code, error.message + (detail.map { ": \($0)" } ?? ""), details: CommandErrorDetails(pagesWritten: pagesWritten))
     }
 }
 

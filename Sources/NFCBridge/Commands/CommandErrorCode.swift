@@ -47,4 +47,11 @@ package enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case accessDenied = "access_denied"
     /// The request was cancelled by `request/cancel` or by the agent shutting down: nothing was done.
     case canceled
+    /// An encode job with policy `blank` was shown a tag that holds an NDEF message: not written.
+    case notBlank = "not_blank"
+    /// An encode job's journal in the state directory could not be written: the job stops before the
+    /// next serial is issued (docs/tagging-station.md).
+    case journalFailed = "journal_failed"
+    /// An encode job's journal breaks its own rules (a serial issued twice): the job is not resumed.
+    case journalCorrupt = "journal_corrupt"
 }

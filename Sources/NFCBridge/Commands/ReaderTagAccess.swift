@@ -110,6 +110,12 @@ package final class ReaderTagAccess: TagAccess {
         return tag
     }
 
+    package func waitForRemoval(of tag: PresentTag) async throws {
+        let uid = tag.uid
+        await present.wait { !$0.contains { $0.uid == uid } }
+        try Task.checkCancellation()
+    }
+
     package func withExclusiveAccess<Result: Sendable>(
         to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
     ) async throws -> Result {

@@ -37,6 +37,10 @@ package protocol TagAccess: Sendable {
     func withExclusiveAccess<Result: Sendable>(
         to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
     ) async throws -> Result
+
+    /// Returns once `tag` has left the field (at once when it is gone already): an encode job waits
+    /// for it before it takes the next tag. Throws `CancellationError` when the task is cancelled.
+    func waitForRemoval(of tag: PresentTag) async throws
 }
 
 /// ``TagAccess`` over a `ReaderDevice` that the caller opened and nothing else polls: the CLI's
@@ -80,6 +84,18 @@ package struct DeviceTagAccess: TagAccess {
         to tag: PresentTag, _ body: @Sendable (any TagTransport) async throws -> Result
     ) async throws -> Result {
         try await body(tag.transport)
+    }
+
+    package func waitForRemoval(of tag: PresentTag) async throws {
+        // A presence check is one exchange with the tag; between checks the reader rests a little.
+        let pause = min(interval, .milliseconds(20))
+        try await withTaskCancellationHandler {
+            while try await device.isPresent(tag.transport) {
+                try await Task.sleep(for: pause)
+            }
+        } onCancel: {
+            device.abort()
+        }
     }
 
     /// The first tag found within `timeout` (nil: wait as long as it takes), or nil when none came.

@@ -73,7 +73,7 @@ package struct TagCommandExecutor: CommandExecuting {
         do {
             return try await operation()
         } catch {
-            throw CommandError(error.error, pagesWritten: error.pagesWritten)
+            throw CommandError(error.error, pagesWritten: error.pagesWritten, detail: error.detail)
         }
     }
 
@@ -109,7 +109,9 @@ package struct TagCommandExecutor: CommandExecuting {
 
     /// An error before the operation proper (identification, dump): nothing was written.
     static func failure(_ error: any Error, changesTag: Bool) -> CommandError {
-        if let error = error as? TagOperationError { return CommandError(error.error, pagesWritten: error.pagesWritten) }
+        if let error = error as? TagOperationError {
+            return CommandError(error.error, pagesWritten: error.pagesWritten, detail: error.detail)
+        }
         if let error = error as? NFCError {
             return CommandError(error, pagesWritten: changesTag ? [] : nil, reading: !changesTag)
         }

@@ -41,7 +41,7 @@ package struct NFCCoreScanner: TagScanning {
     /// re-selects in a row found no tag. The last attempt that got as far as an identification stands;
     /// with none, the last error is thrown.
     package func scan(_ transport: any TagTransport) async throws -> TagScan {
-        var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError])?
+        var kept: (info: CardInfo, ndef: NDEFReadResult, problems: [NFCError], sun: SUNCheck?)?
         var failedReselects = 0
         for attempt in 1...Self.maximumAttempts {
             let isLast = attempt == Self.maximumAttempts || failedReselects == Self.maximumFailedReselects
@@ -69,21 +69,29 @@ package struct NFCCoreScanner: TagScanning {
         }
         guard let kept else { throw NFCError.tagRemoved }
         let report = ScanReport(cardInfo: kept.info, ndef: kept.ndef)
-        return TagScan(
+        var scan = TagScan(
             uid: kept.info.uid, report: report,
             problems: kept.problems, cardInfo: kept.info)
+        scan.sun = kept.sun
+        return scan
     }
 
-    /// One identification and NDEF read. A tag that leaves during the NDEF read is a problem of the
-    /// scan, not its end.
-    private func scanOnce(_ transport: any TagTransport) async throws -> (CardInfo, NDEFReadResult, [NFCError]) {
+    /// One identification and NDEF read, and for an NTAG 424 DNA its SUN message checked
+    /// (``NTAG424SUN``: one GetFileSettings, then the keys of ``NTAG424SUNOptions``). A tag that leaves
+    /// during the NDEF read is a problem of the scan, not its end.
+    private func scanOnce(_ transport: any TagTransport) async throws -> (CardInfo, NDEFReadResult, [NFCError], SUNCheck?) {
         let info = try await TagIdentifier.identify(transport)
         do {
-            return (info, try await NDEFReader.read(info: info, transport: transport), [])
+            let ndef = try await NDEFReader.read(info: info, transport: transport)
+            var sun: SUNCheck?
+            if info.type == .ntag424DNA, let message = ndef.message, !message.isEmpty {
+                sun = try await NTAG424SUN.check(ndefMessage: message, transport: transport, options: familyOptions[NTAG424SUNOptions.self])
+            }
+            return (info, ndef, [], sun)
         } catch {
             if error.isNFCCancellation { throw error }
             let nfcError = error as? NFCError ?? .rfError(String(describing: error))
-            return (info, .unreadable(nfcError), [nfcError])
+            return (info, .unreadable(nfcError), [nfcError], nil)
         }
     }
 

@@ -19,6 +19,10 @@ package struct TagScan: Sendable, Equatable {
     /// A dump a scanner read while scanning, if any: `event/dump` then reuses it instead of reading the
     /// tag twice. ``NFCCoreScanner`` reads only the NDEF message and leaves this nil.
     package var tagDump: TagDump?
+    /// An NTAG 424 DNA's SUN message checked (NFCCore's verdict; the agent turns a valid one whose
+    /// counter is not above the last seen for the UID into `replayed`); nil for other tags and a 424
+    /// without SDM.
+    package var sun: SUNCheck?
     /// Set by the agent: this arrival was found by the first poll after start-up and the tag was
     /// already in the field when the previous run stopped (``TagPresence/carriedOver``) — the
     /// `scanned` event's `initial` (docs/mqtt.md).

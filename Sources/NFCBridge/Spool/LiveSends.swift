@@ -110,7 +110,7 @@ final class LiveSends: Sendable {
     /// Overwrites one slot (no fsync: the page cache survives a kill of the process).
     private static func write(_ slot: [UInt8], at offset: Int, to path: String) -> StorageError? {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return StorageError(code: .stateWriteFailed, "cannot open \(path)", errno: errno) }
+        guard fd >= 0 else { return StorageError(code: .stateWriteFailed, "cannot open \(path)", errno: errno, path: path) }
         defer { close(fd) }
         while true {
             let written = slot.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }

@@ -88,7 +88,7 @@ struct SpoolFiles: Sendable {
     /// fragment; when even that fails the caller rewrites the log.
     func append(_ bytes: [UInt8], end: Int) throws(StorageError) {
         let fd = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot open \(logPath)", errno: errno) }
+        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot open \(logPath)", errno: errno, path: logPath) }
         defer { close(fd) }
         if end == 0 { AtomicFile.syncDirectory(of: logPath) }
         do throws(StorageError) {
@@ -116,7 +116,7 @@ struct SpoolFiles: Sendable {
     func truncate(highestSeq: Int64) throws(StorageError) {
         // Log first: a crash in between leaves a head beyond the (empty) log, which load ignores.
         let fd = open(logPath, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno) }
+        guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno, path: logPath) }
         fsync(fd)
         close(fd)
         try writeHead(offset: 0, highestSeq: highestSeq)

@@ -14,7 +14,7 @@ enum AtomicFile {
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
                 let number = errno
                 let which = prefix == path || prefix == "./" + path ? "" : " (creating \(prefix))"
-                throw StorageError(code: .stateDirUnusable, "cannot create the state directory \(path)\(which)", errno: number)
+                throw StorageError(code: .stateDirUnusable, "cannot create the state directory \(path)\(which)", errno: number, path: prefix)
             }
         }
         var status = stat()
@@ -22,7 +22,7 @@ enum AtomicFile {
             throw StorageError(code: .stateDirUnusable, "the state directory \(path) is not a directory")
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw StorageError(code: .stateDirUnusable, "cannot write to the state directory \(path)", errno: errno)
+            throw StorageError(code: .stateDirUnusable, "cannot write to the state directory \(path)", errno: errno, path: path)
         }
     }
 
@@ -31,7 +31,7 @@ enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String) throws(StorageError) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError(code: .stateWriteFailed, "cannot create \(temporary)", errno: errno) }
+        guard fd >= 0 else { throw StorageError(code: .stateWriteFailed, "cannot create \(temporary)", errno: errno, path: temporary) }
         do throws(StorageError) {
             try writeAll(fd, bytes, path: temporary)
             guard fsync(fd) == 0 else { throw StorageError(code: .stateWriteFailed, "fsync \(temporary)", errno: errno) }
@@ -44,7 +44,7 @@ enum AtomicFile {
         guard rename(temporary, path) == 0 else {
             let number = errno
             unlink(temporary)
-            throw StorageError(code: .stateWriteFailed, "cannot rename \(temporary) to \(path)", errno: number)
+            throw StorageError(code: .stateWriteFailed, "cannot rename \(temporary) to \(path)", errno: number, path: path)
         }
         syncDirectory(of: path)
     }
@@ -55,7 +55,7 @@ enum AtomicFile {
         do throws(BoundedFile.Failure) {
             return try BoundedFile.read(path, limit: limit, prefix: prefix)
         } catch {
-            throw StorageError(code: .stateDirUnusable, error.message)
+            throw StorageError(code: .stateDirUnusable, error.message + (error.errno.flatMap { OwnershipHint.text(path: path, errno: $0) } ?? ""))
         }
     }
 

@@ -8,6 +8,8 @@ enum BoundedFile {
     /// Why a file was not read; `message` names the path and says what to do.
     struct Failure: Error, Sendable, Equatable {
         var message: String
+        /// The system's error number when a call failed (open, fstat, read).
+        var errno: Int32? = nil
     }
 
     /// The bytes of `path`, at most `limit` of them. A larger file is refused, unless `prefix`: then
@@ -19,13 +21,14 @@ enum BoundedFile {
     {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))")
+            let number = errno
+            if number == ENOENT { return nil }
+            throw failure(path, number)
         }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
-            throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))")
+            throw failure(path, errno)
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw Failure(message: "'\(path)' is \(kind(status.st_mode)), not a regular file: name a file")
@@ -39,7 +42,7 @@ enum BoundedFile {
         while bytes.count <= limit {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(errno)))") }
+            guard count >= 0 else { throw failure(path, errno) }
             if count == 0 { break }
             bytes += chunk[0..<count]
         }
@@ -49,6 +52,11 @@ enum BoundedFile {
             bytes.removeLast(bytes.count - limit)
         }
         return bytes
+    }
+
+    /// A failed call on `path` with the system's error `number`.
+    private static func failure(_ path: String, _ number: Int32) -> Failure {
+        Failure(message: "'\(path)' cannot be read: \(String(cString: strerror(number)))", errno: number)
     }
 
     /// What a file that is not regular is, for the message.

@@ -18,10 +18,12 @@ package struct StorageError: Error, Sendable, Equatable, CustomStringConvertible
     /// What failed, with the path and the system's reason.
     package var message: String
 
-    /// Creates an error; `errno` adds the system's reason.
-    package init(code: Code, _ message: String, errno number: Int32? = nil) {
+    /// Creates an error; `errno` adds the system's reason, and for a permission refusal of `path` who
+    /// owns it and the `chown` that repairs it (``OwnershipHint``).
+    package init(code: Code, _ message: String, errno number: Int32? = nil, path: String? = nil) {
         self.code = code
-        self.message = number.map { "\(message): \(String(cString: strerror($0)))" } ?? message
+        let hint = number.flatMap { number in path.flatMap { OwnershipHint.text(path: $0, errno: number) } } ?? ""
+        self.message = (number.map { "\(message): \(String(cString: strerror($0)))" } ?? message) + hint
     }
 
     package var description: String { "\(code.rawValue): \(message)" }

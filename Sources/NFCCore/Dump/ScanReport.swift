@@ -49,6 +49,8 @@ public struct ScanReport: Sendable, Codable, Equatable {
     public var ndefStatus: String?
     /// The error behind ``ndefStatus``: its stable code (`auth_required`, `unsupported`, …) and message.
     public var ndefError: ErrorDetail?
+    /// The refinement steps the reader could not take (``CardInfo/notRefined``); absent when none.
+    public var notRefined: [RefinementGap]?
 
     /// An error as the report carries it.
     public struct ErrorDetail: Sendable, Codable, Equatable {
@@ -100,6 +102,7 @@ public struct ScanReport: Sendable, Codable, Equatable {
         systemCode = cardInfo.systemCode?.hexString
         applicationData = cardInfo.applicationData?.hexString
         protocolInfo = cardInfo.protocolInfo?.hexString
+        notRefined = cardInfo.notRefined.isEmpty ? nil : cardInfo.notRefined
         ndef = ndefMessage.map(NDEFContent.init(message:))
     }
 

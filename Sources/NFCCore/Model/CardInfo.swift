@@ -26,6 +26,8 @@ public struct CardInfo: Sendable, Hashable {
     /// Which probes were sent during refinement and how each ended, in order
     /// (e.g. `["GET_VERSION: ok"]`, `["GET_VERSION: refused", "READ 2B: 16 bytes"]`).
     public var probes: [String]
+    /// The refinement steps the reader could not take (``RefinementGap``); empty when none was missed.
+    public var notRefined: [RefinementGap] = []
 
     /// Creates card information.
     public init(

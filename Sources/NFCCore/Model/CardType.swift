@@ -32,6 +32,8 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
     case mifarePlusSL1_2K, mifarePlusSL1_4K, mifarePlusSL2_2K, mifarePlusSL2_4K, mifarePlusSL3_2K, mifarePlusSL3_4K
     case mifareDesfire, mifareDesfireEV1, mifareDesfireEV2, mifareDesfireEV3
     case type4NDEF
+    /// NTAG 424 DNA (NT4H2421Gx): a Type 4 tag with its own family (SUN / SDM, ``NTAG424Family``).
+    case ntag424DNA
     case felicaLite, felicaLiteS, felicaStandard
     case iso15693_ICODE_SLIX, iso15693_ST25TV, iso15693_generic
     case iso15693_ICODE_SLIX2, iso15693_ICODE_DNA, iso15693_ST25DV, iso15693_TagIt
@@ -77,6 +79,7 @@ public enum CardType: Sendable, Hashable, CustomStringConvertible {
         Row(.mifareDesfireEV2, "MIFARE DESFire EV2", .mifareDesfire),
         Row(.mifareDesfireEV3, "MIFARE DESFire EV3", .mifareDesfire),
         Row(.type4NDEF, "NFC Forum Type 4 Tag", .type4),
+        Row(.ntag424DNA, "NTAG 424 DNA", .type4),
         Row(.felicaLite, "FeliCa Lite", .felica),
         Row(.felicaLiteS, "FeliCa Lite-S", .felica),
         Row(.felicaStandard, "FeliCa Standard", .felica),

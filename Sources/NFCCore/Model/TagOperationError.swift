@@ -11,11 +11,15 @@ public struct TagOperationError: Error, Sendable, Equatable, CustomStringConvert
     public var error: NFCError
     /// Pages (Type 2) or blocks (Type 3) acknowledged before the failure, in write order.
     public var pagesWritten: [Int]
+    /// Where the error met the tag, when the error itself does not say (a MIFARE Classic key that
+    /// does not open a sector: which key, sector and blocks); added to ``message``.
+    public var detail: String?
 
     /// Creates an error.
-    public init(_ error: NFCError, pagesWritten: [Int] = []) {
+    public init(_ error: NFCError, pagesWritten: [Int] = [], detail: String? = nil) {
         self.error = error
         self.pagesWritten = pagesWritten
+        self.detail = detail
     }
 
     /// Wraps any error: an ``NFCError`` as is, cancellation as ``NFCError/userCanceled``, an already
@@ -36,10 +40,11 @@ public struct TagOperationError: Error, Sendable, Equatable, CustomStringConvert
     /// The stable code of ``error``.
     public var code: String { error.code }
 
-    /// The message of ``error``, plus the pages that were written when there are any.
+    /// The message of ``error`` and the ``detail``, plus the pages that were written when there are any.
     public var message: String {
-        guard !pagesWritten.isEmpty else { return error.message }
-        return error.message + " (pages written before the failure: "
+        let message = error.message + (detail.map { ": \($0)" } ?? "")
+        guard !pagesWritten.isEmpty else { return message }
+        return message + " (pages written before the failure: "
             + pagesWritten.map(String.init).joined(separator: ", ") + ")"
     }
 

@@ -11,6 +11,8 @@ public enum TagFamilies {
         DESFireFamily(),
         ISO15693Family(),
         Type2Family(),
+        // Before Type 4, which claims every Type 4 type.
+        NTAG424Family(),
         Type4Family(),
         FeliCaFamily(),
         EMRTDFamily(),

@@ -12,16 +12,21 @@ import Foundation
 /// | `dump` | `id` | the tag's memory in hex |
 /// | `fault` | `fault`: `corrupt_next_write`, `garble_next_answer` [+ `code`], `cut_next_answers` [+ `code`, `count`], `misframe_next_command`, or `remove_after_commands` + `count` + `id` | arms a fault |
 /// | `wait_command` | `code` (hex), `count` (default 1), `timeout_ms` (default 5000) | waits until that many such commands arrived in total |
+/// | `reader` | — | vpcd mode: the reader model, its LEDs and buzzer (`red`, `green`, `beeps`, `led_commands`, `last_command`) and whether the card is mute |
 public struct SimulatorControl: Sendable {
     let field: RFField
     let catalog: TagCatalog
     let monitor: PN532Monitor
+    /// The emulated PC/SC reader (vpcd mode), nil for the PN532.
+    let reader: (model: PCSCReaderModel, panel: PCSCReaderPanel)?
 
-    /// A handler acting on `field`, `catalog` and `monitor`.
-    public init(field: RFField, catalog: TagCatalog, monitor: PN532Monitor) {
+    /// A handler acting on `field`, `catalog` and `monitor` (and the PC/SC `reader` in vpcd mode).
+    public init(field: RFField, catalog: TagCatalog, monitor: PN532Monitor,
+                reader: (model: PCSCReaderModel, panel: PCSCReaderPanel)? = nil) {
         self.field = field
         self.catalog = catalog
         self.monitor = monitor
+        self.reader = reader
     }
 
     /// Handles one request line and returns the reply line (without the newline).
@@ -38,7 +43,7 @@ public struct SimulatorControl: Sendable {
 
     private static let commands: [String: Set<String>] = [
         "list": [], "define": ["tag"], "place": ["id", "tag"], "remove": ["id", "all"], "dump": ["id"],
-        "fault": ["fault", "count", "id", "code"], "wait_command": ["code", "count", "timeout_ms"],
+        "fault": ["fault", "count", "id", "code"], "wait_command": ["code", "count", "timeout_ms"], "reader": [],
     ]
 
     private func reply(to line: String) throws(SimulatorError) -> JSONValue {
@@ -76,6 +81,7 @@ public struct SimulatorControl: Sendable {
             return ok(["removed": .number(field.remove(id: id) ? 1 : 0)])
         case "dump": return try dump(fields, reader)
         case "fault": return try fault(fields, reader)
+        case "reader": return try readerState()
         default: return try waitCommand(fields, reader)
         }
     }
@@ -138,6 +144,16 @@ public struct SimulatorControl: Sendable {
         return ok(reply)
     }
 
+    private func readerState() throws(SimulatorError) -> JSONValue {
+        guard let emulated = self.reader else { throw .badRequest("reader is for the vpcd mode (--vpcd)") }
+        let (model, state) = (emulated.model, emulated.panel.snapshot)
+        return ok([
+            "model": .string(model.rawValue), "red": .bool(state.red), "green": .bool(state.green),
+            "beeps": .number(state.beeps), "led_commands": .number(state.commands),
+            "last_command": .string(state.lastCommand), "mute": .bool(state.isMute),
+        ])
+    }
+
     private func fault(_ fields: [String: ScenarioNode], _ reader: ScenarioNodeReader) throws(SimulatorError) -> JSONValue {
         guard let faultNode = fields["fault"] else { throw .badRequest("fault needs \"fault\"") }
         // The command whose answer a line fault waits for (one byte, hex), or nil: the next answer.
@@ -170,8 +186,12 @@ public struct SimulatorControl: Sendable {
             guard field.contains(id: id) else { throw .badRequest("tag '\(id)' is not in the field") }
             field.removeAfterCommands(count, id: id)
             return ok(["fault": .string("remove_after_commands"), "id": .string(id), "count": .number(count)])
+        case "never_answer":
+            guard let emulated = self.reader else { throw .badRequest("never_answer is for the vpcd mode (--vpcd)") }
+            emulated.panel.setMute(true)
+            return ok(["fault": .string("never_answer")])
         case let other:
-            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, cut_next_answers, garble_next_answer, misframe_next_command, remove_after_commands)")
+            throw .badRequest("unknown fault '\(other)' (known: corrupt_next_write, cut_next_answers, garble_next_answer, misframe_next_command, never_answer, remove_after_commands)")
         }
     }
 

@@ -27,10 +27,13 @@ public final class PCSCReaderEmulation {
         /// `FF CA 02 00` answers the ATQA (2 bytes, MSB first) and `FF CA 03 00` the SAK, as some
         /// readers' vendor extensions do; off (6A 81), like an ACR1252U, by default.
         public var answersATQAAndSAK: Bool
+        /// The reader's command set (``PCSCReaderModel``): what it refuses, its vendor commands.
+        public var model: PCSCReaderModel
 
-        /// A profile; the default is an ACR1252U's answers.
-        public init(answersATQAAndSAK: Bool = false) {
+        /// A profile; the default is a part 3 reader with the transparent session.
+        public init(answersATQAAndSAK: Bool = false, model: PCSCReaderModel = .part3Transparent) {
             self.answersATQAAndSAK = answersATQAAndSAK
+            self.model = model
         }
     }
 
@@ -43,6 +46,8 @@ public final class PCSCReaderEmulation {
     public let profile: Profile
     /// The card in the slot, nil when none is presented.
     public private(set) var card: PlacedTag?
+    /// The LEDs, the buzzer and the reader's faults.
+    public let panel: PCSCReaderPanel
 
     private var keys: [UInt8: [UInt8]] = [:]
     /// The sector of the last successful Classic authentication since the card was powered.
@@ -52,9 +57,10 @@ public final class PCSCReaderEmulation {
     private var isTransparentSessionOpen = false
 
     /// A reader over `field` with no card yet.
-    public init(field: RFField, profile: Profile = Profile()) {
+    public init(field: RFField, profile: Profile = Profile(), panel: PCSCReaderPanel = PCSCReaderPanel()) {
         self.field = field
         self.profile = profile
+        self.panel = panel
     }
 
     /// The ATR of the card, nil without one (``PCSCAnswerToReset``).
@@ -71,6 +77,7 @@ public final class PCSCReaderEmulation {
     public func eject() {
         powerOff()
         card = nil
+        panel.setMute(false)
     }
 
     /// Power on (vpcd control 01h) and reset (02h): the reader selects the card afresh.
@@ -95,14 +102,23 @@ public final class PCSCReaderEmulation {
     public func process(_ apdu: [UInt8]) -> [UInt8] {
         guard let card else { return PCSCStatusWord.failed.bytes }
         // `FF 88 00 block keyType slot` (ACR122U API §5.4, "obsolete" but still answered) has no Lc.
-        if apdu.count == 6, apdu[0] == 0xFF, apdu[1] == 0x88 {
+        if apdu.count == 6, apdu[0] == 0xFF, apdu[1] == 0x88, profile.model.row.commands.contains(.classicKeys) {
             guard apdu[2] == 0x00 else { return PCSCStatusWord.wrongParameters.bytes }
             return authenticate(block: Int(apdu[3]), keyType: apdu[4], slot: apdu[5], card)
         }
         // Other classes go to the card as they are (the card judges their form, extended lengths too).
         guard apdu.first == 0xFF else { return passThrough(apdu, to: card) }
         guard let command = CommandAPDU(apdu) else { return PCSCStatusWord.wrongLength.bytes }
+        // A part 3 command this reader's manual does not list: 6A 81, as the ACR122U answers FF C2; an
+        // ACR122U pseudo-APDU (INS 00) on another reader is an unknown instruction (6D 00).
+        guard let kind = PCSCReaderModel.command(ins: command.ins, p1: command.p1) else {
+            return PCSCStatusWord.instructionNotSupported.bytes
+        }
+        guard profile.model.row.commands.contains(kind) else {
+            return command.ins == 0x00 ? PCSCStatusWord.instructionNotSupported.bytes : PCSCStatusWord.functionNotSupported.bytes
+        }
         switch command.ins {
+        case 0x00: return vendorCommand(command, card)
         case 0xCA: return getData(command, card)
         case 0xB0: return readBinary(command, card)
         case 0xD6: return updateBinary(command, card)
@@ -117,7 +133,7 @@ public final class PCSCReaderEmulation {
 
     /// Re-selects a halted card, then lets the command through unless the card left (a
     /// `remove_after_commands` fault counts it here).
-    private func reach(_ card: PlacedTag) -> Bool {
+    func reach(_ card: PlacedTag) -> Bool {
         if mustReselect {
             card.tag.powerOff()
             _ = card.tag.activate()
@@ -128,7 +144,7 @@ public final class PCSCReaderEmulation {
     }
 
     /// Sends one frame; a NAK or silence marks the card for re-selection (it went IDLE).
-    private func exchange(_ frame: [UInt8], with card: PlacedTag) -> VirtualTagReply {
+    func exchange(_ frame: [UInt8], with card: PlacedTag) -> VirtualTagReply {
         let reply = card.tag.receive(frame)
         switch reply {
         case .nak, .silent: mustReselect = true

@@ -27,6 +27,8 @@ public final class VPCDCardClient: Sendable {
     public let monitor: PN532Monitor
     /// Reader-specific answers.
     public let profile: PCSCReaderEmulation.Profile
+    /// LEDs, buzzer and the never-answering fault of the emulated reader.
+    public let panel: PCSCReaderPanel
     private let log: @Sendable (String) -> Void
     private let address: sockaddr_in
     private let wakePipe: WakePipe
@@ -40,7 +42,8 @@ public final class VPCDCardClient: Sendable {
 
     /// A client for vpcd at `host`:`port` (IPv4 dotted quad, or `localhost`); ``start()`` runs it.
     public init(host: String, port: Int, field: RFField, monitor: PN532Monitor = PN532Monitor(),
-                profile: PCSCReaderEmulation.Profile = .init(), log: @escaping @Sendable (String) -> Void = { _ in })
+                profile: PCSCReaderEmulation.Profile = .init(), panel: PCSCReaderPanel = PCSCReaderPanel(),
+                log: @escaping @Sendable (String) -> Void = { _ in })
         throws(SimulatorError)
     {
         var address = sockaddr_in()
@@ -61,6 +64,7 @@ public final class VPCDCardClient: Sendable {
         self.field = field
         self.monitor = monitor
         self.profile = profile
+        self.panel = panel
         self.log = log
         self.address = address
         observerToken = field.addObserver(wakePipe.observer())
@@ -92,13 +96,17 @@ public final class VPCDCardClient: Sendable {
 
     private var isStopRequested: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
-    /// The card to present: the first tag in the field that has a PC/SC ATR.
+    /// The card to present: the first tag in the field that has a PC/SC ATR and that the reader model
+    /// reads (no ISO 15693 card on an ACR122U or ACR1252U).
     private func presentableCard() -> PlacedTag? {
-        field.placedTags.first { PCSCAnswerToReset.make(for: $0.tag) != nil }
+        let readsISO15693 = profile.model.row.readsISO15693
+        return field.placedTags.first { placed in
+            PCSCAnswerToReset.make(for: placed.tag) != nil && (readsISO15693 || !(placed.tag is ISO15693VirtualTag))
+        }
     }
 
     private func run() {
-        let reader = PCSCReaderEmulation(field: field, profile: profile)
+        let reader = PCSCReaderEmulation(field: field, profile: profile, panel: panel)
         var backoff = Self.firstBackoff
         var refusedLogged = false
         while !isStopRequested {
@@ -189,6 +197,11 @@ public final class VPCDCardClient: Sendable {
             return nil
         }
         guard payload.count >= 2 else { return nil }
+        // The never-answering card: vpcd waits for an answer that does not come.
+        if panel.snapshot.isMute {
+            log("apdu \(payload.hexString) -> (no answer: never_answer)")
+            return nil
+        }
         monitor.record(.command(code: payload[1], parameters: Array(payload.dropFirst(2))))
         let response = reader.process(payload)
         log("apdu \(payload.hexString) -> \(response.hexString)")

@@ -34,6 +34,8 @@ public final class VPCDSimulator: Sendable {
     public let catalog: TagCatalog
     /// The connection to vpcd.
     public let client: VPCDCardClient
+    /// The emulated reader's LEDs, buzzer and faults.
+    public var panel: PCSCReaderPanel { client.panel }
     private let controlServer: ControlSocketServer?
     private let player: TimelinePlayer?
 
@@ -42,10 +44,13 @@ public final class VPCDSimulator: Sendable {
         let field = RFField(), catalog = TagCatalog(), monitor = PN532Monitor()
         for spec in configuration.scenario.tags { try catalog.define(spec) }
         let log = configuration.log ?? { _ in }
+        let panel = PCSCReaderPanel()
         let client = try VPCDCardClient(host: configuration.host, port: configuration.port, field: field, monitor: monitor,
-                                        profile: configuration.profile, log: log)
+                                        profile: configuration.profile, panel: panel, log: log)
+        let model = configuration.profile.model
         controlServer = try configuration.controlPath.map { path throws(SimulatorError) in
-            try ControlSocketServer(path: path, control: SimulatorControl(field: field, catalog: catalog, monitor: monitor))
+            try ControlSocketServer(
+                path: path, control: SimulatorControl(field: field, catalog: catalog, monitor: monitor, reader: (model, panel)))
         }
         player = configuration.scenario.timeline.map { timeline in
             TimelinePlayer(timeline: timeline, field: field, catalog: catalog, log: log)

@@ -9,6 +9,8 @@ public enum TagKind: String, Sendable, CaseIterable {
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
     case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
+    /// An NTAG 424 DNA with SDM on its NDEF file (``VirtualSDMTag``), laid out by the tag's `sun:` mapping.
+    case ntag424SUN = "ntag424_sun"
     case type4B = "type4_b"
     case emrtd
     case st25dv64k, icodeSLIX = "icode_slix"
@@ -17,6 +19,8 @@ public enum TagKind: String, Sendable, CaseIterable {
     enum Family {
         case type2(VirtualType2Model), classic(VirtualClassicTag.Model), type4(VirtualType4Tag.Variant), felica(VirtualFeliCaTag.Model)
         case desfire(VirtualDESFireTag.Model)
+        /// An NTAG 424 DNA with SUN (``VirtualSDMTag``).
+        case sdm
         /// An ISO 14443-B card carrying the Type 4 NDEF application (``VirtualTypeBTag``).
         case type4B
         case emrtd
@@ -50,6 +54,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .desfireEV3: .desfire(.ev3)
         case .desfireLight: .desfire(.light)
         case .ntag424DNA: .desfire(.ntag424)
+        case .ntag424SUN: .sdm
         case .type4B: .type4B
         case .emrtd: .emrtd
         case .st25dv64k: .iso15693(.st25dv64k)

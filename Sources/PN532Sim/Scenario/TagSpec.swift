@@ -56,6 +56,8 @@ public struct TagSpec: Sendable, Equatable {
     public var applications: [VirtualDESFireTag.Application]?
     /// DESFire: GetApplicationIDs needs the PICC master key (answers 91AE).
     public var directoryProtected = false
+    /// NTAG 424 DNA with SUN: the `sun:` mapping (URL template, keys, counter).
+    public var sun: SUNSpec?
     /// ISO 15693: blocks locked as by LOCK BLOCK.
     public var lockedBlocks: [Int] = []
     /// Where the definition started (1-based line, 0 for JSON).
@@ -73,7 +75,7 @@ public struct TagSpec: Sendable, Equatable {
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
         "read_protected", "keys", "pmm", "system_code", "writable", "capacity", "applications", "directory_protected",
-        "locked_blocks",
+        "locked_blocks", "sun",
     ]
 
     /// Reads a definition from `node` (a mapping).
@@ -112,6 +114,7 @@ public struct TagSpec: Sendable, Equatable {
         if let capacity = fields["capacity"] { spec.capacity = try reader.integer(capacity, what: "capacity", range: 5...0x7FFF) }
         if let apps = fields["applications"] { spec.applications = try DESFireScenario.readApplications(apps, with: reader) }
         if let flag = fields["directory_protected"] { spec.directoryProtected = try reader.bool(flag, what: "directory_protected") }
+        if let sun = fields["sun"] { spec.sun = try SUNSpec.read(sun, with: reader) }
         if let locked = fields["locked_blocks"] {
             for item in try reader.list(locked, what: "locked_blocks") {
                 spec.lockedBlocks.append(try reader.integer(item, what: "a locked block", range: 0...0xFFFF))
@@ -185,7 +188,7 @@ extension TagKind {
         case .classic: [4, 7]
         case .type4: [4, 7, 10]
         case .felica: [8]
-        case .desfire: [7]
+        case .desfire, .sdm: [7]
         case .type4B: [4]  // the PUPI
         case .emrtd: [4, 7]
         case .iso15693: [8]

@@ -23,6 +23,11 @@ enum VirtualTagFactory {
                 return try VirtualTypeBTag(pupi: spec.uid ?? defaultUID(spec.id, count: 4), application: application)
             case let .desfire(model):
                 return try DESFireScenario.make(spec, model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7))
+            case .sdm:
+                guard let sun = spec.sun else {
+                    throw SimulatorError.invalidTag(id: spec.id, reason: "an ntag424_sun tag needs a 'sun' mapping (url, keys, counter)")
+                }
+                return try sun.makeTag(id: spec.id, uid: spec.uid ?? defaultUID(spec.id, count: 7))
             case .emrtd:
                 return try VirtualEMRTDTag(uid: spec.uid ?? defaultUID(spec.id, count: 4))
             case let .iso15693(model):

@@ -110,7 +110,7 @@ public enum ClassicBlockWriter {
             for step in plan {
                 try Task.checkCancellation()
                 let trailer = try trailerBlock(of: step.sector, layout: layout)
-                let current = try await openTrailer(trailer, sector: step.sector, key: key, keyType: keyType, session: session)
+                let current = try await openTrailer(trailer, sector: step.sector, key: key, keyType: keyType, layout: layout, session: session)
                 let bits: AccessBits
                 do { bits = try AccessBits.decode(Array(current[6..<9])) } catch {
                     throw NFCError.accessDenied("Sector \(step.sector)'s access bits are inconsistent: the sector is blocked")
@@ -124,7 +124,8 @@ public enum ClassicBlockWriter {
                 try Task.checkCancellation()
                 let trailer = try trailerBlock(of: step.sector, layout: layout)
                 guard try await session.authenticate(block: trailer, keyType: keyType, key: key) else {
-                    throw NFCError.authenticationFailed
+                    throw TagOperationError(.authenticationFailed, pagesWritten: written,
+                                            detail: keyRefused(keyType, sector: step.sector, layout: layout))
                 }
                 for item in step.blocks {
                     try await session.writeBlock(item.block, item.data)
@@ -151,11 +152,18 @@ public enum ClassicBlockWriter {
         return trailer
     }
 
+    /// Which key did not open which sector, for the refusal: "key A does not open sector 1 (blocks 4–7)".
+    private static func keyRefused(_ keyType: ClassicKeyType, sector: Int, layout: ClassicLayout) -> String {
+        let blocks = layout.blocks(ofSector: sector)
+        let range = blocks.first.map { first in "\(first)–\(blocks.last ?? first)" } ?? "?"
+        return "key \(keyType.rawValue) does not open sector \(sector) (blocks \(range)); nothing of that sector was written"
+    }
+
     /// Authenticates `sector` and reads its trailer.
-    private static func openTrailer(_ trailer: Int, sector: Int, key: [UInt8], keyType: ClassicKeyType,
+    private static func openTrailer(_ trailer: Int, sector: Int, key: [UInt8], keyType: ClassicKeyType, layout: ClassicLayout,
                                     session: ClassicDump.Session) async throws -> [UInt8] {
         guard try await session.authenticate(block: trailer, keyType: keyType, key: key) else {
-            throw NFCError.authenticationFailed
+            throw TagOperationError(.authenticationFailed, detail: keyRefused(keyType, sector: sector, layout: layout))
         }
         guard let current = try await session.readBlock(trailer) else {
             // Key A always reads the access bits; key B only where it is a key (Table 7).

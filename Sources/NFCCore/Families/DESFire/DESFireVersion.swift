@@ -124,7 +124,7 @@ enum DESFireProductTable {
         Row(type: 0x02, major: 0x11, name: "MIFARE Plus EV1", kind: .plusBySize),
         Row(type: 0x02, major: 0x22, name: "MIFARE Plus EV2", kind: .plusBySize),
         Row(type: 0x04, major: 0x10, name: "NTAG 413 DNA", kind: .fixed(.type4NDEF)),
-        Row(type: 0x04, major: 0x30, name: "NTAG 424 DNA", kind: .fixed(.type4NDEF)),
+        Row(type: 0x04, major: 0x30, name: "NTAG 424 DNA", kind: .fixed(.ntag424DNA)),
     ]
 
     static func product(for version: DESFireVersion) -> DESFireProduct? {

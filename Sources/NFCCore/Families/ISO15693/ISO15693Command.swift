@@ -11,10 +11,12 @@ public enum ISO15693Command {
         case readSingleBlock = 0x20
         case writeSingleBlock = 0x21
         case lockBlock = 0x22
+        case readMultipleBlocks = 0x23
         case getSystemInformation = 0x2B
         case extendedReadSingleBlock = 0x30
         case extendedWriteSingleBlock = 0x31
         case extendedLockBlock = 0x32
+        case extendedReadMultipleBlocks = 0x33
         case extendedGetSystemInformation = 0x3B
     }
 
@@ -50,6 +52,37 @@ public enum ISO15693Command {
         guard securityStatus else { return (nil, answer) }
         guard let status = answer.first else { throw NFCError.invalidResponse(answer) }
         return (status & 0x01 != 0, Array(answer.dropFirst()))
+    }
+
+    /// READ MULTIPLE BLOCKS (23h: first block and number of blocks − 1, one byte each) for blocks up to
+    /// 255, EXTENDED READ MULTIPLE BLOCKS (33h: both two bytes, LSB first; ISO/IEC 15693-3:2019) for a
+    /// range that goes past it. The response repeats `[security status] data` per block (the status with
+    /// the option flag, as READ SINGLE BLOCK). A response of another length is
+    /// ``NFCError/invalidResponse(_:)``.
+    public static func readBlocks(_ blocks: Range<Int>, blockSize: Int, uid: [UInt8], securityStatus: Bool,
+                                  transport: any ISO15693Transport) async throws -> [(locked: Bool?, data: [UInt8])]
+    {
+        guard !blocks.isEmpty, blocks.lowerBound >= 0, blockSize > 0 else { return [] }
+        let flags: ISO15693RequestFlags = securityStatus ? [.highDataRate, .option] : [.highDataRate]
+        let last = blocks.count - 1
+        let request: ISO15693Request
+        if blocks.upperBound - 1 <= lastSingleByteBlock && last <= 0xFF {
+            request = ISO15693Request(flags: flags, command: Code.readMultipleBlocks.rawValue, uid: uid,
+                                      parameters: [UInt8(blocks.lowerBound), UInt8(last)])
+        } else {
+            request = ISO15693Request(
+                flags: flags, command: Code.extendedReadMultipleBlocks.rawValue, uid: uid,
+                parameters: [UInt8(blocks.lowerBound & 0xFF), UInt8((blocks.lowerBound >> 8) & 0xFF),
+                             UInt8(last & 0xFF), UInt8((last >> 8) & 0xFF)])
+        }
+        let answer = try await exchange(request, transport: transport)
+        let stride = blockSize + (securityStatus ? 1 : 0)
+        guard answer.count == stride * blocks.count else { throw NFCError.invalidResponse(answer) }
+        return (0..<blocks.count).map { index in
+            let part = answer[(index * stride)..<((index + 1) * stride)]
+            guard securityStatus, let status = part.first else { return (nil, Array(part)) }
+            return (status & 0x01 != 0, Array(part.dropFirst()))
+        }
     }
 
     /// WRITE SINGLE BLOCK (21h) or EXTENDED WRITE SINGLE BLOCK (31h). `optionFlag` for tags that answer a

@@ -2,7 +2,9 @@ import Synchronization
 
 /// Dumps an ISO 15693 tag by the spec (coreextendednfc.md §3.3 [SPEC]): the size from GET SYSTEM
 /// INFORMATION, or from EXTENDED GET SYSTEM INFORMATION when that says 256 blocks or nothing; blocks
-/// 0–255 with READ SINGLE BLOCK, from 256 on with EXTENDED READ SINGLE BLOCK; a tag that rejects the
+/// 0–255 with READ SINGLE BLOCK, from 256 on with EXTENDED READ SINGLE BLOCK — or, for a product whose
+/// row has ``ISO15693Product/readMultipleBlocks``, ``blocksPerCommand`` at a time with READ MULTIPLE
+/// BLOCKS (EXTENDED past block 255); a tag that rejects the
 /// extended command is dumped up to block 255 with a `Blocks Read` fact ("256 of 2048") and
 /// `Partially Readable`. A tag that does not report its size throws ``NFCError/unsupportedOperation(_:)``.
 public enum ISO15693Dump {
@@ -33,8 +35,32 @@ public enum ISO15693Dump {
         var withStatus = true
         var blocks: [Block] = []
         blocks.reserveCapacity(total)
-        for number in 0..<total {
+        let product = info.product?.iso15693
+        var perCommand = product?.readMultipleBlocks.map { min($0, blocksPerCommand) }
+        let extended = product?.features.contains(.extendedCommands) == true
+        var number = 0
+        while number < total {
             try Task.checkCancellation()
+            if let chunk = perCommand, number <= ISO15693Command.lastSingleByteBlock || extended {
+                // READ MULTIPLE BLOCKS stops at block 255; the EXTENDED form reads on from 256.
+                let end = number <= ISO15693Command.lastSingleByteBlock
+                    ? min(total, number + chunk, ISO15693Command.lastSingleByteBlock + 1) : min(total, number + chunk)
+                do {
+                    let chunkRead = try await readBlocks(number..<end, blockSize: system.blockSize ?? 4, uid: info.uid,
+                                                         withStatus: &withStatus, transport: transport)
+                    for (offset, (locked, data)) in chunkRead.enumerated() {
+                        let block = Block(number: number + offset, data: data, locked: locked ?? false)
+                        blocks.append(block)
+                        read.withLock { $0.append(block) }
+                    }
+                    number = end
+                    progress?.advance(to: blocks.count)
+                    continue
+                } catch let error as NFCError where isMultipleReadRefusal(error) {
+                    // Refused or garbled: the rest one block at a time, as for any other tag.
+                    perCommand = nil
+                }
+            }
             do {
                 let (locked, data) = try await readBlock(number, uid: info.uid, withStatus: &withStatus, transport: transport)
                 let block = Block(number: number, data: data, locked: locked ?? false)
@@ -43,6 +69,7 @@ public enum ISO15693Dump {
             } catch let error as NFCError where isRejection(error, block: number) {
                 break
             }
+            number += 1
             progress?.advance(to: blocks.count)
         }
         return makeDump(info: info, system: system, blocks: blocks, total: total)
@@ -65,6 +92,37 @@ public enum ISO15693Dump {
             }
         }
         return try await ISO15693Command.readBlock(number, uid: uid, securityStatus: false, transport: transport)
+    }
+
+    /// Blocks one READ MULTIPLE BLOCKS asks for at most: 32 blocks of 4 bytes with their security status
+    /// are a 161-byte answer, well within a reader's frame (a short APDU answer holds 256 bytes).
+    public static let blocksPerCommand = 32
+
+    /// READ MULTIPLE BLOCKS of `blocks`, dropping the security status request for good when the tag
+    /// answers "option not supported" (as ``readBlock(_:uid:withStatus:transport:)``).
+    static func readBlocks(_ blocks: Range<Int>, blockSize: Int, uid: [UInt8], withStatus: inout Bool,
+                           transport: any ISO15693Transport) async throws -> [(locked: Bool?, data: [UInt8])]
+    {
+        if withStatus {
+            do {
+                return try await ISO15693Command.readBlocks(blocks, blockSize: blockSize, uid: uid, securityStatus: true,
+                                                            transport: transport)
+            } catch let error as NFCError {
+                guard case let .commandRefused(_, nak) = error, nak == ISO15693Error.optionNotSupported else { throw error }
+                withStatus = false
+            }
+        }
+        return try await ISO15693Command.readBlocks(blocks, blockSize: blockSize, uid: uid, securityStatus: false,
+                                                    transport: transport)
+    }
+
+    /// True when a READ MULTIPLE BLOCKS failed in a way single reads may get past: refused, silent, or
+    /// an answer of the wrong length.
+    static func isMultipleReadRefusal(_ error: NFCError) -> Bool {
+        switch error {
+        case .commandRefused, .timeout, .invalidResponse: true
+        default: false
+        }
     }
 
     /// True when `error` on `block` means the tag will not give this block: an error response, or — for

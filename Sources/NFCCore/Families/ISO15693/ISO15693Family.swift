@@ -23,7 +23,17 @@ public struct ISO15693Family: TagFamily {
     public func refine(_ info: CardInfo, transport: any TagTransport) async throws -> CardInfo {
         guard let transport = transport as? any ISO15693Transport else { return info }
         var refined = info
-        let system = try await ISO15693SystemInfo.read(uid: info.uid, transport: transport, probes: &refined.probes)
+        let system: ISO15693SystemInfo?
+        do {
+            system = try await ISO15693SystemInfo.read(uid: info.uid, transport: transport, probes: &refined.probes)
+        } catch let NFCError.unsupportedOperation(reason) {
+            // A reader that cannot send the request (PC/SC without a transparent session): typed from the
+            // UID's IC manufacturer; blocks still come through READ / UPDATE BINARY.
+            refined.probes.append("GET SYSTEM INFORMATION: not sent")
+            refined.notRefined.append(RefinementGap(
+                step: "GET SYSTEM INFORMATION (2Bh)", reason: "\(reason); typed from the UID's IC manufacturer, sized by the CC"))
+            system = nil
+        }
         if let product = ISO15693Product.match(uid: info.uid, info: system) {
             refined.type = product.type
             refined.product = Product(product)

@@ -66,10 +66,14 @@ public struct ISO15693Product: ProductRow, Hashable {
     public var matchesBlockCount: Bool
     /// What the product needs.
     public var features: Features
+    /// The most blocks one READ MULTIPLE BLOCKS (23h; EXTENDED READ MULTIPLE BLOCKS 33h past block 255
+    /// with ``Features/extendedCommands``) returns, from the datasheet; nil where the datasheet does
+    /// not list the command (or it is not known here): the dump reads one block per command.
+    public var readMultipleBlocks: Int?
 
     init(_ name: String, _ type: CardType, manufacturer: UInt8, uidByte2: (mask: UInt8, value: UInt8)? = nil,
          typeIndicator: UInt8? = nil, icReferences: Set<UInt8> = [], blocks: Int? = nil, blockSize: Int? = 4,
-         matchesBlockCount: Bool = false, features: Features = []) {
+         matchesBlockCount: Bool = false, features: Features = [], readMultiple: Int? = nil) {
         self.name = name
         self.type = type
         self.manufacturer = manufacturer
@@ -80,6 +84,7 @@ public struct ISO15693Product: ProductRow, Hashable {
         self.blockSize = blockSize
         self.matchesBlockCount = matchesBlockCount
         self.features = features
+        readMultipleBlocks = readMultiple
     }
 
     public static func == (lhs: ISO15693Product, rhs: ISO15693Product) -> Bool { lhs.name == rhs.name }
@@ -107,19 +112,22 @@ public struct ISO15693Product: ProductRow, Hashable {
         // datasheet "IC_REF": 24h ST25DV04K-IE, 25h -JF, 26h ST25DV16K/64K-IE, 27h -JF; the 16K (512
         // blocks) and the 64K (2048 blocks) share it. ST25DVxxKC datasheet "IC_REF": 50h/52h 04KC,
         // 51h/53h 16KC/64KC. No LOCK BLOCK: ST25DV protects areas (datasheet "Data protection"); the
-        // EXTENDED commands reach blocks from 256 on.
+        // EXTENDED commands reach blocks from 256 on. READ MULTIPLE BLOCKS (23h) and EXTENDED READ
+        // MULTIPLE BLOCKS (33h) are in the datasheet's command set ("Read Multiple Blocks", "Extended
+        // Read Multiple Blocks"): up to 256 blocks in one 23h (its 8-bit number of blocks), the whole
+        // memory in one 33h (ST: the ST25DV64K takes up to 2048).
         ISO15693Product("ST25DV04K", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x24, 0x25], blocks: 128,
-                        features: [.noLockBlock]),
+                        features: [.noLockBlock], readMultiple: 128),
         ISO15693Product("ST25DV16K", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x26, 0x27], blocks: 512,
-                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock]),
+                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock], readMultiple: 512),
         ISO15693Product("ST25DV64K", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x26, 0x27], blocks: 2048,
-                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock]),
+                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock], readMultiple: 2048),
         ISO15693Product("ST25DV04KC", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x50, 0x52], blocks: 128,
-                        features: [.noLockBlock]),
+                        features: [.noLockBlock], readMultiple: 128),
         ISO15693Product("ST25DV16KC", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x51, 0x53], blocks: 512,
-                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock]),
+                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock], readMultiple: 512),
         ISO15693Product("ST25DV64KC", .iso15693_ST25DV, manufacturer: 0x02, icReferences: [0x51, 0x53], blocks: 2048,
-                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock]),
+                        matchesBlockCount: true, features: [.extendedCommands, .noLockBlock], readMultiple: 2048),
         // ST25TV02K (64 blocks) and ST25TV512 (16 blocks) share IC_REF 23h (ST25TV02K/512 datasheet
         // "IC_REF"); LOCK BLOCK is there (datasheet "Lock Block").
         ISO15693Product("ST25TV02K", .iso15693_ST25TV, manufacturer: 0x02, icReferences: [0x23], blocks: 64,

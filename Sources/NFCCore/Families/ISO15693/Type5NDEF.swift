@@ -222,7 +222,13 @@ enum Type5NDEF {
         /// not report its size (or has blocks under 4 bytes, too small for the CC's version byte rule).
         static func open(info: CardInfo, transport: any ISO15693Transport) async throws -> TagMemory {
             var probes: [String] = []
-            guard let system = try await ISO15693SystemInfo.read(uid: info.uid, transport: transport, probes: &probes),
+            let answer: ISO15693SystemInfo?
+            do {
+                answer = try await ISO15693SystemInfo.read(uid: info.uid, transport: transport, probes: &probes)
+            } catch NFCError.unsupportedOperation {
+                return try await openFromCC(info: info, transport: transport)
+            }
+            guard let system = answer,
                 let count = system.blockCount, let size = system.blockSize
             else {
                 throw NFCError.unsupportedOperation(
@@ -233,6 +239,28 @@ enum Type5NDEF {
             }
             return TagMemory(uid: info.uid, transport: transport, blockCount: count, blockSize: size,
                              product: info.product?.iso15693 ?? ISO15693Product.match(uid: info.uid, info: system))
+        }
+
+        /// The geometry for a reader that cannot send GET SYSTEM INFORMATION (a PC/SC reader without a
+        /// transparent session): the block size is what READ BINARY of block 0 gives, the size what the CC
+        /// there announces (its data area after the CC). A tag without an NDEF CC cannot be sized so.
+        static func openFromCC(info: CardInfo, transport: any ISO15693Transport) async throws -> TagMemory {
+            var memory = try await ISO15693Command.readBlock(0, uid: info.uid, securityStatus: false, transport: transport).data
+            let size = memory.count
+            guard size >= 4 else {
+                throw NFCError.unsupportedOperation("Type 5 NDEF needs blocks of 4 bytes or more (this tag has \(size))")
+            }
+            if memory[2] == 0, size < 8 {
+                memory += try await ISO15693Command.readBlock(1, uid: info.uid, securityStatus: false, transport: transport).data
+            }
+            guard let cc = Type5CapabilityContainer(memory: memory), cc.isNDEF else {
+                throw NFCError.unsupportedOperation(
+                    "This reader cannot ask the ISO 15693 tag \(info.uid.hexString) its memory size (GET SYSTEM INFORMATION) "
+                        + "and the tag holds no NDEF CC that says it: format it on a reader that can")
+            }
+            let bytes = cc.length + cc.dataAreaSize
+            return TagMemory(uid: info.uid, transport: transport, blockCount: (bytes + size - 1) / size, blockSize: size,
+                             product: info.product?.iso15693 ?? ISO15693Product.match(uid: info.uid, info: nil))
         }
 
         /// The CC of the MLEN rule for this memory, with the LOCK BLOCK feature bit when the product is

@@ -55,7 +55,14 @@ enum Type2Refinement {
 
     private static func refineByVersion(_ info: CardInfo, transport: some TagTransport) async throws -> CardInfo {
         var info = info
-        let version = try await Type2Command.getVersion.probe(via: transport)
+        let version: Type2ProbeResult
+        do {
+            version = try await Type2Command.getVersion.probe(via: transport)
+        } catch let NFCError.unsupportedOperation(reason) {
+            // The reader cannot send the frame at all (a PC/SC reader without a transparent session or
+            // an escape): nothing reached the tag. The CC sizes it instead.
+            return try await refineByCapabilityContainer(info, transport: transport, reason: reason)
+        }
         if case let .answered(bytes) = version {
             guard let match = GetVersionTable.lookup(bytes) else {
                 info.probes.append("GET_VERSION: invalid \(bytes.hexString)")
@@ -97,6 +104,37 @@ enum Type2Refinement {
             }
         }
         info.type = smallest.cardType
+        return info
+    }
+
+    /// The type a tag's CC sizes, for a reader that cannot send GET_VERSION: READ 03 (which every
+    /// reader maps to its read command), then the base rows whose factory CC announces that data area
+    /// (``Type2Product/factoryCapabilityContainer``). The classified type stays when it is one of them;
+    /// else an NTAG row (NTAG213 and Ultralight C both announce 144 bytes: the NTAG is the common one);
+    /// a tag without an NDEF CC keeps its classified type. ``CardInfo/notRefined`` says what was missed.
+    static func refineByCapabilityContainer(_ info: CardInfo, transport: some TagTransport, reason: String) async throws -> CardInfo {
+        var info = info
+        info.probes.append("GET_VERSION: not sent")
+        let step = "GET_VERSION (60h)"
+        let read = try await Type2Command.read(page: 3).probe(via: transport)
+        guard case let .answered(bytes) = read, let cc = Type2CapabilityContainer(bytes: Array(bytes.prefix(4))), cc.isNDEF else {
+            info.probes.append("READ 03: \(read.summary), no NDEF CC")
+            info.notRefined.append(RefinementGap(step: step, reason: "\(reason); no NDEF CC to size the tag: typed from the ATR"))
+            return info
+        }
+        info.probes.append("READ 03: CC data area \(cc.dataAreaSize) bytes")
+        let rows = Type2Product.baseRows.filter { $0.factoryCapabilityContainer.dataAreaSize == cc.dataAreaSize }
+        let chosen = rows.first { $0.cardType == info.type } ?? rows.first { $0.cardType.family == .ntag } ?? rows.first
+        guard let chosen else {
+            info.notRefined.append(RefinementGap(
+                step: step, reason: "\(reason); the CC's data area (\(cc.dataAreaSize) bytes) fits no product: typed from the ATR"))
+            return info
+        }
+        info.type = chosen.cardType
+        info.product = nil
+        let fits = rows.map(\.name).joined(separator: ", ")
+        info.notRefined.append(RefinementGap(
+            step: step, reason: "\(reason); typed \(chosen.name) from the CC's data area (\(cc.dataAreaSize) bytes fits \(fits))"))
         return info
     }
 

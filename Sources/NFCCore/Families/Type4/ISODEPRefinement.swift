@@ -40,7 +40,8 @@ public enum ISODEPRefinement {
             if let stop = version.stop { return (info, stop) }
             if cc.value != nil {
                 apply(version.value, to: &info, keepingType: true)
-                info.type = .type4NDEF
+                // A Type 4 tag; an NTAG 424 DNA is one with its own family (``NTAG424Family``).
+                info.type = version.value?.product?.cardType == .ntag424DNA ? .ntag424DNA : .type4NDEF
             } else if version.value?.product != nil {
                 apply(version.value, to: &info, keepingType: false)
             } else if emrtd.value != nil {

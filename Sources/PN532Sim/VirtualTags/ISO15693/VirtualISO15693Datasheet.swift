@@ -17,6 +17,9 @@ public struct VirtualISO15693Model: Sendable, Hashable {
     public var hasExtendedCommands: Bool
     /// Has LOCK BLOCK (22h).
     public var hasLockBlock: Bool
+    /// The most blocks one READ MULTIPLE BLOCKS (23h; with the EXTENDED commands also 33h) returns;
+    /// nil where the datasheet lists no such command (it is then "not supported", 01h).
+    public var readMultipleBlocks: Int?
     /// Card name in a PC/SC part 3 reader's ATR (``PCSCAnswerToReset/CardName``).
     public var pcscCardName: [UInt8]
 
@@ -24,18 +27,22 @@ public struct VirtualISO15693Model: Sendable, Hashable {
     /// 4 bytes; UID `E0 02 26 …` (manufacturer 02h, IC_REF 26h for the -IE parts, "Unique identifier");
     /// "Get System Info" gives info flags 0Bh — no memory size, which needs two bytes — and "Extended Get
     /// System Info" (3Bh) the size; the EXTENDED commands reach every block. No LOCK BLOCK: the
-    /// ST25DV protects areas with passwords ("Data protection").
+    /// ST25DV protects areas with passwords ("Data protection"). "Read Multiple Blocks" (23h, up to
+    /// 256 blocks in its one-byte count) and "Extended Read Multiple Blocks" (33h, the whole memory).
     public static let st25dv64k = VirtualISO15693Model(
         name: "ST25DV64K", uidPrefix: [0xE0, 0x02, 0x26], blockCount: 2048, blockSize: 4, icReference: 0x26,
-        systemInfoFlags: 0x0B, hasExtendedCommands: true, hasLockBlock: false, pcscCardName: PCSCAnswerToReset.CardName.unnamed)
+        systemInfoFlags: 0x0B, hasExtendedCommands: true, hasLockBlock: false, readMultipleBlocks: 2048,
+        pcscCardName: PCSCAnswerToReset.CardName.unnamed)
 
     /// ICODE SLIX (NXP SL2S2002): 28 user blocks of 4 bytes ("Memory organization"); UID `E0 04 01`
     /// with the type indicator 10b in UID bits 37–36 ("Unique identifier": byte 3 = 1xh for SLIX);
     /// GET SYSTEM INFORMATION gives info flags 0Fh, memory size 1B 03, IC reference 01h; LOCK BLOCK is
-    /// there; the EXTENDED commands are not, and get error 01h (command not supported).
+    /// there; the EXTENDED commands are not, and get error 01h (command not supported). READ MULTIPLE
+    /// BLOCKS (23h) is among its ISO/IEC 15693 commands, over the whole user memory.
     public static let icodeSLIX = VirtualISO15693Model(
         name: "ICODE SLIX", uidPrefix: [0xE0, 0x04, 0x01, 0x10], blockCount: 28, blockSize: 4, icReference: 0x01,
-        systemInfoFlags: 0x0F, hasExtendedCommands: false, hasLockBlock: true, pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
+        systemInfoFlags: 0x0F, hasExtendedCommands: false, hasLockBlock: true, readMultipleBlocks: 28,
+        pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
 }
 
 /// ISO/IEC 15693-3 command codes the virtual tags answer ("Command codes" table), and the error codes
@@ -46,12 +53,14 @@ enum VirtualISO15693Command {
     static let readMultipleBlocks: UInt8 = 0x23, select: UInt8 = 0x25, resetToReady: UInt8 = 0x26
     static let getSystemInformation: UInt8 = 0x2B
     static let extendedReadSingleBlock: UInt8 = 0x30, extendedWriteSingleBlock: UInt8 = 0x31
-    static let extendedLockBlock: UInt8 = 0x32, extendedGetSystemInformation: UInt8 = 0x3B
+    static let extendedLockBlock: UInt8 = 0x32, extendedReadMultipleBlocks: UInt8 = 0x33
+    static let extendedGetSystemInformation: UInt8 = 0x3B
 
     /// Request flags: bit 3 inventory; outside inventory bit 5 select, bit 6 address, bit 7 option.
     static let inventoryFlag: UInt8 = 0x04, selectFlag: UInt8 = 0x10, addressFlag: UInt8 = 0x20, optionFlag: UInt8 = 0x40
 
     static let errorNotSupported: UInt8 = 0x01, errorNotRecognised: UInt8 = 0x02, errorOption: UInt8 = 0x03
+    static let errorUnknown: UInt8 = 0x0F
     static let errorBlockNotAvailable: UInt8 = 0x10, errorAlreadyLocked: UInt8 = 0x11, errorLocked: UInt8 = 0x12
 }
 

@@ -163,16 +163,14 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
             guard !s.locked.contains(block) else { return error(C.errorAlreadyLocked) }
             s.locked.insert(block)
             return ok()
-        case C.readMultipleBlocks:
+        case C.readMultipleBlocks where model.readMultipleBlocks != nil:
             guard parameters.count == 2 else { return error(C.errorNotRecognised) }
-            let first = Int(parameters[0]), count = Int(parameters[1]) + 1
-            guard first + count <= model.blockCount else { return error(C.errorBlockNotAvailable) }
-            var answer: [UInt8] = [0x00]
-            for block in first..<first + count {
-                if option { answer.append(s.locked.contains(block) ? 0x01 : 0x00) }
-                answer += blockData(block, s)
-            }
-            return .data(answer)
+            return readMultiple(first: Int(parameters[0]), count: Int(parameters[1]) + 1, option: option, s)
+        case C.extendedReadMultipleBlocks where extended && model.readMultipleBlocks != nil:
+            // First block and number of blocks − 1, two bytes each, LSB first (ISO/IEC 15693-3:2019).
+            guard parameters.count == 4 else { return error(C.errorNotRecognised) }
+            return readMultiple(first: Int(parameters[0]) | Int(parameters[1]) << 8,
+                                count: (Int(parameters[2]) | Int(parameters[3]) << 8) + 1, option: option, s)
         case C.getSystemInformation:
             guard parameters.isEmpty else { return error(C.errorNotRecognised) }
             return .data([0x00] + systemInformation(flags: model.systemInfoFlags, sizeBytes: 1, s))
@@ -197,6 +195,19 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
     private func read(_ block: Int, option: Bool, _ s: State) -> VirtualTagReply {
         guard block < model.blockCount else { return error(VirtualISO15693Command.errorBlockNotAvailable) }
         return .data([0x00] + (option ? [s.locked.contains(block) ? 0x01 : 0x00] : []) + blockData(block, s))
+    }
+
+    /// `count` blocks from `first`, each with its security status when `option`; more than the
+    /// datasheet's number per command is an error (0Fh), a range past the memory "block not available".
+    private func readMultiple(first: Int, count: Int, option: Bool, _ s: State) -> VirtualTagReply {
+        guard count <= model.readMultipleBlocks ?? 0 else { return error(VirtualISO15693Command.errorUnknown) }
+        guard first + count <= model.blockCount else { return error(VirtualISO15693Command.errorBlockNotAvailable) }
+        var answer: [UInt8] = [0x00]
+        for block in first..<first + count {
+            if option { answer.append(s.locked.contains(block) ? 0x01 : 0x00) }
+            answer += blockData(block, s)
+        }
+        return .data(answer)
     }
 
     private func write(_ block: Int, _ data: [UInt8], _ s: inout State) -> VirtualTagReply {
