@@ -36,11 +36,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # release build (--static-swift-stdlib links -lstdc++, which swift.org's Debian 12 package list does not
 # bring), systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the packaging checks,
 # python3 for make soak, python3-jinja2 for the end-to-end tests that render the Home Assistant
-# discovery templates (python3-venv for make test-ha).
+# discovery templates (python3-venv for make test-ha), rabbitmq-server (3.10, with its MQTT plugin) for
+# the two-node cluster RabbitMQClusterTests start on loopback (the package's own service is not used).
 BUILD_DEBS := pkg-config libnfc-dev libnfc6 libmosquitto-dev libyaml-dev libssl-dev libsystemd-dev libpcsclite-dev
 DEMO_DEBS := $(BUILD_DEBS) mosquitto mosquitto-clients socat
 DEBS := $(DEMO_DEBS) libnfc-bin libnfc-examples openssl libstdc++-12-dev systemd dpkg-dev lintian man-db \
-        python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace
+        python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace rabbitmq-server
 
 # $(call install_debs,PACKAGES): apt-get install those of PACKAGES that are not installed.
 define install_debs
@@ -188,9 +189,11 @@ install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(UDEVDIR)" "$(DESTDIR)$(MODPROBEDIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/nfcbridge"; \
 	install -m 0755 $(INSTALL_STRIP) "$$bin/nfcbridge" "$$bin/nfcbridge-sim" "$(DESTDIR)$(BINDIR)/"; \
-	sed 's|^ExecStart=/usr/bin/nfcbridge |ExecStart=$(BINDIR)/nfcbridge |; s|/usr/share/doc/nfcbridge/|$(DOCDIR)/|' \
-	  deploy/systemd/nfcbridge.service > "$(DESTDIR)$(UNITDIR)/nfcbridge.service"; \
-	chmod 0644 "$(DESTDIR)$(UNITDIR)/nfcbridge.service"; \
+	for unit in nfcbridge.service nfcbridge@.service; do \
+	  sed 's|^ExecStart=/usr/bin/nfcbridge |ExecStart=$(BINDIR)/nfcbridge |; s|/usr/share/doc/nfcbridge/|$(DOCDIR)/|' \
+	    "deploy/systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit"; \
+	  chmod 0644 "$(DESTDIR)$(UNITDIR)/$$unit"; \
+	done; \
 	install -m 0644 deploy/udev/60-nfcbridge.rules "$(DESTDIR)$(UDEVDIR)/"; \
 	install -m 0644 deploy/modprobe.d/nfcbridge-blacklist.conf "$(DESTDIR)$(MODPROBEDIR)/"; \
 	install -m 0644 deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 "$(DESTDIR)$(MANDIR)/man1/"; \

@@ -25,7 +25,8 @@ let package = Package(
         // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
         .target(name: "NFCCore", dependencies: ["CCrypto"]),
         // Virtual tags and the PN532 emulator on a pty.
-        // CCrypto: the virtual NTAG 424 DNA's own AES/CMAC steps (SDM), never NFCCore's crypto.
+        // CCrypto: the virtual NTAG 424 DNA's SDM and the virtual DESFire's authentication and secure
+        // messaging, each the simulator's own steps on libcrypto's AES, never NFCCore's crypto.
         .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"]),
         // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
         .target(name: "POSIXThreads"),

@@ -8,6 +8,7 @@ only. Every loop is bounded in count and time; every process started here is sto
   python3 bench/agent.py BIN absence  [--intervals 100,250,500] [--grace MS]
   python3 bench/agent.py BIN idle     [--seconds S]
   python3 bench/agent.py BIN fleet    [--agents N] [--taps N]
+  python3 bench/agent.py BIN access   [--taps N]
 """
 import argparse
 import json
@@ -55,19 +56,25 @@ def fd_count(pid):
 
 
 class Rig:
-    """One broker, N simulators + agents, one subscriber."""
+    """One broker, N simulators + agents, one subscriber. With `brokers` (agent number -> its list of
+    broker URLs) the brokers are someone else's (bench/cluster.py's RabbitMQ nodes): none is started,
+    the subscriber goes to `subscriber_port`, and the agents speak `protocol`."""
 
     def __init__(self, bin_dir, agents=1, interval=250, presence="", baud=115200, wrap=(), sim_args=(),
-                 scenario=None, extra_config=None):
+                 scenario=None, extra_config=None, brokers=None, subscriber_port=None, protocol=None):
         """`scenario`: the simulator's scenario text instead of the NTAG215s of UIDS; `extra_config`:
         a function of the rig's folder giving more top-level configuration lines (bench/sun.py's keys)."""
         self.bin, self.dir = bin_dir, tempfile.mkdtemp(prefix="nfcbench-agent-")
         self.procs, self.events = [], queue.Queue()
-        self.port = free_port()
-        conf = os.path.join(self.dir, "mosquitto.conf")
-        open(conf, "w").write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\nsys_interval 1\n")
-        self.broker = self.start(["mosquitto", "-c", conf], "broker")
-        self.wait_port()
+        if brokers is None:
+            self.port = free_port()
+            conf = os.path.join(self.dir, "mosquitto.conf")
+            open(conf, "w").write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\nsys_interval 1\n")
+            self.broker = self.start(["mosquitto", "-c", conf], "broker")
+            self.wait_port()
+            brokers = lambda n: [f"mqtt://127.0.0.1:{self.port}"]  # noqa: E731
+        else:
+            self.port, self.broker = subscriber_port, None
         self.sub = subprocess.Popen(
             ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", "nfc/#", "-v", "-q", "1"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
@@ -88,9 +95,11 @@ class Rig:
                 pass
             self.sims.append(sock)
             config = os.path.join(self.dir, f"a{n}.yaml")
+            urls = brokers(n)
             open(config, "w").write(
                 f"id: a{n}\nreader:\n  device: \"pn532_uart:{link}\"\n  polling: {{interval_ms: {interval}}}\n"
-                f"mqtt:\n  url: mqtt://127.0.0.1:{self.port}\n"
+                f"mqtt:\n  url: {urls[0] if len(urls) == 1 else '[' + ', '.join(urls) + ']'}\n"
+                + (f"  protocol: \"{protocol}\"\n" if protocol else "")
                 + (f"presence: {presence}\n" if presence else "")
                 + f"state_dir: {os.path.join(self.dir, f's{n}')}\nlog: {{level: warning}}\n"
                 + (extra_config(self.dir) if extra_config else ""))
@@ -147,16 +156,21 @@ class Rig:
         return sum(self.control(n, {"cmd": "list"}).get("commands", {}).values())
 
     def close(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in reversed(self.procs):
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop_processes(self.procs)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def stop_processes(procs):
+    """SIGTERM to every process of `procs` still running, last started first; SIGKILL after 10 s."""
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in reversed(procs):
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def event_of(kind, uid, agent=None):
@@ -191,6 +205,28 @@ def latency(rig, taps, on_ms):
     return scan, removal, lost
 
 
+def access_taps(rig, taps, uid_index=0):
+    """Place → `scanned` latency (ms) and PN532 commands per tap for `taps` taps of tag t<uid_index>,
+    each removed as soon as its `scanned` arrives and its `removed` awaited."""
+    scan, commands, lost = [], [], 0
+    rng = random.Random(21)
+    for _ in range(taps):
+        time.sleep(rng.uniform(0, 0.3))
+        before = rig.commands(0)
+        t0 = time.time()
+        rig.control(0, {"cmd": "place", "id": f"t{uid_index}"})
+        got = rig.wait_for(event_of("scanned", UIDS[uid_index]), timeout=10)
+        if got:
+            scan.append((got[0][0] - t0) * 1000)
+        else:
+            lost += 1
+        rig.control(0, {"cmd": "remove", "all": True})
+        if not rig.wait_for(event_of("removed", UIDS[uid_index]), timeout=10):
+            lost += 1
+        commands.append(rig.commands(0) - before)
+    return scan, commands, lost
+
+
 def report(label, values):
     if values:
         print(f"  {label}: n {len(values)}  p50 {quantile(values, .5):.0f}  p95 {quantile(values, .95):.0f}"
@@ -218,7 +254,31 @@ def main():
     a = ap.parse_args()
     print(f"load: {open('/proc/loadavg').read().split()[:3]}")
 
-    if a.bench == "latency":
+    if a.bench == "access":
+        # The access checks (docs/access-control.md) on a genuine NTAG216 (Flipper's published UID and
+        # signature): each configuration in its own rig, the same taps.
+        UIDS[0] = "0485928AA06181"
+        scenario = ("tags:\n  - {id: t0, type: ntag216, uid: 0485928AA06181,"
+                    " signature: 1B84EB70BD4CBD1B1DE4980B1858BD7C7285B4E47B388E96CF886BEEA343AD90}\ntimeline: []\n")
+        configs = [
+            ("no checks (signature ignore, probes off)",
+             "access: {signature: ignore, probes: {uid_structure: false, version_signature_mismatch: false}}\n"),
+            ("defaults (signature check, uid_structure, version_signature_mismatch)", ""),
+            ("defaults + gen1a_backdoor", "access: {probes: {gen1a_backdoor: true}}\n"),
+        ]
+        for label, extra in configs:
+            rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval, scenario=scenario,
+                      extra_config=lambda _folder, extra=extra: extra)
+            try:
+                scan, commands, lost = access_taps(rig, a.taps)
+                print(f"{label}, {a.taps} taps:")
+                report("place -> scanned received", scan)
+                print(f"  PN532 commands per tap (place to removed, polls and presence checks included): "
+                      f"median {quantile(commands, .5):.0f}, min {min(commands)}, max {max(commands)}; lost {lost}")
+            finally:
+                rig.close()
+
+    elif a.bench == "latency":
         rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             scan, removal, lost = latency(rig, a.taps, a.on)
@@ -356,44 +416,51 @@ def main():
     elif a.bench == "fleet":
         rig = Rig(a.bin, sim_args=a.sim_arg, agents=a.agents, interval=a.interval)
         try:
-            broker = rig.broker.pid
-            b0 = cpu_seconds(broker)
-            a0 = sum(cpu_seconds(p.pid) for p in rig.agents)
-            bytes0 = broker_bytes(rig)
-            t0 = time.time()
-            late, lost, scan_lat = 0, 0, []
-            for i in range(a.taps):
-                starts = []
-                for n in range(a.agents):
-                    starts.append(time.time())
-                    rig.control(n, {"cmd": "place", "id": f"t{i % len(UIDS)}"})
-                got = rig.wait_for(lambda e: e[1].endswith("/event/scanned"), count=a.agents, timeout=15)
-                lost += a.agents - len(got)
-                for e in got:
-                    n = int(e[1].split("/")[1][1:])
-                    scan_lat.append((e[0] - starts[n]) * 1000)
-                late += sum(1 for x in scan_lat[-len(got):] if x > 1000)
-                for n in range(a.agents):
-                    rig.control(n, {"cmd": "remove", "all": True})
-                got = rig.wait_for(lambda e: e[1].endswith("/event/removed"), count=a.agents, timeout=15)
-                lost += a.agents - len(got)
-            elapsed = time.time() - t0
-            b1 = cpu_seconds(broker)
-            a1 = sum(cpu_seconds(p.pid) for p in rig.agents)
-            bytes1 = broker_bytes(rig)
-            scans = a.taps * a.agents
             print(f"fleet: {a.agents} agents (each with its own nfcbridge-sim), one mosquitto, {a.taps} taps on all of them, interval_ms {a.interval}:")
-            print(f"  broker CPU {1000 * (b1 - b0) / scans:.2f} ms per scan ({100 * (b1 - b0) / elapsed:.1f} % of a core over {elapsed:.0f} s)")
-            print(f"  agents CPU {1000 * (a1 - a0) / scans:.2f} ms per scan (idle polling included), "
-                  f"{100 * (a1 - a0) / elapsed / a.agents:.2f} % of a core per agent")
-            if bytes0 is not None and bytes1 is not None:
-                print(f"  bytes through the broker per scan (received + sent: publishes, PUBACKs, retained state, "
-                      f"the copy to the one subscriber, idle health/state traffic; scanned + removed): "
-                      f"{(bytes1 - bytes0) / scans:.0f}")
-            report("place -> scanned received", scan_lat)
-            print(f"  events lost {lost}, late (> 1 s) {late}")
+            fleet_rounds(rig, a.agents, a.taps, [rig.broker.pid], lambda: broker_bytes(rig))
         finally:
             rig.close()
+
+
+def fleet_rounds(rig, agents, taps, broker_pids, bytes_through):
+    """`taps` rounds of a tag placed on every reader at once, removed once every `scanned` arrived;
+    prints broker CPU (the processes `broker_pids`) and bytes (`bytes_through()`, before and after)
+    per scan, agent CPU, place -> scanned latency, lost and late events. Returns the events lost."""
+    b0 = sum(cpu_seconds(pid) for pid in broker_pids)
+    a0 = sum(cpu_seconds(p.pid) for p in rig.agents)
+    bytes0 = bytes_through()
+    t0 = time.time()
+    late, lost, scan_lat = 0, 0, []
+    for i in range(taps):
+        starts = []
+        for n in range(agents):
+            starts.append(time.time())
+            rig.control(n, {"cmd": "place", "id": f"t{i % len(UIDS)}"})
+        got = rig.wait_for(lambda e: e[1].endswith("/event/scanned"), count=agents, timeout=15)
+        lost += agents - len(got)
+        for e in got:
+            n = int(e[1].split("/")[1][1:])
+            scan_lat.append((e[0] - starts[n]) * 1000)
+        late += sum(1 for x in scan_lat[-len(got):] if x > 1000)
+        for n in range(agents):
+            rig.control(n, {"cmd": "remove", "all": True})
+        got = rig.wait_for(lambda e: e[1].endswith("/event/removed"), count=agents, timeout=15)
+        lost += agents - len(got)
+    elapsed = time.time() - t0
+    b1 = sum(cpu_seconds(pid) for pid in broker_pids)
+    a1 = sum(cpu_seconds(p.pid) for p in rig.agents)
+    bytes1 = bytes_through()
+    scans = taps * agents
+    print(f"  broker CPU {1000 * (b1 - b0) / scans:.2f} ms per scan ({100 * (b1 - b0) / elapsed:.1f} % of a core over {elapsed:.0f} s)")
+    print(f"  agents CPU {1000 * (a1 - a0) / scans:.2f} ms per scan (idle polling included), "
+          f"{100 * (a1 - a0) / elapsed / agents:.2f} % of a core per agent")
+    if bytes0 is not None and bytes1 is not None:
+        print(f"  bytes through the broker per scan (received + sent: publishes, PUBACKs, retained state, "
+              f"the copy to the one subscriber, idle health/state traffic; scanned + removed): "
+              f"{(bytes1 - bytes0) / scans:.0f}")
+    report("place -> scanned received", scan_lat)
+    print(f"  events lost {lost}, late (> 1 s) {late}")
+    return lost
 
 
 def broker_bytes(rig):

@@ -7,7 +7,7 @@ root=$(cd "$here/.." && pwd)
 (cd "$root" && swift build -c "${CONFIGURATION:-debug}" --product nfcbridge >/dev/null &&
     swift build -c "${CONFIGURATION:-debug}" --product nfcbridge-sim >/dev/null)
 export BENCH_BUILT=1
-for b in startup identify dump latency absence churn slowdisk idle fleet; do
+for b in startup identify dump auth latency absence churn slowdisk idle fleet; do
     "$here/$b.sh"
     echo
 done

@@ -51,7 +51,7 @@ def main():
     try:
         for n in range(a.taps + 1):
             for kind in results:
-                before = rig.commands(0)
+                before = rig.control(0, {"cmd": "list"}).get("commands", {})
                 start = time.time()
                 rig.control(0, {"cmd": "place", "id": kind})
                 scanned = rig.wait_for(lambda e: e[1].endswith("/event/scanned"), timeout=15)
@@ -59,14 +59,19 @@ def main():
                     print(f"  {kind}: no scanned event")
                     continue
                 took = (scanned[0][0] - start) * 1000
-                commands = rig.commands(0) - before
+                after = rig.control(0, {"cmd": "list"}).get("commands", {})
+                # InDataExchange (40h) frames carry the tag's commands: the scan's own exchanges.
+                commands = sum(after.values()) - sum(before.values())
+                exchanges = after.get("40", after.get("0x40", 0)) - before.get("40", before.get("0x40", 0))
                 trust = json.loads(scanned[0][2]).get("trust", {})
                 if trust.get("sun"):
                     verdicts[trust["sun"]["verdict"]] = verdicts.get(trust["sun"]["verdict"], 0) + 1
                 rig.control(0, {"cmd": "remove", "id": kind})
                 rig.wait_for(lambda e: e[1].endswith("/event/removed"), timeout=15)
                 if n > 0:  # the first round warms up
-                    results[kind].append((took, commands))
+                    results[kind].append((took, commands, exchanges))
+                if n == 0 and kind == "sun":
+                    print(f"  command codes seen: {sorted(after)}")
     finally:
         rig.close()
     for kind, rows in results.items():
@@ -74,8 +79,9 @@ def main():
             continue
         ms = [r[0] for r in rows]
         cmds = [r[1] for r in rows]
+        exchanges = [r[2] for r in rows]
         print(f"{kind:6} place->scanned median {statistics.median(ms):7.1f} ms (min {min(ms):.1f}, max {max(ms):.1f}); "
-              f"PN532 commands median {statistics.median(cmds)} ({len(rows)} taps)")
+              f"PN532 commands median {statistics.median(cmds)}, InDataExchange median {statistics.median(exchanges)} ({len(rows)} taps)")
     print(f"sun verdicts: {verdicts}")
 
 

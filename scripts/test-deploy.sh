@@ -33,7 +33,7 @@ for field in "Package: nfcbridge" "Depends: .*libnfc6" "Depends: .*libmosquitto1
     "Depends: .*libssl3" "Depends: .*libsystemd0" "Depends: .*libpcsclite1"; do
     grep -Eq "^ $field" "$work/info" && pass "control $field" || fail "control $field"
 done
-for file in ./usr/bin/nfcbridge ./lib/systemd/system/nfcbridge.service \
+for file in ./usr/bin/nfcbridge ./lib/systemd/system/nfcbridge.service ./lib/systemd/system/nfcbridge@.service \
     ./lib/udev/rules.d/60-nfcbridge.rules ./etc/modprobe.d/nfcbridge-blacklist.conf ./etc/nfcbridge/config.yaml \
     ./usr/share/man/man1/nfcbridge.1.gz ./usr/share/man/man5/nfcbridge.yaml.5.gz \
     ./usr/share/doc/nfcbridge/README.md ./usr/share/doc/nfcbridge/getting-started.md \
@@ -124,6 +124,20 @@ if command -v systemd-analyze > /dev/null; then
     else
         fail "systemd-analyze verify"; sed 's/^/     /' "$work/verify"
     fi
+    # The template on an instance (a board with two readers: nfcbridge@door-in), as installed.
+    sed "s|^ExecStart=/usr/bin/|ExecStart=$root/usr/bin/|" "$root/lib/systemd/system/nfcbridge@.service" > "$work/nfcbridge@.service"
+    if systemd-analyze verify --man=no "$work/nfcbridge@door-in.service" > "$work/verify@" 2>&1 && ! grep -q nfcbridge@ "$work/verify@"; then
+        pass "systemd-analyze verify nfcbridge@door-in.service (the template)"
+    else
+        fail "systemd-analyze verify nfcbridge@door-in.service"; sed 's/^/     /' "$work/verify@"
+    fi
+    grep -q '^ExecStart=.* run --config /etc/nfcbridge/%i.yaml$' "$work/nfcbridge@.service" && grep -qx 'StateDirectory=nfcbridge/%i' "$work/nfcbridge@.service" \
+        && pass "template reads /etc/nfcbridge/%i.yaml with its own state directory" || fail "template ExecStart / StateDirectory"
+    # Apart from its instance lines, the template is the unit (one sandbox to maintain, not two).
+    instance='/^#/d; /%i/d; /^Description=/d; /^ExecStart=/d; /^StateDirectory=/d'
+    if diff <(sed "$instance" "$work/nfcbridge.service") <(sed "$instance" "$work/nfcbridge@.service") | grep -q '^[<>] [A-Z]'; then
+        fail "nfcbridge@.service differs from nfcbridge.service beyond its instance lines"
+    else pass "nfcbridge@.service keeps nfcbridge.service's settings"; fi
     for key in Type=notify WatchdogSec= Restart=on-failure User=nfcbridge StateDirectory=nfcbridge ConfigurationDirectory=nfcbridge \
         "DeviceAllow=char-ttyS " "DeviceAllow=char-ttyAMA " "DeviceAllow=char-ttyUSB " "DeviceAllow=char-usb_device " \
         "DeviceAllow=char-i2c " "DeviceAllow=char-spi " ProtectSystem=strict; do
@@ -140,11 +154,11 @@ awk '
         line = $0; n = split(line, pairs, /", /)
         for (i = 1; i <= n; i++) {
             pair = pairs[i] (i < n ? "\"" : "")
-            if (pair !~ /^(ACTION|SUBSYSTEM|KERNEL|DRIVER|ENV\{[A-Z_]+\}|ATTRS?\{[a-zA-Z_]+\}|GROUP|MODE|SYMLINK|OWNER|TAG)(==|!=|=|\+=|:=)"[^"]*"$/) {
+            if (pair !~ /^(ACTION|SUBSYSTEM|KERNEL|DRIVER|ENV\{[A-Z_]+\}|ATTRS?\{[a-zA-Z_]+\}|IMPORT\{builtin\}|GROUP|MODE|SYMLINK|OWNER|TAG)(==|!=|=|\+=|:=)"[^"]*"$/) {
                 printf "line %d: bad pair <%s>\n", NR, pair; bad = 1
             }
         }
-        if (line !~ /(GROUP|SYMLINK|MODE|TAG)\+?=/) { printf "line %d: matches but assigns nothing\n", NR; bad = 1 }
+        if (line !~ /(GROUP|SYMLINK|MODE|TAG|ENV\{[A-Z_]+\}|IMPORT\{builtin\})\+?=/) { printf "line %d: matches but assigns nothing\n", NR; bad = 1 }
     }
     END { exit bad }' deploy/udev/60-nfcbridge.rules > "$work/udev" 2>&1 && pass "udev rules syntax" || { fail "udev rules syntax"; cat "$work/udev"; }
 for id in 1a86:7523 10c4:ea60 0403:6001 072f:2200 04e6:5591; do
@@ -152,6 +166,8 @@ for id in 1a86:7523 10c4:ea60 0403:6001 072f:2200 04e6:5591; do
 done
 for kernel in ttyAMA0 ttyS0; do grep -q "KERNEL==\"$kernel\"" deploy/udev/60-nfcbridge.rules && pass "udev rule for $kernel" || fail "udev rule for $kernel"; done
 grep -q 'SYMLINK+="nfc-reader"' deploy/udev/60-nfcbridge.rules && pass "udev /dev/nfc-reader symlink" || fail "udev symlink"
+grep -q 'SYMLINK+="nfc/by-path/$env{ID_PATH}"' deploy/udev/60-nfcbridge.rules && grep -q 'SYMLINK+="nfc/by-serial/$env{ID_SERIAL_SHORT}"' deploy/udev/60-nfcbridge.rules \
+    && pass "udev names several readers by USB path and serial" || fail "udev by-path / by-serial names"
 if command -v udevadm > /dev/null && udevadm verify --help > /dev/null 2>&1; then check "udevadm verify" udevadm verify deploy/udev/60-nfcbridge.rules
 else echo "note udevadm verify needs systemd 254's udev (Debian 12 has 252); the awk check above stands in"; fi
 

@@ -12,7 +12,14 @@ and websocket APIs, what a user sees:
 - reader absent (the simulator stops): the tag entities unavailable, the diagnostic ones not;
 - agent stop: everything unavailable but the "Agent" connectivity sensor, which reads off;
 - Home Assistant restart: the states come back from the retained topics, Last UID included;
-- no template warning or error in Home Assistant's log.
+- no template warning or error in Home Assistant's log;
+- issue 22's defects, each a check: (A) removal automations written as docs/home-assistant.md says
+  (the device trigger, and a state trigger with not_from / not_to) run once per real removal and
+  never when the entity comes back from unavailable; (B) a tap made while the broker is stalled
+  (SIGSTOP) reaches Home Assistant late and fires no tag_scanned; (C) a tap made while the broker is
+  down is replayed buffered and never becomes Last UID, and "Buffered events" counts it; (D) a clean
+  stop with a tag on the reader turns Tag present unavailable, never off first; (E) the event
+  entity's `removed` carries card_type and random_uid; the Reader sensor is an enum.
 
 Prints the figures at the end; exits non-zero on the first failed check. Every process it starts
 is stopped on the way out.
@@ -71,6 +78,9 @@ class Processes:
         child = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, **kwargs)
         self.children[name] = child
         return child
+
+    def signal(self, name, sig):
+        self.children[name].send_signal(sig)
 
     def stop(self, name, sig=signal.SIGTERM):
         child = self.children.pop(name, None)
@@ -166,6 +176,13 @@ class HomeAssistant:
         if self.reader is not None:
             self.reader.cancel()
 
+    async def post(self, path, body):
+        async with self.session.post(self.base + path, json=body,
+                                     headers={"Authorization": f"Bearer {self.token}"}) as response:
+            if response.status >= 300:
+                raise Failure(f"POST {path}: {response.status} {await response.text()}")
+            return await response.json()
+
     async def rest(self, path):
         async with self.session.get(self.base + path, headers={"Authorization": f"Bearer {self.token}"}) as response:
             if response.status == 404:
@@ -175,8 +192,8 @@ class HomeAssistant:
     async def state(self, entity_id):
         return await self.rest(f"/api/states/{entity_id}")
 
-    async def wait_state(self, entity_id, predicate, what):
-        deadline = time.monotonic() + GUARD
+    async def wait_state(self, entity_id, predicate, what, timeout=GUARD):
+        deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
             last = await self.state(entity_id)
@@ -236,9 +253,17 @@ def write_files(folder, mqtt_port, ha_port, bin_dir):
             "config:\n"
             "tag:\n"
             "device_automation:\n"
+            "automation: !include automations.yaml\n"
+            "counter:\n"
+            "  device_removals:\n"
+            "  guarded_removals:\n"
+            "  naive_changes:\n"
             "logger:\n"
             "  default: warning\n"
         )
+    # Filled through the automation config API once the device exists (its id is needed).
+    with open(os.path.join(config, "automations.yaml"), "w") as f:
+        f.write("[]\n")
     # The MQTT integration is set up through the UI (a config entry), not YAML: seed the entry.
     entries = {
         "version": 1,
@@ -273,10 +298,10 @@ def write_files(folder, mqtt_port, ha_port, bin_dir):
     return scenario, config
 
 
-def wait_line(path, text, timeout=60):
+def wait_line(path, text, timeout=60, occurrence=1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if os.path.exists(path) and text in open(path, errors="replace").read():
+        if os.path.exists(path) and open(path, errors="replace").read().count(text) >= occurrence:
             return
         time.sleep(0.1)
     raise Failure(f"{path} never said {text!r}")
@@ -352,23 +377,44 @@ async def run(args, processes, folder):
         check(device["name"] == f"NFC reader {AGENT_ID}", f"device named {device['name']!r}")
         entities = []
         deadline = time.monotonic() + GUARD
-        while len(entities) < 10 and time.monotonic() < deadline:
+        while len(entities) < 12 and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
             entities = [e for e in await ha.call({"type": "config/entity_registry/list"}) if e["device_id"] == device_id]
         by_unique = {e["unique_id"]: e for e in entities}
         figures["entities"] = len(entities)
-        check(len(entities) == 10, f"10 entities on the device: {sorted(by_unique)}")
-        ids = {key: by_unique[f"{AGENT_ID}_{key}"]["entity_id"] for key in
-               ["nfc", "tag_present", "last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events",
-                "mqtt_reconnects", "version"]}
+        check(len(entities) == 12, f"12 entities on the device: {sorted(by_unique)}")
+        diagnostics = ["last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events", "mqtt_reconnects",
+                       "mqtt_stalls", "buffered_events", "version"]
+        ids = {key: by_unique[f"{AGENT_ID}_{key}"]["entity_id"] for key in ["nfc", "tag_present"] + diagnostics}
         print("  entity ids: " + ", ".join(sorted(ids.values())))
         diagnostic = sorted(k for k in ids if by_unique[f"{AGENT_ID}_{k}"]["entity_category"] == "diagnostic")
-        check(diagnostic == sorted(["last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events",
-                                    "mqtt_reconnects", "version"]), f"diagnostic entities: {diagnostic}")
+        check(diagnostic == sorted(diagnostics), f"diagnostic entities: {diagnostic}")
         check(ids["nfc"] == f"event.nfc_reader_{AGENT_ID}_tag", f"event entity {ids['nfc']}")
+        reader = await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok")
+        check(reader["attributes"].get("device_class") == "enum"
+              and reader["attributes"].get("options") == ["starting", "ok", "absent", "error"],
+              f"the Reader sensor is an enum with its options: {reader['attributes']}")
+        # (A) the removal automations of docs/home-assistant.md, and the naive state trigger it warns of.
+        automations = {
+            "device_removals": {"trigger": "device", "domain": "mqtt", "device_id": device_id, "type": "tag_removed",
+                                "subtype": "any_tag"},
+            "guarded_removals": {"trigger": "state", "entity_id": ids["nfc"], "not_from": ["unavailable", "unknown"],
+                                 "not_to": ["unavailable", "unknown"]},
+            "naive_changes": {"trigger": "state", "entity_id": ids["nfc"]},
+        }
+        for name, trigger in automations.items():
+            trigger = {("platform" if k == "trigger" else k): v for k, v in trigger.items()}  # HA 2024.3 spelling
+            condition = ([{"condition": "template", "value_template": "{{ trigger.to_state.attributes.event_type == 'removed' }}"}]
+                         if name == "guarded_removals" else [])
+            await ha.post(f"/api/config/automation/config/{name}", {
+                "id": name, "alias": name, "mode": "queued", "trigger": [trigger], "condition": condition,
+                "action": [{"service": "counter.increment", "target": {"entity_id": f"counter.{name}"}}]})
+        await ha.wait_state("automation.device_removals", lambda s: s["state"] == "on", "on")
+        await ha.wait_state("automation.naive_changes", lambda s: s["state"] == "on", "on")
+        await ha.call({"type": "subscribe_events", "event_type": "state_changed"})
+        removals = 0  # real removals while Home Assistant watched
 
         await ha.wait_state(ids["agent"], lambda s: s["state"] == "on", "on (agent connected)")
-        await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok")
         present = await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         check(present["attributes"].get("device_class") == "occupancy", "tag present: device_class occupancy")
         figures["agent_start_to_available_s"] = round(time.monotonic() - t, 2)
@@ -401,15 +447,21 @@ async def run(args, processes, folder):
 
         print("remove it")
         control(folder, {"cmd": "remove", "id": "card"})
+        removals += 1
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
-        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "removed"
-                            and s["attributes"].get("uid") == CARD_UID, "event removed")
+        removed = await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "removed"
+                                      and s["attributes"].get("uid") == CARD_UID, "event removed")
+        check(removed["attributes"].get("card_type") == "NTAG215" and removed["attributes"].get("random_uid") is False,
+              f"(E) removed carries card_type and random_uid: {removed['attributes']}")
 
         print("a phone (random UID), then a plain tag")
         mark = len(ha.events)
         control(folder, {"cmd": "place", "id": "phone"})
         await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("uid") == PHONE_UID, "event scanned (phone)")
         control(folder, {"cmd": "remove", "id": "phone"})
+        removals += 1
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "removed"
+                            and s["attributes"].get("random_uid") is True, "(E) event removed, random_uid true")
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         control(folder, {"cmd": "place", "id": "plain"})
         index, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned (plain)")
@@ -419,8 +471,37 @@ async def run(args, processes, folder):
         figures["ha_tags"] = tag_ids
         check(PHONE_UID not in tag_ids, f"no HA tag for the random UID: {tag_ids}")
         control(folder, {"cmd": "remove", "id": "plain"})
+        removals += 1
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         await ha.wait_state(ids["scans"], lambda s: s["state"] == "3", "3 scans")
+
+        print("(B) a tap while the broker is stalled (SIGSTOP 4 s): late, so no tag_scanned")
+        mark = len(ha.events)
+        processes.signal("mosquitto", signal.SIGSTOP)
+        control(folder, {"cmd": "place", "id": "plain"})
+        wait_line(os.path.join(folder, "agent.log"), f"tag {PLAIN_UID} (NTAG213) scanned", occurrence=2)
+        time.sleep(4)  # the stall itself: the broker holds the tap this long (not a wait for a result)
+        processes.signal("mosquitto", signal.SIGCONT)
+        await ha.wait_state(ids["scans"], lambda s: s["state"] == "4", "4 scans (the stalled tap reached HA)")
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on")
+        late = [e for e in ha.events[mark:] if e["event_type"] == "tag_scanned"]
+        check(not late, f"the late tap fired no tag_scanned: {late}")
+        control(folder, {"cmd": "remove", "id": "plain"})
+        removals += 1
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+
+        print("(C) a tap while the broker is down: replayed buffered, never Last UID")
+        last_before = (await ha.state(ids["last_uid"]))["state"]
+        processes.stop("mosquitto")
+        control(folder, {"cmd": "place", "id": "card"})
+        wait_line(os.path.join(folder, "agent.log"), f"tag {CARD_UID} (NTAG215) scanned", occurrence=2)
+        control(folder, {"cmd": "remove", "id": "card"})
+        wait_line(os.path.join(folder, "agent.log"), f"tag {CARD_UID} removed", occurrence=2)
+        processes.start("mosquitto", ["mosquitto", "-c", os.path.join(folder, "mosquitto.conf")])
+        await ha.wait_state(ids["buffered_events"], lambda s: s["state"] not in ("unknown", "unavailable", "0"),
+                            "(C) buffered events counted", timeout=180)
+        await ha.wait_state(ids["scans"], lambda s: s["state"] == "5", "5 scans")
+        check((await ha.state(ids["last_uid"]))["state"] == last_before, f"(C) Last UID still {last_before}")
 
         print("reader absent (the simulator stops)")
         processes.stop("simulator")
@@ -437,11 +518,16 @@ async def run(args, processes, folder):
         print("agent stop, with the card left on the reader")
         control(folder, {"cmd": "place", "id": "card"})
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on")
+        mark = len(ha.events)
         processes.stop("agent")
         await ha.wait_state(ids["agent"], lambda s: s["state"] == "off", "off")
         for key in ids:
             if key != "agent":
                 await ha.wait_state(ids[key], lambda s: s["state"] == "unavailable", "unavailable")
+        presence = [e["data"]["new_state"]["state"] for e in ha.events[mark:]
+                    if e["event_type"] == "state_changed" and e["data"]["entity_id"] == ids["tag_present"]
+                    and e["data"].get("new_state")]
+        check("off" not in presence, f"(D) Tag present went {presence} on the clean stop: never off")
 
         print("agent start (the card is still on the reader), then Home Assistant restarts")
         mark = len(ha.events)
@@ -450,15 +536,25 @@ async def run(args, processes, folder):
         await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("initial") is True, "event scanned, initial")
         # The next tag_scanned is the plain tag's: the initial scan of the card fired none.
         control(folder, {"cmd": "remove", "id": "card"})
+        removals += 1
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         control(folder, {"cmd": "place", "id": "plain"})
         _, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned (plain)")
         check(event["data"].get("tag_id") == PLAIN_UID,
               f"the initial scan (card left on the reader across the restart) fired no tag_scanned ({event['data']})")
         control(folder, {"cmd": "remove", "id": "plain"})
+        removals += 1
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         control(folder, {"cmd": "place", "id": "card"})
         await ha.wait_state(ids["last_uid"], lambda s: s["state"] == CARD_UID, CARD_UID)
+        # (A) before Home Assistant restarts (its counters would restore, its event log would not).
+        for name in ["device_removals", "guarded_removals"]:
+            await ha.wait_state(f"counter.{name}", lambda s: s["state"] == str(removals),
+                                f"(A) {name}: once per real removal ({removals})")
+        naive = (await ha.state("counter.naive_changes"))["state"]
+        figures["naive_state_trigger_runs"] = naive
+        figures["real_removals_and_scans"] = removals
+        print(f"  a plain state trigger ran {naive} times (every event, and every return from unavailable)")
         await ha.close()
         t = time.monotonic()
         processes.stop("homeassistant")

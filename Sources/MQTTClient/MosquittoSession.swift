@@ -575,8 +575,15 @@ final class MosquittoSession: @unchecked Sendable {
                 : MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError))
         }
         if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: isV5)) }
-        return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError,
-                                       detail: lastError.withLock { $0 }))
+        let detail = lastError.withLock { $0 }
+        if isV5, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
+            // TCP was up, no TLS error, no CONNACK: the broker closed the connection after our CONNECT.
+            // A broker that speaks only MQTT 3.1.1 (RabbitMQ 3.10's MQTT plugin) drops a v5 CONNECT so.
+            return .failed(.brokerUnreachable(
+                "the broker closed the connection before its CONNACK (a broker that speaks only MQTT 3.1.1, "
+                    + "such as RabbitMQ 3.10, drops an MQTT 5 CONNECT: set the protocol to 3.1.1)"))
+        }
+        return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError, detail: detail))
     }
 
     /// Sends DISCONNECT (so the broker discards the will) and lets the loop write it.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import LibNFCReader
+import NFCBridge
 import NFCCore
 
 /// `nfcbridge dump`: dumps the first tag the reader finds into one export format.
@@ -8,7 +9,7 @@ import NFCCore
 enum DumpCommand {
     static let usage = """
         usage: nfcbridge dump [--device CONNSTRING] [--format json|flipper|pm3|pm3json|pm3key|eml|mfd|mfd64|hex|bin] [--compact]
-                              [--partial] [--output FILE] [--timeout SECONDS]
+                              [--partial] [--output FILE] [--keys FILE] [--timeout SECONDS]
           --device   libnfc connstring (default: LIBNFC_DEFAULT_DEVICE / LIBNFC_DEVICE / libnfc.conf)
           --format   json (default), flipper (.nfc), pm3 (Proxmark3 MFU; Classic hf mf .bin), pm3json,
                      pm3key (Classic key file), eml (Classic), mfd (libnfc), mfd64 (Ultralight C,
@@ -18,6 +19,8 @@ enum DumpCommand {
                      up to the first page or block not read (refused without it)
           --output   write there instead of standard output (binary formats need it on a terminal);
                      when the tag leaves mid-dump, the pages read so far are written there
+          --keys     a keys file (docs/keys.md; mode 0600, yours): DESFire application keys open the files
+                     they protect; the dump names which key opened what, never the key
           --timeout  give up after SECONDS without a tag (exit 3)
 
         """
@@ -37,7 +40,14 @@ enum DumpCommand {
         let compact = arguments.flag("compact")
         let partial = arguments.flag("partial")
         let output = arguments.option("output")
+        let keysFile = arguments.option("keys")
         try arguments.finish(optionsOnly: "dump")
+        let families: FamilyDumpOptions
+        do throws(ConfigurationError) {
+            families = try keysFile.map { path throws(ConfigurationError) in try AuthKeysFile.load(path).families } ?? FamilyDumpOptions()
+        } catch {
+            throw CLIError(code: error.code.rawValue, message: error.message, exitCode: 2)
+        }
         guard !compact || format == .json else { throw CLIError.usage("--compact applies to --format json only") }
         guard !partial || format.takesPartial else {
             throw CLIError.usage("--partial applies to --format \(ExportFormat.partialFormatNames) only")
@@ -48,7 +58,9 @@ enum DumpCommand {
 
         let dump: TagDump
         do {
-            dump = try await options.withReader { device in try await dumpFirstTag(device: device, options: options, target: format.dumpTarget) }
+            dump = try await options.withReader { device in
+                try await dumpFirstTag(device: device, options: options, target: format.dumpTarget, families: families)
+            }
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
             if let output {
@@ -70,7 +82,8 @@ enum DumpCommand {
 
     /// Waits for a tag, identifies it and dumps it. What the family read before a failure comes back
     /// in ``PartialDump``.
-    private static func dumpFirstTag(device: any ReaderDevice, options: ReaderOptions, target: DumpTarget) async throws
+    private static func dumpFirstTag(device: any ReaderDevice, options: ReaderOptions, target: DumpTarget,
+                                     families: FamilyDumpOptions) async throws
         -> TagDump
     {
         let transport = try await options.firstTag(on: device).transport
@@ -80,7 +93,7 @@ enum DumpCommand {
         defer { reporter.finish() }
         do {
             return try await TagDumper.dump(info: info, transport: transport,
-                                            options: DumpOptions(progress: progress, target: target))
+                                            options: DumpOptions(progress: progress, target: target, families: families))
         } catch let error as NFCError {
             guard let partial = progress.partialDump(after: error) else { throw error }
             throw PartialDump(dump: partial, cause: error)

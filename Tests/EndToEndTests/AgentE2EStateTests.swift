@@ -46,7 +46,7 @@ import TestSupport
             #expect(mqtt?["url"] as? String == broker.url)
             #expect(mqtt?["protocol"] as? String == "5")
             #expect(mqtt?["tls"] as? Bool == false)
-            #expect(info["commands"] as? [String] == ["write", "format", "dump", "cancel", "write_blocks", "job"], "lock only when enabled: \(info)")
+            #expect(info["commands"] as? [String] == ["write", "format", "dump", "cancel", "write_blocks", "job", "feedback"], "lock only when enabled: \(info)")
             let configuration = info["config"] as? [String: Any]
             #expect(configuration?["id"] as? String == "e2e")
             #expect((configuration?["mqtt"] as? [String: Any])?["username"] as? String == "e2e")

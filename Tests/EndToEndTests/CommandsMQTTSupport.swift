@@ -156,14 +156,15 @@ final class CommandAgentHarness: @unchecked Sendable {
 /// true}`) and `modulations` is its `reader.polling.modulations` (executable mode); `brokerOptions`
 /// configure the broker, `clientProtocol` the test client.
 func withCommandAgent<Result>(
-    scenario: String, mode: CommandAgentHarness.Mode = .executable, lockEnabled: Bool = false, commands: String? = nil,
+    scenario: String, reader: AgentRun.Reader = .simulator, mode: CommandAgentHarness.Mode = .executable,
+    lockEnabled: Bool = false, commands: String? = nil,
     agentProtocol: String = "5", mqtt: [String] = [], extraConfiguration: String = "", modulations: String = "[iso14443a]",
     clientProtocol: MQTTProtocolVersion = .v5, brokerOptions: MosquittoBroker.Options = .init(),
     before: (MosquittoBroker) async throws -> Void = { _ in }, isolation: isolated (any Actor)? = #isolation,
     _ body: (CommandAgentHarness) async throws -> Result
 ) async throws -> Result {
     let options = AgentRun.Options(
-        scenario: scenario, broker: brokerOptions, intervalMilliseconds: nil, modulations: modulations, presence: nil,
+        scenario: scenario, reader: reader, broker: brokerOptions, intervalMilliseconds: nil, modulations: modulations, presence: nil,
         mqtt: ["protocol: \"\(agentProtocol)\""] + mqtt, homeAssistant: false,
         extra: "commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")" + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration),
         watcherFilters: nil, startsAgent: false)

@@ -10,7 +10,9 @@ import TestSupport
 /// - an undefined variable is logged when it is printed, iterated or tested for truth (HA's
 ///   `LoggingUndefined`): such a warning is collected, and the tests treat it as a failure;
 /// - `tojson` serializes strictly: an undefined value is not serializable and the render fails
-///   with a `TypeError` (HA's orjson `tojson` does the same, which is the bug of issue 11).
+///   with a `TypeError` (HA's orjson `tojson` does the same, which is the bug of issue 11);
+/// - `now()` and `as_timestamp(value, default)` as Home Assistant defines them; `now()` is the
+///   job's `now` when given, else the payload's `ts` (the message arrived at once), else the time.
 enum HomeAssistantTemplates {
     /// What one render gave.
     struct Rendering: CustomStringConvertible {
@@ -31,6 +33,7 @@ enum HomeAssistantTemplates {
 
     static let script = #"""
         import json, sys
+        from datetime import datetime, timezone
         import jinja2
         from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -52,8 +55,23 @@ enum HomeAssistantTemplates {
         def tojson(value):
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
+        def parse(value):
+            if isinstance(value, datetime):
+                return value
+            return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+        missing = object()
+        def as_timestamp(value, default=missing):
+            try:
+                return parse(value).timestamp()
+            except (ValueError, TypeError):
+                if default is missing:
+                    raise
+                return default
+
         env = ImmutableSandboxedEnvironment(undefined=LoggingUndefined)
         env.filters["tojson"] = tojson
+        env.globals["as_timestamp"] = as_timestamp
         results = []
         for job in json.load(open(sys.argv[1])):
             warnings.clear()
@@ -62,6 +80,11 @@ enum HomeAssistantTemplates {
                 variables["value_json"] = json.loads(job["payload"])
             except ValueError:
                 pass
+            arrival = job.get("now")
+            if arrival is None and isinstance(variables.get("value_json"), dict):
+                arrival = variables["value_json"].get("ts")
+            arrived = parse(arrival) if arrival else datetime.now(timezone.utc)
+            variables["now"] = lambda: arrived
             try:
                 text = env.from_string(job["template"]).render(**variables).strip()
                 results.append({"result": text, "warnings": list(warnings)})
@@ -72,9 +95,19 @@ enum HomeAssistantTemplates {
 
     /// Renders each `(template, payload)`, in one Python process.
     static func render(_ jobs: [(template: String, payload: String)]) throws -> [Rendering] {
+        try render(jobs.map { ($0.template, $0.payload, nil) })
+    }
+
+    /// Renders each `(template, payload)` as if it reached Home Assistant at `now` (an ISO 8601
+    /// time; nil: at the payload's `ts`), in one Python process.
+    static func render(_ jobs: [(template: String, payload: String, now: String?)]) throws -> [Rendering] {
         let folder = try TemporaryFolder()
         let script = try folder.write("render.py", script)
-        let input = try JSONSerialization.data(withJSONObject: jobs.map { ["template": $0.template, "payload": $0.payload] })
+        let input = try JSONSerialization.data(withJSONObject: jobs.map { job -> [String: String] in
+            var entry = ["template": job.template, "payload": job.payload]
+            entry["now"] = job.now
+            return entry
+        })
         let jobsFile = folder.path + "/jobs.json"
         try input.write(to: URL(fileURLWithPath: jobsFile))
         let process = try ChildProcess(python, [script, jobsFile])

@@ -92,9 +92,7 @@ import TestSupport
             // Well under the 10 s the poll would otherwise take: only a bound against a hang (the
             // assertions are on what was published, and in which order).
             #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
-            let (clearedAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/tag" && $0.payloadString == #"{"present":false}"# }
-            let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
-            #expect(clearedAt < offlineAt, "tag cleared, then offline")
+            await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
             #expect(!seen.received.contains { $0.topic.hasPrefix("nfc/e2e/event/") }, "an aborted poll is not an error")
             let log = agent.errorOutput
             #expect(log.contains("signal 15: stopping") && log.hasSuffix("stopped\n"), "\(log)")

@@ -108,12 +108,14 @@ import Testing
         let (_, again) = await discovered.next(after: retainedAt) { $0.topic == "homeassistant/tag/test/config" }
         #expect(try JSONValue(parsing: Data(again.payload))["topic"] == "nfc/test/event/scanned")
 
+        let stopAt = seen.received.count - 1
         await h.stop()
-        // Cleared on stop (`last`, the scan, stays for Home Assistant's Last UID).
-        await seen.next(after: cutAt) {
-            $0.topic == "nfc/test/tag" && $0.payloadString?.hasPrefix(#"{"last":{"#) == true
-                && $0.payloadString?.hasSuffix(#""present":false}"#) == true
-        }
+        // Offline on stop; the tag still on the reader stays present (no `off` before unavailable).
+        let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/test/status" && $0.payloadString == "offline" }
+        // (The birth's re-publication may still be on its way: it says present too.)
+        #expect(!seen.received[(stopAt + 1)...offlineAt].contains {
+            $0.topic == "nfc/test/tag" && $0.payloadString?.contains(#""present":false"#) == true
+        })
         await publisher.disconnect()
         await homeAssistant.disconnect()
         await operatorClient.disconnect()

@@ -117,9 +117,24 @@ import Testing
         #expect(reduce(&state, .repeated(scan)).dropFirst() == [.emitScanned(scan, at: nil)])
         #expect(state.scansTotal == 2)
         let removed = reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 900, report: true))
-        #expect(removed.dropFirst() == [.emitRemoved(uid: scan.uid, presentMilliseconds: 900, afterRestart: false), .publishTag])
+        #expect(removed.dropFirst() == [.emitRemoved(RemovedEvent(uid: scan.uid, cardType: scan.cardType, presentMilliseconds: 900)), .publishTag])
         #expect(state.tags.tags.isEmpty)
         #expect(reduce(&state, .removed(uid: scan.uid, presentMilliseconds: 1, report: false)) == [.publishTag])
+    }
+
+    @Test func aPhonesRemovalSaysItsUIDWasRandomAndWhatItWas() {
+        var state = fresh()
+        let phone = TagScan.stub(uid: [0x08, 0x12, 0x34, 0x56], type: .type4NDEF)
+        _ = reduce(&state, .arrived(phone, report: true), at: 1)
+        let removed = reduce(&state, .removed(uid: phone.uid, presentMilliseconds: 300, report: true))
+        guard case let .emitRemoved(event)? = removed.first(where: { if case .emitRemoved = $0 { true } else { false } }) else {
+            Issue.record("no removed: \(removed)")
+            return
+        }
+        let wire = JSONWire.text(event)
+        #expect(wire.contains(#""random_uid":true"#), "\(wire)")
+        #expect(wire.contains(#""cardType":"\#(phone.cardType)""#), "\(wire)")
+        #expect(event.cardType == phone.cardType)
     }
 
     @Test func progressAndBusyOnlyMoveTheWatchdogMarks() {
@@ -168,8 +183,8 @@ import Testing
         }
         #expect(scan.initial, "the tag still there is an initial scan")
         let firstPoll = reduce(&state, .progress, at: 1.2)
-        #expect(firstPoll.contains(.emitRemoved(uid: gone, presentMilliseconds: 11_200, afterRestart: true)), "\(firstPoll)")
-        #expect(!firstPoll.contains { if case let .emitRemoved(uid, _, _) = $0 { uid == stays } else { false } })
+        #expect(firstPoll.contains(.emitRemoved(RemovedEvent(uid: gone, cardType: "NTAG215", presentMilliseconds: 11_200, afterRestart: true))), "\(firstPoll)")
+        #expect(!firstPoll.contains { if case let .emitRemoved(removed) = $0 { removed.uid == stays } else { false } })
         #expect(reduce(&state, .progress, at: 1.3).isEmpty, "once")
     }
 
@@ -181,8 +196,8 @@ import Testing
     }
 
     @Test func theRemovedSaysAfterRestartOnTheWire() throws {
-        let json = try JSONValueEncoder().encode(RemovedEvent(uid: gone, presentMilliseconds: 5, afterRestart: true))
+        let json = try JSONValueEncoder().encode(RemovedEvent(uid: gone, cardType: "NTAG215", presentMilliseconds: 5, afterRestart: true))
         #expect(json["after_restart"] == true)
-        #expect(try JSONValueEncoder().encode(RemovedEvent(uid: gone, presentMilliseconds: 5))["after_restart"] == nil)
+        #expect(try JSONValueEncoder().encode(RemovedEvent(uid: gone, cardType: "NTAG215", presentMilliseconds: 5))["after_restart"] == nil)
     }
 }

@@ -31,6 +31,8 @@ import Testing
         #expect(removed["uid"] == "04A1B2C3D4E5F6")
         #expect(removed["seq"] == 2)
         #expect(removed["present_ms"] == 0)
+        #expect(removed["cardType"] == scanned["cardType"], "the removal says what left (Home Assistant's event entity)")
+        #expect(removed["random_uid"] == false)
         // Not present; `last` keeps the scan (Home Assistant's Last UID).
         let (_, absent) = await h.waitFor(.tag, after: removedAt, where: { $0["present"] == false })
         #expect(absent.objectValue?.keys.sorted() == ["last", "present"], "\(absent)")
@@ -70,7 +72,7 @@ import Testing
         let (_, info) = await h.waitFor(.info, where: { $0["reader"]?["firmware"] == "PN532 v1.6" })
         #expect(info["agent"]?["version"] == .string(NFCBridgeAgent.version))
         #expect(info["mqtt"]?["protocol"] == "5")
-        #expect(info["commands"] == ["write", "format", "dump", "cancel", "write_blocks", "job"])
+        #expect(info["commands"] == ["write", "format", "dump", "cancel", "write_blocks", "job", "feedback"])
         #expect(info["config"]?["state_dir"] == .string(h.directory.path))
         let (_, health) = await h.waitFor(.health)
         #expect(health["spool"]?["depth"] == 0)
@@ -303,16 +305,19 @@ import Testing
         #expect(!h.device.isOpen)
     }
 
-    @Test func shutdownClearsAPresentTagWithoutARemovedEvent() async throws {
+    @Test func shutdownLeavesAPresentTagAsItWasWithoutARemovedEvent() async throws {
         let h = try AgentHarness()
         h.device.place(makeTag())
         await h.waitFor(.tag, where: { $0["present"] == true })
+        let tagsBefore = h.publisher.published(to: h.topics.topic(.tag)).count
         await h.stop()
         #expect(h.publisher.published(to: h.topics.topic(.removed)).isEmpty)
-        // Not present any more; `last` (the scan) stays for Home Assistant's Last UID.
-        let cleared = h.publisher.published(to: h.topics.topic(.tag)).last?.json
-        #expect(cleared?.objectValue?.keys.sorted() == ["last", "present"], "\(String(describing: cleared))")
-        #expect(cleared?["present"] == false)
+        // The tag is still on the reader: `tag` keeps saying so, and `status` offline (the last
+        // message) makes Home Assistant's entities unavailable, never `off` first (issue 22, D).
+        let tags = h.publisher.published(to: h.topics.topic(.tag))
+        #expect(tags.count == tagsBefore, "no tag update on a clean stop")
+        #expect(tags.last?.json?["present"] == true)
+        #expect(h.publisher.published.last?.text == "offline")
     }
 
     @Test func logsNeverContainThePassword() async throws {

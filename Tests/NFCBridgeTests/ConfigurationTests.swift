@@ -100,7 +100,7 @@ import YAMLDocument
         #expect(config.log.level == .debug)
         #expect(config.healthIntervalSeconds == 30)
         #expect(config.commands.lockEnabled)
-        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel", "write_blocks", "job"])
+        #expect(config.enabledCommands == ["write", "format", "lock", "dump", "cancel", "write_blocks", "job", "feedback"])
     }
 
     @Test func unknownKeyNamesKeyLineAndSuggestion() throws {

@@ -103,7 +103,7 @@ import NFCCore
         try #require(discovery.messages.first { $0.topic == topic }?.json, "\(topic)")
     }
 
-    @Test func oneDeviceWithThirteenComponents() throws {
+    @Test func oneDeviceWithFifteenComponents() throws {
         let topics = discovery.messages.map(\.topic)
         #expect(
             topics == [
@@ -113,12 +113,13 @@ import NFCCore
                 "homeassistant/device_automation/hall_tag_removed/config", "homeassistant/binary_sensor/hall_agent/config",
                 "homeassistant/sensor/hall_reader_state/config", "homeassistant/sensor/hall_scans/config",
                 "homeassistant/sensor/hall_spool_depth/config", "homeassistant/sensor/hall_dropped_events/config",
-                "homeassistant/sensor/hall_mqtt_reconnects/config", "homeassistant/sensor/hall_version/config",
+                "homeassistant/sensor/hall_mqtt_reconnects/config", "homeassistant/sensor/hall_mqtt_stalls/config",
+                "homeassistant/sensor/hall_buffered_events/config", "homeassistant/sensor/hall_version/config",
             ])
         #expect(discovery.messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce })
         #expect(discovery.documents.map(\.topic) == topics)
         let devices = discovery.messages.compactMap { $0.json?["device"] }
-        #expect(devices.count == 13)
+        #expect(devices.count == 15)
         #expect(Set(devices).count == 1)
         #expect(devices[0]["identifiers"] == ["nfcbridge_hall"])
         #expect(devices[0]["hw_version"] == nil, "the reader is not known yet")
@@ -135,8 +136,22 @@ import NFCCore
         #expect(tag["topic"] == "nfc/hall/event/scanned")
         #expect(
             tag["value_template"]
-                == "{{ '' if value_json.buffered or value_json.initial | default(false) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
+                == "{{ '' if value_json.buffered or value_json.initial | default(false) or not ((as_timestamp(now()) - as_timestamp(value_json.ts, 0)) <= 2) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
         )
+    }
+
+    @Test func theLiveWindowAndTheHealthIntervalComeFromTheConfiguration() throws {
+        let discovery = HomeAssistantDiscovery(
+            topics: TopicMap(base: "nfc", id: "hall"), version: "1", liveWindowSeconds: 7, healthIntervalSeconds: 30)
+        let documents = discovery.messages
+        let tag = try #require(documents.first { $0.topic == "homeassistant/tag/hall/config" }?.json)
+        #expect(tag["value_template"]?.stringValue?.contains("as_timestamp(value_json.ts, 0)) <= 7") == true, "\(tag)")
+        for trigger in ["hall_tag_scanned", "hall_tag_removed"] {
+            let document = try #require(documents.first { $0.topic == "homeassistant/device_automation/\(trigger)/config" }?.json)
+            #expect(document["value_template"]?.stringValue?.contains("<= 7") == true, "\(trigger)")
+        }
+        let agent = try #require(documents.first { $0.topic == "homeassistant/binary_sensor/hall_agent/config" }?.json)
+        #expect(agent["expire_after"] == 70, "two health intervals + 10 s")
     }
 
     @Test func tagEntitiesNeedAgentAndReader() throws {
@@ -160,6 +175,7 @@ import NFCCore
             ("sensor/hall_last_uid", "nfc/hall/tag"), ("sensor/hall_reader_state", "nfc/hall/reader"),
             ("sensor/hall_scans", "nfc/hall/health"), ("sensor/hall_spool_depth", "nfc/hall/health"),
             ("sensor/hall_dropped_events", "nfc/hall/health"), ("sensor/hall_mqtt_reconnects", "nfc/hall/health"),
+            ("sensor/hall_mqtt_stalls", "nfc/hall/health"), ("sensor/hall_buffered_events", "nfc/hall/health"),
             ("sensor/hall_version", "nfc/hall/info"),
         ]
         for (object, stateTopic) in diagnostics {
@@ -171,6 +187,8 @@ import NFCCore
         }
         let reader = try document("homeassistant/sensor/hall_reader_state/config")
         #expect(reader["json_attributes_template"]?.stringValue?.contains("'detail': value_json.detail | default(none)") == true)
+        #expect(reader["device_class"] == "enum")
+        #expect(reader["options"] == ["starting", "ok", "absent", "error"])
         // The agent's own connectivity has no availability: it reads "disconnected" when the agent is down.
         let agent = try document("homeassistant/binary_sensor/hall_agent/config")
         #expect(agent["state_topic"] == "nfc/hall/status")

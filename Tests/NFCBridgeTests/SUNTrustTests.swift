@@ -60,6 +60,18 @@ import Testing
         #expect(counters.last(for: Self.uid) == 61)
     }
 
+    /// Repeat mode re-publishes an admitted scan: valid while its counter is the last one seen.
+    @Test func aRepeatedScanIsJudgedAgainNotAdmitted() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let counters = SUNCounterStore(directory: dir.path)
+        _ = Agent.admit(Self.check(.valid), uid: Self.uid, counters: counters)
+        #expect(Agent.rejudge(Self.check(.valid), uid: Self.uid, counters: counters).result.verdict == .valid)
+        _ = counters.admit(uid: Self.uid, counter: 62)
+        #expect(Agent.rejudge(Self.check(.valid), uid: Self.uid, counters: counters).result.verdict == .replayed)
+        #expect(counters.last(for: Self.uid) == 62)
+    }
+
     @Test func theTrustObjectCarriesTheVerdict() throws {
         let trusted = Agent.trust(nil, with: Self.check(.valid))
         #expect(trusted.verdict == .trusted && trusted.credentialSource == "sun" && trusted.credential == Self.uid.hexString)

@@ -20,6 +20,11 @@
 // the event entity's attributes carry the trust verdict, reason, signature verdict and clone probes.
 // And by issue 24 (fleets): `info.mqtt` lists every broker node (`urls`); `health.mqtt` names the node in
 // use (`node`, null here: the in-memory broker has none), counts `failovers` and `duplicate_client_id`.
+// And by issue 22 (Home Assistant defects): `event/removed` carries `cardType` and `random_uid`; `health`
+// carries `clock.synchronized` and `spool.replayed`; `info` shows mqtt.live_window_s; discovery has the
+// "MQTT stalls" and "Buffered events" sensors, the Reader sensor is an enum with its options, the Agent
+// sensor has expire_after, and the templates drop events that arrive after the live window; a clean
+// stop leaves `tag` as it was (no "tag cleared" before `status` offline).
 
 enum WireGolden {
     static let messages: [(label: String, text: String)] = [
@@ -41,7 +46,7 @@ nfc/test/reader qos=1 retain=true
             "info with the reader",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks","job"],"config":{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks","feedback"],"config":{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"feedback":{"exec":null,"exec_timeout_ms":2000,"on_scan":{"beeps":0,"light":null}},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"live_window_s":2,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -55,14 +60,14 @@ online
             "discovery tag",
             #"""
 homeassistant/tag/test/config qos=1 retain=true
-{"device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"topic":"nfc/test/event/scanned","value_template":"{{ '' if value_json.buffered or value_json.initial | default(false) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"}
+{"device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"topic":"nfc/test/event/scanned","value_template":"{{ '' if value_json.buffered or value_json.initial | default(false) or not ((as_timestamp(now()) - as_timestamp(value_json.ts, 0)) <= 2) or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"}
 """#
         ),
         (
             "discovery event",
             #"""
 homeassistant/event/test_nfc/config qos=1 retain=true
-{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"event_types":["scanned","removed"],"icon":"mdi:nfc-variant","name":"Tag","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/event/+","unique_id":"test_nfc","value_template":"{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none), 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false), 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none), 'trust': value_json.trust.verdict if value_json.trust is defined else none, 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none, 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none, 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}{% endif %}"}
+{"availability":[{"topic":"nfc/test/status"},{"topic":"nfc/test/reader","value_template":"{{ 'online' if value_json.state == 'ok' else 'offline' }}"}],"availability_mode":"all","device":{"hw_version":"PN532 v1.6","identifiers":["nfcbridge_test"],"manufacturer":"NFCBridge","model":"NFCBridge agent","name":"NFC reader test","sw_version":"<version>"},"event_types":["scanned","removed"],"icon":"mdi:nfc-variant","name":"Tag","origin":{"name":"NFCBridge","sw":"<version>"},"qos":1,"state_topic":"nfc/test/event/+","unique_id":"test_nfc","value_template":"{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered and (as_timestamp(now()) - as_timestamp(value_json.ts, 0)) <= 2 %}{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none), 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false), 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none), 'trust': value_json.trust.verdict if value_json.trust is defined else none, 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none, 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none, 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}{% endif %}"}
 """#
         ),
         (
@@ -90,7 +95,7 @@ nfc/test/tag qos=1 retain=true
             "response unknown_command",
             #"""
 nfc/test/response/bogus qos=1 retain=false
-{"data":{},"error":{"code":"unknown_command","message":"unknown command 'bogus' (known: write, format, lock, dump, cancel, write_blocks, job)"},"id":"u1","status":"error"}
+{"data":{},"error":{"code":"unknown_command","message":"unknown command 'bogus' (known: write, format, lock, dump, cancel, write_blocks, feedback)"},"id":"u1","status":"error"}
 """#
         ),
         (
@@ -272,7 +277,7 @@ nfc/test/response/write qos=1 retain=false
             "event/removed",
             #"""
 nfc/test/event/removed qos=1 retain=false
-{"buffered":false,"event_id":"01KDVDND0W0M2GA1850M2GA185","present_ms":0,"reader":"test","seq":5,"ts":"2026-01-01T00:00:03.100Z","type":"removed","uid":"04A1B2C3D4E5F6"}
+{"buffered":false,"cardType":"NTAG215","event_id":"01KDVDND0W0M2GA1850M2GA185","present_ms":0,"random_uid":false,"reader":"test","seq":5,"ts":"2026-01-01T00:00:03.100Z","type":"removed","uid":"04A1B2C3D4E5F6"}
 """#
         ),
         (
@@ -300,7 +305,7 @@ online
             "info (reconnect)",
             #"""
 nfc/test/info qos=1 retain=true
-{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks","job"],"config":{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
+{"agent":{"id":"test","started_at":"2026-01-01T00:00:00.000Z","version":"<version>"},"commands":["write","format","lock","dump","cancel","write_blocks","feedback"],"config":{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":true},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":true},"feedback":{"exec":null,"exec_timeout_ms":2000,"on_scan":{"beeps":0,"light":null}},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"live_window_s":2,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"<state_dir>"},"mqtt":{"protocol":"5","tls":false,"tls_insecure":false,"url":"mqtt://localhost:1883","urls":["mqtt://localhost:1883"]},"reader":{"connstring":"virtual:0","firmware":"PN532 v1.6","name":"Virtual PN532"}}
 """#
         ),
         (
@@ -321,21 +326,14 @@ nfc/test/tag qos=1 retain=true
             "health (reconnect, one event spooled)",
             #"""
 nfc/test/health qos=1 retain=true
-{"mqtt":{"connect_failures":{},"connected":true,"duplicate_client_id":0,"failovers":0,"node":null,"reconnects":1,"recycles":0,"refused_for_size":0,"responses_dropped":0,"stalled":false,"stalls":0,"unacked_s":<0 or null>},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":239,"corrupt_lines":0,"depth":1,"dropped":0,"oldest_age_s":0,"write_failed":false,"write_failures":0},"ts":"2026-01-01T00:00:03.702Z","uptime_s":3}
+{"clock":{"synchronized":null},"mqtt":{"connect_failures":{},"connected":true,"duplicate_client_id":0,"failovers":0,"node":null,"reconnects":1,"recycles":0,"refused_for_size":0,"responses_dropped":0,"stalled":false,"stalls":0,"unacked_s":<0 or null>},"reader":{"poll_errors":0,"reopens":0,"state":"ok"},"rss_bytes":<rss>,"scans":{"total":2},"spool":{"bytes":279,"corrupt_lines":0,"depth":1,"dropped":0,"oldest_age_s":0,"replayed":0,"write_failed":false,"write_failures":0},"ts":"2026-01-01T00:00:03.702Z","uptime_s":3}
 """#
         ),
         (
             "event/removed (replayed from the spool)",
             #"""
 nfc/test/event/removed qos=1 retain=false
-{"buffered":true,"event_id":"01KDVDNDKP1040G2081040G208","present_ms":0,"reader":"test","seq":8,"ts":"2026-01-01T00:00:03.702Z","type":"removed","uid":"04112233445566"}
-"""#
-        ),
-        (
-            "tag cleared (stop)",
-            #"""
-nfc/test/tag qos=1 retain=true
-{"last":{"cardType":"NTAG215","random_uid":false,"tag_id":"04112233445566","ts":"2026-01-01T00:00:03.100Z","uid":"04112233445566"},"present":false}
+{"buffered":true,"cardType":"NTAG215","event_id":"01KDVDNDKP1040G2081040G208","present_ms":0,"random_uid":false,"reader":"test","seq":8,"ts":"2026-01-01T00:00:03.702Z","type":"removed","uid":"04112233445566"}
 """#
         ),
         (

@@ -81,8 +81,10 @@ import Testing
     }
 
     @Test func errorsNameTheLine() {
-        #expect(failure("tags:\n  - id: a\n    type: ntag215\n    colour: red\n") == "test.yaml:4: unknown key 'colour' in a tag (expected one of: applications, auth0, blocks, capacity, directory_protected, id, idm, keys, locked_blocks, magic, ndef, ndef_hex, pack, pages, password, pmm, read_protected, signature, sun, system_code, type, uid, writable)")
+        #expect(failure("tags:\n  - id: a\n    type: ntag215\n    colour: red\n") == "test.yaml:4: unknown key 'colour' in a tag (expected one of: applications, atqa, auth0, blocks, capacity, directory_protected, id, idm, keys, locked_blocks, magic, ndef, ndef_hex, pack, pages, password, pmm, read_protected, signature, sun, system_code, type, uid, writable)")
         #expect(failure("tags:\n  - id: a\n    type: ntag999\n")?.hasPrefix("test.yaml:3: unknown tag type 'ntag999'") == true)
+        #expect(failure("tags:\n  - id: a\n    type: ntag215\n    atqa: '0344'\n") == "test.yaml:4: atqa is given for type4 tags only")
+        #expect(failure("tags:\n  - id: a\n    type: type4\n    atqa: '03'\n")?.hasPrefix("test.yaml:4: atqa") == true)
         #expect(failure("tags:\n  - id: a\n    type: ntag215\n    uid: 04ZZ\n") == "test.yaml:4: uid '04ZZ' is not hex")
         #expect(failure("tags:\n  - id: a\n    type: ntag215\n    uid: 0401\n") == "test.yaml:4: uid must have 7 bytes, not 2")
         #expect(failure("tags:\n  - {id: a, type: ntag215}\n  - {id: a, type: ntag213}\n") == "test.yaml:3: tag id 'a' is defined twice")

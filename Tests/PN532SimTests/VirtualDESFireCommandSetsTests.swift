@@ -59,7 +59,7 @@ import Testing
     }
 
     /// In the set but not modelled: PERMISSION_DENIED, never a made-up answer nor 91 1C.
-    @Test(arguments: [(V.Model.ev1, UInt8(0x0A)), (.ev2, 0x71), (.ev3, 0x3C), (.light, 0x71), (.light, 0x8D), (.ntag424, 0x71),
+    @Test(arguments: [(V.Model.ev1, UInt8(0x0A)), (.ev2, 0x77), (.ev3, 0x51), (.light, 0x77), (.light, 0x8D), (.ntag424, 0x77),
                       (.ntag424, 0x8D), (.ntag424, 0x51)])
     func aListedCommandNotSimulatedIsPermissionDenied(model: V.Model, code: UInt8) throws {
         let tag = try Self.tag(model)

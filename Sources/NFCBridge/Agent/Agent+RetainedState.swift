@@ -54,7 +54,8 @@ extension Agent {
         let ((readerInfo, startedAt), snapshot) = read { ($0.readerInfo, $0.startedAt) }
         let info = AgentInfo(
             id: topics.id, version: NFCBridgeAgent.version, startedAt: startedAt, reader: readerInfo,
-            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration)
+            mqtt: configuration.mqtt, commands: configuration.enabledCommands, config: configuration.publicConfiguration,
+            authKeys: configuration.auth.keyNames)
         await pipeline.publishState(topics.topic(.info), json: info, snapshot: snapshot)
     }
 
@@ -76,7 +77,8 @@ extension Agent {
             spoolCorruptLines: spool.corruptLineCount, spoolWriteFailed: spool.writeFailure != nil,
             spoolWriteFailures: statistics.spoolWriteFailures, responsesDropped: statistics.responsesDropped,
             refusedForSize: statistics.refusedForSize, mqttNode: client?.connectedURL, mqttFailovers: client?.failovers ?? 0,
-            duplicateClientIDTakeovers: client?.duplicateClientIDTakeovers ?? 0, broker: pipeline.brokerStatus)
+            duplicateClientIDTakeovers: client?.duplicateClientIDTakeovers ?? 0, spoolReplayed: statistics.replayed,
+            clockSynchronized: clock.isSynchronized, broker: pipeline.brokerStatus)
     }
 
     /// A `health` report and its number: reports are made one at a time, so a larger number is a
@@ -93,10 +95,13 @@ extension Agent {
         await pipeline.publishState(topics.topic(.health), json: report, snapshot: number)
     }
 
+    /// `health` every `health_interval_s`, with `status` online again: Home Assistant's Agent
+    /// sensor expires when neither comes through (``HomeAssistantDiscovery/agentSensor(_:)``).
     func publishHealthPeriodically() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.healthIntervalSeconds))
             if Task.isCancelled { break }
+            await pipeline.publishState(topics.topic(.status), Array("online".utf8))
             await publishHealth()
             await pipeline.drain()  // also retries a replay that an earlier failure paused
         }

@@ -5,6 +5,13 @@ extension Agent {
     /// not above the last one seen for its UID (``SUNCounterStore``, kept in the state directory) is
     /// `replayed`; a fresh one is recorded. In memory only (the store writes on its own thread).
     func admittingSUN(_ event: ReaderLoopEvent) -> ReaderLoopEvent {
+        if case let .repeated(scan) = event, let check = scan.sun {
+            // Repeat mode re-publishes the arrival's scan: judged again, never admitted twice.
+            var repeated = scan
+            repeated.sun = Self.rejudge(check, uid: scan.uid, counters: parts.sunCounters)
+            repeated.trust = Self.trust(repeated.trust, with: repeated.sun ?? check)
+            return .repeated(repeated)
+        }
         guard case let .arrived(scan, report) = event, let check = scan.sun else { return event }
         let admitted = Self.admit(check, uid: scan.uid, counters: parts.sunCounters)
         if admitted.result.verdict == .replayed {
@@ -15,6 +22,17 @@ extension Agent {
         admittedScan.sun = admitted
         admittedScan.trust = Self.trust(admittedScan.trust, with: admitted)
         return .arrived(admittedScan, report: report)
+    }
+
+    /// The verdict of a scan already admitted at its arrival (repeat mode): still valid while its
+    /// counter is the last one seen, replayed once a later one was.
+    static func rejudge(_ check: SUNCheck, uid: [UInt8], counters: SUNCounterStore) -> SUNCheck {
+        guard check.result.verdict == .valid, let counter = check.result.counter,
+              let last = counters.last(for: check.result.uid ?? uid), last > counter else { return check }
+        var check = check
+        check.result.verdict = .replayed
+        check.result.reason = "the read counter is not above the last one seen for this UID"
+        return check
     }
 
     /// `trust` with its `sun` member, refused unless the message is valid. A tag the other checks

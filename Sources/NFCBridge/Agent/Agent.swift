@@ -17,7 +17,7 @@ import Synchronization
 /// let running = Task { await agent.run() }
 /// // … on SIGTERM:
 /// agent.stop()
-/// await running.value   // `tag` cleared, `status` offline, reader closed
+/// await running.value   // `status` offline, reader closed (`tag` kept as it was)
 /// ```
 package final class Agent: Sendable {
     /// The configuration in force.
@@ -78,8 +78,8 @@ package final class Agent: Sendable {
     /// Home Assistant discovery (nil when it is off).
     var discovery: DiscoveryPublisher? { parts.discovery }
 
-    /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `tag`
-    /// cleared and `status` offline and closes the reader.
+    /// Runs until ``stop()`` (or until the calling task is cancelled), then publishes `status`
+    /// offline (`tag` stays as it was) and closes the reader.
     package func run() async {
         logger.info("nfcbridge \(NFCBridgeAgent.version) starting as '\(topics.id)' on \(topics.root); configuration \(JSONWire.text(configuration.publicConfiguration))")
         if !spool.isEmpty { logger.notice("\(spool.depth) buffered event(s) from an earlier run wait in the spool") }
@@ -221,12 +221,11 @@ package final class Agent: Sendable {
     }
 
     private func shutdown() async {
-        // The field is no longer watched: `tag` says nothing is present (keeping `last`). The
-        // presence record keeps the tags, which are still there: the next run's first poll finds
-        // them as `initial`.
         await parts.jobs.stop()
-        state.withLock { $0.tags.tags = [] }
-        await publishTag()
+        // `tag` stays as it was: a tag resting on the reader is still there, and `status` offline
+        // makes Home Assistant's tag entities unavailable (never `off` first: a clean restart or an
+        // upgrade runs no "cleared" automation). The next run's first poll finds the tags again as
+        // `initial`, or reports their `removed`.
         await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
         // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
         await pipeline.flush(upTo: .seconds(5))
@@ -244,7 +243,11 @@ package final class Agent: Sendable {
         let event = admittingSUN(event)
         let now = clock.now
         let monotonic = clock.monotonicMilliseconds
-        let effects = state.withLock { AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic) }
+        let linkLive = publisher.isConnected && !pipeline.brokerStatus.stalled
+        let effects = state.withLock {
+            $0.linkLive = linkLive
+            return AgentReducer.reduce(&$0, event, now: now, monotonic: monotonic)
+        }
         for effect in effects {
             switch effect {
             case let .log(level, message): logger.log(level, message)
@@ -258,8 +261,7 @@ package final class Agent: Sendable {
                 savePresence()
                 await publishTag()
             case let .emitScanned(scan, date): await emitScanned(scan, at: date)
-            case let .emitRemoved(uid, present, afterRestart):
-                await pipeline.emit(.removed, RemovedEvent(uid: uid, presentMilliseconds: present, afterRestart: afterRestart))
+            case let .emitRemoved(removed): await pipeline.emit(.removed, removed)
             case let .emitDump(scan, dump):
                 await pipeline.emit(.dump, DumpEvent(uid: scan.uid, cardType: scan.cardType, dump: dump))
             case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)
@@ -269,6 +271,12 @@ package final class Agent: Sendable {
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {
         let receipt = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
+        // A new tap (not a re-scan, not a tag left there before a restart): the person at the reader sees and
+        // hears it; the LED command waits its turn on the reader thread, never holding this one.
+        if configuration.feedback.onScan != nil, date != nil, !scan.initial {
+            let feedback = parts.feedback, uid = scan.uid
+            Task { await feedback.tagScanned(uid: uid) }
+        }
         // A dump follows: let the scan show first — briefly, never waiting for a stalled broker.
         if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: receipt, upTo: Self.scanBeforeDumpLimit) }
     }

@@ -27,6 +27,8 @@ package struct AgentAssembly: Sendable {
     /// Nil when Home Assistant discovery is off.
     let discovery: DiscoveryPublisher?
     let presenceStore: PresenceStore
+    /// The reader's LED and buzzer and `feedback.exec` (docs/readers.md).
+    let feedback: FeedbackDriver
     /// The last SDM read counter per NTAG 424 DNA (state_dir/sun-counters): `replayed` SUN messages.
     let sunCounters: SUNCounterStore
     let initialState: AgentState
@@ -56,7 +58,8 @@ package struct AgentAssembly: Sendable {
         let pipeline = EventPipeline(
             topics: topics, publisher: publisher, spool: spool, sequence: sequence, clock: clock, logger: logger,
             eventIDs: eventIDs, acknowledgementDeadline: .seconds(configuration.mqtt.stallAfterSeconds),
-            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds))
+            recycleDeadline: .seconds(configuration.mqtt.recycleAfterSeconds),
+            liveWindow: .seconds(configuration.mqtt.liveWindowSeconds))
         self.pipeline = pipeline
         let tagAccess = ReaderTagAccess()
         self.tagAccess = tagAccess
@@ -69,6 +72,8 @@ package struct AgentAssembly: Sendable {
                 state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
             logger: logger)
         self.jobs = jobs
+        let feedback = FeedbackDriver(settings: configuration.feedback, device: device, agentID: configuration.id, logger: logger)
+        self.feedback = feedback
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
             executor: executor,
@@ -81,11 +86,13 @@ package struct AgentAssembly: Sendable {
             },
             logger: logger,
             audit: { audit in await pipeline.emit(.lock, audit) },
-            acceptsRequests: { pipeline.acceptsRequests }, jobs: jobs)
+            acceptsRequests: { pipeline.acceptsRequests }, jobs: jobs,
+            feedback: { signal in await feedback.show(signal, for: .request) })
         discovery =
             configuration.homeAssistant.enabled
             ? DiscoveryPublisher(documents: HomeAssistantDiscovery(
-                topics: topics, version: NFCBridgeAgent.version, trustedOnly: configuration.homeAssistant.trustedOnly)) {
+                topics: topics, version: NFCBridgeAgent.version, liveWindowSeconds: configuration.mqtt.liveWindowSeconds,
+                healthIntervalSeconds: configuration.healthIntervalSeconds, trustedOnly: configuration.homeAssistant.trustedOnly)) {
                 message in await pipeline.publishState(message.topic, message.payload)
             } : nil
         // What the previous run last saw in the field: tags found there again at start-up are `initial`.

@@ -16,7 +16,7 @@ package enum AgentEffect: Sendable, Equatable {
     /// Emit `event/scanned` (`at`: its `ts`, nil for now).
     case emitScanned(TagScan, at: Date?)
     /// Emit `event/removed` (`afterRestart`: the tag left while the agent was down).
-    case emitRemoved(uid: [UInt8], presentMilliseconds: Int64, afterRestart: Bool)
+    case emitRemoved(RemovedEvent)
     /// Emit `event/dump`.
     case emitDump(TagScan, TagDump)
     /// Emit `event/error`.
@@ -89,7 +89,8 @@ package enum AgentReducer {
             state.reader = ReaderStatus(state: .ok, device: state.reader.device, since: now)
             return [.publishReader]
         case .arrived(var scan, let report):
-            scan.initial = state.tags.arrive(scan, at: now, reported: report)
+            // `last` (Home Assistant's Last UID) takes only a scan that goes out live.
+            scan.initial = state.tags.arrive(scan, at: now, reported: report && state.linkLive)
             guard report else {
                 return [.log(.info, "tag \(scan.uid.hexString) tapped again within min_interval_ms: not reported"), .publishTag]
             }
@@ -99,11 +100,12 @@ package enum AgentReducer {
             state.scansTotal += 1
             return [.log(.debug, "tag \(scan.uid.hexString) still present: scanned again"), .emitScanned(scan, at: nil)]
         case let .removed(uid, presentMilliseconds, report):
-            state.tags.remove(uid)
+            let tag = state.tags.remove(uid)
             guard report else { return [.publishTag] }
             return [
                 .log(.info, "tag \(uid.hexString) removed after \(presentMilliseconds) ms"),
-                .emitRemoved(uid: uid, presentMilliseconds: presentMilliseconds, afterRestart: false), .publishTag,
+                .emitRemoved(RemovedEvent(uid: uid, cardType: tag?.cardType, presentMilliseconds: presentMilliseconds)),
+                .publishTag,
             ]
         case let .dumped(scan, dump):
             return [.emitDump(scan, dump)]
@@ -121,7 +123,7 @@ package enum AgentReducer {
                     let present = max(0, Timestamp.milliseconds(now) - Timestamp.milliseconds(tag.since))
                     effects += [
                         .log(.info, "tag \(tag.uid.hexString) removed while the agent was down (it was on the reader before the restart)"),
-                        .emitRemoved(uid: tag.uid, presentMilliseconds: present, afterRestart: true),
+                        .emitRemoved(RemovedEvent(uid: tag.uid, cardType: tag.cardType, presentMilliseconds: present, afterRestart: true)),
                     ]
                 }
             }

@@ -19,6 +19,10 @@ package struct AgentState: Sendable {
     package var readerReopens = 0
     /// Failed polls and presence checks.
     package var pollErrors = 0
+    /// The broker link was up and acknowledging when the event came (set by the agent before each
+    /// event): a scan made otherwise goes out `buffered` and does not become `tag.last` (Home
+    /// Assistant's Last UID).
+    package var linkLive = true
     /// Broker connections so far (reconnects = connections − 1).
     package var connections = 0
     /// Last sign of life of the reader loop (monotonic milliseconds).

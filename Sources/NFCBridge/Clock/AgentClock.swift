@@ -13,6 +13,13 @@ package protocol AgentClock: Sendable {
     /// Returns once the monotonic clock reached `deadline` (milliseconds); throws
     /// `CancellationError` when the task is cancelled first.
     func sleep(untilMonotonic deadline: Int64) async throws
+    /// Whether the wall clock is synchronized (nil: unknown), for `health.clock.synchronized`.
+    var isSynchronized: Bool? { get }
+}
+
+extension AgentClock {
+    /// Unknown unless the clock says.
+    package var isSynchronized: Bool? { nil }
 }
 
 /// The real clocks.
@@ -27,6 +34,8 @@ package struct SystemClock: AgentClock {
     }
 
     package var now: Date { Date() }
+
+    package var isSynchronized: Bool? { ClockSynchronization.isSynchronized }
 
     package func sleep(untilMonotonic deadline: Int64) async throws {
         // Re-check after waking: Task.sleep may return a little early or late, the deadline is what counts.

@@ -46,7 +46,7 @@ package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible
         case .partialDump: .partialDump
         case .accessDenied: .accessDenied
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
-            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure:
+            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure, .integrityError:
             reading ? .readFailed : .writeFailed
         }
     }

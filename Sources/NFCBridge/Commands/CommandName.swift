@@ -14,4 +14,6 @@ package enum CommandName: String, Sendable, CaseIterable, Codable {
     case writeBlocks = "write_blocks"
     /// Start, pause, resume or cancel the reader's encode job (docs/tagging-station.md).
     case job
+    /// Light the reader's LED and sound its buzzer, and run `feedback.exec` (`light`, `beeps`): touches no tag.
+    case feedback
 }

@@ -38,6 +38,7 @@ package enum CommandParser {
         .lock: commonFields.union(["confirm", "password"]),
         .dump: commonFields.union(["format", "partial"]),
         .cancel: ["id", "transaction"],
+        .feedback: ["id", "transaction", "light", "beeps"],
         .writeBlocks: commonFields.union(WriteBlocksRequest.fields),
         .job: JobRequest.fields.union(["id", "transaction"]),
     ]
@@ -109,6 +110,10 @@ package enum CommandParser {
             request.action = .job(try JobRequest(object.values(except: ["id", "transaction"])))
             return request
         }
+        if command == .feedback {
+            request.action = .feedback(try feedbackSignal(object))
+            return request
+        }
 
         request.uid = try uid(object, field: "uid")
         let wait = try seconds(object, field: "wait_for_tag_s", allowZero: true, maximum: policy.maximumWaitForTagSeconds)
@@ -155,7 +160,7 @@ package enum CommandParser {
                 partial = flag
             }
             request.action = .dump(format: format, partial: partial)
-        case .cancel, .job:
+        case .cancel, .job, .feedback:
             break
         case .writeBlocks:
             request.action = try WriteBlocksRequest.action(object, uid: request.uid)

@@ -57,4 +57,6 @@ package enum CommandAction: Sendable, Equatable {
     case writeBlocks(blocks: [ClassicBlockData], key: [UInt8], keyType: ClassicKeyType, allowTrailer: Bool)
     /// Start, pause, resume or cancel the encode job (answered by the job runner, never queued).
     case job(JobRequest)
+    /// Show `signal` to the person at the reader (no tag involved).
+    case feedback(IndicatorSignal)
 }

@@ -25,7 +25,7 @@ extension CommandRouter {
         case .write, .format, .lock, .writeBlocks:
             return CommandError(
                 .busy, "an encode job is running on this reader (one job at a time; request/job pause or cancel it first)")
-        case .dump, .cancel, .job:
+        case .dump, .cancel, .job, .feedback:
             return nil
         }
     }

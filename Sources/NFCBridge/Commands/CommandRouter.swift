@@ -40,6 +40,8 @@ package actor CommandRouter {
     let responder: CommandResponder
     /// The encode job runner (`request/job`); nil: no jobs.
     let jobs: (any JobHandling)?
+    /// Shows a `request/feedback` signal (the agent's ``FeedbackDriver``); nil: the command is `unsupported`.
+    let feedbackHandler: (@Sendable (IndicatorSignal) async -> FeedbackOutcome)?
 
     /// False while the response queue is nearly full (``EventPipeline/acceptsRequests``): a new
     /// request is refused with `busy` rather than let an answer be dropped later.
@@ -57,10 +59,12 @@ package actor CommandRouter {
         topics: TopicMap, policy: CommandPolicy, access: any TagAccess, executor: any CommandExecuting,
         publisher: any MessagePublisher, clock: any AgentClock, cache: CommandResultCache? = nil,
         signatures: RequestSignatureVerifier? = nil, logger: AgentLogger, audit: LockAuditHandler? = nil,
-        acceptsRequests: @escaping @Sendable () -> Bool = { true }, jobs: (any JobHandling)? = nil
+        acceptsRequests: @escaping @Sendable () -> Bool = { true }, jobs: (any JobHandling)? = nil,
+        feedback: (@Sendable (IndicatorSignal) async -> FeedbackOutcome)? = nil
     ) {
         self.jobs = jobs
         self.acceptsRequests = acceptsRequests
+        self.feedbackHandler = feedback
         self.topics = topics
         self.policy = policy
         self.access = access
@@ -115,6 +119,10 @@ package actor CommandRouter {
         }
         if let busy = refusalDuringJob(request) {
             await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
+            return
+        }
+        if case let .feedback(signal) = request.action {
+            await feedback(request, signal: signal, route: route)
             return
         }
         if let first = cache.response(for: request.key) {

@@ -23,8 +23,8 @@ package struct TagCommandExecutor: CommandExecuting {
         async throws(CommandError) -> any CommandOutcome
     {
         switch action {
-        case .cancel, .job:
-            throw CommandError(.invalidRequest, "\(action == .cancel ? "cancel" : "job") does not act on a tag")
+        case .cancel, .job, .feedback:
+            throw CommandError(.invalidRequest, "cancel, job and feedback do not act on a tag")
         case let .write(message, password):
             let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in

@@ -35,6 +35,8 @@ package struct AgentConfiguration: Sendable, Equatable {
     package var commands = CommandSettings()
     /// The access checks at every tap (`access`, docs/access-control.md).
     package var access = AccessPolicy()
+    /// Feedback to the person at the reader (`feedback`).
+    package var feedback = FeedbackSettings()
 
     /// A configuration with every default and the given id.
     package init(id: String) {

@@ -38,6 +38,19 @@ package enum AuthKeysFile {
         return try parse(data, path: path, into: families)
     }
 
+    /// Reads the keys file at `path` for a command-line tool (`nfcbridge dump --keys`): the same checks
+    /// as `auth.keys_file`, an error naming the file (and the line of a bad entry).
+    package static func load(_ path: String) throws(ConfigurationError) -> Loaded {
+        let read: [UInt8]?
+        do throws(BoundedFile.Failure) {
+            read = try BoundedFile.read(path, limit: fileLimit, check: { privacyProblem(path: path, status: $0) })
+        } catch {
+            throw ConfigurationError(source: path, detail: error.message)
+        }
+        guard let data = read else { throw ConfigurationError(source: path, detail: "file '\(path)' does not exist") }
+        return try parse(data, path: path)
+    }
+
     /// Why a keys file with status `status` is refused, or nil: it must be the agent's user's and
     /// readable and writable by nobody else (mode 0600 or stricter).
     static func privacyProblem(path: String, status: stat, user: uid_t = geteuid()) -> String? {

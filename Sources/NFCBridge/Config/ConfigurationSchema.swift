@@ -8,6 +8,7 @@ enum ConfigurationSchema {
         AgentConfiguration.PresenceSettings.keys, AgentConfiguration.DumpSettings.keys, AgentConfiguration.AuthSettings.keys,
         AgentConfiguration.HomeAssistantSettings.keys, AgentConfiguration.LogSettings.keys,
         AgentConfiguration.SpoolSettings.keys, AgentConfiguration.CommandSettings.keys, AccessPolicy.keys,
+        AgentConfiguration.FeedbackSettings.keys,
     ].flatMap { $0 }
 
     /// The keys by path.

@@ -74,10 +74,13 @@ package struct ErrorEvent: Encodable, Sendable {
     }
 }
 
-/// The body of `event/removed`: `uid`, `present_ms`.
-package struct RemovedEvent: Encodable, Sendable {
+/// The body of `event/removed`: `uid`, `cardType`, `random_uid`, `present_ms` (+ `after_restart`).
+package struct RemovedEvent: Encodable, Sendable, Equatable {
     /// The tag that left.
     package var uid: [UInt8]
+    /// Its card type as its arrival was typed (nil when the agent never scanned it: not expected,
+    /// a removal always follows an arrival or a presence record).
+    package var cardType: String?
     /// How long it was in the field.
     package var presentMilliseconds: Int64
     /// It was in the field when the previous run ended and was gone at this run's first poll
@@ -85,11 +88,20 @@ package struct RemovedEvent: Encodable, Sendable {
     /// reaches up to that poll.
     package var afterRestart = false
 
-    enum CodingKeys: String, CodingKey { case uid, presentMilliseconds = "present_ms", afterRestart = "after_restart" }
+    /// Creates the body.
+    package init(uid: [UInt8], cardType: String?, presentMilliseconds: Int64, afterRestart: Bool = false) {
+        (self.uid, self.cardType, self.presentMilliseconds, self.afterRestart) = (uid, cardType, presentMilliseconds, afterRestart)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uid, cardType, randomUID = "random_uid", presentMilliseconds = "present_ms", afterRestart = "after_restart"
+    }
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uid.hexString, forKey: .uid)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(Target.isRandomUID(uid), forKey: .randomUID)
         try container.encode(presentMilliseconds, forKey: .presentMilliseconds)
         if afterRestart { try container.encode(true, forKey: .afterRestart) }
     }

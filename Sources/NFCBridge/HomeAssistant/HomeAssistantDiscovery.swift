@@ -8,8 +8,8 @@ import NFCCore
 /// - a tag-present binary sensor (`occupancy`) on the retained `tag` topic;
 /// - device triggers (`device_automation`) `tag_scanned` and `tag_removed`;
 /// - diagnostic entities: the agent's connectivity (`status`), the reader state (`reader`, with
-///   `detail`), last UID (retained `tag`, its `last`), scans, spool depth, dropped events and MQTT
-///   reconnects (`health`), and the agent version (`info`).
+///   `detail`, an `enum`), last UID (retained `tag`, its `last`), scans, spool depth, dropped and
+///   buffered events, MQTT reconnects and stalls (`health`), and the agent version (`info`).
 ///
 /// Availability: the tag entities need `status` AND `reader` (`availability_mode: all`), so they go
 /// unavailable when the agent or its reader is gone; the diagnostic ones need `status` only (they
@@ -26,15 +26,23 @@ package struct HomeAssistantDiscovery: Sendable {
     package let topics: TopicMap
     /// The agent version (device `sw_version`, origin `sw`).
     package let version: String
+    /// `mqtt.live_window_s`: a scan that reaches Home Assistant later than this after its `ts`
+    /// fires nothing (``liveTest``).
+    package let liveWindowSeconds: Int
+    /// `health_interval_s`: the agent republishes `status` that often, so the Agent sensor can
+    /// expire when nothing comes through (a stalled broker).
+    package let healthIntervalSeconds: Int
     /// `homeassistant.trusted_only`: only taps whose `trust.verdict` is `trusted` reach the tag
     /// scanner and the `tag_scanned` trigger.
     package let trustedOnly: Bool
 
     /// Creates the documents' builder.
-    package init(topics: TopicMap, version: String, trustedOnly: Bool = false) {
-        self.topics = topics
-        self.version = version
-        self.trustedOnly = trustedOnly
+    package init(
+        topics: TopicMap, version: String, liveWindowSeconds: Int = 2, healthIntervalSeconds: Int = 60,
+        trustedOnly: Bool = false
+    ) {
+        (self.topics, self.version, self.trustedOnly) = (topics, version, trustedOnly)
+        (self.liveWindowSeconds, self.healthIntervalSeconds) = (liveWindowSeconds, healthIntervalSeconds)
     }
 
     /// The discovery messages, before the reader is known: retained, QoS 1.
@@ -70,6 +78,8 @@ package struct HomeAssistantDiscovery: Sendable {
             (topics.discovery(component: "sensor", objectID: "\(id)_spool_depth"), value(spoolDepthSensor(device))),
             (topics.discovery(component: "sensor", objectID: "\(id)_dropped_events"), value(droppedSensor(device))),
             (topics.discovery(component: "sensor", objectID: "\(id)_mqtt_reconnects"), value(reconnectsSensor(device))),
+            (topics.discovery(component: "sensor", objectID: "\(id)_mqtt_stalls"), value(stallsSensor(device))),
+            (topics.discovery(component: "sensor", objectID: "\(id)_buffered_events"), value(bufferedEventsSensor(device))),
             (topics.discovery(component: "sensor", objectID: "\(id)_version"), value(versionSensor(device))),
         ]
     }

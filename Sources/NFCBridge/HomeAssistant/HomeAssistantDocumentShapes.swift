@@ -78,6 +78,10 @@ extension HomeAssistantDiscovery {
         var qos = 1
         var availability: [Availability]?
         var availabilityMode: String?
+        /// The states of an `enum` sensor.
+        var options: [String]?
+        /// Seconds after the last message on `state_topic` when the entity goes unavailable.
+        var expireAfter: Int?
 
         enum CodingKeys: String, CodingKey {
             case name, uniqueID = "unique_id", stateTopic = "state_topic", eventTypes = "event_types",
@@ -85,7 +89,7 @@ extension HomeAssistantDiscovery {
                 jsonAttributesTopic = "json_attributes_topic", jsonAttributesTemplate = "json_attributes_template",
                 deviceClass = "device_class", stateClass = "state_class", unit = "unit_of_measurement",
                 entityCategory = "entity_category", icon, device, origin, qos, availability,
-                availabilityMode = "availability_mode"
+                availabilityMode = "availability_mode", options, expireAfter = "expire_after"
         }
     }
 }

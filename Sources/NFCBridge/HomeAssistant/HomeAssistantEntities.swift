@@ -22,53 +22,61 @@ extension HomeAssistantDiscovery {
     /// The diagnostic entities: up whenever the agent is, whatever the reader does.
     var agentAvailability: [Availability] { [Availability(topic: topics.topic(.status))] }
 
-    /// The tag id of a live scan, or empty (ignored by HA) for a replayed (`buffered`) or initial
-    /// scan, and for a tag whose id would be its random UID: a phone presents a new random UID at
-    /// every tap (ISO/IEC 14443-3, "UID contents and cascade levels": a single-size UID whose UID0 is
-    /// 08h is a random ID, as ``TagScan/hasRandomUID`` tests), and each
-    /// would become a new tag in HA's registry. A random-UID tag that carries an HA tag URI still
-    /// has a stable id, and gets through.
-    static let tagScannerTemplate =
-        "{{ '' if value_json.buffered or value_json.initial | default(false)"
-        + " or (value_json.random_uid and value_json.tag_id == value_json.uid) else value_json.tag_id }}"
-
-    /// ``tagScannerTemplate`` that also renders empty for a tap whose `trust.verdict` is not `trusted`
-    /// (or that has no `trust`): `homeassistant.trusted_only`.
-    static let trustedTagScannerTemplate =
-        "{{ '' if value_json.buffered or value_json.initial | default(false)"
-        + " or (value_json.random_uid and value_json.tag_id == value_json.uid)"
-        + " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted' else value_json.tag_id }}"
-
-    /// The `tag_scanned` trigger's template: `scanned` for a live, non-initial tap (and, with
-    /// `trusted_only`, a trusted one).
-    var scannedTriggerTemplate: String {
-        let trusted = trustedOnly ? " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted'" : ""
-        return "{{ '' if value_json.buffered or value_json.initial | default(false)\(trusted) else 'scanned' }}"
+    /// True (in Jinja) when the event reached Home Assistant within `mqtt.live_window_s` of its
+    /// `ts`: a tap that a stalled broker held back (the TCP connection open, nothing forwarded)
+    /// arrives late with `buffered: false`, since the agent handed it over in time; only Home
+    /// Assistant can tell that it came late. A `ts` ahead of Home Assistant's clock passes.
+    /// Both clocks must be synchronized (`health.clock.synchronized`, docs/home-assistant.md).
+    var liveTest: String {
+        "(as_timestamp(now()) - as_timestamp(value_json.ts, 0)) <= \(liveWindowSeconds)"
     }
 
-    /// The event entity's `{"event_type":…}` for live `scanned` and `removed` events, empty for
-    /// the rest; keys a `removed` does not carry (`tag_id`, `cardType`, …) go through `default`.
-    static let eventTemplate =
-        "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered %}"
-        + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none),"
-        + " 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false),"
-        + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none),"
-        + " 'trust': value_json.trust.verdict if value_json.trust is defined else none,"
-        + " 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none,"
-        + " 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none,"
-        + " 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}"
-        + "{% endif %}"
+    /// `homeassistant.trusted_only`: the clause that drops a tap whose `trust.verdict` is not
+    /// `trusted` (or that has no `trust`); empty otherwise.
+    var untrustedTest: String {
+        trustedOnly ? " or (value_json.trust.verdict if value_json.trust is defined else '') != 'trusted'" : ""
+    }
+
+    /// The tag id of a live scan, or empty (ignored by HA) for a replayed (`buffered`), late or
+    /// initial scan (and, with `trusted_only`, an untrusted one), and for a tag whose id would be its
+    /// random UID: a phone presents a new random UID at every tap (ISO/IEC 14443-3, "UID contents and
+    /// cascade levels": a single-size UID whose UID0 is 08h is a random ID, as
+    /// ``TagScan/hasRandomUID`` tests), and each would become a new tag in HA's registry. A
+    /// random-UID tag that carries an HA tag URI still has a stable id, and gets through.
+    var tagScannerTemplate: String {
+        "{{ '' if value_json.buffered or value_json.initial | default(false) or not (\(liveTest))"
+            + " or (value_json.random_uid and value_json.tag_id == value_json.uid)\(untrustedTest) else value_json.tag_id }}"
+    }
+
+    /// The `tag_scanned` trigger's template: `scanned` for a live, non-initial tap that arrives in
+    /// time (and, with `trusted_only`, a trusted one).
+    var scannedTriggerTemplate: String {
+        "{{ '' if value_json.buffered or value_json.initial | default(false) or not (\(liveTest))\(untrustedTest) else 'scanned' }}"
+    }
+
+    /// The event entity's `{"event_type":…}` for live `scanned` and `removed` events that arrive in
+    /// time, empty for the rest; keys a `removed` does not carry (`tag_id`, `trust`, …) go through
+    /// `default`.
+    var eventTemplate: String {
+        "{% if value_json.type in ['scanned', 'removed'] and not value_json.buffered and \(liveTest) %}"
+            + "{{ {'event_type': value_json.type, 'uid': value_json.uid, 'tag_id': value_json.tag_id | default(none),"
+            + " 'card_type': value_json.cardType | default(none), 'random_uid': value_json.random_uid | default(false),"
+            + " 'initial': value_json.initial | default(false), 'present_ms': value_json.present_ms | default(none),"
+            + " 'trust': value_json.trust.verdict if value_json.trust is defined else none,"
+            + " 'trust_reason': value_json.trust.reason | default(none) if value_json.trust is defined else none,"
+            + " 'signature': value_json.trust.signature.verdict | default(none) if value_json.trust is defined and value_json.trust.signature is defined else none,"
+            + " 'clone_probes': value_json.trust.clone_probes if value_json.trust is defined else none} | tojson }}"
+            + "{% endif %}"
+    }
 
     func tagScanner(_ device: Device) -> TagScanner {
-        TagScanner(
-            topic: topics.topic(.scanned), valueTemplate: trustedOnly ? Self.trustedTagScannerTemplate : Self.tagScannerTemplate,
-            device: device, origin: origin)
+        TagScanner(topic: topics.topic(.scanned), valueTemplate: tagScannerTemplate, device: device, origin: origin)
     }
 
     func eventEntity(_ device: Device) -> Entity {
         Entity(
             name: "Tag", uniqueID: "\(topics.id)_nfc", stateTopic: topics.allEvents, eventTypes: ["scanned", "removed"],
-            valueTemplate: Self.eventTemplate, icon: "mdi:nfc-variant", device: device, origin: origin,
+            valueTemplate: eventTemplate, icon: "mdi:nfc-variant", device: device, origin: origin,
             availability: tagAvailability, availabilityMode: "all")
     }
 
@@ -105,17 +113,22 @@ extension HomeAssistantDiscovery {
     func removedTrigger(_ device: Device) -> Trigger {
         Trigger(
             topic: topics.topic(.removed), type: "tag_removed", subtype: "any_tag", payload: "removed",
-            valueTemplate: "{{ '' if value_json.buffered else 'removed' }}", device: device, origin: origin)
+            valueTemplate: "{{ '' if value_json.buffered or not (\(liveTest)) else 'removed' }}", device: device,
+            origin: origin)
     }
 
-    /// The agent itself: connected or not (no availability: it is the availability).
+    /// The agent itself: connected or not (no availability: it is the availability). The agent
+    /// republishes `status` with every `health`; when nothing has come for two health intervals
+    /// (+10 s), the broker stopped forwarding (stalled, or the agent's link is gone without its
+    /// will yet) and the sensor goes unavailable.
     func agentSensor(_ device: Device) -> Entity {
         Entity(
             name: "Agent", uniqueID: "\(topics.id)_agent", stateTopic: topics.topic(.status), payloadOn: "online",
             payloadOff: "offline", deviceClass: "connectivity", entityCategory: "diagnostic", device: device,
-            origin: origin)
+            origin: origin, expireAfter: 2 * healthIntervalSeconds + 10)
     }
 
+    /// The reader's state as an `enum` sensor: its options are ``ReaderStatus/State``'s cases.
     func readerStateSensor(_ device: Device) -> Entity {
         Entity(
             name: "Reader", uniqueID: "\(topics.id)_reader_state", stateTopic: topics.topic(.reader),
@@ -123,8 +136,8 @@ extension HomeAssistantDiscovery {
             jsonAttributesTemplate:
                 "{{ {'detail': value_json.detail | default(none), 'device': value_json.device | default(none),"
                 + " 'since': value_json.since | default(none)} | tojson }}",
-            entityCategory: "diagnostic", icon: "mdi:nfc-search-variant", device: device, origin: origin,
-            availability: agentAvailability)
+            deviceClass: "enum", entityCategory: "diagnostic", icon: "mdi:nfc-search-variant", device: device,
+            origin: origin, availability: agentAvailability, options: ReaderStatus.State.allCases.map(\.rawValue))
     }
 
     /// A counter or gauge of `health`.
@@ -157,6 +170,21 @@ extension HomeAssistantDiscovery {
         healthSensor(
             device, name: "MQTT reconnects", objectID: "mqtt_reconnects", path: "mqtt.reconnects",
             stateClass: "total_increasing", icon: "mdi:lan-connect")
+    }
+
+    /// Times the broker stopped acknowledging (`health.mqtt.stalls`).
+    func stallsSensor(_ device: Device) -> Entity {
+        healthSensor(
+            device, name: "MQTT stalls", objectID: "mqtt_stalls", path: "mqtt.stalls", stateClass: "total_increasing",
+            icon: "mdi:timer-sand-paused")
+    }
+
+    /// Events that reached the broker late, from the spool (`health.spool.replayed`): taps made
+    /// during an outage, which fired nothing in Home Assistant.
+    func bufferedEventsSensor(_ device: Device) -> Entity {
+        healthSensor(
+            device, name: "Buffered events", objectID: "buffered_events", path: "spool.replayed",
+            stateClass: "total_increasing", icon: "mdi:tray-arrow-up")
     }
 
     func versionSensor(_ device: Device) -> Entity {

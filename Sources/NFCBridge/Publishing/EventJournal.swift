@@ -25,8 +25,8 @@ final class EventJournal: Sendable {
         var generation = 0
     }
 
-    /// An event older than this when it goes out is marked `buffered`.
-    static let liveWindowMilliseconds: Int64 = 1000
+    /// An event older than this when it goes out is marked `buffered` (`mqtt.live_window_s`).
+    let liveWindowMilliseconds: Int64
     /// Writes that fail again within this long of working belong to the outage before.
     static let outageQuietMilliseconds: Int64 = 60_000
 
@@ -48,8 +48,9 @@ final class EventJournal: Sendable {
     init(
         topics: TopicMap, spool: EventSpool, sequence: SequenceStore, clock: any AgentClock, logger: AgentLogger,
         eventIDs: @escaping @Sendable (Date) -> String, isConnected: @escaping @Sendable () -> Bool,
-        tickets: Tickets, doorbell: Doorbell, counters: Watched<EventPipeline.Counters>
+        tickets: Tickets, doorbell: Doorbell, counters: Watched<EventPipeline.Counters>, liveWindow: Duration
     ) {
+        liveWindowMilliseconds = liveWindow.wholeMilliseconds
         self.topics = topics
         self.spool = spool
         self.sequence = sequence
@@ -169,7 +170,7 @@ final class EventJournal: Sendable {
             let id = message.eventID
             guard let pending = s.events[id] else { return (earlier, earlier != nil) }
             let buffered = pending.offline || pending.failed || pending.generation != s.generation
-                || now - pending.emittedAt >= Self.liveWindowMilliseconds
+                || now - pending.emittedAt >= liveWindowMilliseconds
             s.events[id]?.recordedLive = !buffered
             return (buffered ? nil : LiveSends.Mark(notDurable: !durable), pending.recordedLive)
         }

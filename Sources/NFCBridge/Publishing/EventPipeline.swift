@@ -71,7 +71,8 @@ package final class EventPipeline: Sendable {
     package init(
         topics: TopicMap, publisher: any MessagePublisher, spool: EventSpool, sequence: SequenceStore,
         clock: any AgentClock, logger: AgentLogger, eventIDs: (@Sendable (Date) -> String)? = nil,
-        acknowledgementDeadline: Duration = .seconds(10), recycleDeadline: Duration = .seconds(60)
+        acknowledgementDeadline: Duration = .seconds(10), recycleDeadline: Duration = .seconds(60),
+        liveWindow: Duration = .seconds(2)
     ) {
         self.publisher = publisher
         self.logger = logger
@@ -79,7 +80,7 @@ package final class EventPipeline: Sendable {
         journal = EventJournal(
             topics: topics, spool: spool, sequence: sequence, clock: clock, logger: logger,
             eventIDs: eventIDs ?? { EventID.make(at: $0) }, isConnected: { publisher.isConnected },
-            tickets: tickets, doorbell: doorbell, counters: counters)
+            tickets: tickets, doorbell: doorbell, counters: counters, liveWindow: liveWindow)
         health = BrokerHealth(
             publisher: publisher, clock: clock, logger: logger, acknowledgementDeadline: acknowledgementDeadline,
             recycleDeadline: recycleDeadline, backlog: { spool.depth })

@@ -54,7 +54,7 @@ package struct TagScan: Sendable, Equatable {
 
     /// True for a 4-byte UID starting 08h: a random ID (ISO/IEC 14443-3 §6.5.4), e.g. a phone.
     /// Automations should not enrol those.
-    package var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+    package var hasRandomUID: Bool { Target.isRandomUID(uid) }
 
     /// The Home Assistant tag id: the id of an NDEF `https://www.home-assistant.io/tag/<id>` URI
     /// record when the tag has one (tags written by the HA companion app), else the UID in hex.

@@ -19,8 +19,11 @@ package struct AgentInfo: Sendable, Encodable {
     package var commands: [String]
     /// The configuration without secrets.
     package var config: PublicConfiguration
+    /// The names and kinds of the keys `auth.keys_file` holds (never a key); `auth` is left out without any.
+    package var authKeys: [AuthKeyName] = []
 
-    enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config }
+    enum CodingKeys: String, CodingKey { case agent, reader, mqtt, commands, config, auth }
+    enum AuthKeys: String, CodingKey { case keys }
     enum AgentKeys: String, CodingKey { case id, version, startedAt = "started_at" }
     enum ReaderKeys: String, CodingKey { case connstring, name, firmware }
     enum MQTTKeys: String, CodingKey { case `protocol`, url, urls, tls, tlsInsecure = "tls_insecure" }
@@ -49,5 +52,9 @@ package struct AgentInfo: Sendable, Encodable {
         try broker.encode(mqtt.tlsInsecure, forKey: .tlsInsecure)
         try container.encode(commands, forKey: .commands)
         try container.encode(config, forKey: .config)
+        if !authKeys.isEmpty {
+            var auth = container.nestedContainer(keyedBy: AuthKeys.self, forKey: .auth)
+            try auth.encode(authKeys, forKey: .keys)
+        }
     }
 }

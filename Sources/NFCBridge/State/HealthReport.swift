@@ -36,12 +36,18 @@ package struct HealthReport: Sendable, Equatable, Encodable {
     package var mqttNode: String?
     package var mqttFailovers = 0
     package var duplicateClientIDTakeovers = 0
+    /// Events that went out `buffered: true` this run (`spool.replayed`): taps made while the
+    /// broker was away or stalled, which Home Assistant does not act on.
+    package var spoolReplayed = 0
+    /// Whether the kernel says the wall clock is synchronized (`clock.synchronized`; nil: unknown).
+    package var clockSynchronized: Bool?
     /// How the broker acknowledges (`mqtt.stalled`, `mqtt.unacked_s`, `mqtt.stalls`, `mqtt.recycles`).
     package var broker = EventPipeline.BrokerStatus()
 
     enum CodingKeys: String, CodingKey {
-        case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool
+        case ts, uptime = "uptime_s", rss = "rss_bytes", reader, scans, mqtt, spool, clock
     }
+    enum ClockKeys: String, CodingKey { case synchronized }
     enum ReaderKeys: String, CodingKey { case state, reopens, pollErrors = "poll_errors" }
     enum ScanKeys: String, CodingKey { case total }
     enum MQTTKeys: String, CodingKey {
@@ -50,7 +56,7 @@ package struct HealthReport: Sendable, Equatable, Encodable {
         case node, failovers, duplicateClientID = "duplicate_client_id"
     }
     enum SpoolKeys: String, CodingKey { case depth, bytes, dropped, oldestAge = "oldest_age_s", corruptLines = "corrupt_lines"
-        case writeFailed = "write_failed", writeFailures = "write_failures"
+        case writeFailed = "write_failed", writeFailures = "write_failures", replayed
     }
 
     /// The payload (docs/mqtt.md, "health"); `rss_bytes`, `spool.oldest_age_s` and `mqtt.unacked_s`
@@ -87,5 +93,8 @@ package struct HealthReport: Sendable, Equatable, Encodable {
         try spool.encode(spoolCorruptLines, forKey: .corruptLines)
         try spool.encode(spoolWriteFailed, forKey: .writeFailed)
         try spool.encode(spoolWriteFailures, forKey: .writeFailures)
+        try spool.encode(spoolReplayed, forKey: .replayed)
+        var clock = container.nestedContainer(keyedBy: ClockKeys.self, forKey: .clock)
+        try clock.encode(clockSynchronized, forKey: .synchronized)
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// dimension next to `status` (agent up × reader up).
 package struct ReaderStatus: Sendable, Equatable, Encodable {
     /// What state the reader is in.
-    package enum State: String, Sendable, Equatable, Codable {
+    package enum State: String, Sendable, Equatable, Codable, CaseIterable {
         /// The agent has started and not tried to open the reader yet (it is not known to be absent).
         case starting
         /// Open and polling.

@@ -103,10 +103,13 @@ package struct TagPresence: Sendable, Equatable, Encodable {
         return initial
     }
 
-    /// Records that `uid` left the field.
-    package mutating func remove(_ uid: [UInt8]) {
+    /// Records that `uid` left the field; returns its entry (nil when it was not in the field).
+    @discardableResult
+    package mutating func remove(_ uid: [UInt8]) -> Tag? {
+        let tag = tags.last { $0.uid == uid }
         tags.removeAll { $0.uid == uid }
         carriedOver = []
+        return tag
     }
 
     /// The first poll after the reader opened has run: a tag of the previous run not found by it

@@ -73,7 +73,7 @@ final class ProgressWatchdog: Sendable {
     func tick() -> Bool {
         let progress = self.progress()
         let now = clock.monotonicMilliseconds
-        let window = Self.milliseconds(interval) / 2
+        let window = interval.wholeMilliseconds / 2
         let busy = progress.busySince.map { now - $0 < Self.longestTagOperationMilliseconds } ?? false
         let stall: Stall? =
             progress.isReaderHung ? .hung : (now - progress.lastProgress >= window && !busy ? .noProgress : nil)
@@ -97,9 +97,5 @@ final class ProgressWatchdog: Sendable {
             notifier.notify("WATCHDOG=1")
             return true
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -20,6 +20,9 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     package var credential: String?
     /// Whether ``credential`` is a SHA-256 of the credential rather than the credential.
     package var credentialHashed = false
+    /// What keys of `auth.keys_file` opened for this tap (key names, applications, files; never a key),
+    /// nil when no key was tried.
+    package var authenticated: [AuthenticatedRead]?
     /// The NTAG 424 DNA SUN check (docs/sun.md); nil for other tags.
     package var sun: SUNTrust?
     /// Why the tap is not trusted, in the order the checks found it; empty for a trusted tap.
@@ -46,6 +49,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey {
         case verdict, reason, reasons, signature, cloneProbes = "clone_probes"
         case credentialSource = "credential_source", credential, credentialHashed = "credential_hashed", sun
+        case authenticated
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -58,6 +62,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
         try container.encode(credentialSource, forKey: .credentialSource)
         try container.encodeIfPresent(credential, forKey: .credential)
         if credentialHashed { try container.encode(true, forKey: .credentialHashed) }
+        try container.encodeIfPresent(authenticated, forKey: .authenticated)
         try container.encodeIfPresent(sun, forKey: .sun)
     }
 }

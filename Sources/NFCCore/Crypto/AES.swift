@@ -34,29 +34,15 @@ public enum AES {
 
     /// AES-CMAC of `message` with the 16-byte `key` (RFC 4493 §2.4): subkeys K1/K2 from L = AES(K, 0¹²⁸)
     /// (§2.3), the last block XORed with K1 when complete, else padded 80 00… and XORed with K2.
-    public static func cmac(key: [UInt8], message: [UInt8]) throws(NFCError) -> [UInt8] {
-        let zero = [UInt8](repeating: 0, count: blockSize)
-        let l = try cbc(encrypt: true, key: key, iv: zero, data: zero)
-        let k1 = doubled(l)
-        let k2 = doubled(k1)
-        let complete = !message.isEmpty && message.count % blockSize == 0
-        var padded = message
-        if !complete {
-            padded.append(0x80)
-            padded += [UInt8](repeating: 0, count: (blockSize - padded.count % blockSize) % blockSize)
+    ///
+    /// `iv` is RFC 4493's zero block unless given: DESFire EV1 secure messaging chains its CMACs, each
+    /// starting from the session IV the previous one left (MIFARE DESFire EV1 datasheet §9.1.2 / §9.4).
+    public static func cmac(key: [UInt8], message: [UInt8], iv: [UInt8]? = nil) throws(NFCError) -> [UInt8] {
+        try CMAC.compute(message: message, iv: iv, blockSize: blockSize, rb: 0x87) { iv, data throws(NFCError) in
+            try cbc(encrypt: true, key: key, iv: iv, data: data)
         }
-        let subkey = complete ? k1 : k2
-        for index in 0..<blockSize { padded[padded.count - blockSize + index] ^= subkey[index] }
-        return Array(try cbc(encrypt: true, key: key, iv: zero, data: padded).suffix(blockSize))
     }
 
     /// The block shifted left by one bit, XORed with Rb = 87h when the top bit was set (RFC 4493 §2.3).
-    static func doubled(_ block: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: block.count)
-        for index in 0..<block.count {
-            out[index] = block[index] << 1 | (index + 1 < block.count ? block[index + 1] >> 7 : 0)
-        }
-        if block[0] & 0x80 != 0 { out[block.count - 1] ^= 0x87 }
-        return out
-    }
+    static func doubled(_ block: [UInt8]) -> [UInt8] { CMAC.doubled(block, rb: 0x87) }
 }

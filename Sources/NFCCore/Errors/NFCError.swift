@@ -68,6 +68,10 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The key authenticated, but the MIFARE Classic sector's access bits do not let it do this (MF1S50yyX
     /// §8.7): nothing was written. Carries which block, key and condition.
     case accessDenied(String)
+    /// A secured answer's MAC (or, in DESFire EV1 full mode, its CRC32) does not match its data: the
+    /// answer was altered on the way or does not come from the session's card. The data is dropped,
+    /// never used. Carries what did not match.
+    case integrityError(String)
 
     /// The stable codes, one per case (several cases never share one). Never rename a raw value: they are
     /// published (MQTT error events and responses, CLI error lines, scan reports).
@@ -101,6 +105,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case scanInProgress = "scan_in_progress"
         case cryptoFailure = "crypto_failure"
         case accessDenied = "access_denied"
+        case integrityError = "integrity_error"
     }
 
     /// The case's stable code.
@@ -135,6 +140,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .scanInProgress: .scanInProgress
         case .cryptoFailure: .cryptoFailure
         case .accessDenied: .accessDenied
+        case .integrityError: .integrityError
         }
     }
 
@@ -175,6 +181,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .scanInProgress: "A scan is already in progress on this reader"
         case let .cryptoFailure(detail): "Cryptography failed: \(detail)"
         case let .accessDenied(detail): detail
+        case let .integrityError(detail): "Integrity error: \(detail); the data was dropped"
         }
     }
 

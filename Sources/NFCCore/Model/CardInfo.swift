@@ -48,5 +48,5 @@ public struct CardInfo: Sendable, Hashable {
     }
 
     /// True for a 4-byte UID starting 08h (random ID, ISO/IEC 14443-3 §6.5.4).
-    public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+    public var hasRandomUID: Bool { Target.isRandomUID(uid) }
 }

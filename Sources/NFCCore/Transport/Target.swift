@@ -63,7 +63,11 @@ public struct Target: Sendable, Hashable, Codable {
     }
 
     /// True for a 4-byte UID that starts with 08h: a random ID (ISO/IEC 14443-3 §6.5.4).
-    public var hasRandomUID: Bool { uid.count == 4 && uid.first == 0x08 }
+    public var hasRandomUID: Bool { Self.isRandomUID(uid) }
+
+    /// True when `uid` is a random ID: single size (4 bytes) with UID0 = 08h (ISO/IEC 14443-3
+    /// §6.5.4), what a phone presents anew at every tap.
+    public static func isRandomUID(_ uid: [UInt8]) -> Bool { uid.count == 4 && uid.first == 0x08 }
 
     /// True when the tag said it speaks ISO/IEC 14443-4 (SAK bit 6, 0x20).
     public var isISODEP: Bool { (sak ?? 0) & 0x20 != 0 }

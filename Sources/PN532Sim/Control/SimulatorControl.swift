@@ -43,7 +43,8 @@ public struct SimulatorControl: Sendable {
 
     private static let commands: [String: Set<String>] = [
         "list": [], "define": ["tag"], "place": ["id", "tag"], "remove": ["id", "all"], "dump": ["id"],
-        "fault": ["fault", "count", "id", "code"], "wait_command": ["code", "count", "timeout_ms"], "reader": [],
+        "fault": ["fault", "count", "id", "code"], "wait_command": ["code", "count", "timeout_ms"],
+        "reader": ["wait_led_commands", "timeout_ms"],
     ]
 
     private func reply(to line: String) throws(SimulatorError) -> JSONValue {
@@ -81,7 +82,7 @@ public struct SimulatorControl: Sendable {
             return ok(["removed": .number(field.remove(id: id) ? 1 : 0)])
         case "dump": return try dump(fields, reader)
         case "fault": return try fault(fields, reader)
-        case "reader": return try readerState()
+        case "reader": return try readerState(fields, reader)
         default: return try waitCommand(fields, reader)
         }
     }
@@ -144,8 +145,17 @@ public struct SimulatorControl: Sendable {
         return ok(reply)
     }
 
-    private func readerState() throws(SimulatorError) -> JSONValue {
+    private func readerState(_ fields: [String: ScenarioNode], _ nodes: ScenarioNodeReader) throws(SimulatorError) -> JSONValue {
         guard let emulated = self.reader else { throw .badRequest("reader is for the vpcd mode (--vpcd)") }
+        if let countNode = fields["wait_led_commands"] {
+            let count = try nodes.integer(countNode, what: "wait_led_commands", range: 1...1_000_000)
+            let timeout = try fields["timeout_ms"].map { node throws(SimulatorError) in
+                try nodes.integer(node, what: "timeout_ms", range: 0...3_600_000)
+            } ?? 5000
+            guard emulated.panel.waitForCommands(count, timeout: .milliseconds(timeout)) else {
+                throw .timedOut("\(emulated.panel.snapshot.commands) of \(count) LED / buzzer commands after \(timeout) ms")
+            }
+        }
         let (model, state) = (emulated.model, emulated.panel.snapshot)
         return ok([
             "model": .string(model.rawValue), "red": .bool(state.red), "green": .bool(state.green),

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The PC/SC readers `nfcbridge-sim --vpcd` can be (`--pcsc-reader MODEL`), each with the command set its
@@ -102,6 +103,17 @@ public final class PCSCReaderPanel: Sendable {
     public var snapshot: State { state.withLock { $0 } }
 
     func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
+
+    /// Waits (on the control channel's thread) until `count` LED / buzzer commands arrived in total;
+    /// false when `timeout` passed first.
+    public func waitForCommands(_ count: Int, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while snapshot.commands < count {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2000)
+        }
+        return true
+    }
 
     /// Arms (or clears) the never-answering card.
     public func setMute(_ mute: Bool) { state.withLock { $0.isMute = mute } }

@@ -91,15 +91,23 @@ enum DESFireScenario {
         ], dfName: V.ntag424DFName)
     }
 
-    /// `applications:` — a list of `{aid, list_protected, df_name, files}`.
+    /// `applications:` — a list of `{aid, list_protected, df_name, keys, files}`; `keys` a list of
+    /// `{number, aes}` (the application's AES keys, 16 bytes hex; others are all zero).
     static func readApplications(_ node: ScenarioNode, with reader: ScenarioNodeReader) throws(SimulatorError) -> [V.Application] {
         var apps: [V.Application] = []
         for item in try reader.list(node, what: "applications") {
-            let fields = try reader.fields(item, allowed: ["aid", "list_protected", "df_name", "files"], what: "an application")
+            let fields = try reader.fields(item, allowed: ["aid", "list_protected", "df_name", "keys", "files"], what: "an application")
             guard let aid = fields["aid"] else { throw reader.error(item, "an application needs an 'aid' (3 bytes, card order)") }
             var app = V.Application(aid: try reader.hex(aid, what: "aid", counts: [3]), files: [])
             if let flag = fields["list_protected"] { app.listRequiresAuthentication = try reader.bool(flag, what: "list_protected") }
             if let name = fields["df_name"] { app.dfName = try reader.hex(name, what: "df_name") }
+            if let keys = fields["keys"] {
+                for key in try reader.list(keys, what: "keys") {
+                    let entry = try reader.fields(key, allowed: ["number", "aes"], what: "a key")
+                    guard let number = entry["number"], let aes = entry["aes"] else { throw reader.error(key, "a key needs 'number' and 'aes'") }
+                    app.keys[UInt8(try reader.integer(number, what: "number", range: 0...13))] = try reader.hex(aes, what: "aes", counts: [16])
+                }
+            }
             if let files = fields["files"] {
                 for file in try reader.list(files, what: "files") { app.files.append(try readFile(file, with: reader)) }
             }
@@ -110,7 +118,7 @@ enum DESFireScenario {
 
     static let fileKeys: Set<String> = [
         "id", "type", "comm", "read", "write", "read_write", "change", "data", "value", "lower", "upper",
-        "limited_credit", "limited_credit_enabled", "record_size", "max_records", "records",
+        "limited_credit", "limited_credit_enabled", "record_size", "max_records", "records", "corrupt_mac",
     ]
 
     /// One file: `id`, `type` (standard, backup, value, linear_record, cyclic_record), `comm` (plain,
@@ -162,6 +170,7 @@ enum DESFireScenario {
         }
         return V.File(id: UInt8(try reader.integer(id, what: "id", range: 0...31)), communication: communication,
                       read: try right("read"), write: try right("write"), readWrite: try right("read_write"),
-                      change: try right("change"), contents: contents)
+                      change: try right("change"), contents: contents,
+                      corruptMAC: try fields["corrupt_mac"].map { value throws(SimulatorError) in try reader.bool(value, what: "corrupt_mac") } ?? false)
     }
 }

@@ -48,6 +48,9 @@ public struct TagSpec: Sendable, Equatable {
     /// FeliCa PMm and system code.
     public var pmm: [UInt8]?
     public var systemCode: [UInt8]?
+    /// Type 4: the ATQA (2 bytes, most significant first) instead of the model's, for a card that
+    /// answers another product's ATQA (0344h, a DESFire's, on an ISO-DEP card that is none).
+    public var atqa: [UInt8]?
     /// Type 4 / FeliCa: NDEF write access.
     public var writable = true
     /// Type 4: NDEF file size (NLEN included).
@@ -80,7 +83,7 @@ public struct TagSpec: Sendable, Equatable {
     static let keys: Set<String> = [
         "id", "type", "uid", "idm", "ndef", "ndef_hex", "pages", "blocks", "password", "pack", "auth0",
         "read_protected", "keys", "pmm", "system_code", "writable", "capacity", "applications", "directory_protected",
-        "locked_blocks", "magic", "signature", "sun",
+        "locked_blocks", "magic", "signature", "sun", "atqa",
     ]
 
     /// Reads a definition from `node` (a mapping).
@@ -98,6 +101,10 @@ public struct TagSpec: Sendable, Equatable {
         var spec = TagSpec(id: id, kind: kind, line: node.line)
         if let uid = fields["uid"] ?? fields["idm"] {
             spec.uid = try reader.hex(uid, what: "uid", counts: kind.uidLengths)
+        }
+        if let atqa = fields["atqa"] {
+            guard case .type4 = kind.family else { throw reader.error(atqa, "atqa is given for type4 tags only") }
+            spec.atqa = try reader.hex(atqa, what: "atqa", counts: [2])
         }
         if let ndef = fields["ndef"] { spec.ndef = try readNDEF(ndef, with: reader) }
         if let hex = fields["ndef_hex"] {

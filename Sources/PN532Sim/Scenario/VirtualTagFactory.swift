@@ -9,7 +9,7 @@ enum VirtualTagFactory {
             case let .classic(model): return try makeClassic(spec, model)
             case let .type4(variant):
                 return try VirtualType4Tag(uid: spec.uid ?? defaultUID(spec.id, count: 7), variant: variant, ndef: spec.ndef ?? [],
-                                           capacity: spec.capacity ?? 2048, writable: spec.writable)
+                                           capacity: spec.capacity ?? 2048, writable: spec.writable, atqa: spec.atqa)
             case let .felica(model):
                 let tag = try VirtualFeliCaTag(model: model, idm: spec.uid ?? defaultIDm(spec.id), pmm: spec.pmm,
                                                systemCode: spec.systemCode, ndef: spec.ndef, writable: spec.writable)

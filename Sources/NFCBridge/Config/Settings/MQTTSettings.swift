@@ -65,6 +65,10 @@ extension AgentConfiguration {
         /// `mqtt.recycle_after_s`: a publish still unacknowledged after this long drops the
         /// connection, which is then made again (`health.mqtt.recycles`); at least ``stallAfterSeconds``.
         package var recycleAfterSeconds = 60
+        /// `mqtt.live_window_s`: an event that reaches the broker more than this long after the tap
+        /// goes out `buffered: true`, and Home Assistant's templates drop a scan whose `ts` is older
+        /// than this when it arrives: a late tap never opens a door (docs/home-assistant.md).
+        package var liveWindowSeconds = 2
         /// `mqtt.max_packet_size`: the largest packet the agent sends (the broker's
         /// `max_packet_size`). An event beyond it becomes a `payload_too_large` error event instead of
         /// being sent. Under MQTT 5 the broker says its own limit in CONNACK; under 3.1.1 it cannot,
@@ -85,6 +89,7 @@ extension AgentConfiguration {
             ConfigurationKey("mqtt.protocol", \.mqtt.protocolVersion, .choice),
             ConfigurationKey("mqtt.stall_after_s", \.mqtt.stallAfterSeconds, .int(in: 1...3600)),
             ConfigurationKey("mqtt.recycle_after_s", \.mqtt.recycleAfterSeconds, .int(in: 1...86_400)),
+            ConfigurationKey("mqtt.live_window_s", \.mqtt.liveWindowSeconds, .int(in: 1...300)),
             // 1 KiB holds any error event; MQTT's largest packet is 268,435,455 bytes and its header.
             ConfigurationKey("mqtt.max_packet_size", \.mqtt.maxPacketSize, .int(in: 1024...268_435_460)),
         ]

@@ -65,6 +65,9 @@ public struct DESFireDump: FamilyDumpPayload {
     /// Why the NDEF application's message could not be read (the dump's files stand), or nil.
     public var ndefSkipReason: String?
 
+    /// What each key of the keys file did (by name, never the key), in the order they were tried.
+    public var authentications: [DESFireAuthentication] = []
+
     /// Data of every file read, keyed `AID/fileID` ("563412/01").
     public var files: [String: Content] {
         var out: [String: Content] = [:]
@@ -121,7 +124,13 @@ public enum DESFireDumper {
     /// (checked before each application and file), and the errors of answers the walk cannot read
     /// (``NFCError/unexpectedStatusWord(_:_:)``, ``NFCError/invalidResponse(_:)``). A DESFire status refusing the directory, an application or
     /// a file (authentication, permission, unknown command) is not an error: it is skipped and named.
-    public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil) async throws -> DESFireDump {
+    ///
+    /// `keys` (the keys file's DESFire keys) open protected files after each application's free ones
+    /// were read (``DESFireDumper/Walk/openProtected(_:context:selected:)``); `random` gives each
+    /// authentication's RndA (16 bytes; the system's random generator unless a test pins it).
+    public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil,
+                            keys: DESFireKeys = .standard,
+                            random: @escaping @Sendable () -> [UInt8] = DESFireDumper.randomChallenge) async throws -> DESFireDump {
         let version: DESFireVersion
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
         // A reader that cannot carry native frames (PC/SC) gets every command wrapped.
@@ -130,13 +139,16 @@ public enum DESFireDumper {
                         memory: version.storageBytes)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
+        let context = DESFireAuthenticationContext(keys: keys, version: version, random: random)
 
         if case let .isoSelect(dfNames) = walk.set.entry {
             // DESFire Light, NTAG 4xx DNA: no application directory; the one application is selected
             // by ISO SELECT only (``DESFireLight/select(_:transport:)``), then walked.
             switch try await DESFireLight.select(dfNames, transport: transport) {
             case let .selected(dfName):
-                dump.applications = [try await walk.files(of: dfName, selected: true)]
+                var app = try await walk.files(of: dfName, selected: true)
+                dump.authentications = try await walk.openProtected(&app, context: context, selected: true)
+                dump.applications = [app]
             case let .notFound(reason):
                 dump.directorySkipReason = reason
             }
@@ -153,7 +165,9 @@ public enum DESFireDumper {
             guard ids.count % 3 == 0 else { throw NFCError.invalidResponse(ids) }
             for start in stride(from: 0, to: ids.count, by: 3) {
                 try Task.checkCancellation()
-                dump.applications.append(try await walk.files(of: Array(ids[start..<start + 3]), selected: false))
+                var app = try await walk.files(of: Array(ids[start..<start + 3]), selected: false)
+                if app.skipReason == nil { dump.authentications += try await walk.openProtected(&app, context: context, selected: false) }
+                dump.applications.append(app)
             }
         } catch let error as NFCError {
             guard let reason = skipReason(error) else { throw error }
@@ -353,6 +367,9 @@ public enum DESFireDumper {
                 facts.append(Fact(key: "File \(DESFireDump.key(aid: app.aid, file: file.id))", value: value))
             }
         }
+        for authentication in dump.authentications {
+            facts.append(Fact(key: "Authentication \(authentication.application.hexString)", value: authentication.summary, monospaced: false))
+        }
         facts.append(Fact(key: "Files Read", value: "\(dump.files.count)"))
         if let reason = dump.ndefSkipReason { facts.append(Fact(key: "NDEF", value: "Not read: \(reason)", monospaced: false)) }
         if dump.partiallyReadable {
@@ -365,8 +382,15 @@ public enum DESFireDumper {
 }
 
 extension DESFireDump {
-    /// Adds no JSON key: a DESFire JSON dump is the upstream schema (its `files`, keyed `AID/fileID`, and facts).
-    public func encode(to encoder: any Encoder) throws {}
+    enum JSONKeys: String, CodingKey { case desfireAuthentications }
+
+    /// A DESFire JSON dump is the upstream schema (its `files`, keyed `AID/fileID`, and facts); one
+    /// additive key, `desfireAuthentications`, when keys were tried: which key NAME opened what.
+    public func encode(to encoder: any Encoder) throws {
+        guard !authentications.isEmpty else { return }
+        var container = encoder.container(keyedBy: JSONKeys.self)
+        try container.encode(authentications, forKey: .desfireAuthentications)
+    }
 }
 
 extension FamilyDumpData {

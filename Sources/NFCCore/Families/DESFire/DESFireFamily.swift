@@ -40,7 +40,7 @@ public struct DESFireFamily: TagFamily {
             throw NFCError.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs")
         }
         let known = info.version.flatMap { try? DESFireVersion(bytes: $0) }
-        var desfire = try await DESFireDumper.dump(transport: apdu, version: known)
+        var desfire = try await DESFireDumper.dump(transport: apdu, version: known, keys: options.families.desfireKeys)
         var info = info
         if info.version == nil {
             info.version = desfire.version.bytes

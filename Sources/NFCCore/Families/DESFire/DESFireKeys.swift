@@ -54,7 +54,8 @@ public struct DESFireKey: Sendable, Hashable {
 
     /// The key's name in the keys file: what facts and events show.
     public var name: String
-    /// The application (AID, 3 bytes, least significant byte first as GetApplicationIDs lists it).
+    /// The application: its AID (3 bytes, least significant byte first as GetApplicationIDs lists it),
+    /// or for a DESFire Light / NTAG 424 DNA the DF name the dump keys it by.
     public var application: [UInt8]
     /// The key number in the application (0–13).
     public var keyNumber: UInt8

@@ -68,20 +68,32 @@ public enum Type2Dump {
     ///
     /// Throws ``NFCError/unsupportedOperation(_:)`` for a non-Type 2 `info`, ``NFCError/tagRemoved``
     /// when the tag cannot be re-selected, `CancellationError` when the task is cancelled.
+    ///
+    /// `keys` (the keys file's Ultralight C keys and NTAG passwords, ``Type2KeyedRead``) open the pages
+    /// past the first refused one; the fact `Authentication` says which key name did what.
     public static func dump(info: CardInfo, transport: some TagTransport, progress: Progress? = nil,
-                            chipData: Bool = true) async throws -> TagDump
+                            chipData: Bool = true, keys: Type2Keys = .standard) async throws -> TagDump
     {
         guard let memory = try? Type2Memory(transport: transport, info: info) else {
             throw NFCError.unsupportedOperation("\(info.type) is not a Type 2 tag")
         }
         let product = memory.product, map = memory.map
         memory.progress = progress
-        let boundary = try await readAll(memory)
+        var boundary = try await readAll(memory)
+        var authentications: [Type2Authentication] = []
+        if boundary != nil, !keys.ultralightC.isEmpty || !keys.passwords.isEmpty {
+            authentications = try await Type2KeyedRead.open(memory, keys: keys)
+            if authentications.contains(where: { $0.outcome == .opened || $0.outcome == .packMismatch }) {
+                boundary = try await readAll(memory)
+            }
+        }
         let pages = memory.pages
         let extras = chipData
             ? try await readExtras(product: product, map: map, pages: pages, transport: transport)
             : Type2Extras(totalPages: map.totalPages)
-        return makeDump(info: info, map: map, pages: pages, boundary: boundary, extras: extras)
+        var dump = makeDump(info: info, map: map, pages: pages, boundary: boundary, extras: extras)
+        dump.facts += authentications.map(\.fact)
+        return dump
     }
 
     // MARK: - Pages

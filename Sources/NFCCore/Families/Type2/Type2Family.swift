@@ -33,7 +33,7 @@ public struct Type2Family: TagFamily {
             Type2Dump.partialDump(info: info, pages: record.pages, after: error)
         }
         return try await Type2Dump.dump(info: info, transport: transport, progress: record,
-                                        chipData: options.target.holdsType2ChipData)
+                                        chipData: options.target.holdsType2ChipData, keys: options.families.type2Keys)
     }
 
     public var acceptsPassword: Bool { true }

@@ -77,6 +77,13 @@ final class Type2Memory {
         isAuthenticated = true
     }
 
+    /// Records an authentication the caller made on ``transport`` (``Type2KeyedRead``): the protected
+    /// pages are readable from now on, and no page is taken for the protection boundary any more.
+    func unlock() {
+        isAuthenticated = true
+        refusedFrom = nil
+    }
+
     /// The capability container (page 3), read if not known yet.
     func capabilityContainer() async throws -> Type2CapabilityContainer {
         guard let cc = Type2CapabilityContainer(bytes: try await page(3)) else { throw NFCError.invalidResponse([]) }

@@ -24,8 +24,13 @@ import Synchronization
 /// (EV1 datasheet §9.2): GetVersion 60h, SelectApplication 5Ah, GetApplicationIDs 6Ah,
 /// GetFileIDs 6Fh, GetKeySettings 45h, GetKeyVersion 64h, GetFileSettings F5h, ReadData BDh / ADh,
 /// GetValue 6Ch, ReadRecords BBh / ABh, Read_Sig 3Ch (EV2, EV3, Light, NTAG 424 DNA) and ADDITIONAL_FRAME AFh. Long answers come in frames
-/// (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data bytes) with status AFh. No authentication is modelled: a file whose read and read&write rights
-/// are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
+/// (GetVersion 7 + 7 + 14 bytes, 19 AIDs, 59 data bytes) with status AFh. Authentication
+/// (``VirtualDESFireSecurity``): AuthenticateAES AAh (EV1, EV2, EV3) and AuthenticateEV2First 71h (EV2,
+/// EV3, Light, NTAG 424 DNA) with each application's AES keys (``Application/keys``, all-zero for a key
+/// not given); a file whose read or read&write right is the authenticated key is then read in its
+/// communication mode (MACed, fully enciphered). Without that session a file whose read and
+/// read&write rights are both a key answers 91AE, one whose rights are both "never" (Fh) answers 919D.
+/// Any error, SelectApplication and a new authentication end the session.
 public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Which chip the card is: decides the GetVersion answer and the framings taken.
     public enum Model: Sendable, CaseIterable {
@@ -53,6 +58,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     public enum Status {
         public static let ok: UInt8 = 0x00
         public static let illegalCommand: UInt8 = 0x1C
+        public static let integrityError: UInt8 = 0x1E
         public static let noSuchKey: UInt8 = 0x40
         public static let lengthError: UInt8 = 0x7E
         public static let permissionDenied: UInt8 = 0x9D
@@ -90,9 +96,13 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         public var readWrite: UInt8
         public var change: UInt8
         public var contents: Contents
+        /// Sends a wrong MAC with the file's secured answers (a scenario's `corrupt_mac`): what a reader
+        /// must refuse as an integrity error.
+        public var corruptMAC = false
 
         public init(id: UInt8, communication: UInt8 = 0x00, read: UInt8, write: UInt8 = 0x00,
-                    readWrite: UInt8 = 0x00, change: UInt8 = 0x00, contents: Contents) {
+                    readWrite: UInt8 = 0x00, change: UInt8 = 0x00, contents: Contents, corruptMAC: Bool = false) {
+            self.corruptMAC = corruptMAC
             self.id = id
             self.communication = communication
             self.read = read
@@ -111,8 +121,13 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         public var files: [File]
         /// ISO DF name the application answers ISO SELECT to, or nil.
         public var dfName: [UInt8]?
+        /// The application's AES keys by number; a key number not listed holds the all-zero key (the
+        /// key an AES application is created with, EV1 datasheet §9.5.1).
+        public var keys: [UInt8: [UInt8]]
 
-        public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File], dfName: [UInt8]? = nil) {
+        public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File], dfName: [UInt8]? = nil,
+                    keys: [UInt8: [UInt8]] = [:]) {
+            self.keys = keys
             self.aid = aid
             self.listRequiresAuthentication = listRequiresAuthentication
             self.files = files
@@ -139,6 +154,8 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         var selected: [UInt8] = [0x00, 0x00, 0x00]
         /// Frames still to send after an AFh answer.
         var pending: [[UInt8]] = []
+        /// Authentication and secure messaging.
+        var auth: VirtualDESFireSecurity.Progress = .none
     }
 
     /// The Read_Sig answer; nil: a made-up one from the UID (not a valid NXP signature). Kept apart
@@ -256,6 +273,14 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Runs one command; the first frame of a long answer is returned and the rest kept for AFh.
     func execute(_ instruction: UInt8, _ data: [UInt8]) -> (UInt8, [UInt8]) {
         state.withLock { s in
+            if instruction == 0xAF, case let .awaitingProof(ev2, number, key, rndB, chain) = s.auth {
+                s.auth = .none
+                guard let done = VirtualDESFireSecurity.finish(proof: data, ev2: ev2, keyNumber: number, key: key, rndB: rndB, chain: chain)
+                else { return (Status.authenticationError, []) }
+                s.auth = .authenticated(done.session)
+                return (Status.ok, done.answer)
+            }
+            if case .awaitingProof = s.auth { s.auth = .none }
             if instruction == 0xAF {
                 guard !s.pending.isEmpty else { return (Status.illegalCommand, []) }
                 let frame = s.pending.removeFirst()
@@ -267,11 +292,18 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             case .notSimulated?: return (Status.permissionDenied, [])
             case .simulated?: break
             }
+            if instruction == 0xAA || instruction == 0x71 { return authenticate(ev2: instruction == 0x71, data, &s) }
+            let before = s.auth
             let frames: [[UInt8]]
             switch answer(instruction, data, &s) {
             case let .success(answerFrames): frames = answerFrames
-            case let .failure(status): return (status.rawValue, [])
+            case let .failure(status):
+                // Any error ends the authentication (EV1 datasheet §9.3; AN12196 §5.2).
+                s.auth = .none
+                return (status.rawValue, [])
             }
+            // EV2 counts every command of its session; a secured read has counted its own.
+            if s.auth == before, case let .authenticated(session) = before { s.auth = .authenticated(VirtualDESFireSecurity.counted(session)) }
             guard let first = frames.first else { return (Status.ok, []) }
             s.pending = Array(frames.dropFirst())
             return (s.pending.isEmpty ? Status.ok : Status.additionalFrame, first)
@@ -279,6 +311,29 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     }
 
     struct Refusal: Error { var rawValue: UInt8 }
+
+    /// Keys of an application: two (the demonstration's GetKeySettings, maxKeys 82h) or five on a Light or
+    /// NTAG 424 DNA (NT4H2421Gx §10.4.1 Table 25), or one past the highest the scenario gives.
+    func keyCount(_ app: Application) -> UInt8 {
+        max(model == .light || model == .ntag424 ? 5 : 2, (app.keys.keys.max() ?? 0) + 1)
+    }
+
+    /// AuthenticateAES (`ev2` false: `AA kk`) or AuthenticateEV2First (`71 kk LenCap [PCDcap2]`): E(K, RndB).
+    private func authenticate(ev2: Bool, _ data: [UInt8], _ s: inout State) -> (UInt8, [UInt8]) {
+        s.auth = .none
+        guard let number = data.first, ev2 ? data.count >= 2 && Int(data[1]) == data.count - 2 : data.count == 1 else {
+            return (Status.lengthError, [])
+        }
+        // The PICC master key is a DES key here (GetKeySettings): no AES authentication at PICC level.
+        guard let app = applications.first(where: { $0.aid == s.selected }) else { return (Status.authenticationError, []) }
+        guard number < keyCount(app) else { return (Status.noSuchKey, []) }
+        let key = app.keys[number] ?? [UInt8](repeating: 0, count: 16)
+        guard let started = VirtualDESFireSecurity.begin(ev2: ev2, keyNumber: number, key: key) else {
+            return (Status.authenticationError, [])
+        }
+        s.auth = started.progress
+        return (Status.additionalFrame, started.answer)
+    }
 
     /// Splits `bytes` into frames of `size` (at least one frame, possibly empty).
     static func frames(_ bytes: [UInt8], of size: Int) -> [[UInt8]] {
@@ -299,6 +354,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
                 return refuse(Status.applicationNotFound)
             }
             s.selected = data
+            s.auth = .none
             return .success([])
         case 0x6A:
             guard data.isEmpty else { return refuse(Status.lengthError) }
@@ -313,14 +369,14 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard let app = applications.first(where: { $0.aid == s.selected }) else {
                 return .success([[directoryRequiresAuthentication ? 0x0D : 0x0F, 0x01]])
             }
-            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x82]])
+            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x80 | keyCount(app)]])
         case 0x64:
             // GetKeyVersion (EV1 datasheet §9.2.1): key versions 00 (PICC) and 10h + key number
             // (applications); a key past the count answers NO_SUCH_KEY.
             guard data.count == 1 else { return refuse(Status.lengthError) }
             // Light and NTAG 424 DNA: five application keys 0–4 (NT4H2421Gx §10.4.1 Table 25).
             let isPICC = s.selected == [0, 0, 0]
-            let appKeys: UInt8 = model == .light || model == .ntag424 ? 5 : 2
+            let appKeys = applications.first(where: { $0.aid == s.selected }).map(keyCount) ?? 2
             guard data[0] < (isPICC ? 1 : appKeys) else { return refuse(Status.noSuchKey) }
             return .success([[isPICC ? 0x00 : 0x10 + data[0]]])
         case 0x6F:
@@ -330,17 +386,37 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             return .success([app.files.map(\.id)])
         case 0xF5, 0xBD, 0xAD, 0x6C, 0xBB, 0xAB:
             let expected = instruction == 0xF5 || instruction == 0x6C ? 1 : 7
+            // A read under the session of the key the file's right names: the command checked (EV2 MACt)
+            // and the answer secured in the file's communication mode.
+            var data = data
+            var session: VirtualDESFireSecurity.Session?
+            if instruction != 0xF5, case let .authenticated(open) = s.auth, let id = data.first,
+                let file = applications.first(where: { $0.aid == s.selected })?.files.first(where: { $0.id == id }),
+                file.read != Self.free, file.readWrite != Self.free, [file.read, file.readWrite].contains(open.keyNumber)
+            {
+                var moved = open
+                guard let plain = VirtualDESFireSecurity.acceptCommand(&moved, instruction: instruction, data: data, mode: file.communication)
+                else { return refuse(Status.integrityError) }
+                data = plain
+                session = moved
+            }
             guard data.count == expected else { return refuse(Status.lengthError) }
             guard let app = applications.first(where: { $0.aid == s.selected }) else { return refuse(Status.permissionDenied) }
             guard let file = app.files.first(where: { $0.id == data[0] }) else { return refuse(Status.fileNotFound) }
             if instruction == 0xF5 { return .success([settings(of: file)]) }
             if file.read == Self.never && file.readWrite == Self.never { return refuse(Status.permissionDenied) }
-            guard file.read == Self.free || file.readWrite == Self.free else { return refuse(Status.authenticationError) }
+            guard file.read == Self.free || file.readWrite == Self.free || session != nil else { return refuse(Status.authenticationError) }
             let offset = data.count == 7 ? Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16 : 0
             let length = data.count == 7 ? Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16 : 0
             // ADh / ABh take the parameters of BDh / BBh (NT4H2421Gx §10.8 ReadData; MF2DL(H)x0 command set).
             let plain: UInt8 = instruction == 0xAD ? 0xBD : instruction == 0xAB ? 0xBB : instruction
-            return read(plain, file.contents, offset: offset, length: length)
+            let result = read(plain, file.contents, offset: offset, length: length)
+            guard var open = session, case let .success(frames) = result else { return result }
+            guard let secured = VirtualDESFireSecurity.secureAnswer(&open, data: frames.flatMap { $0 }, mode: file.communication,
+                                                                    corrupt: file.corruptMAC)
+            else { return refuse(Status.integrityError) }
+            s.auth = .authenticated(open)
+            return .success(Self.frames(secured, of: 59))
         case 0x3C:
             // Read_Sig (MIFARE DESFire EV2 / EV3, MF2DLHX0 and NT4H2421Gx Read_Sig): address 00h, answered
             // by the 56-byte ECC signature, in plain without authentication.

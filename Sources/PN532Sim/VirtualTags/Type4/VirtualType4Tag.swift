@@ -133,12 +133,13 @@ public final class VirtualType4Tag: ISODEPVirtualTag {
         self.state = Mutex(State(ndefFile: file, writable: writable))
     }
 
-    /// A tag of `variant` (CC layout from the simulator's table) holding `ndef`.
+    /// A tag of `variant` (CC layout from the simulator's table) holding `ndef`; `atqa` as in the
+    /// designated initializer.
     public convenience init(
-        uid: [UInt8], variant: Variant, ndef: [UInt8] = [], capacity: Int = 2048, writable: Bool = true
+        uid: [UInt8], variant: Variant, ndef: [UInt8] = [], capacity: Int = 2048, writable: Bool = true, atqa: [UInt8]? = nil
     ) throws(NFCError) {
         try self.init(uid: uid, ndef: ndef, capacity: capacity, writable: writable, mle: variant.mle, mlc: variant.mlc,
-                      mappingVersion: variant.mappingVersion, isExtended: variant.isExtended)
+                      atqa: atqa, mappingVersion: variant.mappingVersion, isExtended: variant.isExtended)
     }
 
     private static func bigEndian(_ value: Int, count: Int) -> [UInt8] {

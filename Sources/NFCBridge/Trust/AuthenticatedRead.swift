@@ -1,0 +1,50 @@
+import NFCCore
+
+/// One member of the `trust` object's `authenticated` list (docs/mqtt.md, "trust"): which key of
+/// `auth.keys_file` — by NAME, never its bytes — was tried on which application, and which files it
+/// opened, or the stable code of why the card refused it.
+package struct AuthenticatedRead: Sendable, Equatable, Encodable {
+    /// The key's name in the keys file.
+    package var key: String
+    /// The application (AID hex, card order).
+    package var application: String
+    /// The key number in the application.
+    package var keyNumber: Int
+    /// The authentication command (`AuthenticateEV2First`, `AuthenticateAES`).
+    package var method: String
+    /// The files read with it (`AID/fileID`).
+    package var files: [String]
+    /// Nil when the key opened the application, else the stable code (`auth_failed`, `integrity_error`…).
+    package var error: String?
+
+    enum CodingKeys: String, CodingKey { case key, application, keyNumber = "key_number", method, files, error }
+
+    /// The member for what a DESFire dump or read did with one key.
+    package init(_ authentication: DESFireAuthentication) {
+        key = authentication.keyName
+        application = authentication.application.hexString
+        keyNumber = Int(authentication.keyNumber)
+        method = authentication.method
+        files = authentication.filesRead
+        if case let .failed(code, _) = authentication.outcome { error = code } else { error = nil }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(application, forKey: .application)
+        try container.encode(keyNumber, forKey: .keyNumber)
+        try container.encode(method, forKey: .method)
+        try container.encode(files, forKey: .files)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
+}
+
+extension TrustReason {
+    /// A key of `auth.keys_file` that the credential's application needs was refused by the card.
+    package static let authFailed = TrustReason(
+        code: "auth_failed", message: "the card refused the key auth.keys_file names for the credential's application")
+    /// A secured answer's MAC did not match: the data was dropped.
+    package static let integrityError = TrustReason(
+        code: "integrity_error", message: "a secured answer's MAC did not match its data: the data was dropped")
+}

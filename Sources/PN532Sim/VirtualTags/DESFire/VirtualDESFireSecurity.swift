@@ -1,0 +1,151 @@
+/// The virtual DESFire's authentication and secure messaging, written for the simulator from the
+/// datasheets and NXP's application notes (never from NFCCore), on ``SimulatedCipher``:
+///
+/// - AuthenticateAES AAh (MIFARE DESFire EV1 MF3ICD(Q)81 §9.5.2): E(K, RndB) with IV 0, then the
+///   reader's E(K, RndA ‖ RndB<<<8) chained on it, answered with E(K, RndA<<<8) chained on that; the
+///   session key RndA[0..<4] ‖ RndB[0..<4] ‖ RndA[12..<16] ‖ RndB[12..<16], IV 0 (§9.4).
+/// - AuthenticateEV2First 71h (AN12343 §6.2 / AN12196 §3.3): E(K, RndB) (IV 0), the reader's E(K,
+///   RndA ‖ RndB<<<8), answered E(K, TI ‖ RndA<<<8 ‖ PDcap2 ‖ PCDcap2), every encryption from IV 0;
+///   SesAuthENCKey = CMAC(K, A5 5A ‖ 00 01 00 80 ‖ SV), SesAuthMACKey = CMAC(K, 5A A5 ‖ …), SV = RndA[0..<2]
+///   ‖ (RndA[2..<8] ⊕ RndB[0..<6]) ‖ RndB[6..<16] ‖ RndA[8..<16] (AN12196 §3.3 / AN12343 §6.2).
+/// - Reads of a file whose right is the authenticated key, by its communication mode: EV1 (§9.1.2,
+///   §9.4): the command's CMAC from the IV becomes the IV; plain and MACed answers carry
+///   CMAC(data ‖ 00)[0..<8], full ones E(data ‖ CRC32(data ‖ 00) ‖ 00…). EV2 (AN12196 §5.3–5.4, §7.3):
+///   MACed and full commands carry MACt(Cmd ‖ CmdCtr ‖ TI ‖ header) — a wrong one is INTEGRITY_ERROR
+///   (1Eh) —; answers MACt(00 ‖ CmdCtr+1 ‖ TI ‖ data), full ones E(data ‖ 80 00…) from IV =
+///   E(SesAuthENCKey, 5A A5 ‖ TI ‖ CmdCtr+1 ‖ 0⁸). MACt = CMAC bytes 1, 3 … 15.
+enum VirtualDESFireSecurity {
+    /// An open session.
+    enum Session: Sendable, Equatable {
+        case ev1(keyNumber: UInt8, key: [UInt8], iv: [UInt8])
+        case ev2(keyNumber: UInt8, encryptionKey: [UInt8], macKey: [UInt8], transactionIdentifier: [UInt8], counter: UInt16)
+
+        var keyNumber: UInt8 {
+            switch self {
+            case let .ev1(number, _, _), let .ev2(number, _, _, _, _): number
+            }
+        }
+    }
+
+    /// Where an authentication is.
+    enum Progress: Sendable, Equatable {
+        case none
+        /// AAh or 71h answered with E(K, RndB); the reader's proof is next.
+        case awaitingProof(ev2: Bool, keyNumber: UInt8, key: [UInt8], rndB: [UInt8], chain: [UInt8])
+        case authenticated(Session)
+    }
+
+    static let zero = [UInt8](repeating: 0, count: 16)
+
+    static func random(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    static func rotated(_ bytes: [UInt8]) -> [UInt8] { Array(bytes.dropFirst()) + bytes.prefix(1) }
+
+    /// First step of AAh (`ev2` false) or 71h: E(K, RndB).
+    static func begin(ev2: Bool, keyNumber: UInt8, key: [UInt8]) -> (answer: [UInt8], progress: Progress)? {
+        let rndB = random(16)
+        guard let encrypted = SimulatedCipher.cbcEncrypt(key, iv: zero, rndB) else { return nil }
+        return (encrypted, .awaitingProof(ev2: ev2, keyNumber: keyNumber, key: key, rndB: rndB, chain: encrypted))
+    }
+
+    /// Second step: checks the reader's proof; nil when it does not hold RndB<<<8 (→ AUTHENTICATION_ERROR).
+    static func finish(proof: [UInt8], ev2: Bool, keyNumber: UInt8, key: [UInt8], rndB: [UInt8], chain: [UInt8])
+        -> (answer: [UInt8], session: Session)?
+    {
+        guard proof.count == 32, let plain = SimulatedCipher.cbcDecrypt(key, iv: ev2 ? zero : chain, proof) else { return nil }
+        let rndA = Array(plain[0..<16])
+        guard Array(plain[16..<32]) == rotated(rndB) else { return nil }
+        if !ev2 {
+            guard let answer = SimulatedCipher.cbcEncrypt(key, iv: Array(proof.suffix(16)), rotated(rndA)) else { return nil }
+            let sessionKey = Array(rndA[0..<4] + rndB[0..<4] + rndA[12..<16] + rndB[12..<16])
+            return (answer, .ev1(keyNumber: keyNumber, key: sessionKey, iv: zero))
+        }
+        let ti = random(4)
+        let capabilities = [UInt8](repeating: 0, count: 12)  // PDcap2 ‖ PCDcap2, none
+        let mixed = (0..<6).map { rndA[2 + $0] ^ rndB[$0] }
+        let vector = [0x00, 0x01, 0x00, 0x80] + rndA[0..<2] + mixed + rndB[6..<16] + rndA[8..<16]
+        guard let answer = SimulatedCipher.cbcEncrypt(key, iv: zero, ti + rotated(rndA) + capabilities),
+            let encryptionKey = SimulatedCipher.cmac(key, [0xA5, 0x5A] + vector),
+            let macKey = SimulatedCipher.cmac(key, [0x5A, 0xA5] + vector)
+        else { return nil }
+        return (answer, .ev2(keyNumber: keyNumber, encryptionKey: encryptionKey, macKey: macKey, transactionIdentifier: ti, counter: 0))
+    }
+
+    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    static func truncated(_ mac: [UInt8]) -> [UInt8] { stride(from: 1, to: mac.count, by: 2).map { mac[$0] } }
+
+    /// A secured command's parameters without their MAC (EV2 MACed / full); nil when the MAC is wrong
+    /// (→ INTEGRITY_ERROR). EV1 moves the IV on by the command's CMAC. `mode`: 0 plain, 1 MACed, 3 full.
+    static func acceptCommand(_ session: inout Session, instruction: UInt8, data: [UInt8], mode: UInt8) -> [UInt8]? {
+        switch session {
+        case let .ev1(number, key, iv):
+            guard let mac = SimulatedCipher.cmac(key, [instruction] + data, iv: iv) else { return nil }
+            session = .ev1(keyNumber: number, key: key, iv: mac)
+            return data
+        case let .ev2(_, _, macKey, ti, counter):
+            guard mode != 0x00 else { return data }
+            guard data.count >= 8 else { return nil }
+            let header = Array(data.dropLast(8))
+            guard let mac = SimulatedCipher.cmac(macKey, [instruction] + le16(counter) + ti + header),
+                truncated(mac) == Array(data.suffix(8))
+            else { return nil }
+            return header
+        }
+    }
+
+    /// The answer's bytes for plain `data` in `mode`, with the session moved on; `corrupt` flips a bit of
+    /// the MAC (a scenario's `corrupt_mac`, to test the reader's integrity check).
+    static func secureAnswer(_ session: inout Session, data: [UInt8], mode: UInt8, corrupt: Bool) -> [UInt8]? {
+        var answer: [UInt8]
+        switch session {
+        case let .ev1(number, key, iv):
+            if mode == 0x03 {
+                var plain = data + crc32(data + [0x00])
+                plain += [UInt8](repeating: 0, count: (16 - plain.count % 16) % 16)
+                guard let cipher = SimulatedCipher.cbcEncrypt(key, iv: iv, plain) else { return nil }
+                session = .ev1(keyNumber: number, key: key, iv: Array(cipher.suffix(16)))
+                answer = cipher
+            } else {
+                guard let mac = SimulatedCipher.cmac(key, data + [0x00], iv: iv) else { return nil }
+                session = .ev1(keyNumber: number, key: key, iv: mac)
+                answer = data + mac.prefix(8)
+            }
+        case let .ev2(number, encryptionKey, macKey, ti, counter):
+            let next = counter &+ 1
+            session = .ev2(keyNumber: number, encryptionKey: encryptionKey, macKey: macKey, transactionIdentifier: ti, counter: next)
+            guard mode != 0x00 else { return data }
+            var body = data
+            if mode == 0x03 {
+                let padded = data + [0x80] + [UInt8](repeating: 0, count: 15 - data.count % 16)
+                guard let iv = SimulatedCipher.cbcEncrypt(encryptionKey, iv: zero, [0x5A, 0xA5] + ti + le16(next) + [UInt8](repeating: 0, count: 8)),
+                    let cipher = SimulatedCipher.cbcEncrypt(encryptionKey, iv: iv, padded)
+                else { return nil }
+                body = cipher
+            }
+            guard let mac = SimulatedCipher.cmac(macKey, [0x00] + le16(next) + ti + body) else { return nil }
+            answer = body + truncated(mac)
+        }
+        if corrupt, let last = answer.indices.last { answer[last] ^= 0x01 }
+        return answer
+    }
+
+    /// EV2 counts every command of the session, answered or not (AN12196 §5.2 "CmdCtr").
+    static func counted(_ session: Session) -> Session {
+        guard case let .ev2(number, encryptionKey, macKey, ti, counter) = session else { return session }
+        return .ev2(keyNumber: number, encryptionKey: encryptionKey, macKey: macKey, transactionIdentifier: ti, counter: counter &+ 1)
+    }
+
+    /// DESFire CRC32 (MF3ICD(Q)81 §9.1.3): polynomial 04C11DB7h reflected (EDB88320h), preset all ones,
+    /// not complemented at the end; sent least significant byte first.
+    static func crc32(_ data: [UInt8]) -> [UInt8] {
+        var register: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            register ^= UInt32(byte)
+            for _ in 0..<8 { register = (register >> 1) ^ (register & 1 == 0 ? 0 : 0xEDB8_8320) }
+        }
+        return (0..<4).map { UInt8(truncatingIfNeeded: register >> (8 * $0)) }
+    }
+}

@@ -1,0 +1,45 @@
+import NFCCore
+import Testing
+@testable import NFCBridge
+
+/// `feedback.exec` (issue 22, item 3): the program gets the feedback in its environment, is killed when
+/// it outlives its time, and a second run while one is going is skipped.
+@Suite struct FeedbackExecTests {
+    @Test func theProgramGetsTheFeedbackInItsEnvironment() async {
+        let exec = FeedbackExec(
+            argv: ["/bin/sh", "-c", #"test "$NFCBRIDGE_FEEDBACK $NFCBRIDGE_LIGHT $NFCBRIDGE_BEEPS $NFCBRIDGE_UID $NFCBRIDGE_AGENT_ID" = "scan red 2 04A1B2 door""#],
+            timeoutMilliseconds: 5000)
+        let environment = FeedbackExec.environment(
+            for: .scan, signal: IndicatorSignal(light: .red, beeps: 2), uid: [0x04, 0xA1, 0xB2], agentID: "door")
+        #expect(await exec.run(environment: environment) == .exited(0))
+        let wrong = FeedbackExec.environment(for: .request, signal: IndicatorSignal(light: .green), uid: nil, agentID: "door")
+        #expect(await exec.run(environment: wrong) == .exited(1))
+    }
+
+    @Test func aProgramThatOutlivesItsTimeIsKilled() async {
+        let exec = FeedbackExec(argv: ["/bin/sleep", "30"], timeoutMilliseconds: 50)
+        #expect(await exec.run(environment: []) == .killed)
+    }
+
+    @Test func aRunWhileOneIsGoingIsSkipped() async {
+        let exec = FeedbackExec(argv: ["/bin/sleep", "30"], timeoutMilliseconds: 300)
+        async let first = exec.run(environment: [])
+        // The first run holds the exec until it is killed; wait until it does before the second.
+        while !exec.isRunning { await Task.yield() }
+        #expect(await exec.run(environment: []) == .skipped)
+        #expect(await first == .killed)
+    }
+
+    @Test func aMissingProgramIsAFailureNotACrash() async {
+        let exec = FeedbackExec(argv: ["/nonexistent/feedback"], timeoutMilliseconds: 100)
+        guard case .failed = await exec.run(environment: []) else {
+            Issue.record("a missing program must be .failed")
+            return
+        }
+    }
+
+    @Test func beepsAreBounded() {
+        #expect(IndicatorSignal(light: .red, beeps: 99).beeps == IndicatorSignal.maximumBeeps)
+        #expect(IndicatorSignal(light: .red, beeps: -1).beeps == 0)
+    }
+}
