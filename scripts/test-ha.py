@@ -79,7 +79,7 @@ class Processes:
         self.children[name] = child
         return child
 
-    def signal(self, name, sig):
+    def send(self, name, sig):
         self.children[name].send_signal(sig)
 
     def stop(self, name, sig=signal.SIGTERM):
@@ -477,11 +477,11 @@ async def run(args, processes, folder):
 
         print("(B) a tap while the broker is stalled (SIGSTOP 4 s): late, so no tag_scanned")
         mark = len(ha.events)
-        processes.signal("mosquitto", signal.SIGSTOP)
+        processes.send("mosquitto", signal.SIGSTOP)
         control(folder, {"cmd": "place", "id": "plain"})
         wait_line(os.path.join(folder, "agent.log"), f"tag {PLAIN_UID} (NTAG213) scanned", occurrence=2)
         time.sleep(4)  # the stall itself: the broker holds the tap this long (not a wait for a result)
-        processes.signal("mosquitto", signal.SIGCONT)
+        processes.send("mosquitto", signal.SIGCONT)
         await ha.wait_state(ids["scans"], lambda s: s["state"] == "4", "4 scans (the stalled tap reached HA)")
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "on", "on")
         late = [e for e in ha.events[mark:] if e["event_type"] == "tag_scanned"]
