@@ -391,9 +391,10 @@ async def run(args, processes, folder):
         check(diagnostic == sorted(diagnostics), f"diagnostic entities: {diagnostic}")
         check(ids["nfc"] == f"event.nfc_reader_{AGENT_ID}_tag", f"event entity {ids['nfc']}")
         reader = await ha.wait_state(ids["reader_state"], lambda s: s["state"] == "ok", "ok")
-        check(reader["attributes"].get("device_class") == "enum"
-              and reader["attributes"].get("options") == ["starting", "ok", "absent", "error"],
-              f"the Reader sensor is an enum with its options: {reader['attributes']}")
+        # HA 2024.3 shows an enum sensor's options neither as state attributes nor in the registry
+        # entry's capabilities (None here); the discovery document's options are checked by
+        # AgentE2EHomeAssistantTests. A state outside them would be logged as an error (checked below).
+        check(reader["attributes"].get("device_class") == "enum", f"the Reader sensor is an enum: {reader['attributes']}")
         # (A) the removal automations of docs/home-assistant.md, and the naive state trigger it warns of.
         automations = {
             "device_removals": {"trigger": "device", "domain": "mqtt", "device_id": device_id, "type": "tag_removed",
