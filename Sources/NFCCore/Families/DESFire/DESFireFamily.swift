@@ -4,7 +4,7 @@
 /// hardware type 04h, is a Type 4 tag and stays with ``Type4Family``). NDEF lives in the card's NFC
 /// Forum Type 4 application and goes through the Type 4 mapping; the dump walks applications and
 /// files with ``DESFireDumper``.
-public struct DESFireFamily: TagFamily {
+public struct DESFireFamily: TagFamily, Type4NDEFWriting {
     public init() {}
 
     public var name: String { "MIFARE DESFire" }
@@ -63,18 +63,6 @@ public struct DESFireFamily: TagFamily {
             }
         }
         return desfire.tagDump(info: info, ndefMessage: ndef)
-    }
-
-    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
-        async throws(TagOperationError) -> WriteReport
-    {
-        try await Type4NDEFOperations.write(bytes, to: transport, info: info)
-    }
-
-    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
-        async throws(TagOperationError) -> LockReport
-    {
-        try await Type4NDEFOperations.lock(transport, info: info)
     }
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {

@@ -6,7 +6,7 @@
 ///
 /// Identification is ISO-DEP's (``ISODEPRefinement``): GetVersion hardware type 04h, major 30h names
 /// `.ntag424DNA`. It must come before ``Type4Family`` in the registry, which claims every Type 4 type.
-public struct NTAG424Family: TagFamily {
+public struct NTAG424Family: TagFamily, Type4NDEFWriting {
     public init() {}
 
     private static let type4 = Type4Family()
@@ -47,18 +47,6 @@ public struct NTAG424Family: TagFamily {
         let ndefFile = dump.files.first { $0.name == "NDEF File" }?.data ?? NTAG424SUN.file(of: dump.ndefMessage ?? [])
         dump.facts += NTAG424SUN.facts(NTAG424SUN.verify(file: ndefFile, settings: settings, options: sun), settings: settings)
         return dump
-    }
-
-    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
-        async throws(TagOperationError) -> WriteReport
-    {
-        try await Type4NDEFOperations.write(bytes, to: transport, info: info)
-    }
-
-    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
-        async throws(TagOperationError) -> LockReport
-    {
-        try await Type4NDEFOperations.lock(transport, info: info)
     }
 
     public func userSummary(for dump: TagDump, storage: String) -> String? {

@@ -44,3 +44,22 @@ enum Type4NDEFOperations {
         return apdu
     }
 }
+
+/// A family whose NDEF lives in an NFC Forum Type 4 NDEF application (T4T spec §5: NDEF Tag
+/// Application, CC file, NDEF file) and is written and locked exactly as a Type 4 tag's: the DESFire
+/// products and the NTAG 424 DNA. Conforming gives the two verbs, so the families do not repeat them.
+protocol Type4NDEFWriting: TagFamilyVerbs {}
+
+extension Type4NDEFWriting {
+    public func write(ndef bytes: [UInt8], to transport: any TagTransport, info: CardInfo, password: [UInt8]?)
+        async throws(TagOperationError) -> WriteReport
+    {
+        try await Type4NDEFOperations.write(bytes, to: transport, info: info)
+    }
+
+    public func lock(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8], password: [UInt8]?)
+        async throws(TagOperationError) -> LockReport
+    {
+        try await Type4NDEFOperations.lock(transport, info: info)
+    }
+}
