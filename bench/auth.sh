@@ -14,7 +14,7 @@ cat >"$work/keys.yaml" <<YAML
 keys:
   bench:
     kind: desfire
-    application: "563412"
+    application: "123456"   # AID 123456h as NXP writes it (card order 56 34 12)
     key_number: 1
     cipher: aes
     key: $key

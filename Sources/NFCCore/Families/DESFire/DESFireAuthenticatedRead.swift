@@ -94,6 +94,9 @@ struct DESFireAuthenticationContext: Sendable {
     var version: DESFireVersion
     /// 16 random bytes a call (the reader's RndA).
     var random: @Sendable () -> [UInt8]
+    /// For a credential read: the bytes of a data file to read (ReadData's offset and length) instead
+    /// of the whole file; nil for a dump.
+    var dataRange: Range<Int>? = nil
 }
 
 extension DESFireDumper {
@@ -156,7 +159,7 @@ extension DESFireDumper.Walk {
                 let file = app.files[index]
                 guard let settings = file.settings else { continue }
                 do {
-                    app.files[index].content = try await readSecured(file.id, settings, session: &session)
+                    app.files[index].content = try await readSecured(file.id, settings, range: context.dataRange, session: &session)
                     app.files[index].skipReason = nil
                     result.filesRead.append(DESFireDump.key(aid: app.aid, file: file.id))
                 } catch let error as NFCError {
@@ -199,8 +202,11 @@ extension DESFireDumper.Walk {
         }
     }
 
-    /// Reads file `id` through `session` in the file's communication mode, with the product's command.
-    func readSecured(_ id: UInt8, _ settings: DESFireFileSettings, session: inout DESFireSecureSession) async throws -> DESFireDump.Content {
+    /// Reads file `id` through `session` in the file's communication mode, with the product's command;
+    /// of a data file only `range` when given (ReadData's 3-byte offset and length, LSB first, EV1
+    /// datasheet §9.2.3), a range past the file's end being a BOUNDARY_ERROR the card is not asked for.
+    func readSecured(_ id: UInt8, _ settings: DESFireFileSettings, range: Range<Int>? = nil,
+                     session: inout DESFireSecureSession) async throws -> DESFireDump.Content {
         let operation = Self.readOperation(settings)
         guard let code = set.code(operation) else { throw NFCError.unsupportedOperation("\(set.name) has no \(operation.rawValue) command") }
         let mode = settings.communicationMode
@@ -212,7 +218,10 @@ extension DESFireDumper.Walk {
         }
         switch settings.details {
         case let .data(size):
-            return .data(try await exchange([id] + DESFireDumper.wholeFile, length: size))
+            guard let range else { return .data(try await exchange([id] + DESFireDumper.wholeFile, length: size)) }
+            guard range.lowerBound >= 0, range.upperBound <= size, !range.isEmpty else { throw NFCError.desfireError(status: DESFireStatus.boundaryError.rawValue) }
+            return .data(try await exchange([id] + DESFireDumper.littleEndian24(range.lowerBound) + DESFireDumper.littleEndian24(range.count),
+                                            length: range.count))
         case .value:
             let bytes = try await exchange([id], length: 4)
             return .value(Int32(bitPattern: UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24))
@@ -236,15 +245,20 @@ public struct DESFireFileRead: Sendable, Hashable {
     public var skipReason: String?
     /// What each key tried did (names, never keys).
     public var authentications: [DESFireAuthentication]
+
+    /// Whether a secured answer for the file failed its MAC (or CRC) check: its data was dropped.
+    public var failedIntegrity: Bool { skipReason?.hasPrefix(NFCError.Code.integrityError.rawValue + ":") == true }
 }
 
 extension DESFireDumper {
-    /// Selects application `aid` (SelectApplication; a Light or NTAG 4xx DNA by ISO SELECT of its DF
-    /// name, whatever `aid`), reads file `file`'s settings and the file: free, or with the first key of
-    /// `keys` its read (else read&write) right names. Refusals are in the result; transport errors and
-    /// cancellation are thrown.
+    /// Selects application `aid` (card order; SelectApplication, or a Light or NTAG 4xx DNA by ISO
+    /// SELECT of its DF name, whatever `aid`), reads file `file`'s settings and the file: free, or with
+    /// the first key of `keys` its read (else read&write) right names. With `range`, only those bytes
+    /// of a data file: a protected one asks the card for just them (ReadData offset and length), a free
+    /// one is cut from the whole file; a range past the file's end is a skip. Refusals are in the
+    /// result; transport errors and cancellation are thrown.
     public static func readFile(transport: any APDUTransport, version: DESFireVersion, application aid: [UInt8], file id: UInt8,
-                                keys: DESFireKeys,
+                                keys: DESFireKeys, range: Range<Int>? = nil,
                                 random: @escaping @Sendable () -> [UInt8] = DESFireDumper.randomChallenge) async throws -> DESFireFileRead {
         let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
         let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version), memory: version.storageBytes)
@@ -265,12 +279,28 @@ extension DESFireDumper {
             }
             selected = false
         }
-        guard let file = try await walk.file(id, probing: false) else {
+        guard var file = try await walk.file(id, probing: false) else {
             return DESFireFileRead(content: nil, skipReason: "file not found", authentications: [])
         }
+        if let range, case let .data(bytes)? = file.content {
+            // A free file was read whole: keep the range.
+            if range.lowerBound >= 0, range.upperBound <= bytes.count {
+                file.content = .data(Array(bytes[range]))
+            } else {
+                file.content = nil
+                file.skipReason = "the file holds \(bytes.count) bytes, fewer than the range \(range.lowerBound)..<\(range.upperBound) needs"
+            }
+        }
         app.files = [file]
-        let context = DESFireAuthenticationContext(keys: keys, version: version, random: random)
+        let context = DESFireAuthenticationContext(keys: keys, version: version, random: random, dataRange: range)
         let authentications = try await walk.openProtected(&app, context: context, selected: selected)
-        return DESFireFileRead(content: app.files.first?.content, skipReason: app.files.first?.skipReason, authentications: authentications)
+        let read = app.files.first
+        return DESFireFileRead(content: read?.content, skipReason: read?.skipReason, authentications: authentications)
+    }
+
+    /// A 3-byte little-endian field (ReadData's offset and length, EV1 datasheet §9.2.3); the callers
+    /// keep values within 0...FFFFFFh.
+    public static func littleEndian24(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
     }
 }
