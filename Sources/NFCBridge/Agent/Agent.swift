@@ -273,9 +273,9 @@ package final class Agent: Sendable {
         let receipt = await pipeline.emit(.scanned, ScannedEvent(scan: scan), at: date)
         // A new tap (not a re-scan, not a tag left there before a restart): the person at the reader sees and
         // hears it; the LED command waits its turn on the reader thread, never holding this one.
-        if configuration.feedback.onScan != nil, date != nil, !scan.initial {
-            let feedback = parts.feedback, uid = scan.uid
-            Task { await feedback.tagScanned(uid: uid) }
+        if date != nil, !scan.initial, parts.feedback.signal(forScanWith: scan.trust?.verdict) != nil {
+            let feedback = parts.feedback, uid = scan.uid, verdict = scan.trust?.verdict
+            Task { await feedback.tagScanned(uid: uid, verdict: verdict) }
         }
         // A dump follows: let the scan show first — briefly, never waiting for a stalled broker.
         if configuration.dump.onScan { await pipeline.awaitAcknowledgement(of: receipt, upTo: Self.scanBeforeDumpLimit) }

@@ -65,15 +65,20 @@ package struct AgentAssembly: Sendable {
         self.tagAccess = tagAccess
         let policy = CommandPolicy(configuration)
         let executor = commandExecutor ?? TagCommandExecutor(familyOptions: configuration.dump.families)
+        let feedback = FeedbackDriver(settings: configuration.feedback, device: device, agentID: configuration.id, logger: logger)
+        self.feedback = feedback
         let jobs = JobRunner(
             stateDirectory: configuration.stateDirectory, access: tagAccess, executor: executor,
             reporting: EncodeStation.Reporting(
-                tag: { result in await pipeline.emit(EventKind.job, result) },
+                tag: { result in
+                    await pipeline.emit(EventKind.job, result)
+                    // The person at the reader sees and hears the tag's result; the LED command waits
+                    // its turn on the reader thread, never holding the job.
+                    if feedback.signal(forJob: result.result) != nil { Task { await feedback.jobTag(result) } }
+                },
                 state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
             logger: logger)
         self.jobs = jobs
-        let feedback = FeedbackDriver(settings: configuration.feedback, device: device, agentID: configuration.id, logger: logger)
-        self.feedback = feedback
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,
             executor: executor,

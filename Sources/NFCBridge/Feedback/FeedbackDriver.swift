@@ -6,6 +6,10 @@ package enum FeedbackOccasion: String, Sendable, Equatable {
     case scan
     /// A controller asked for it (`request/feedback`: the door's verdict, a job's result).
     case request
+    /// An encode job finished a tag (`feedback.on_job`).
+    case job
+    /// A tap got its trust verdict (`feedback.on_trust`).
+    case trust
 }
 
 /// What a feedback did: the reader's LED and buzzer, and the board's program.
@@ -45,11 +49,41 @@ package struct FeedbackDriver: Sendable {
         exec = settings.exec.map { FeedbackExec(argv: $0, timeoutMilliseconds: settings.execTimeoutMilliseconds) }
     }
 
-    /// The configured signal for a scan of `uid`, if any (`feedback.on_scan`).
-    package func tagScanned(uid: [UInt8]) async {
-        guard let signal = settings.onScan else { return }
-        let outcome = await show(signal, for: .scan, uid: uid)
-        if outcome.reader == "failed" { logger.warning("feedback on scan: \(outcome.readerMessage ?? "the reader refused it")") }
+    /// The configured signal for a new tap: `feedback.on_trust.<verdict>` when the tap has a trust
+    /// verdict and that rule is set, else `feedback.on_scan`; nil when neither is configured.
+    package func signal(forScanWith verdict: TrustVerdict?) -> (IndicatorSignal, FeedbackOccasion)? {
+        let rule: FeedbackRule? = switch verdict {
+        case .trusted: settings.onTrusted
+        case .untrusted: settings.onUntrusted
+        case nil: nil
+        }
+        if let signal = rule?.signal { return (signal, .trust) }
+        return settings.onScan.map { ($0, .scan) }
+    }
+
+    /// Gives the configured signal for a new tap of `uid` (``signal(forScanWith:)``), if any.
+    package func tagScanned(uid: [UInt8], verdict: TrustVerdict?) async {
+        guard let (signal, occasion) = signal(forScanWith: verdict) else { return }
+        let outcome = await show(signal, for: occasion, uid: uid)
+        if outcome.reader == "failed" { logger.warning("feedback on \(occasion.rawValue): \(outcome.readerMessage ?? "the reader refused it")") }
+    }
+
+    /// The configured signal for an encode job's tag `result` (`feedback.on_job`): `ok`; `failed` for a
+    /// failed or torn tag (the serial is spent, or the tag left mid-write); `refused` for a refused or
+    /// duplicate tag (nothing was written).
+    package func signal(forJob result: EncodeTagResult.Result) -> IndicatorSignal? {
+        switch result {
+        case .ok: settings.onJobOK.signal
+        case .failed, .torn: settings.onJobFailed.signal
+        case .refused, .duplicate: settings.onJobRefused.signal
+        }
+    }
+
+    /// Gives the configured signal for an encode job's tag result, if any.
+    package func jobTag(_ result: EncodeTagResult) async {
+        guard let signal = signal(forJob: result.result) else { return }
+        let outcome = await show(signal, for: .job, uid: [UInt8](hex: result.uid))
+        if outcome.reader == "failed" { logger.warning("feedback on job: \(outcome.readerMessage ?? "the reader refused it")") }
     }
 
     /// Shows `signal` on the reader and runs `feedback.exec` with it.
