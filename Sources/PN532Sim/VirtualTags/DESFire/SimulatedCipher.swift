@@ -9,16 +9,22 @@ enum SimulatedCipher {
 
     /// AES-128 of one 16-byte block (encrypt, or decrypt), nil when libcrypto fails.
     static func aesBlock(_ key: [UInt8], _ input: [UInt8], decrypt: Bool = false) -> [UInt8]? {
-        guard key.count == block, input.count == block, let context = EVP_CIPHER_CTX_new() else { return nil }
+        guard key.count == block else { return nil }
+        return ecbBlock(EVP_aes_128_ecb(), key, input, size: block, decrypt: decrypt)
+    }
+
+    /// One `size`-byte block through libcrypto's ECB `cipher` (no padding), nil when it fails.
+    static func ecbBlock(_ cipher: OpaquePointer?, _ key: [UInt8], _ input: [UInt8], size: Int, decrypt: Bool) -> [UInt8]? {
+        guard input.count == size, let cipher, let context = EVP_CIPHER_CTX_new() else { return nil }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_CipherInit_ex(context, EVP_aes_128_ecb(), nil, key, nil, decrypt ? 0 : 1) == 1,
+        guard EVP_CipherInit_ex(context, cipher, nil, key, nil, decrypt ? 0 : 1) == 1,
             EVP_CIPHER_CTX_set_padding(context, 0) == 1
         else { return nil }
-        var output = [UInt8](repeating: 0, count: 2 * block)
+        var output = [UInt8](repeating: 0, count: 2 * size)
         var written: Int32 = 0
-        let ok = output.withUnsafeMutableBufferPointer { EVP_CipherUpdate(context, $0.baseAddress, &written, input, Int32(block)) }
-        guard ok == 1, written == Int32(block) else { return nil }
-        return Array(output.prefix(block))
+        let ok = output.withUnsafeMutableBufferPointer { EVP_CipherUpdate(context, $0.baseAddress, &written, input, Int32(size)) }
+        guard ok == 1, written == Int32(size) else { return nil }
+        return Array(output.prefix(size))
     }
 
     static func xor(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { zip(a, b).map { $0 ^ $1 } }

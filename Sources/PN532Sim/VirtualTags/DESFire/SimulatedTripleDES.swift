@@ -10,17 +10,8 @@ enum SimulatedTripleDES {
 
     /// One block enciphered (or deciphered); nil for a key that is not 16 or 24 bytes, or when libcrypto fails.
     static func block(_ key: [UInt8], _ input: [UInt8], decrypt: Bool = false) -> [UInt8]? {
-        guard input.count == block, key.count == 16 || key.count == 24, let context = EVP_CIPHER_CTX_new() else { return nil }
-        defer { EVP_CIPHER_CTX_free(context) }
-        let cipher = key.count == 16 ? EVP_des_ede_ecb() : EVP_des_ede3_ecb()
-        guard EVP_CipherInit_ex(context, cipher, nil, key, nil, decrypt ? 0 : 1) == 1,
-            EVP_CIPHER_CTX_set_padding(context, 0) == 1
-        else { return nil }
-        var output = [UInt8](repeating: 0, count: 2 * block)
-        var written: Int32 = 0
-        let ok = output.withUnsafeMutableBufferPointer { EVP_CipherUpdate(context, $0.baseAddress, &written, input, Int32(block)) }
-        guard ok == 1, written == Int32(block) else { return nil }
-        return Array(output.prefix(block))
+        guard key.count == 16 || key.count == 24 else { return nil }
+        return SimulatedCipher.ecbBlock(key.count == 16 ? EVP_des_ede_ecb() : EVP_des_ede3_ecb(), key, input, size: block, decrypt: decrypt)
     }
 
     /// CBC encryption from `iv`: C_i = E(P_i ⊕ C_(i-1)).
