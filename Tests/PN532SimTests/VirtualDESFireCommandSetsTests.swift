@@ -96,6 +96,22 @@ import Testing
         #expect(VirtualDESFireCommandSets.handling(of: 0x60, by: model) == .simulated)
     }
 
+    /// The ATS (without TL) each product answers RATS with: the DESFire EV1/EV2/EV3 `75 77 81 02 80`
+    /// (FSCI 5, 64-byte frames; MF3ICD(Q)81 §8.1), NTAG 424 DNA `77 77 71 02 80` (FSCI 7, 128-byte frames,
+    /// TB 71h) — the value NT4H2421Gx cards answer, not the EV1 one — whether the simulator plays it as a
+    /// DESFire-family tag or as the SDM tag.
+    @Test func eachProductAnswersItsOwnATS() throws {
+        #expect(try Self.tag(.ev1).target.ats == [0x75, 0x77, 0x81, 0x02, 0x80])
+        #expect(try Self.tag(.ev3).target.ats == [0x75, 0x77, 0x81, 0x02, 0x80])
+        let ntag424 = try Self.tag(.ntag424).target.ats
+        #expect(ntag424 == [0x77, 0x77, 0x71, 0x02, 0x80])
+        #expect(ntag424.first.map { $0 & 0x0F } == 7, "FSCI 7: 128-byte frames")
+        let sdm = try VirtualSDMTag(uid: Self.uid, ndef: [UInt8](repeating: 0, count: 30),
+                                    mirror: .init(metaReadKey: nil, fileReadKey: [UInt8](repeating: 0, count: 16),
+                                                  macInputOffset: 0, macOffset: 0))
+        #expect(sdm.target.ats == ntag424)
+    }
+
     /// NTAG 424 DNA allows one application only, its Type 4 one.
     @Test func ntag424HasOneApplication() {
         let apps = (1...2).map { V.Application(aid: [UInt8($0), 0, 0], files: []) }

@@ -50,6 +50,18 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             }
         }
 
+        /// The ATS without its TL byte. EV1 `75 77 81 02 80` (MF3ICD(Q)81 §8.1: FSCI 5 = 64 bytes, TA 77h,
+        /// TB 81h = FWI 8 / SFGI 1, TC 02h, historical byte 80h); EV2 and EV3 answer the same (EV3 cards'
+        /// logs show `06 75 77 81 02 80`). NTAG 424 DNA `77 77 71 02 80` (FSCI 7 = 128 bytes, TB 71h =
+        /// FWI 7 / SFGI 1), as the NT4H2421Gx cards answer and as ``VirtualSDMTag`` has it. Light keeps
+        /// the EV1 value: the MF2DL(H)x0 ATS figure was not at hand (UNVERIFIED).
+        var ats: [UInt8] {
+            switch self {
+            case .ev1, .ev2, .ev3, .light: [0x75, 0x77, 0x81, 0x02, 0x80]
+            case .ntag424: [0x77, 0x77, 0x71, 0x02, 0x80]
+            }
+        }
+
         /// Light and NTAG 424 DNA take ISO frames only.
         var takesNativeFrames: Bool { self == .ev1 || self == .ev2 || self == .ev3 }
     }
@@ -224,8 +236,8 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         self.applications = applications
         self.directoryRequiresAuthentication = directoryRequiresAuthentication
         self.ndefApplication = ndefApplication
-        // ATQA 0344, SAK 20, ATS 06 75 77 81 02 80 (EV1 datasheet §8.1, without the TL byte).
-        self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: [0x75, 0x77, 0x81, 0x02, 0x80])
+        // ATQA 0344, SAK 20 (EV1 datasheet §8.1), the model's ATS.
+        self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: model.ats)
     }
 
     /// The 28-byte GetVersion answer: hardware, software, UID, batch 00 11 22 33 44, week 0x10, year 0x21.
