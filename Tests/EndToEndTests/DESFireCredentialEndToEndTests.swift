@@ -116,4 +116,57 @@ import TestSupport
         }
     }
 
+
+    /// A 3DES door (issue 21 item 3): application 123456h with 2K3DES or 3K3DES keys, its credential file
+    /// fully enciphered behind key 1. The agent opens it with AuthenticateISO (1Ah) and EV1 secure
+    /// messaging over 3DES on an EV1 / EV2, with the legacy Authenticate (0Ah) and D40 messaging on an
+    /// MF3ICD40, the simulator answering with its own 1Ah / 0Ah; a wrong key is auth_failed.
+    @Test(arguments: [("desfire_ev1", "2k3des", "00102031405060708090A0B0B0A09080"),
+                      ("desfire_ev2", "3k3des", "00102031405060708090A0B0B0A090807060504030201000"),
+                      ("desfire_d40", "2k3des", "00102031405060708090A0B0B0A09080")])
+    func aTripleDESCredentialIsRead(_ kind: String, _ cipher: String, _ key: String) async throws {
+        let method = kind == "desfire_d40" ? "Authenticate" : "AuthenticateISO"
+        let folder = try TemporaryFolder()
+        let scenario = """
+            tags:
+              - id: badge
+                type: \(kind)
+                uid: 04 2F 19 0A CD 66 80
+                applications:
+                  - aid: 56 34 12
+                    keys: [{number: 1, \(cipher): \(key)}]
+                    files:
+                      - {id: 1, type: standard, comm: full, read: 1, read_write: 1, data: \(Card.credential)}
+
+            """
+        for (given, opens) in [(key, true), (String(repeating: "A5", count: key.count / 2), false)] {
+            let keys = try folder.write("keys-\(opens).yaml", """
+                keys:
+                  door_3des:
+                    kind: desfire
+                    application: "123456"
+                    key_number: 1
+                    cipher: \(cipher)
+                    key: \(given)
+
+                """)
+            chmod(keys, 0o600)
+            var options = AgentRun.Options(scenario: scenario)
+            options.extra = "auth: {keys_file: \(keys)}\n" + Self.access
+            try await withAgentRun(options) { run in
+                await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+                let trust = try await Self.tap(run)["trust"] as? [String: Any] ?? [:]
+                let authenticated = (trust["authenticated"] as? [[String: Any]])?.first ?? [:]
+                #expect(authenticated["method"] as? String == method, "\(trust)")
+                #expect(authenticated["key"] as? String == "door_3des")
+                if opens {
+                    #expect(trust["verdict"] as? String == "trusted" && trust["credential"] as? String == Card.credential, "\(trust)")
+                } else {
+                    #expect(trust["reason"] as? String == "auth_failed" && authenticated["error"] as? String == "auth_failed", "\(trust)")
+                }
+                let log = run.agent.errorOutput + run.agent.output
+                #expect(!log.contains(given) && !log.contains(given.lowercased()))
+            }
+        }
+    }
 }

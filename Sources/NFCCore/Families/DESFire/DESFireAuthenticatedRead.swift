@@ -60,9 +60,15 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
     /// AuthenticateEV2First 71h + EV2 secure messaging (MIFARE DESFire EV2 MF3D(H)x2 §10.4.1; EV3;
     /// DESFire Light MF2DL(H)x0 and NTAG 424 DNA NT4H2421Gx §10.4.1, which have no AAh).
     case ev2First = "AuthenticateEV2First"
+    /// AuthenticateEV2NonFirst 77h: a further key of the application inside the session an
+    /// AuthenticateEV2First opened (AN12343 "AuthenticateEV2NonFirst"), TI and command counter kept.
+    case ev2NonFirst = "AuthenticateEV2NonFirst"
     /// AuthenticateISO 1Ah with a 2K3DES / 3K3DES key + EV1 secure messaging over 3DES (MF3ICD(Q)81
     /// §9.5.1; EV1, EV2, EV3 — not the Light or NTAG 4xx DNA, whose keys are AES only).
     case iso = "AuthenticateISO"
+    /// The legacy Authenticate 0Ah with a DES / 2K3DES key + D40 secure messaging (MF3ICD40 §9.2, §8.5):
+    /// the first DESFire's only authentication.
+    case legacy = "Authenticate"
 
     /// The method for the chip `version` describes: EV2First on EV2 (major 12h), EV3 (33h) and later, on
     /// DESFire Light (type 08h) and NTAG 4xx DNA (04h); AuthenticateAES on EV1 (major 01h); nil for
@@ -76,11 +82,13 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
         }
     }
 
-    /// The method for a 3DES key on the chip `version` describes: AuthenticateISO on EV1 and later
-    /// DESFire; nil on MF3ICD40 (its 3DES is the legacy 0Ah, not implemented) and on Light / NTAG 4xx DNA.
-    public static func forTripleDES(_ version: DESFireVersion) -> DESFireAuthenticationMethod? {
+    /// The method for a 3DES key (`cipher`) on the chip `version` describes: AuthenticateISO on EV1 and
+    /// later DESFire; the legacy Authenticate on MF3ICD40 (major 00h), which has no 3K3DES; nil on
+    /// Light / NTAG 4xx DNA, whose keys are AES only.
+    public static func forTripleDES(_ version: DESFireVersion, cipher: DESFireKey.Cipher = .tdes2k) -> DESFireAuthenticationMethod? {
         if version.hardware.type == DESFireLight.hardwareType || version.hardware.type == NTAG4xxDNA.hardwareType { return nil }
-        return version.hardware.major == 0x00 ? nil : .iso
+        guard version.hardware.major == 0x00 else { return .iso }
+        return cipher == .tdes2k ? .legacy : nil
     }
 
     /// The name facts show.
@@ -128,22 +136,27 @@ extension DESFireDumper.Walk {
             if let slot = plan.firstIndex(where: { $0.key == key }) { plan[slot].files.append(index) } else { plan.append((key, [index])) }
         }
         var results: [DESFireAuthentication] = []
+        // The open EV2 session a further AES key continues with AuthenticateEV2NonFirst.
+        var transaction: DESFireSecureSession?
         for (key, files) in plan {
             try Task.checkCancellation()
-            let method = key.cipher == .aes ? DESFireAuthenticationMethod.forVersion(context.version)
-                : DESFireAuthenticationMethod.forTripleDES(context.version)
-            guard let method else {
-                let reason = "this chip has no \(key.cipher == .aes ? "AES" : "AuthenticateISO") authentication for a \(key.cipher.rawValue) key"
+            let chosen = key.cipher == .aes ? DESFireAuthenticationMethod.forVersion(context.version)
+                : DESFireAuthenticationMethod.forTripleDES(context.version, cipher: key.cipher)
+            guard var method = chosen else {
+                let reason = "this chip has no authentication for a \(key.cipher.rawValue) key"
                 results.append(DESFireAuthentication(application: app.aid, keyNumber: key.keyNumber, keyName: key.name, method: "-",
                                                      outcome: .failed(code: NFCError.Code.unsupported.rawValue, message: reason), filesRead: []))
                 continue
             }
+            if method == .ev2First, transaction != nil { method = .ev2NonFirst }
             var result = DESFireAuthentication(application: app.aid, keyNumber: key.keyNumber, keyName: key.name, method: method.name,
                                                outcome: .opened, filesRead: [])
             var session: DESFireSecureSession
             do {
-                session = try await authenticate(key, application: app.aid, method: method, context: context)
+                session = try await authenticate(key, application: app.aid, method: method, context: context, transaction: transaction)
+                transaction = nil
             } catch let error as NFCError {
+                transaction = nil
                 guard error == .authenticationFailed || error.desfireStatus != nil || error.errorCode == .invalidResponse else { throw error }
                 let message = error == .authenticationFailed
                     ? "application \(app.aid.hexString) key \(key.keyNumber) did not accept key '\(key.name)'" : error.message
@@ -174,6 +187,10 @@ extension DESFireDumper.Walk {
                     if error.errorCode == .integrityError { break }
                 }
             }
+            // A session whose every answer checked goes on for the next AES key (AuthenticateEV2NonFirst).
+            if case .ev2 = session.kind, !app.files.contains(where: { $0.skipReason?.hasPrefix("integrity_error") == true }) {
+                transaction = session
+            }
             results.append(result)
         }
         return results
@@ -181,7 +198,7 @@ extension DESFireDumper.Walk {
 
     /// Authenticates with `key` (diversified for this card and application when the file says so).
     func authenticate(_ key: DESFireKey, application: [UInt8], method: DESFireAuthenticationMethod,
-                      context: DESFireAuthenticationContext) async throws -> DESFireSecureSession {
+                      context: DESFireAuthenticationContext, transaction: DESFireSecureSession? = nil) async throws -> DESFireSecureSession {
         var bytes = key.key.revealed
         if let diversification = key.diversification {
             bytes = try DESFireKeyDiversification.aes128(
@@ -196,9 +213,20 @@ extension DESFireDumper.Walk {
         case .iso:
             return try await DESFireISOAuthentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
                                                                    channel: channel)
+        case .legacy:
+            return try await DESFireLegacyAuthentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
+                                                                      channel: channel)
         case .ev2First:
             return .ev2(try await DESFireEV2Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
                                                                          transport: channel.transport))
+        case .ev2NonFirst:
+            guard let transaction, case let .ev2(_, _, ti, _) = transaction.kind else {
+                return .ev2(try await DESFireEV2Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
+                                                                             transport: channel.transport))
+            }
+            let next = try await DESFireEV2Authentication.authenticateNonFirst(
+                keyNumber: key.keyNumber, key: bytes, rndA: context.random(), transactionIdentifier: ti, transport: channel.transport)
+            return transaction.continued(with: next) ?? .ev2(next)
         }
     }
 
