@@ -20,12 +20,12 @@ import Testing
             feedback:
               on_job: {ok: {light: green, beeps: 1}, failed: {light: red, beeps: 3}, refused: {beeps: 2}}
             """)
-        #expect(feedback.signal(forJob: .ok) == IndicatorSignal(light: .green, beeps: 1))
-        #expect(feedback.signal(forJob: .failed) == IndicatorSignal(light: .red, beeps: 3))
-        #expect(feedback.signal(forJob: .torn) == IndicatorSignal(light: .red, beeps: 3), "a torn tag is a failure at the reader")
-        #expect(feedback.signal(forJob: .refused) == IndicatorSignal(light: .off, beeps: 2))
-        #expect(feedback.signal(forJob: .duplicate) == IndicatorSignal(light: .off, beeps: 2), "nothing was written")
-        #expect(try driver("id: test\n").signal(forJob: .ok) == nil)
+        #expect(feedback.signal(forJob: EncodeTagResult.Result.ok.feedback) == IndicatorSignal(light: .green, beeps: 1))
+        #expect(feedback.signal(forJob: EncodeTagResult.Result.failed.feedback) == IndicatorSignal(light: .red, beeps: 3))
+        #expect(feedback.signal(forJob: EncodeTagResult.Result.torn.feedback) == IndicatorSignal(light: .red, beeps: 3), "a torn tag is a failure at the reader")
+        #expect(feedback.signal(forJob: EncodeTagResult.Result.refused.feedback) == IndicatorSignal(light: .off, beeps: 2))
+        #expect(feedback.signal(forJob: EncodeTagResult.Result.duplicate.feedback) == IndicatorSignal(light: .off, beeps: 2), "nothing was written")
+        #expect(try driver("id: test\n").signal(forJob: EncodeTagResult.Result.ok.feedback) == nil)
     }
 
     @Test func theTrustVerdictTakesThePlaceOfOnScan() throws {

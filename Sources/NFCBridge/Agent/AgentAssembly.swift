@@ -74,7 +74,9 @@ package struct AgentAssembly: Sendable {
                     await pipeline.emit(EventKind.job, result)
                     // The person at the reader sees and hears the tag's result; the LED command waits
                     // its turn on the reader thread, never holding the job.
-                    if feedback.signal(forJob: result.result) != nil { Task { await feedback.jobTag(result) } }
+                    if feedback.signal(forJob: result.result.feedback) != nil {
+                        Task { await feedback.jobTag(result.result.feedback, uid: [UInt8](hex: result.uid)) }
+                    }
                 },
                 state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
             logger: logger)
@@ -122,5 +124,17 @@ package struct AgentAssembly: Sendable {
         }
         if let problem = spool.liveSends.problem { logger.warning("spool: \(problem)") }
         return spool
+    }
+}
+
+extension EncodeTagResult.Result {
+    /// The `feedback.on_job` rule of this result: a torn tag is a failure at the reader (the tag left
+    /// mid-write), a duplicate a refusal (nothing was written).
+    var feedback: JobFeedback {
+        switch self {
+        case .ok: .ok
+        case .failed, .torn: .failed
+        case .refused, .duplicate: .refused
+        }
     }
 }

@@ -12,6 +12,17 @@ package enum FeedbackOccasion: String, Sendable, Equatable {
     case trust
 }
 
+/// The `feedback.on_job` rule an encode job's tag result picks (the agent maps each
+/// ``EncodeTagResult/Result`` to one: ``EncodeTagResult/Result/feedback``).
+package enum JobFeedback: Sendable, Equatable {
+    /// Encoded and verified.
+    case ok
+    /// The serial is spent, or the tag left mid-write.
+    case failed
+    /// Nothing was written.
+    case refused
+}
+
 /// What a feedback did: the reader's LED and buzzer, and the board's program.
 package struct FeedbackOutcome: Sendable, Equatable, Encodable {
     /// `ok`, `unsupported` (this reader has no LED or buzzer NFCBridge can reach) or `failed`.
@@ -68,21 +79,19 @@ package struct FeedbackDriver: Sendable {
         if outcome.reader == "failed" { logger.warning("feedback on \(occasion.rawValue): \(outcome.readerMessage ?? "the reader refused it")") }
     }
 
-    /// The configured signal for an encode job's tag `result` (`feedback.on_job`): `ok`; `failed` for a
-    /// failed or torn tag (the serial is spent, or the tag left mid-write); `refused` for a refused or
-    /// duplicate tag (nothing was written).
-    package func signal(forJob result: EncodeTagResult.Result) -> IndicatorSignal? {
+    /// The configured signal for an encode job's tag result (`feedback.on_job`).
+    package func signal(forJob result: JobFeedback) -> IndicatorSignal? {
         switch result {
         case .ok: settings.onJobOK.signal
-        case .failed, .torn: settings.onJobFailed.signal
-        case .refused, .duplicate: settings.onJobRefused.signal
+        case .failed: settings.onJobFailed.signal
+        case .refused: settings.onJobRefused.signal
         }
     }
 
-    /// Gives the configured signal for an encode job's tag result, if any.
-    package func jobTag(_ result: EncodeTagResult) async {
-        guard let signal = signal(forJob: result.result) else { return }
-        let outcome = await show(signal, for: .job, uid: [UInt8](hex: result.uid))
+    /// Gives the configured signal for an encode job's tag result on the tag `uid`, if any.
+    package func jobTag(_ result: JobFeedback, uid: [UInt8]?) async {
+        guard let signal = signal(forJob: result) else { return }
+        let outcome = await show(signal, for: .job, uid: uid)
         if outcome.reader == "failed" { logger.warning("feedback on job: \(outcome.readerMessage ?? "the reader refused it")") }
     }
 
