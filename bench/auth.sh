@@ -3,7 +3,8 @@
 # `nfcbridge dump` without keys on the same emulated card, paired runs, for each MODEL:CIPHER (default
 # desfire_ev1:aes = AuthenticateAES AAh + EV1 secure messaging, desfire_ev2:aes = AuthenticateEV2First
 # 71h + EV2 secure messaging, desfire_ev2:2k3des and desfire_ev2:3k3des = AuthenticateISO 1Ah + EV1
-# secure messaging over 3DES). The card has one application 123456h: a free 4-byte file and a 32-byte
+# secure messaging over 3DES), desfire_d40:2k3des = the legacy Authenticate 0Ah + D40 secure
+# messaging. The card has one application 123456h: a free 4-byte file and a 32-byte
 # fully enciphered file behind key 1. Then the frames of one session of each, and the line-rate
 # floor of the minimal sequence the key adds: 2 authentication exchanges + 1 ReadData, each one
 # InDataExchange (host frame + ACK + answer frame) at $BAUD.
@@ -12,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 bench_header "DESFire auth + 32-byte enciphered read: dump --keys vs dump"
 declare -A keys=([aes]=4A1B9C0D2E3F405162738495A6B7C8D9 [2k3des]=00102031405060708090A0B0B0A09080
                  [3k3des]=00102031405060708090A0B0B0A090807060504030201000)
-for row in ${MODELS:-desfire_ev1:aes desfire_ev2:aes desfire_ev2:2k3des desfire_ev2:3k3des}; do
+for row in ${MODELS:-desfire_ev1:aes desfire_ev2:aes desfire_ev2:2k3des desfire_ev2:3k3des desfire_d40:2k3des}; do
     model=${row%%:*}; cipher=${row##*:}; key=${keys[$cipher]}
     cat >"$work/keys.yaml" <<YAML
 keys:

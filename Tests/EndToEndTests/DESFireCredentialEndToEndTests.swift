@@ -119,10 +119,13 @@ import TestSupport
 
     /// A 3DES door (issue 21 item 3): application 123456h with 2K3DES or 3K3DES keys, its credential file
     /// fully enciphered behind key 1. The agent opens it with AuthenticateISO (1Ah) and EV1 secure
-    /// messaging over 3DES, the simulator answering with its own 1Ah; a wrong key is auth_failed.
+    /// messaging over 3DES on an EV1 / EV2, with the legacy Authenticate (0Ah) and D40 messaging on an
+    /// MF3ICD40, the simulator answering with its own 1Ah / 0Ah; a wrong key is auth_failed.
     @Test(arguments: [("desfire_ev1", "2k3des", "00102031405060708090A0B0B0A09080"),
-                      ("desfire_ev2", "3k3des", "00102031405060708090A0B0B0A090807060504030201000")])
-    func aTripleDESCredentialIsReadWithAuthenticateISO(_ kind: String, _ cipher: String, _ key: String) async throws {
+                      ("desfire_ev2", "3k3des", "00102031405060708090A0B0B0A090807060504030201000"),
+                      ("desfire_d40", "2k3des", "00102031405060708090A0B0B0A09080")])
+    func aTripleDESCredentialIsRead(_ kind: String, _ cipher: String, _ key: String) async throws {
+        let method = kind == "desfire_d40" ? "Authenticate" : "AuthenticateISO"
         let folder = try TemporaryFolder()
         let scenario = """
             tags:
@@ -154,7 +157,7 @@ import TestSupport
                 await run.watcher.next("reader") { $0["state"] as? String == "ok" }
                 let trust = try await Self.tap(run)["trust"] as? [String: Any] ?? [:]
                 let authenticated = (trust["authenticated"] as? [[String: Any]])?.first ?? [:]
-                #expect(authenticated["method"] as? String == "AuthenticateISO", "\(trust)")
+                #expect(authenticated["method"] as? String == method, "\(trust)")
                 #expect(authenticated["key"] as? String == "door_3des")
                 if opens {
                     #expect(trust["verdict"] as? String == "trusted" && trust["credential"] as? String == Card.credential, "\(trust)")

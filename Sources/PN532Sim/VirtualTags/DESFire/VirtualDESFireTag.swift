@@ -34,14 +34,16 @@ import Synchronization
 public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Which chip the card is: decides the GetVersion answer and the framings taken.
     public enum Model: Sendable, CaseIterable {
-        case ev1, ev2, ev3, light, ntag424
+        case d40, ev1, ev2, ev3, light, ntag424
 
         /// GetVersion hardware and software parts (vendor 04 NXP, type, subtype, major, minor,
         /// storage size, protocol 05). EV1 `04 01 01 01 00 18 05` (MF3ICD81 §9.5.1, 4 KB); EV2
         /// `04 01 01 12 00 1A 05` (8 KB, as Flipper's example dump); EV3 `04 01 01 33 00 1A 05`;
-        /// Light `04 08 01 30 00 13 05` (640 B); NTAG 424 DNA `04 04 02 30 00 11 05` (NT4H2421Gx §10.5.2).
+        /// Light `04 08 01 30 00 13 05` (640 B); NTAG 424 DNA `04 04 02 30 00 11 05` (NT4H2421Gx §10.5.2);
+        /// the first DESFire, MF3ICD40, `04 01 01 00 02 18 05` (major 00h, 4 KB; software 00 06).
         var versionParts: (hardware: [UInt8], software: [UInt8]) {
             switch self {
+            case .d40: ([0x04, 0x01, 0x01, 0x00, 0x02, 0x18, 0x05], [0x04, 0x01, 0x01, 0x00, 0x06, 0x18, 0x05])
             case .ev1: ([0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05], [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05])
             case .ev2: ([0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05])
             case .ev3: ([0x04, 0x01, 0x01, 0x33, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x03, 0x00, 0x1A, 0x05])
@@ -57,13 +59,13 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         /// the EV1 value: the MF2DL(H)x0 ATS figure was not at hand (UNVERIFIED).
         var ats: [UInt8] {
             switch self {
-            case .ev1, .ev2, .ev3, .light: [0x75, 0x77, 0x81, 0x02, 0x80]
+            case .d40, .ev1, .ev2, .ev3, .light: [0x75, 0x77, 0x81, 0x02, 0x80]
             case .ntag424: [0x77, 0x77, 0x71, 0x02, 0x80]
             }
         }
 
         /// Light and NTAG 424 DNA take ISO frames only.
-        var takesNativeFrames: Bool { self == .ev1 || self == .ev2 || self == .ev3 }
+        var takesNativeFrames: Bool { self == .d40 || self == .ev1 || self == .ev2 || self == .ev3 }
     }
 
     /// The status bytes this card sends (EV1 datasheet §9.3).
