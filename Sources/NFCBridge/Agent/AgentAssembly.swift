@@ -70,7 +70,7 @@ package struct AgentAssembly: Sendable {
             reporting: EncodeStation.Reporting(
                 tag: { result in await pipeline.emit(EventKind.job, result) },
                 state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
-            logger: logger)
+            logger: logger, passwords: configuration.dump.families.type2Keys.passwords)
         self.jobs = jobs
         let feedback = FeedbackDriver(settings: configuration.feedback, device: device, agentID: configuration.id, logger: logger)
         self.feedback = feedback
