@@ -11,8 +11,9 @@ enum EncodeCommand {
         usage: nfcbridge encode [--device CONNSTRING] --job ID [--state-dir DIR]
                                 [(--uri TEMPLATE | --text TEMPLATE [--lang LANG] | --records FILE)
                                  (--serials START:COUNT | --serial-list FILE)
-                                 [--lock] [--policy blank|overwrite] [--on-failure retry|spend] [--retries N]]
-                                [--timeout SECONDS]
+                                 [--lock] [--protect KEY --auth0 PAGE [--protect-reads]]
+                                 [--policy blank|overwrite] [--on-failure retry|spend] [--retries N]]
+                                [--keys FILE] [--timeout SECONDS]
           --job         the job's name (its journal is DIR/jobs/ID.journal); given alone, resumes it
           --state-dir   where the journal is kept (default /var/lib/nfcbridge, the agent's state_dir)
           --uri, --text one URI / Text record; placeholders {serial}, {serial:06d} (d, x, X), {uid}, {n}
@@ -20,6 +21,11 @@ enum EncodeCommand {
           --serials     START:COUNT, e.g. 1000:50 for 1000 … 1049
           --serial-list a file with one serial per line (digits only: a number)
           --lock        lock each tag after the verified write (IRREVERSIBLE)
+          --protect     set the password of the keys file's ntag_password entry KEY on each tag
+                        (NTAG21x, Ultralight EV1) and protect it from page --auth0 PAGE on (4: every
+                        user page); --protect-reads: reads need the password too (PROT)
+          --keys        the keys file (docs/keys.md; mode 0600, yours) holding KEY; needed with
+                        --protect, also when resuming such a job
           --policy      blank (default): only tags with an empty NDEF message; overwrite: any tag
           --on-failure  retry (default): write the tag again, --retries times (default 2), then spend
                         the serial; spend: spend it at once
@@ -31,7 +37,7 @@ enum EncodeCommand {
 
     /// Runs `encode` with the arguments after it.
     static func run(_ args: [String]) async throws {
-        var arguments = try Arguments(args, flagNames: ["help", "lock"])
+        var arguments = try Arguments(args, flagNames: ["help", "lock", "protect-reads"])
         if arguments.flag("help") {
             Console.out(usage)
             return
@@ -40,7 +46,21 @@ enum EncodeCommand {
         guard let id = arguments.option("job") else { throw CLIError.usage("--job ID is required") }
         let stateDirectory = arguments.option("state-dir") ?? AgentConfiguration(id: "nfcbridge").stateDirectory
         let spec = try self.spec(id: id, &arguments)
+        let keysFile = arguments.option("keys")
         try arguments.finish(optionsOnly: "encode")
+        let passwords: [Type2Password]
+        do throws(ConfigurationError) {
+            passwords = try keysFile.map { path throws(ConfigurationError) in try AuthKeysFile.load(path).families.type2Keys.passwords } ?? []
+        } catch {
+            throw CLIError(code: error.code.rawValue, message: error.message, exitCode: ReaderExitStatus.usageOrReader)
+        }
+        if let spec {
+            do throws(CommandError) {
+                _ = try EncodeStation.protection(spec, passwords: passwords)
+            } catch {
+                throw CLIError(code: error.code.rawValue, message: error.message, exitCode: ReaderExitStatus.usageOrReader)
+            }
+        }
 
         let opened: (journal: JobJournal, ledger: JobLedger, interrupted: [Int])
         do {
@@ -55,7 +75,7 @@ enum EncodeCommand {
                 var settings = AgentConfiguration.ReaderSettings()
                 settings.modulations = reader.modulations
                 let access = TimedTagAccess(base: DeviceTagAccess(device: device, reader: settings), timeout: reader.timeoutDuration)
-                let station = EncodeStation(access: access, journal: opened.journal)
+                let station = EncodeStation(access: access, journal: opened.journal, passwords: passwords)
                 return try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
             }
         } catch let error as TimedTagAccess.NoTag {
@@ -90,15 +110,21 @@ enum EncodeCommand {
         let range = arguments.option("serials")
         let listFile = arguments.option("serial-list")
         let lock = arguments.flag("lock")
+        let protectKey = arguments.option("protect")
+        let auth0 = try arguments.number("auth0")
+        let protectReads = arguments.flag("protect-reads")
         let policy = arguments.option("policy")
         let onFailure = arguments.option("on-failure")
         let retries = try arguments.number("retries")
         let templates = [uri, text, recordsFile].compactMap { $0 }
         let any = !templates.isEmpty || range != nil || listFile != nil || lock || policy != nil || onFailure != nil || retries != nil
+            || protectKey != nil
         guard any else { return nil }
         guard templates.count == 1 else { throw CLIError.usage("give exactly one of --uri, --text, --records (or none, to resume)") }
         guard (range == nil) != (listFile == nil) else { throw CLIError.usage("give exactly one of --serials, --serial-list") }
         if lang != nil, text == nil { throw CLIError.usage("--lang goes with --text") }
+        if (protectKey == nil) != (auth0 == nil) { throw CLIError.usage("--protect KEY and --auth0 PAGE go together") }
+        if protectReads, protectKey == nil { throw CLIError.usage("--protect-reads goes with --protect") }
         let recordBytes = templates.count == 1 && recordsFile != nil ? try DumpFile.read(recordsFile ?? "-") : []
         let listBytes = try listFile.map { try DumpFile.read($0) } ?? []
         do throws(CommandError) {
@@ -125,7 +151,14 @@ enum EncodeCommand {
                     line.utf8.allSatisfy({ (0x30...0x39).contains($0) }) ? Int64(line).map(JSONValue.int) ?? .string(line) : .string(line)
                 })])
             }
-            object["steps"] = .array((lock ? ["write", "verify", "lock"] : ["write", "verify"]).map(JSONValue.string))
+            let steps = ["write", "verify"] + (lock ? ["lock"] : []) + (protectKey == nil ? [] : ["protect"])
+            object["steps"] = .array(steps.map(JSONValue.string))
+            if let protectKey, let auth0 {
+                object["protect"] = .object([
+                    "key": .string(protectKey), "auth0": auth0.rounded() == auth0 ? .int(Int64(auth0)) : .double(auth0),
+                    "protect_reads": .bool(protectReads),
+                ])
+            }
             var policyObject: [String: JSONValue] = [:]
             if let policy { policyObject["tags"] = .string(policy) }
             if let onFailure { policyObject["on_failure"] = .string(onFailure) }
@@ -136,7 +169,7 @@ enum EncodeCommand {
             throw CLIError.input(error, options: [
                 "template": "--uri/--text/--records", "serials": "--serials/--serial-list", "serials.count": "--serials",
                 "serials.start": "--serials", "policy.tags": "--policy", "policy.on_failure": "--on-failure",
-                "policy.retries": "--retries", "job": "--job",
+                "policy.retries": "--retries", "job": "--job", "protect.key": "--protect", "protect.auth0": "--auth0",
             ])
         }
     }

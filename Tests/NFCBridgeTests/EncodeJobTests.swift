@@ -142,11 +142,12 @@ import Testing
             _ = try await device.open()
         }
 
-        func run(_ spec: EncodeJobSpec?, id: String = "roll", control: JobControl = JobControl()) -> Task<JobLedger, any Error> {
+        func run(_ spec: EncodeJobSpec?, id: String = "roll", control: JobControl = JobControl(),
+                 passwords: [Type2Password] = []) -> Task<JobLedger, any Error> {
             Task {
                 let opened = try await JobJournal.open(stateDirectory: directory, job: spec?.id ?? id, spec: spec)
                 let access = PullingAccess(base: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(50)), bench: self)
-                let station = EncodeStation(access: access, journal: opened.journal, control: control)
+                let station = EncodeStation(access: access, journal: opened.journal, control: control, passwords: passwords)
                 let reporting = EncodeStation.Reporting(tag: { self.continuation.yield($0) }, state: { state in self.states.withLock { $0.append(state) } })
                 return try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
             }

@@ -55,6 +55,16 @@ import Testing
         #expect(code == "auth_failed")
     }
 
+    /// A single-DES key (K1 = K2) through AuthenticateISO: both sides make the DES session key.
+    @Test func authenticateISOWithADESKey() async throws {
+        let des = [UInt8](hex: "0011223344556677" + "0011223344556677") ?? []
+        let transport = try Self.card(.ev2, type: .tdes2k, key: des)
+        let version = try await DESFireVersion.read(transport: transport)
+        let read = try await DESFireDumper.readFile(transport: transport, version: version, application: [0x56, 0x34, 0x12], file: 1,
+                                                    keys: Self.keys(.tdes2k, des))
+        #expect(read.content == .data(Self.secret), "\(read.skipReason ?? "")")
+    }
+
     /// The legacy Authenticate on an EV1 2K3DES application, then D40 secure messaging: a fully
     /// enciphered ReadData (CRC16) and a MACed one (4-byte MAC), both checked.
     @Test func legacyAuthenticateReadsWithD40Messaging() async throws {

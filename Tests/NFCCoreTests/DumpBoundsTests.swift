@@ -114,6 +114,31 @@ import Testing
         #expect(wholeImport.capabilities == [.readable])
     }
 
+    /// The cut MFD of an NTAG213 (pages 0–15, 64 bytes: a whole MIFARE Ultralight's size) is no
+    /// complete "MIFARE Ultralight" 16/16 (issue 23): its CC (page 3, E1 10 12 00) names a 144-byte data
+    /// area, which no Ultralight has, so the import is marked partial and says what the file is the start
+    /// of. A real Ultralight image (CC 06h) stays whole.
+    @Test func aCutNTAG213MFDIsNoWholeUltralight() throws {
+        var pages = (0..<16).map { [UInt8(truncatingIfNeeded: $0), 1, 2, 3] }
+        pages[0] = [0x04, 0xA1, 0xB2, 0x04 ^ 0xA1 ^ 0xB2 ^ 0x88]
+        pages[1] = [0xC3, 0xD4, 0xE5, 0xF6]
+        pages[2] = [0xC3 ^ 0xD4 ^ 0xE5 ^ 0xF6, 0x48, 0x00, 0x00]
+        pages[3] = [0xE1, 0x10, 0x12, 0x00]
+        let cut = pages.flatMap { $0 }
+        #expect(cut.count == 64)
+        for imported in [try TagDump.importLibNFCMFD(cut), try DumpImporter.importDump(cut)] {
+            #expect(imported.capabilities == [.readable, .partiallyReadable])
+            #expect(imported.fact("Pages Total") == nil, "not 16 of 16")
+            #expect(imported.fact("Pages Read")?.contains("144-byte data area (MIFARE Ultralight C, NTAG203, NTAG213)") == true,
+                    "\(imported.fact("Pages Read") ?? "")")
+        }
+        pages[3] = [0xE1, 0x10, 0x06, 0x00]
+        let whole = try TagDump.importLibNFCMFD(pages.flatMap { $0 })
+        #expect(whole.cardInfo.type == .mifareUltralight)
+        #expect(whole.fact("Pages Total") == "16")
+        #expect(whole.capabilities == [.readable])
+    }
+
     /// A gap: the files stop before it (nothing after an unread page), and Flipper's `Pages read` ends there.
     @Test func gapEndsWhatIsWritten() throws {
         let dump = Self.pageDump(.ntag213, Array(0..<10) + Array(12..<45))

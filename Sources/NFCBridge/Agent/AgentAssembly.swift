@@ -79,7 +79,7 @@ package struct AgentAssembly: Sendable {
                     }
                 },
                 state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
-            logger: logger)
+            logger: logger, passwords: configuration.dump.families.type2Keys.passwords)
         self.jobs = jobs
         commands = CommandRouter(
             topics: topics, policy: policy, access: tagAccess,

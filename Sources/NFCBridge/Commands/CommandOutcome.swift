@@ -54,6 +54,30 @@ struct LockOutcome: CommandOutcome, Equatable {
     }
 }
 
+/// What an encode job's `protect` step did: `uid`, `cardType`, `pages_written`, `auth0`,
+/// `protect_reads` and the `key` name (never the password).
+struct ProtectOutcome: CommandOutcome, Equatable {
+    var uid: String
+    var cardType: String
+    var pagesWritten: [Int]
+    var auth0: Int
+    var protectReads: Bool
+    var key: String
+
+    enum CodingKeys: String, CodingKey {
+        case uid, cardType, pagesWritten = "pages_written", auth0, protectReads = "protect_reads", key
+    }
+
+    init(_ report: Type2PasswordProtect.Report) {
+        uid = report.uid.hexString
+        cardType = report.cardType.description
+        pagesWritten = report.pagesWritten
+        auth0 = report.auth0
+        protectReads = report.protectsReads
+        key = report.keyName
+    }
+}
+
 /// `data` of a `write_blocks`: the blocks written (as `pages_written`, the key failures use too) and
 /// their bytes.
 struct BlocksOutcome: CommandOutcome, Equatable {

@@ -55,6 +55,9 @@ package enum CommandAction: Sendable, Equatable {
     /// Write raw MIFARE Classic `blocks` with `key` as key `keyType`; sector trailers only with
     /// `allowTrailer` (``WriteBlocksRequest``).
     case writeBlocks(blocks: [ClassicBlockData], key: [UInt8], keyType: ClassicKeyType, allowTrailer: Bool)
+    /// Set a PWD_AUTH password and AUTH0 on the tag, which must be `uid` (an encode job's `protect`
+    /// step; no MQTT command sends it).
+    case protect(uid: [UInt8], settings: Type2PasswordProtect.Settings)
     /// Start, pause, resume or cancel the encode job (answered by the job runner, never queued).
     case job(JobRequest)
     /// Show `signal` to the person at the reader (no tag involved).

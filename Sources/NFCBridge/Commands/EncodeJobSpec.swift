@@ -37,7 +37,7 @@ package struct EncodeJobSpec: Sendable, Equatable {
     }
 
     /// The fields of a spec in JSON.
-    static let fields: Set<String> = ["job", "template", "serials", "steps", "policy"]
+    static let fields: Set<String> = ["job", "template", "serials", "steps", "protect", "policy"]
 
     /// Parses `{"job":…, "template":[…], "serials":{…}, "steps":[…], "policy":{…}}`; other members of
     /// `object` must have been taken off by the caller.
@@ -49,50 +49,109 @@ package struct EncodeJobSpec: Sendable, Equatable {
         guard let serials = object["serials"] else { throw .invalid("serials", "required: {\"start\":…,\"count\":…} or {\"list\":[…]}") }
         try self.init(
             id: id, template: try EncodeTemplate(json: template), serials: try SerialSource(json: serials),
-            steps: try object["steps"].map { value throws(CommandError) in try EncodeSteps(json: value) } ?? EncodeSteps(),
+            steps: try EncodeSteps(json: object["steps"], protect: object["protect"]),
             policy: try object["policy"].map { value throws(CommandError) in try EncodePolicy(json: value) } ?? EncodePolicy())
     }
 
     /// As JSON (what ``init(json:)`` reads).
     package var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "job": .string(id), "template": template.json, "serials": serials.json, "steps": steps.json,
             "policy": policy.json,
-        ])
+        ]
+        if let protect = steps.protect { members["protect"] = protect.json }
+        return .object(members)
     }
 }
 
 /// The steps per tag. `write` and `verify` are always done: the write reads every page it wrote
 /// back and fails with `verify_failed` on a difference (``TagCommandExecutor``'s write). `lock`
-/// (irreversible) makes the NDEF data read-only afterwards.
+/// (irreversible) makes the NDEF data read-only afterwards; `protect` then sets a PWD_AUTH password
+/// (NTAG21x, Ultralight EV1) from the keys file and switches protection on (``EncodeProtection``).
 package struct EncodeSteps: Sendable, Equatable {
     /// Lock the tag after a verified write.
     package var lock: Bool
+    /// Password-protect the tag last; nil: not.
+    package var protect: EncodeProtection?
 
-    /// Creates the steps (write + verify, and `lock` when asked).
-    package init(lock: Bool = false) {
+    /// Creates the steps (write + verify, `lock` and `protect` when asked).
+    package init(lock: Bool = false, protect: EncodeProtection? = nil) {
         self.lock = lock
+        self.protect = protect
     }
 
-    /// Parses `["write","verify"]` or `["write","verify","lock"]`.
-    init(json: JSONValue) throws(CommandError) {
+    /// Parses `["write","verify"]` with `"lock"` and/or `"protect"` added; `protect` is the spec's
+    /// `protect` object, required exactly when the list names the step.
+    init(json: JSONValue?, protect: JSONValue?) throws(CommandError) {
+        guard let json else {
+            guard protect == nil else { throw .invalid("protect", "list \"protect\" in steps too") }
+            self.init()
+            return
+        }
         guard let list = json.arrayValue?.compactMap(\.stringValue), list.count == json.arrayValue?.count else {
-            throw .invalid("steps", "a list of step names: write, verify, lock")
+            throw .invalid("steps", "a list of step names: write, verify, lock, protect")
         }
         let names = Set(list)
-        guard names.count == list.count, names.isSubset(of: ["write", "verify", "lock"]) else {
-            throw .invalid("steps", "write, verify and lock, each at most once")
+        guard names.count == list.count, names.isSubset(of: ["write", "verify", "lock", "protect"]) else {
+            throw .invalid("steps", "write, verify, lock and protect, each at most once")
         }
         guard names.isSuperset(of: ["write", "verify"]) else {
             throw .invalid("steps", "write and verify are always done (the write reads its pages back): list both")
         }
-        lock = names.contains("lock")
+        switch (names.contains("protect"), protect) {
+        case (true, let value?): self.init(lock: names.contains("lock"), protect: try EncodeProtection(json: value))
+        case (true, nil): throw .invalid("protect", "the step protect needs {\"key\":…, \"auth0\":…}")
+        case (false, nil): self.init(lock: names.contains("lock"))
+        case (false, _?): throw .invalid("protect", "list \"protect\" in steps too")
+        }
     }
 
     /// The step names.
-    var names: [String] { lock ? ["write", "verify", "lock"] : ["write", "verify"] }
+    var names: [String] { ["write", "verify"] + (lock ? ["lock"] : []) + (protect == nil ? [] : ["protect"]) }
 
     var json: JSONValue { .array(names.map(JSONValue.string)) }
+}
+
+/// The `protect` step: which password of the keys file (`auth.keys_file`, kind `ntag_password`: its
+/// `password` and `pack`) is set, from which page on (AUTH0), and whether reads need it too (PROT).
+/// The job, its journal and its events name the key, never the password.
+package struct EncodeProtection: Sendable, Equatable {
+    /// The key's name in the keys file.
+    package var key: String
+    /// The first protected page.
+    package var auth0: Int
+    /// Reads need the password too (PROT), not only writes.
+    package var protectsReads: Bool
+
+    /// Creates the step.
+    package init(key: String, auth0: Int, protectsReads: Bool = false) {
+        self.key = key
+        self.auth0 = auth0
+        self.protectsReads = protectsReads
+    }
+
+    /// Parses `{"key":"station","auth0":4,"protect_reads":false}`.
+    init(json: JSONValue) throws(CommandError) {
+        guard let object = json.objectValue else { throw .invalid("protect", "an object: {\"key\":…, \"auth0\":…}") }
+        let unknown = Set(object.keys).subtracting(["key", "auth0", "protect_reads"])
+        guard unknown.isEmpty else { throw .invalid("protect", "unknown field \(unknown.sorted().joined(separator: ", "))") }
+        guard let key = object["key"]?.stringValue, (1...64).contains(key.utf8.count) else {
+            throw .invalid("protect.key", "the name of an ntag_password key in auth.keys_file (1 to 64 bytes)")
+        }
+        guard let auth0 = object["auth0"]?.intValue, (3...255).contains(auth0) else {
+            throw .invalid("protect.auth0", "the first protected page, 3 to 255 (4: every user page)")
+        }
+        var protectsReads = false
+        if let value = object["protect_reads"] {
+            guard let flag = value.boolValue else { throw .invalid("protect.protect_reads", "true or false") }
+            protectsReads = flag
+        }
+        self.init(key: key, auth0: Int(auth0), protectsReads: protectsReads)
+    }
+
+    var json: JSONValue {
+        .object(["key": .string(key), "auth0": .int(Int64(auth0)), "protect_reads": .bool(protectsReads)])
+    }
 }
 
 /// Which tags a job takes and what happens when one fails.

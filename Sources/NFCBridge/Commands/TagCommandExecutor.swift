@@ -40,6 +40,11 @@ package struct TagCommandExecutor: CommandExecuting {
             return try await run { () throws(TagOperationError) in
                 LockOutcome(try await TagOperations.lock(transport, info: info, expectedUID: uid, password: password))
             }
+        case let .protect(uid, settings):
+            let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
+            return try await run { () throws(TagOperationError) in
+                ProtectOutcome(try await TagOperations.protect(transport, info: info, expectedUID: uid, settings: settings))
+            }
         case let .writeBlocks(blocks, key, keyType, allowTrailer):
             let info = try await Self.cardInfo(transport, identified: identified, changesTag: true)
             return try await run { () throws(TagOperationError) in

@@ -11,7 +11,7 @@ import NFCCore
 /// 2. identification (the reader loop's, when it made one); with policy `blank`, the NDEF message
 ///    must be empty, else `refused` (`not_blank`);
 /// 3. `issue` (serial → UID) journalled and fsynced, then the write (which reads its pages back),
-///    then the lock when asked;
+///    then the lock and the password protection when asked;
 /// 4. `done`; or, when nothing was written (refused before the first WRITE), `release`; when the tag
 ///    left, `torn`; when the write or verify failed, a retry on the same tag or `spent`.
 /// Then it waits for the tag to leave before it takes the next.
@@ -24,6 +24,8 @@ package struct EncodeStation: Sendable {
     let journal: JobJournal
     /// Pause / resume / cancel.
     let control: JobControl
+    /// The NTAG passwords of the keys file, for the `protect` step (by name).
+    let passwords: [Type2Password]
 
     /// What the station tells its user.
     package struct Reporting: Sendable {
@@ -42,11 +44,12 @@ package struct EncodeStation: Sendable {
 
     /// Creates a station.
     package init(access: any TagAccess, executor: any CommandExecuting = TagCommandExecutor(), journal: JobJournal,
-                 control: JobControl = JobControl()) {
+                 control: JobControl = JobControl(), passwords: [Type2Password] = []) {
         self.access = access
         self.executor = executor
         self.journal = journal
         self.control = control
+        self.passwords = passwords
     }
 
     /// Runs the job from `ledger` until every serial is resolved or it is cancelled; `interrupted`
@@ -55,6 +58,7 @@ package struct EncodeStation: Sendable {
     /// too (`CancellationError`), resumable from the journal.
     package func run(_ ledger: JobLedger, interrupted: [Int] = [], reporting: Reporting) async throws -> JobLedger {
         var ledger = ledger
+        let protection = try Self.protection(ledger.spec, passwords: passwords)
         for index in interrupted {
             let uid = ledger.states[index].uid ?? []
             await reporting.tag(EncodeTagResult(
@@ -77,7 +81,7 @@ package struct EncodeStation: Sendable {
             case .running:
                 guard let tag = try await nextTag() else { continue }
                 let started = ContinuousClock.now
-                var result = try await encode(tag, ledger: &ledger)
+                var result = try await encode(tag, ledger: &ledger, protection: protection)
                 let elapsed = started.duration(to: .now).components
                 result.ms = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
                 await reporting.tag(result)
@@ -111,7 +115,9 @@ package struct EncodeStation: Sendable {
     }
 
     /// Encodes one tag (see the type's steps); journal failures are thrown.
-    private func encode(_ tag: PresentTag, ledger: inout JobLedger) async throws(CommandError) -> EncodeTagResult {
+    private func encode(_ tag: PresentTag, ledger: inout JobLedger, protection: Type2PasswordProtect.Settings?)
+        async throws(CommandError) -> EncodeTagResult
+    {
         let spec = ledger.spec
         var result = EncodeTagResult(job: spec.id, uid: tag.uid.hexString, result: .refused, resumed: false, attempts: 0, ms: 0)
         let resumedIndex = ledger.byUID[tag.uid]
@@ -150,7 +156,8 @@ package struct EncodeStation: Sendable {
         try await record(.issue(index: index, uid: tag.uid), in: &ledger)
         while true {
             result.attempts += 1
-            let failure = await write(message, lock: spec.steps.lock, tag: tag, info: info)
+            let failure = await write(message, lock: spec.steps.lock, protection: protection, resumed: result.resumed,
+                                      tag: tag, info: info)
             guard let failure else {
                 try await record(.done(index: index), in: &ledger)
                 result.result = .ok
@@ -207,51 +214,6 @@ package struct EncodeStation: Sendable {
             try await NDEFReader.read(info: info, transport: transport)
         }
         return read?.message == message
-    }
-
-    /// A failed write or lock, and whether the lock had begun.
-    private struct Failure: Error {
-        var error: CommandError
-        var locking: Bool
-    }
-
-    /// Writes `message` and locks when asked, with the reader to itself; nil when it all worked.
-    private func write(_ message: [UInt8], lock: Bool, tag: PresentTag, info: CardInfo) async -> Failure? {
-        do {
-            try await access.withExclusiveAccess(to: tag) { [executor] transport in
-                do throws(CommandError) {
-                    _ = try await executor.execute(.write(message: message, password: nil), on: transport, identified: info)
-                } catch {
-                    throw Failure(error: error, locking: false)
-                }
-                guard lock else { return }
-                do throws(CommandError) {
-                    _ = try await executor.execute(.lock(uid: tag.uid, password: nil), on: transport, identified: info)
-                } catch {
-                    throw Failure(error: error, locking: true)
-                }
-            }
-            return nil
-        } catch let failure as Failure {
-            return failure
-        } catch {
-            return Failure(error: CommandError.fromJob(error), locking: false)
-        }
-    }
-
-    private enum FailureKind { case nothingWritten, tagGone, badWrite }
-
-    /// What a failure means for the serial: refused before the first WRITE (nothing on the tag), the
-    /// tag gone (torn), or a write that went wrong on a tag still there.
-    private static func kind(of failure: Failure) -> FailureKind {
-        switch failure.error.code {
-        case .tagRemoved, .readerUnavailable, .canceled: return .tagGone
-        case .capacityExceeded, .tagLocked, .unsupported, .authRequired, .authFailed, .tagMismatch, .invalidRequest, .notBlank:
-            // These are checked before the first WRITE (TagOperations' contract): nothing was written
-            // unless the write had finished and the lock refused.
-            return failure.locking ? .badWrite : .nothingWritten
-        default: return .badWrite
-        }
     }
 
     private func record(_ entry: JournalEntry, in ledger: inout JobLedger) async throws(CommandError) {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NFCCore
 import Glibc
 import POSIXThreads
 import Synchronization
@@ -20,17 +21,20 @@ package final class JobRunner: JobHandling {
     private let access: any TagAccess
     private let executor: any CommandExecuting
     private let reporting: EncodeStation.Reporting
+    private let passwords: [Type2Password]
     private let logger: AgentLogger
     private let files = JobThread(name: "job-active")
 
     /// A runner keeping its journals in `stateDirectory`, taking tags from `access`, writing through
-    /// `executor` and reporting through `reporting`.
+    /// `executor` and reporting through `reporting`; `passwords` are the keys file's NTAG passwords
+    /// a job's `protect` step names.
     package init(stateDirectory: String, access: any TagAccess, executor: any CommandExecuting,
-                 reporting: EncodeStation.Reporting, logger: AgentLogger) {
+                 reporting: EncodeStation.Reporting, logger: AgentLogger, passwords: [Type2Password] = []) {
         self.stateDirectory = stateDirectory
         self.access = access
         self.executor = executor
         self.reporting = reporting
+        self.passwords = passwords
         self.logger = logger
     }
 
@@ -66,6 +70,7 @@ package final class JobRunner: JobHandling {
 
     /// Starts (or, `spec` nil, resumes) job `id`; `busy` while another job runs.
     private func start(id: String, spec: EncodeJobSpec?) async throws(CommandError) {
+        if let spec { _ = try EncodeStation.protection(spec, passwords: passwords) }
         let control = JobControl()
         let taken = current.withLock { current -> String? in
             if let running = current { return running.id }
@@ -88,7 +93,8 @@ package final class JobRunner: JobHandling {
         }
         logger.info("encode job \(id) \(spec == nil ? "resumed" : "started"): \(opened.ledger.remaining) serial(s) to issue")
         let task = Task { [self] in
-            let station = EncodeStation(access: access, executor: executor, journal: opened.journal, control: control)
+            let station = EncodeStation(access: access, executor: executor, journal: opened.journal, control: control,
+                                        passwords: passwords)
             do {
                 let ledger = try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
                 logger.info("encode job \(id) \(ledger.isCanceled ? "canceled" : "finished"): \(ledger.done) done, \(ledger.failed) failed, \(ledger.torn) torn")

@@ -59,6 +59,20 @@ public enum TagOperations {
         return try await family.lock(transport, info: info, expectedUID: expectedUID, password: password)
     }
 
+    /// Sets a PWD_AUTH password and switches protection on from `settings.auth0` (NTAG21x, Ultralight
+    /// EV1, NTAG210/212; see ``Type2PasswordProtect`` for the order and the checks). Other tags give
+    /// ``NFCError/unsupportedOperation(_:)``; a tag other than `expectedUID`,
+    /// ``NFCError/tagMismatch(expected:actual:)``; nothing is written in either case.
+    public static func protect(_ transport: any TagTransport, info: CardInfo, expectedUID: [UInt8],
+                               settings: Type2PasswordProtect.Settings) async throws(TagOperationError)
+        -> Type2PasswordProtect.Report
+    {
+        guard Type2Product.forCardInfo(info) != nil else {
+            throw TagOperationError(.unsupportedOperation("Only NTAG21x, Ultralight EV1 and NTAG210/212 tags take a password, not \(info.type)"))
+        }
+        return try await Type2PasswordProtect.protect(transport, info: info, expectedUID: expectedUID, settings: settings)
+    }
+
     private static func passwordRefused(_ info: CardInfo) -> TagOperationError {
         TagOperationError(.unsupportedOperation("Passwords are only supported for Type 2 tags, not \(info.type)"))
     }

@@ -54,7 +54,9 @@ def make_pages(index, readable):
     uid = [0x04, 0xA1 + index, 0xB2, 0xC3 + index, 0xD4, 0xE5, 0x80 + index]
     bcc0 = 0x88 ^ uid[0] ^ uid[1] ^ uid[2]
     bcc1 = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
-    pages = [uid[0:3] + [bcc0], uid[3:7], [bcc1, 0x48, 0x00, 0x00], [0xE1, 0x10, 0x12, 0x00]]
+    # CC E1 10 12 00 (144 data bytes) on every product but the 16-page Ultralight, whose 48 bytes
+    # take 06h: a 16-page image whose CC names more is read as the start of a larger tag (issue 23).
+    pages = [uid[0:3] + [bcc0], uid[3:7], [bcc1, 0x48, 0x00, 0x00], [0xE1, 0x10, 0x06 if readable == 16 else 0x12, 0x00]]
     for n in range(4, readable):
         pages.append([(n * 0x11 + i + index) & 0xFF for i in range(4)])
     return uid, pages

@@ -284,13 +284,15 @@ final class Type2Memory {
     // MARK: Writing
 
     /// WRITEs one page and records it. The content stays unknown for the OTP and lock pages (the tag ORs
-    /// what it gets), so a later read fetches what the tag really holds.
+    /// what it gets), so a later read fetches what the tag really holds, and for PWD and PACK (they read
+    /// back as zeros, and a password must never sit in what a dump or a report shows).
     func write(page: Int, data: [UInt8]) async throws {
         try Task.checkCancellation()
         try await Type2Command.write(page: page, data: data, to: transport)
         writeCount += 1
         if !pagesWritten.contains(page) { pagesWritten.append(page) }
-        known[page] = page == 2 || page == 3 || page == map.dynamicLockPage ? nil : data
+        let unknownAfterWrite = [2, 3, map.dynamicLockPage, map.passwordPage, map.packPage].contains(page)
+        known[page] = unknownAfterWrite ? nil : data
     }
 
     /// WRITEs `page` only when `data` differs from what is known of it (write-back of changed pages).

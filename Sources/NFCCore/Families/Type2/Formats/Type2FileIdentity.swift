@@ -37,6 +37,19 @@ enum Type2FileIdentity {
         return Type2Product.baseRows.first { $0.flipperName == name && $0.cardType.family == .ntag }?.cardType ?? type
     }
 
+    /// A page image whose capability container (page 3: E1h, version, data-area size ÷ 8, access; NFC
+    /// Forum T2T §6.1) names a data area larger than `type`'s user memory: the data area in bytes and
+    /// the products with that user memory; nil when the CC fits or is no NDEF CC.
+    static func largerProductCut(pages: [Page], type: CardType) -> (dataArea: Int, products: String)? {
+        guard pages.count > 3, pages[3].data.count == 4, pages[3].data[0] == 0xE1,
+              let map = Type2MemoryMap.forType(type)
+        else { return nil }
+        let dataArea = Int(pages[3].data[2]) * 8
+        guard dataArea > map.userBytes else { return nil }
+        let names = Type2Product.baseRows.filter { $0.memoryMap?.userBytes == dataArea }.map(\.name)
+        return (dataArea, names.isEmpty ? "no product NFCBridge knows" : names.joined(separator: ", "))
+    }
+
     /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
     /// a GET_VERSION answer found byte for byte in ``GetVersionTable`` (as identification does); else
     /// the type the file names (Flipper's type line); else the table's fallback rules for a GET_VERSION
@@ -82,9 +95,20 @@ extension TagDump {
         // are never readable, so 44 of 48 is whole; an amiibo image leaves out PWD and PACK, which
         // read as zeros, by design).
         let readable = pages.count == AmiiboImage.pagesWithoutPassword ? pages.count : map?.readablePages ?? pages.count
-        let isCut = pages.count < readable
-        var facts = [Fact(key: "Imported From", value: source), Fact(key: "Pages Total", value: "\(isCut ? total : pages.count)")]
-        if isCut { facts.append(Fact(key: "Pages Read", value: "\(pages.count) of \(total)")) }
+        // A 16-page image without GET_VERSION whose CC names more data than an Ultralight holds is the
+        // start of a larger tag (issue 23: a cut NTAG213, or libnfc's 64-byte file of an Ultralight C or
+        // NTAG203), not a whole MIFARE Ultralight.
+        let larger = version == nil && type == .mifareUltralight
+            ? Type2FileIdentity.largerProductCut(pages: pages, type: type) : nil
+        let isCut = pages.count < readable || larger != nil
+        var facts = [Fact(key: "Imported From", value: source)]
+        if let larger {
+            facts.append(Fact(key: "Pages Read", value: "\(pages.count), the start of a larger tag: the capability container gives "
+                                + "a \(larger.dataArea)-byte data area (\(larger.products))"))
+        } else {
+            facts.append(Fact(key: "Pages Total", value: "\(isCut ? total : pages.count)"))
+            if isCut { facts.append(Fact(key: "Pages Read", value: "\(pages.count) of \(total)")) }
+        }
         return TagDump(
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
             cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
