@@ -51,6 +51,10 @@ PLAIN_UID = "04B1B2B3B4B5B6"
 PHONE_UID = "08A1B2C3"
 BLANK_UID = "04C1C2C3C4C5C6"  # written from Home Assistant ("Write tag")
 JOB_UIDS = [f"04D{i}D2D3D4D5D6" for i in range(1, 6)]  # a 5-tag encode job started from Home Assistant
+# Issue 21: the trust verdict in the event entity's attributes. A genuine NTAG216 (its published
+# signature, as AgentE2EAccessTests uses) and an "NTAG216" whose signature fails.
+GENUINE_UID, GENUINE_SIG = "0485928AA06181", "1B84EB70BD4CBD1B1DE4980B1858BD7C7285B4E47B388E96CF886BEEA343AD90"
+CLONE_UID, CLONE_SIG = "04CA201F396181", "9F87F95818B24E907D410096CEB9A74AB09E3A1AFA30E7B2ACBDAF4E89683804"
 WRITE_URL = "https://example.com/from-ha"
 JOB_TEMPLATE = "https://example.com/t/{serial:04d}"
 ENTITIES = 30
@@ -233,6 +237,8 @@ def write_files(folder, mqtt_port, ha_port, bin_dir):
             f"  - {{id: phone, type: type4, uid: {PHONE_UID}}}\n"
             f"  - {{id: blank, type: ntag213, uid: {BLANK_UID}}}\n"
             + "".join(f"  - {{id: job{n}, type: ntag213, uid: {uid}}}\n" for n, uid in enumerate(JOB_UIDS, start=1))
+            + f"  - {{id: genuine, type: ntag216, uid: {GENUINE_UID}, signature: {GENUINE_SIG}}}\n"
+            + f"  - {{id: clone, type: ntag216, uid: {CLONE_UID}, signature: {CLONE_SIG}}}\n"
         )
     with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
         f.write(f"listener {mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
@@ -590,6 +596,7 @@ async def run(args, processes, folder):
         control(folder, {"cmd": "remove", "id": "card"})
         await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
         await write_and_run_a_job(ha, folder, by_unique, ids)
+        await trust_in_attributes(ha, folder, ids)
         processes.stop("agent")
         await ha.wait_state(ids["agent"], lambda s: s["state"] == "off", "off")
     finally:
@@ -610,6 +617,27 @@ async def run(args, processes, folder):
     for line in bad[:20]:
         print("  log: " + line)
     check(not bad, "no template warning or MQTT/tag error in Home Assistant's log")
+
+
+async def trust_in_attributes(ha, folder, ids):
+    """Issue 21: the event entity carries `event/scanned`'s trust verdict, its reason, the signature's
+    verdict and the clone probes that fired, for a genuine NTAG216 and for one whose signature fails."""
+    print("(trust) a genuine NTAG216, then one whose originality signature fails")
+    expected = {
+        "genuine": (GENUINE_UID, {"trust": "trusted", "trust_reason": None, "signature": "valid", "clone_probes": []}),
+        "clone": (CLONE_UID, {"trust": "untrusted", "trust_reason": "clone_detected", "signature": "invalid",
+                              "clone_probes": ["version_signature_mismatch"]}),
+    }
+    for tag, (uid, attributes) in expected.items():
+        control(folder, {"cmd": "place", "id": tag})
+        state = await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "scanned"
+                                    and s["attributes"].get("uid") == uid, f"event scanned ({tag})")
+        seen = {key: state["attributes"].get(key) for key in attributes}
+        figures[f"trust_{tag}"] = seen
+        check(seen == attributes, f"the {tag} NTAG216's trust in the event's attributes: {seen}")
+        control(folder, {"cmd": "remove", "id": tag})
+        await ha.wait_state(ids["nfc"], lambda s: s["attributes"].get("event_type") == "removed"
+                            and s["attributes"].get("uid") == uid, f"event removed ({tag})")
 
 
 async def write_and_run_a_job(ha, folder, by_unique, ids):
