@@ -20,6 +20,10 @@ and websocket APIs, what a user sees:
   down is replayed buffered and never becomes Last UID, and "Buffered events" counts it; (D) a clean
   stop with a tag on the reader turns Tag present unavailable, never off first; (E) the event
   entity's `removed` carries card_type and random_uid; the Reader sensor is an enum.
+- issue 22, item 4, through the device's controls: a tag written from Home Assistant (Write content set,
+  Write tag pressed, the tag arrives: Write result waiting, then ok, and the simulator's tag holds the
+  URI), Signal OK refused `unsupported` as over MQTT, and a 5-tag encode job started from Home
+  Assistant (5 serials issued once each, in order, on the tags; Job done 5, Job finished).
 
 Prints the figures at the end; exits non-zero on the first failed check. Every process it starts
 is stopped on the way out.
@@ -45,6 +49,11 @@ TAG_UUID = "5f0ba733-172f-430d-a7f8-e4ad940c88d7"
 CARD_UID = "04A1B2C3D4E5F6"
 PLAIN_UID = "04B1B2B3B4B5B6"
 PHONE_UID = "08A1B2C3"
+BLANK_UID = "04C1C2C3C4C5C6"  # written from Home Assistant ("Write tag")
+JOB_UIDS = [f"04D{i}D2D3D4D5D6" for i in range(1, 6)]  # a 5-tag encode job started from Home Assistant
+WRITE_URL = "https://example.com/from-ha"
+JOB_TEMPLATE = "https://example.com/t/{serial:04d}"
+ENTITIES = 30
 GUARD = 90  # seconds: a wait that takes longer fails (only a state that never comes trips it)
 
 figures = {}
@@ -222,6 +231,8 @@ def write_files(folder, mqtt_port, ha_port, bin_dir):
             f'  - {{id: card, type: ntag215, uid: {CARD_UID}, ndef: [{{uri: "https://www.home-assistant.io/tag/{TAG_UUID}"}}]}}\n'
             f"  - {{id: plain, type: ntag213, uid: {PLAIN_UID}}}\n"
             f"  - {{id: phone, type: type4, uid: {PHONE_UID}}}\n"
+            f"  - {{id: blank, type: ntag213, uid: {BLANK_UID}}}\n"
+            + "".join(f"  - {{id: job{n}, type: ntag213, uid: {uid}}}\n" for n, uid in enumerate(JOB_UIDS, start=1))
         )
     with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
         f.write(f"listener {mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
@@ -377,12 +388,12 @@ async def run(args, processes, folder):
         check(device["name"] == f"NFC reader {AGENT_ID}", f"device named {device['name']!r}")
         entities = []
         deadline = time.monotonic() + GUARD
-        while len(entities) < 12 and time.monotonic() < deadline:
+        while len(entities) < ENTITIES and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
             entities = [e for e in await ha.call({"type": "config/entity_registry/list"}) if e["device_id"] == device_id]
         by_unique = {e["unique_id"]: e for e in entities}
         figures["entities"] = len(entities)
-        check(len(entities) == 12, f"12 entities on the device: {sorted(by_unique)}")
+        check(len(entities) == ENTITIES, f"{ENTITIES} entities on the device: {sorted(by_unique)}")
         diagnostics = ["last_uid", "agent", "reader_state", "scans", "spool_depth", "dropped_events", "mqtt_reconnects",
                        "mqtt_stalls", "buffered_events", "version"]
         ids = {key: by_unique[f"{AGENT_ID}_{key}"]["entity_id"] for key in ["nfc", "tag_present"] + diagnostics}
@@ -576,6 +587,9 @@ async def run(args, processes, folder):
         _, event = await ha.wait_event(lambda e: e["event_type"] == "tag_scanned", mark, "tag_scanned after the HA restart")
         check(event["data"].get("tag_id") == TAG_UUID and event["data"].get("device_id") == device_id,
               "tag_scanned after the HA restart: same tag_id and device_id")
+        control(folder, {"cmd": "remove", "id": "card"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+        await write_and_run_a_job(ha, folder, by_unique, ids)
         processes.stop("agent")
         await ha.wait_state(ids["agent"], lambda s: s["state"] == "off", "off")
     finally:
@@ -596,6 +610,74 @@ async def run(args, processes, folder):
     for line in bad[:20]:
         print("  log: " + line)
     check(not bad, "no template warning or MQTT/tag error in Home Assistant's log")
+
+
+async def write_and_run_a_job(ha, folder, by_unique, ids):
+    """Issue 22, item 4: a tag written from Home Assistant and a 5-tag encode job run from it, through
+    the device's controls (which publish the agent's own request/write, request/job, request/feedback)."""
+    control_ids = {key: by_unique[f"{AGENT_ID}_{key}"]["entity_id"] for key in [
+        "write_content", "write_tag", "write_result", "job_template", "job_first_serial", "job_count", "job_start",
+        "job_state", "job_done", "job_failed", "job_remaining", "job_tag", "signal_ok", "command_result"]}
+    print("  control ids: " + ", ".join(sorted(control_ids.values())))
+    check(control_ids["write_content"] == f"text.nfcbridge_{AGENT_ID}_write_content",
+          f"the Write content text has the entity id the Write tag button reads ({control_ids['write_content']})")
+
+    async def service(domain, name, entity, **data):
+        await ha.post(f"/api/services/{domain}/{name}", dict(data, entity_id=control_ids[entity]))
+
+    print("write a tag from Home Assistant: set the text, press Write tag, then the tag arrives")
+    await service("text", "set_value", "write_content", value=WRITE_URL)
+    await ha.wait_state(control_ids["write_content"], lambda s: s["state"] == WRITE_URL, "the URL (kept retained)")
+    t = time.monotonic()
+    await service("button", "press", "write_tag")
+    await ha.wait_state(control_ids["write_result"], lambda s: s["state"] == "waiting", "waiting (no tag yet)")
+    control(folder, {"cmd": "place", "id": "blank"})
+    result = await ha.wait_state(control_ids["write_result"], lambda s: s["state"] not in ("waiting", "unknown"), "answered")
+    figures["ha_write_press_to_ok_s"] = round(time.monotonic() - t, 2)
+    check(result["state"] == "ok" and result["attributes"].get("uid") == BLANK_UID,
+          f"Write result ok for the tag {BLANK_UID}: {result['state']} {result['attributes']}")
+    memory = control(folder, {"cmd": "dump", "id": "blank"}).get("memory", "").upper()
+    check(WRITE_URL.split("://")[1].encode().hex().upper() in memory, f"the simulator's tag holds the URI record ({memory[:160]}…)")
+    control(folder, {"cmd": "remove", "id": "blank"})
+    await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+
+    print("a refusal from Home Assistant is the agent's: Signal OK on a reader without LED or buzzer")
+    await service("button", "press", "signal_ok")
+    refused = await ha.wait_state(control_ids["command_result"],
+                                  lambda s: str(s["attributes"].get("request", "")).startswith("ha-signal-"), "answered")
+    check(refused["state"] == "unsupported", f"Signal OK answered unsupported, as over MQTT: {refused['attributes']}")
+
+    print("a 5-tag encode job from Home Assistant")
+    await service("text", "set_value", "job_template", value=JOB_TEMPLATE)
+    await service("number", "set_value", "job_first_serial", value=100)
+    await service("number", "set_value", "job_count", value=len(JOB_UIDS))
+    await ha.wait_state(control_ids["job_count"], lambda s: float(s["state"]) == len(JOB_UIDS), "5")
+    await ha.wait_state(control_ids["job_first_serial"], lambda s: float(s["state"]) == 100, "100")
+    t = time.monotonic()
+    await service("button", "press", "job_start")
+    started_job = await ha.wait_state(control_ids["job_state"], lambda s: s["state"] == "running", "running")
+    check(started_job["attributes"].get("total") == len(JOB_UIDS), f"the job has 5 serials: {started_job['attributes']}")
+    await ha.wait_state(control_ids["command_result"], lambda s: s["state"] == "ok"
+                        and str(s["attributes"].get("request", "")).startswith("ha-job-"), "ok (the job's start)")
+    serials = []
+    for n, uid in enumerate(JOB_UIDS, start=1):
+        control(folder, {"cmd": "place", "id": f"job{n}"})
+        tag = await ha.wait_state(control_ids["job_tag"], lambda s: s["attributes"].get("uid") == uid, f"tag {n} done")
+        check(tag["state"] == "ok" and tag["attributes"].get("n") == n, f"tag {n}: {tag['state']} {tag['attributes']}")
+        serials.append(tag["attributes"].get("serial"))
+        control(folder, {"cmd": "remove", "id": f"job{n}"})
+        await ha.wait_state(ids["tag_present"], lambda s: s["state"] == "off", "off")
+    await ha.wait_state(control_ids["job_done"], lambda s: s["state"] == str(len(JOB_UIDS)), "done=5")
+    await ha.wait_state(control_ids["job_state"], lambda s: s["state"] == "finished", "finished")
+    figures["ha_job_start_to_finished_s"] = round(time.monotonic() - t, 2)
+    check((await ha.state(control_ids["job_failed"]))["state"] == "0", "no tag failed")
+    check((await ha.state(control_ids["job_remaining"]))["state"] == "0", "no serial remains")
+    check(serials == [f"{100 + i}" for i in range(len(JOB_UIDS))], f"5 serials issued once each, in order: {serials}")
+    for n in range(1, len(JOB_UIDS) + 1):
+        memory = control(folder, {"cmd": "dump", "id": f"job{n}"}).get("memory", "").upper()
+        expected = f"example.com/t/{99 + n:04d}".encode().hex().upper()
+        check(expected in memory, f"tag {n} holds example.com/t/{99 + n:04d} in its memory")
+    figures["ha_job_serials"] = serials
 
 
 def main():

@@ -146,7 +146,7 @@ import TestSupport
             for message in watcher.seen.received where message.topic.hasPrefix("homeassistant/") && message.topic.hasSuffix("/config") {
                 documents[message.topic] = message.json
             }
-            #expect(documents.count == 15, "\(documents.keys.sorted())")
+            #expect(documents.count == 33, "\(documents.keys.sorted())")
             func matches(_ filter: String, _ topic: String) -> Bool {
                 filter.hasSuffix("/+") ? topic.hasPrefix(String(filter.dropLast())) && !topic.dropFirst(filter.count - 1).contains("/") : topic == filter
             }
@@ -171,7 +171,10 @@ import TestSupport
                 }
                 for (template, filter) in pairs {
                     let payloads = messages.filter { matches(filter, $0.topic) }.compactMap(\.payloadString)
-                    #expect(!payloads.isEmpty, "\(topic): nothing published on \(filter)")
+                    // The write, command and job sensors read answers and jobs this run does not make
+                    // (make test-ha runs them against a real Home Assistant).
+                    let asksNothing = ["/response/", "/job", "/event/job"].contains { filter.contains($0) }
+                    #expect(!payloads.isEmpty || asksNothing, "\(topic): nothing published on \(filter)")
                     for payload in payloads {
                         jobs.append((template, payload))
                         labels.append("\(topic) on \(filter): \(payload.prefix(120))")

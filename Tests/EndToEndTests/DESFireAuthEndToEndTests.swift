@@ -10,11 +10,11 @@ import TestSupport
 /// file is read with the right key, refused with a wrong one (`auth_failed`, the free files still
 /// read), dropped on a corrupted MAC (`integrity_error`), and the key's bytes appear in no output.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct DESFireAuthEndToEndTests {
-    /// The door key (AES, key 1 of application 563412h) and what its file holds.
+    /// The door key (AES, key 1 of application 123456h) and what its file holds.
     static let doorKey = "4A1B9C0D2E3F405162738495A6B7C8D9"
     static let credential = "C0FFEE00112233445566778899AABBCCDDEEFF0102030405060708090A0B0C0D"
 
-    /// A card of `kind` with application 563412h (card order 56 34 12): its key 1 is the door key; file
+    /// A card of `kind` with application 123456h (card order 56 34 12, as the dump lists it): its key 1 is the door key; file
     /// 01 the 32-byte credential, fully enciphered, read key 1; 02 MACed, read key 1; 03 free and plain;
     /// 04 MACed, read key 1, whose answers carry a corrupted MAC when `corrupt`.
     static func scenario(_ kind: String, corrupt: Bool = false) -> String {
@@ -36,13 +36,13 @@ import TestSupport
         """
     }
 
-    /// A keys file (mode 0600) with `key` as key 1 of application 563412.
+    /// A keys file (mode 0600) with `key` as key 1 of application 123456h (written as NXP does).
     static func keysFile(_ folder: TemporaryFolder, key: String = doorKey) throws -> String {
         let path = try folder.write("keys.yaml", """
             keys:
               door_read:
                 kind: desfire
-                application: "563412"
+                application: "123456"
                 key_number: 1
                 cipher: aes
                 key: \(key)
@@ -120,10 +120,13 @@ import TestSupport
         #expect(!result.err.contains(Self.doorKey))
     }
 
-    /// Every form the door key could take in an output: hex in both cases, spaced, and base64.
-    static var keyForms: [String] {
-        let bytes = [UInt8](hex: doorKey) ?? []
-        return [doorKey, doorKey.lowercased(), bytes.spacedHexString, bytes.spacedHexString.lowercased(),
+    /// Every form the door key could take in an output.
+    static var keyForms: [String] { forms(of: doorKey) }
+
+    /// The forms `key` could take in an output: hex in both cases, spaced, base64, decimal bytes.
+    static func forms(of key: String) -> [String] {
+        let bytes = [UInt8](hex: key) ?? []
+        return [key, key.lowercased(), bytes.spacedHexString, bytes.spacedHexString.lowercased(),
                 Data(bytes).base64EncodedString(), bytes.map { String($0) }.joined(separator: ", ")]
     }
 

@@ -15,13 +15,13 @@ import Testing
         keys:
           door_read:
             kind: desfire
-            application: 563412
+            application: 123456
             key_number: 1
             cipher: aes
             key: \(aesKey)
           door_diversified:
             kind: desfire
-            application: "563412"
+            application: "123456"
             key_number: 2
             cipher: aes
             key: 2B7E151628AED2A6ABF7158809CF4F3C
@@ -66,12 +66,32 @@ import Testing
         #expect(desfire[0].application == [0x56, 0x34, 0x12] && desfire[0].keyNumber == 1 && desfire[0].cipher == .aes)
         #expect(desfire[0].key.revealed == [UInt8](hex: Self.aesKey))
         #expect(desfire[1].diversification?.systemIdentifier == [0x30, 0x42, 0xF5])
-        #expect(desfire[2].cipher == .tdes2k && desfire[2].application == [0, 0, 1])
+        #expect(desfire[2].cipher == .tdes2k && desfire[2].application == [1, 0, 0])
         #expect(loaded.families.desfireKeys.keys(forApplication: [0x56, 0x34, 0x12]).map(\.name) == ["door_read", "door_diversified"])
         let type2 = loaded.families.type2Keys
         #expect(type2.ultralightC.map(\.name) == ["ulc_factory"])
         #expect(type2.passwords.first?.pack == [0x80, 0x80])
         #expect(type2.passwords.first?.password.revealed == [0xA1, 0xB2, 0xC3, 0xD4])
+    }
+
+    /// One convention for AIDs (docs/keys.md "Application IDs"): the keys file's `application` and
+    /// `access.credential`'s AID are both written most significant byte first, as NXP writes AID
+    /// 123456h, and both become the card order 56 34 12 (MIFARE DESFire EV1 datasheet §9.2,
+    /// SelectApplication) that the card and NFCCore use; a DF name is kept as written.
+    @Test func theKeysFileAndTheCredentialWriteAIDsAlike() throws {
+        let loaded = try parse("keys:\n  door:\n    kind: desfire\n    application: \"123456\"\n    key_number: 1\n    cipher: aes\n    key: \(Self.aesKey)\n"
+            + "  light:\n    kind: desfire\n    application: D2760000850101\n    key_number: 0\n    cipher: aes\n    key: \(Self.aesKey)\n")
+        guard case let .success(.desfire(aid, file, offset, length)) = CredentialSource.parse("desfire:123456:01:0:16") else {
+            Issue.record("desfire:123456:01:0:16 did not parse")
+            return
+        }
+        #expect(aid == [0x12, 0x34, 0x56] && file == 1 && offset == 0 && length == 16)
+        let cardOrder = DESFireAIDNotation.cardOrder(written: aid)
+        #expect(cardOrder == [0x56, 0x34, 0x12])
+        #expect(loaded.families.desfireKeys.keys(forApplication: cardOrder).map(\.name) == ["door"])
+        #expect(loaded.families.desfireKeys.keys(forApplication: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]).map(\.name) == ["light"])
+        #expect(DESFireAIDNotation.written(cardOrder: [0x56, 0x34, 0x12]) == "123456")
+        #expect(DESFireAIDNotation.written(cardOrder: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]) == "D2760000850101")
     }
 
     /// Empty files and `keys:` without entries hold no keys.

@@ -1,7 +1,7 @@
 import NFCCore
 import Testing
 
-/// AES-CMAC against RFC 4493 §4, AuthenticateEV2First and its session keys against NXP AN12196 §3.3.
+/// AES-CMAC against RFC 4493 §4, AuthenticateEV2First / NonFirst and their session keys against NXP AN12196 §3.3.
 @Suite struct DESFireEV2AuthenticationTests {
     static func hex(_ text: String) -> [UInt8] { [UInt8](hex: text) ?? [] }
 
@@ -32,6 +32,41 @@ import Testing
         transport.verifyAllConsumed()
         let keys = try DESFireEV2Authentication.sessionKeys(key: key, rndA: rndA, rndB: Self.hex("B9E2FC789B64BF237CCCAA20EC7E6E48"))
         #expect(keys.encryption == session.encryptionKey && keys.mac == session.macKey)
+    }
+
+    /// AuthenticateEV2NonFirst (AN12343 "AuthenticateEV2NonFirst"): its first two passes are EV2First's, so AN12196 §3.3's
+    /// numbers hold (key 00…00, RndA 13C5DB8A…, E(K, RndB) A04C1242…, the reader's proof 35C3E05A…);
+    /// the card's last answer is E(K, RndA<<<8) alone (built here). The session keys are NXP's, the TI
+    /// is the running transaction's.
+    @Test func ev2NonFirstFollowsAN12196() async throws {
+        let key = [UInt8](repeating: 0, count: 16)
+        let rndA = Self.hex("13C5DB8A5930439FC3DEF9A4C675360F")
+        let card = try AES.cbc(encrypt: true, key: key, data: Array(rndA[1...]) + [rndA[0]])
+        let transport = ScriptedAPDUTransport([
+            ("9077000001" + "00" + "00", .bytes("A04C124213C186F22399D33AC2A30215" + "91AF")),
+            ("90AF000020" + "35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D" + "00", .bytes(card.hexString + "9100")),
+        ])
+        let session = try await DESFireEV2Authentication.authenticateNonFirst(
+            keyNumber: 0, key: key, rndA: rndA, transactionIdentifier: [0x9D, 0x00, 0xC4, 0xDF], transport: transport)
+        #expect(session.transactionIdentifier == [0x9D, 0x00, 0xC4, 0xDF])
+        #expect(session.encryptionKey == Self.hex("1309C877509E5A215007FF0ED19CA564"))
+        #expect(session.macKey == Self.hex("4C6626F5E72EA694202139295C7A7FC7"))
+        transport.verifyAllConsumed()
+        // The secure session goes on with the running counter.
+        let running = DESFireSecureSession(.ev2(encryptionKey: [UInt8](repeating: 1, count: 16), macKey: [UInt8](repeating: 2, count: 16),
+                                                transactionIdentifier: [0x9D, 0x00, 0xC4, 0xDF], commandCounter: 7))
+        guard case let .ev2(encryption, mac, ti, counter)? = running.continued(with: session)?.kind else { Issue.record("not EV2"); return }
+        #expect(encryption == session.encryptionKey && mac == session.macKey && ti == [0x9D, 0x00, 0xC4, 0xDF] && counter == 7)
+        // A wrong RndA' is a wrong key.
+        let forged = ScriptedAPDUTransport([
+            ("9077000001" + "00" + "00", .bytes("A04C124213C186F22399D33AC2A30215" + "91AF")),
+            ("90AF000020" + "35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D" + "00",
+             .bytes("000102030405060708090A0B0C0D0E0F" + "9100")),
+        ])
+        await #expect(throws: NFCError.authenticationFailed) {
+            try await DESFireEV2Authentication.authenticateNonFirst(keyNumber: 0, key: key, rndA: rndA, transactionIdentifier: [1, 2, 3, 4],
+                                                                    transport: forged)
+        }
     }
 
     @Test func aWrongKeyOrARefusalIsNamed() async throws {

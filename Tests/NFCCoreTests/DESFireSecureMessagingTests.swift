@@ -160,6 +160,21 @@ import Testing
         transport.verifyAllConsumed()
     }
 
+    /// AuthenticateISO with the all-zero DES key, the trace's "DES" exchange (RndA 849B36C5F8BF4A09,
+    /// E(RndB) 5D994CE085F24089): the proof 21D0AD5F… and the 8-byte DES session key 849A36C4 4ED0B658.
+    @Test func isoAuthenticationDESFollowsTheTrace() async throws {
+        let transport = ScriptedAPDUTransport([
+            ("1A00", .bytes("AF" + "5D994CE085F24089")),
+            ("AF" + "21D0AD5F2FD97454A746CC80567F1B1C", .bytes("00" + "913C6DED84221C41")),
+        ])
+        let session = try await DESFireISOAuthentication.authenticate(
+            keyNumber: 0, key: [UInt8](repeating: 0, count: 16), rndA: Self.hex("849B36C5F8BF4A09"),
+            channel: DESFireChannel(transport: transport, framing: .native))
+        guard case let .iso(key, _) = session.kind else { Issue.record("not an ISO session"); return }
+        #expect(key == Self.hex("849A36C44ED0B658"))
+        transport.verifyAllConsumed()
+    }
+
     /// AuthenticateISO with a 3K3DES key (00 10 20 31 … 10 00): 16-byte random numbers, session key
     /// 02FE6C00 F4D65642 30348A66 3C12FA8A AE7A785C 46CE7A2E.
     @Test func isoAuthentication3K3DESFollowsTheTrace() async throws {

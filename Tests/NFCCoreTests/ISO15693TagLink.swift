@@ -92,7 +92,7 @@ extension VirtualISO15693Model {
     static func plain(_ name: String, uid: [UInt8], blockCount: Int, icReference: UInt8? = nil) -> Self {
         Self(
             name: name, uidPrefix: Array(uid.prefix(3)), blockCount: blockCount, blockSize: 4, icReference: icReference ?? 0,
-            systemInfoFlags: icReference == nil ? 0x07 : 0x0F, hasExtendedCommands: false, hasLockBlock: true,
+            systemInfoFlags: icReference == nil ? 0x07 : 0x0F, commands: [0x01, 0x02, 0x20, 0x21, 0x22, 0x25, 0x26, 0x2B],
             pcscCardName: PCSCAnswerToReset.CardName.unnamed)
     }
 }

@@ -112,6 +112,7 @@ import Testing
             (.getVersion, "getVersion"), (.fastRead, "fastRead"), (.readSignature, "readSignature"),
             (.readCounter, "readCounter"), (.checkTearingEvent, "checkTearingEvent"), (.pwdAuth, "pwdAuth"),
             (.tripleDESAuthentication, "tripleDESAuthentication"), (.compatibilityWrite, "compatibilityWrite"),
+            (.incrementCounter, "incrementCounter"), (.virtualCardSelect, "virtualCardSelect"),
         ]
         return Set(names.filter { product.features.contains($0.0) }.map(\.1))
     }
@@ -126,6 +127,7 @@ import Testing
             (.getVersion, "getVersion"), (.fastRead, "fastRead"), (.readSignature, "readSignature"),
             (.readCounter, "readCounter"), (.checkTearingEvent, "checkTearingEvent"), (.pwdAuth, "pwdAuth"),
             (.tripleDESAuthentication, "tripleDESAuthentication"), (.compatibilityWrite, "compatibilityWrite"),
+            (.incrementCounter, "incrementCounter"), (.virtualCardSelect, "virtualCardSelect"),
         ]
         return Set(names.filter { product.features.contains($0.0) }.map(\.1))
     }

@@ -59,11 +59,25 @@ import Testing
     }
 
     /// In the set but not modelled: PERMISSION_DENIED, never a made-up answer nor 91 1C.
-    @Test(arguments: [(V.Model.ev1, UInt8(0x0A)), (.ev2, 0x77), (.ev3, 0x51), (.light, 0x77), (.light, 0x8D), (.ntag424, 0x77),
+    @Test(arguments: [(V.Model.ev1, UInt8(0xC4)), (.ev2, 0xC6), (.ev3, 0x51), (.light, 0xC4), (.light, 0x8D), (.ntag424, 0xC4),
                       (.ntag424, 0x8D), (.ntag424, 0x51)])
     func aListedCommandNotSimulatedIsPermissionDenied(model: V.Model, code: UInt8) throws {
         let tag = try Self.tag(model)
         #expect(Self.wrapped(tag, code, [0x00]) == [0x91, 0x9D])
+    }
+
+    /// The authentications the simulator now models answer their first step: 0Ah / 1Ah on an EV1 3DES
+    /// application (E(K, RndB), `91 AF`), 77h without an EV2First session `91 AE` (AN12343 "AuthenticateEV2NonFirst").
+    @Test func legacyISOAndNonFirstAreModelled() throws {
+        let app = V.Application(aid: [0x56, 0x34, 0x12], files: [], keys: [0: [UInt8](repeating: 0, count: 16)], keyType: .tdes2k)
+        let tag = try V(uid: [0x04, 1, 2, 3, 4, 5, 6], model: .ev1, applications: [app])
+        #expect(Self.wrapped(tag, 0x5A, [0x56, 0x34, 0x12]) == [0x91, 0x00])
+        #expect(Array(Self.wrapped(tag, 0x0A, [0x00]).suffix(2)) == [0x91, 0xAF])
+        #expect(Array(Self.wrapped(tag, 0x1A, [0x00]).suffix(2)) == [0x91, 0xAF])
+        #expect(Self.wrapped(tag, 0xAA, [0x00]) == [0x91, 0xAE], "an AES authentication of a 3DES key")
+        let ev2 = try V(uid: [0x04, 1, 2, 3, 4, 5, 6], model: .ev2, applications: [V.Application(aid: [0x56, 0x34, 0x12], files: [])])
+        #expect(Self.wrapped(ev2, 0x5A, [0x56, 0x34, 0x12]) == [0x91, 0x00])
+        #expect(Self.wrapped(ev2, 0x77, [0x00]) == [0x91, 0xAE])
     }
 
     /// What every product reads its file with: BDh on EV1, ADh on Light and 424, both on EV2 / EV3.
@@ -80,6 +94,22 @@ import Testing
         let codes = VirtualDESFireCommandSets.rows(model).map(\.code)
         #expect(Set(codes).count == codes.count)
         #expect(VirtualDESFireCommandSets.handling(of: 0x60, by: model) == .simulated)
+    }
+
+    /// The ATS (without TL) each product answers RATS with: the DESFire EV1/EV2/EV3 `75 77 81 02 80`
+    /// (FSCI 5, 64-byte frames; MF3ICD(Q)81 §8.1), NTAG 424 DNA `77 77 71 02 80` (FSCI 7, 128-byte frames,
+    /// TB 71h) — the value NT4H2421Gx cards answer, not the EV1 one — whether the simulator plays it as a
+    /// DESFire-family tag or as the SDM tag.
+    @Test func eachProductAnswersItsOwnATS() throws {
+        #expect(try Self.tag(.ev1).target.ats == [0x75, 0x77, 0x81, 0x02, 0x80])
+        #expect(try Self.tag(.ev3).target.ats == [0x75, 0x77, 0x81, 0x02, 0x80])
+        let ntag424 = try Self.tag(.ntag424).target.ats
+        #expect(ntag424 == [0x77, 0x77, 0x71, 0x02, 0x80])
+        #expect(ntag424.first.map { $0 & 0x0F } == 7, "FSCI 7: 128-byte frames")
+        let sdm = try VirtualSDMTag(uid: Self.uid, ndef: [UInt8](repeating: 0, count: 30),
+                                    mirror: .init(metaReadKey: nil, fileReadKey: [UInt8](repeating: 0, count: 16),
+                                                  macInputOffset: 0, macOffset: 0))
+        #expect(sdm.target.ats == ntag424)
     }
 
     /// NTAG 424 DNA allows one application only, its Type 4 one.

@@ -25,7 +25,7 @@ import Testing
     @Test func ev2FirstFollowsAN12196() {
         let key = [UInt8](repeating: 0, count: 16)
         let done = VirtualDESFireSecurity.finish(
-            proof: Self.hex("35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D"), ev2: true, keyNumber: 0, key: key,
+            proof: Self.hex("35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D"), method: .ev2First, keyNumber: 0, key: key,
             rndB: Self.hex("B9E2FC789B64BF237CCCAA20EC7E6E48"), chain: [])
         guard case let .ev2(_, encryptionKey, macKey, ti, counter)? = done?.session else { Issue.record("refused"); return }
         #expect(encryptionKey == Self.hex("1309C877509E5A215007FF0ED19CA564"))
@@ -35,7 +35,7 @@ import Testing
         #expect(plain.map { Array($0[0..<4]) } == ti)
         #expect(plain.map { Array($0[4..<20]) } == Self.hex("C5DB8A5930439FC3DEF9A4C675360F13"))
         // A proof that does not hold RndB<<<8 is refused.
-        #expect(VirtualDESFireSecurity.finish(proof: [UInt8](repeating: 0, count: 32), ev2: true, keyNumber: 0, key: key,
+        #expect(VirtualDESFireSecurity.finish(proof: [UInt8](repeating: 0, count: 32), method: .ev2First, keyNumber: 0, key: key,
                                               rndB: Self.hex("B9E2FC789B64BF237CCCAA20EC7E6E48"), chain: []) == nil)
     }
 
@@ -43,7 +43,7 @@ import Testing
     /// A2EE144B… and the session key 40E7D271 626FFBD4 9C530E3D 304F5B17.
     @Test func authenticateAESFollowsTheEV1Trace() {
         let done = VirtualDESFireSecurity.finish(
-            proof: Self.hex("044B6CAC343A0865895149649CA8DDE1F5AC4EC67BD208900AF02F049E05F0B0"), ev2: false, keyNumber: 1,
+            proof: Self.hex("044B6CAC343A0865895149649CA8DDE1F5AC4EC67BD208900AF02F049E05F0B0"), method: .aes, keyNumber: 1,
             key: Self.hex("10182028303840485058606870788088"), rndB: Self.hex("626FFBD45CAF334ACCA45599304F5B17"),
             chain: Self.hex("B351CB2465D4F33AC627FD6E87A168F2"))
         #expect(done?.answer == Self.hex("A2EE144B1012FBEB7B2F11132D95A454"))
@@ -79,5 +79,43 @@ import Testing
         #expect(VirtualDESFireSecurity.acceptCommand(&full, instruction: 0x51, data: Self.hex("8E2C155ADDA99BE3"), mode: 3) == [])
         #expect(VirtualDESFireSecurity.secureAnswer(&full, data: Self.hex("04958CAA5C5E80"), mode: 3, corrupt: false)
                     == Self.hex("70756055688505B52A5E26E59E329CD6595F672298EA41B7"))
+    }
+
+    /// AuthenticateISO, the EV1 trace's 2K3DES exchange (key 00 10 20 31 … 90 80, RndA 530E3D90F7A201C4,
+    /// E(RndB) B295579926155AE3): the reader's proof 70F34974… is accepted and answered B8FD7FE56B241FC4,
+    /// the trace's bytes; the session key interleaves RndA and RndB (bits as they are: the card ignores
+    /// DES parity bits).
+    @Test func authenticateISOFollowsTheEV1Trace() {
+        let done = VirtualDESFireSecurity.finish(
+            proof: Self.hex("70F349740C945DAE159BA9FEDBCC461A"), method: .iso, keyNumber: 0,
+            key: Self.hex("00102031405060708090A0B0B0A09080"), rndB: Self.hex("BCD8299747332DAF"), chain: Self.hex("B295579926155AE3"))
+        #expect(done?.answer == Self.hex("B8FD7FE56B241FC4"))
+        #expect(done?.session == .iso(keyNumber: 0, key: Self.hex("530E3D90BCD82997F7A201C447332DAF"), iv: VirtualDESFireSecurity.zero8))
+    }
+
+    /// The legacy Authenticate as a card answered it on NXP's MIFARE forum ("Desfire Ev1 diverse
+    /// questions", reply of 16 August 2018, mifare.net/support/forum/reply/28755): all-zero key, the
+    /// reader's 8CA64DE9C1B123A7EDBFCE53486B6D00 is accepted and answered 8CA64DE9C1B123A7.
+    @Test func legacyAuthenticateFollowsTheForumExchange() {
+        let key = [UInt8](repeating: 0, count: 16)
+        #expect(SimulatedTripleDES.block(key, Self.hex("3BA4A29C8D922F1E")) == Self.hex("A48300FB5E29FD78"), "E(K, RndB) as the card sent it")
+        let done = VirtualDESFireSecurity.finish(proof: Self.hex("8CA64DE9C1B123A7EDBFCE53486B6D00"), method: .legacy, keyNumber: 0,
+                                                 key: key, rndB: Self.hex("3BA4A29C8D922F1E"), chain: [])
+        #expect(done?.answer == Self.hex("8CA64DE9C1B123A7"))
+        #expect(done?.session == .legacy(keyNumber: 0, key: Self.hex("000000003BA4A29C000000003BA4A29C")))
+        #expect(VirtualDESFireSecurity.finish(proof: Self.hex("8CA64DE9C1B123A7EDBFCE53486B6D01"), method: .legacy, keyNumber: 0,
+                                              key: key, rndB: Self.hex("3BA4A29C8D922F1E"), chain: []) == nil)
+    }
+
+    /// The 3DES CMAC: the EV1 trace's GetKeyVersion after AuthenticateISO (its command's CMAC from a
+    /// zero IV under session key DCB096C2… is 8CB24F61B814A956) and NIST SP 800-38B Appendix D.4
+    /// (three-key TDEA, example 1: the empty message under 8AA83BF8CBDA1062 0BC1BF19FBB6CD58
+    /// BC313D4A371CA8B5 gives B7A688E122FFAF95). CRC_A: ISO/IEC 14443-3 Annex B (00 00 → A0 1E sent
+    /// low byte first; 30 04, READ page 4, → 26 EE).
+    @Test func tripleDESCMACAndCRCAFollowTheirVectors() {
+        #expect(SimulatedTripleDES.cmac(Self.hex("DCB096C2A40E78E0A0E47A96F42E62AE"), [0x64, 0x00]) == Self.hex("8CB24F61B814A956"))
+        #expect(SimulatedTripleDES.cmac(Self.hex("8AA83BF8CBDA10620BC1BF19FBB6CD58BC313D4A371CA8B5"), []) == Self.hex("B7A688E122FFAF95"))
+        #expect(SimulatedTripleDES.crcA([0x00, 0x00]) == [0xA0, 0x1E])
+        #expect(SimulatedTripleDES.crcA([0x30, 0x04]) == [0x26, 0xEE])
     }
 }

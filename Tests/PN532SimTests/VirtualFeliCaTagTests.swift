@@ -105,7 +105,62 @@ import Testing
     @Test func feliCaThroughTheTransport() async throws {
         let tag = try VirtualFeliCaTag(model: .lite, idm: idm, ndef: message)
         let transport = VirtualTagTransport(tag: tag)
-        #expect(try await transport.transceive([0x04] + idm) == [0x05] + idm + [0x00])
-        await #expect(throws: NFCError.timeout) { try await transport.transceive([0x04, 1, 2, 3, 4, 5, 6, 7, 8]) }
+        let readBlock0: [UInt8] = [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00]
+        let answer = try await transport.transceive([0x06] + idm + readBlock0)
+        #expect(Array(answer.prefix(12)) == [0x07] + idm + [0x00, 0x00, 0x01])
+        await #expect(throws: NFCError.timeout) { try await transport.transceive([0x06, 1, 2, 3, 4, 5, 6, 7, 8] + readBlock0) }
+        await #expect(throws: NFCError.timeout, "a Lite has no Request Response") {
+            try await transport.transceive([0x04] + idm)
+        }
+    }
+
+    // MARK: Command sets
+
+    /// One frame per command code (after POLLING, which every product answers), for this suite's IDm.
+    static func frame(_ code: UInt8, idm: [UInt8]) -> [UInt8] {
+        switch code {
+        case 0x02: [0x02] + idm + [0x01, 0x0B, 0x00]  // REQUEST SERVICE, one node
+        case 0x06: [0x06] + idm + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00]  // READ block 0 of 000Bh
+        case 0x08: [0x08] + idm + [0x01, 0x09, 0x00, 0x01, 0x80, 0x01] + [UInt8](repeating: 0x5A, count: 16)
+        default: [code] + idm  // REQUEST RESPONSE 04h, REQUEST SYSTEM CODE 0Ch, and codes no product has
+        }
+    }
+
+    /// Codes sent to every product: the plain commands the simulator models, and 07h / 0Dh, response
+    /// codes (command + 1, JIS X 6319-4) that are no command on any product.
+    static let catalog: [UInt8] = [0x02, 0x04, 0x06, 0x08, 0x0C, 0x07, 0x0D]
+
+    /// Per product, the catalog codes its manual lists, written here from the manuals apart from the
+    /// simulator's ``VirtualFeliCaTag/Model/commands``:
+    /// - FeliCa Lite (RC-S965) user's manual ch. 4: Polling, Read Without Encryption, Write Without Encryption.
+    /// - FeliCa Lite-S (RC-S966) user's manual ch. 4: the same three.
+    /// - FeliCa card user's manual (excerpted edition) ch. 4: Request Service, Request Response, Read and
+    ///   Write Without Encryption, Request System Code (and others outside the catalog).
+    static let listed: [(VirtualFeliCaTag.Model, Set<UInt8>)] = [
+        (.lite, [0x06, 0x08]),
+        (.liteS, [0x06, 0x08]),
+        (.standard, [0x02, 0x04, 0x06, 0x08, 0x0C]),
+    ]
+
+    @Test func everyModelHasASet() {
+        #expect(Set(Self.listed.map(\.0)) == Set(VirtualFeliCaTag.Model.allCases))
+    }
+
+    /// A code the manual does not list gets no answer (FeliCa has no error frame for an unknown command),
+    /// and the card still answers a listed command afterwards.
+    @Test(arguments: listed) func anUnlistedCommandIsRefused(model: VirtualFeliCaTag.Model, codes: Set<UInt8>) throws {
+        for code in Self.catalog where !codes.contains(code) {
+            let tag = try VirtualFeliCaTag(model: model, idm: idm, ndef: message)
+            #expect(tag.process(felica: Self.frame(code, idm: idm)) == nil, "\(model) \(code)")
+            #expect(tag.process(felica: Self.frame(0x06, idm: idm))?.first == 0x07, "\(model) after \(code)")
+        }
+    }
+
+    /// A code the manual lists is answered with its response code (command + 1).
+    @Test(arguments: listed) func aListedCommandIsAnswered(model: VirtualFeliCaTag.Model, codes: Set<UInt8>) throws {
+        for code in codes {
+            let tag = try VirtualFeliCaTag(model: model, idm: idm, ndef: message)
+            #expect(tag.process(felica: Self.frame(code, idm: idm))?.first == code + 1, "\(model) \(code)")
+        }
     }
 }

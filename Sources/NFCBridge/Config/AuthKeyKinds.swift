@@ -21,14 +21,15 @@ package struct AuthKeyKind: Sendable {
     /// Every kind, one row each.
     package static let table: [AuthKeyKind] = [desfire, ultralightC, ntagPassword, ntag424SDM]
 
-    /// A DESFire EV1/EV2/EV3/Light application key: `application` (the AID as the dump shows it, card
-    /// order; for a Light or NTAG 424 DNA the DF name the dump keys its files by), `key_number` (0-13, EV1 datasheet §9.5.1), `cipher` (aes, 2k3des, 3k3des), `key` (hex),
+    /// A DESFire EV1/EV2/EV3/Light application key: `application` (the AID as NXP writes it, most
+    /// significant byte first, as `access.credential` does: ``DESFireAIDNotation``; for a Light or NTAG
+    /// 424 DNA the DF name), `key_number` (0-13, EV1 datasheet §9.5.1), `cipher` (aes, 2k3des, 3k3des), `key` (hex),
     /// optional `diversification: {system_identifier: hex}` (AN10922 §2.2, AES keys only).
     static let desfire = AuthKeyKind(
         name: "desfire", fields: ["application", "key_number", "cipher", "key", "diversification"]
     ) { entry, families throws(ConfigurationError) in
         // An AID (3 bytes), or the DF name a DESFire Light / NTAG 424 DNA application is keyed by (5-16).
-        let application = try entry.hex("application", lengths: 3...16)
+        let application = DESFireAIDNotation.cardOrder(written: try entry.hex("application", lengths: 3...16))
         let keyNumber = try entry.int("key_number", in: 0...13)
         let cipher = try entry.choice("cipher", DESFireKey.Cipher.self)
         let key = try entry.secret("key", length: cipher.keyLength, what: "a DESFire \(cipher.rawValue) key")

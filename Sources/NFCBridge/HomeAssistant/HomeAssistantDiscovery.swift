@@ -64,23 +64,58 @@ package struct HomeAssistantDiscovery: Sendable {
     package func documents(reader: ReaderInfo?) -> [(topic: String, document: any Encodable & Sendable)] {
         let id = topics.id
         let device = device(reader: reader)
-        func value(_ component: some Encodable & Sendable) -> any Encodable & Sendable { component }
+        /// The component's discovery topic (object id `<id>_<suffix>`, or `<id>` alone) and document.
+        func row(_ component: String, _ suffix: String?, _ document: some Encodable & Sendable)
+            -> (topic: String, document: any Encodable & Sendable)
+        {
+            (topics.discovery(component: component, objectID: suffix.map { "\(id)_\($0)" } ?? id), document)
+        }
         return [
-            (topics.discovery(component: "tag", objectID: id), value(tagScanner(device))),
-            (topics.discovery(component: "event", objectID: "\(id)_nfc"), value(eventEntity(device))),
-            (topics.discovery(component: "binary_sensor", objectID: "\(id)_tag_present"), value(tagPresentSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_last_uid"), value(lastUIDSensor(device))),
-            (topics.discovery(component: "device_automation", objectID: "\(id)_tag_scanned"), value(scannedTrigger(device))),
-            (topics.discovery(component: "device_automation", objectID: "\(id)_tag_removed"), value(removedTrigger(device))),
-            (topics.discovery(component: "binary_sensor", objectID: "\(id)_agent"), value(agentSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_reader_state"), value(readerStateSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_scans"), value(scansSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_spool_depth"), value(spoolDepthSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_dropped_events"), value(droppedSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_mqtt_reconnects"), value(reconnectsSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_mqtt_stalls"), value(stallsSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_buffered_events"), value(bufferedEventsSensor(device))),
-            (topics.discovery(component: "sensor", objectID: "\(id)_version"), value(versionSensor(device))),
+            row("tag", nil, tagScanner(device)),
+            row("event", "nfc", eventEntity(device)),
+            row("binary_sensor", "tag_present", tagPresentSensor(device)),
+            row("sensor", "last_uid", lastUIDSensor(device)),
+            row("device_automation", "tag_scanned", scannedTrigger(device)),
+            row("device_automation", "tag_removed", removedTrigger(device)),
+            row("binary_sensor", "agent", agentSensor(device)),
+            row("sensor", "reader_state", readerStateSensor(device)),
+            row("sensor", "scans", scansSensor(device)),
+            row("sensor", "spool_depth", spoolDepthSensor(device)),
+            row("sensor", "dropped_events", droppedSensor(device)),
+            row("sensor", "mqtt_reconnects", reconnectsSensor(device)),
+            row("sensor", "mqtt_stalls", stallsSensor(device)),
+            row("sensor", "buffered_events", bufferedEventsSensor(device)),
+            row("sensor", "version", versionSensor(device)),
+        ] + controls(device)
+    }
+
+    /// The components that act (``HomeAssistantControls``) and the job's sensors, in a fixed order.
+    func controls(_ device: Device) -> [(topic: String, document: any Encodable & Sendable)] {
+        let id = topics.id
+        func row(_ component: String, _ suffix: String, _ document: some Encodable & Sendable)
+            -> (topic: String, document: any Encodable & Sendable)
+        {
+            (topics.discovery(component: component, objectID: "\(id)_\(suffix)"), document)
+        }
+        return [
+            row("text", "write_content", writeContentText(device)),
+            row("button", "write_tag", writeTagButton(device)),
+            row("sensor", "write_result", writeResultSensor(device)),
+            row("text", "job_template", jobTemplateText(device)),
+            row("number", "job_first_serial", jobFirstSerialNumber(device)),
+            row("number", "job_count", jobCountNumber(device)),
+            row("button", "job_start", jobStartButton(device)),
+            row("button", "job_pause", jobActionButton(device, "pause", "Pause job", icon: "mdi:pause")),
+            row("button", "job_resume", jobActionButton(device, "resume", "Resume job", icon: "mdi:play-pause")),
+            row("button", "job_cancel", jobActionButton(device, "cancel", "Cancel job", icon: "mdi:stop")),
+            row("sensor", "job_state", jobStateSensor(device)),
+            row("sensor", "job_done", jobCountSensor(device, "done", name: "Job done", icon: "mdi:check-all")),
+            row("sensor", "job_failed", jobCountSensor(device, "failed", name: "Job failed", icon: "mdi:close-octagon")),
+            row("sensor", "job_remaining", jobCountSensor(device, "remaining", name: "Job remaining", icon: "mdi:progress-clock")),
+            row("sensor", "job_tag", jobTagSensor(device)),
+            row("button", "signal_ok", signalButton(device, "signal_ok", "Signal OK", .init(light: .green, beeps: 1))),
+            row("button", "signal_denied", signalButton(device, "signal_denied", "Signal denied", .init(light: .red, beeps: 2))),
+            row("sensor", "command_result", commandResultSensor(device)),
         ]
     }
 }

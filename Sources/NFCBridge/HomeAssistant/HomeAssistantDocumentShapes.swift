@@ -92,4 +92,33 @@ extension HomeAssistantDiscovery {
                 availabilityMode = "availability_mode", options, expireAfter = "expire_after"
         }
     }
+
+    /// A component that publishes (`text`, `number`, `button`): the request or value goes to
+    /// `command_topic`, built by `command_template`; `object_id` fixes its entity id.
+    struct Control: Encodable {
+        var name: String
+        var uniqueID: String
+        var objectID: String
+        var commandTopic: String
+        var commandTemplate: String?
+        var stateTopic: String?
+        /// Home Assistant publishes the value retained (inputs: the broker keeps it for the buttons).
+        var retain: Bool?
+        /// `text`: `text`; `number`: `box`.
+        var mode: String?
+        var min: Int?
+        var max: Int?
+        var step: Int?
+        var icon: String?
+        var device: Device
+        var origin: Origin
+        var qos = 1
+        var availability: [Availability]?
+
+        enum CodingKeys: String, CodingKey {
+            case name, uniqueID = "unique_id", objectID = "object_id", commandTopic = "command_topic",
+                commandTemplate = "command_template", stateTopic = "state_topic", retain, mode, min, max, step, icon, device,
+                origin, qos, availability
+        }
+    }
 }

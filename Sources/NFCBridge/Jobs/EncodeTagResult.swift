@@ -61,7 +61,7 @@ package struct EncodeTagResult: Sendable, Equatable, Encodable {
 /// An encode job's counts: the retained `state/job` on MQTT, the last line of `nfcbridge encode`.
 package struct EncodeJobState: Sendable, Equatable, Encodable {
     /// Where the job is.
-    package enum Phase: String, Sendable, Equatable, Encodable {
+    package enum Phase: String, Sendable, Equatable, Encodable, CaseIterable {
         /// Waiting for or encoding tags.
         case running
         /// `pause`d: no new tag is taken.

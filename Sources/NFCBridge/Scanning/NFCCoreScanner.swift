@@ -94,7 +94,7 @@ package struct NFCCoreScanner: TagScanning {
         }
         do {
             scan.trust = try await TrustEvaluator.evaluate(
-                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport)
+                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport, keys: familyOptions.desfireKeys)
         } catch {
             if error.isNFCCancellation { throw error }
             var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)

@@ -81,6 +81,10 @@ package struct TopicMap: Sendable, Equatable {
         return String(name)
     }
 
+    /// `<base>/<id>/ha/<name>`: a value Home Assistant keeps for its requests (the content to write,
+    /// a job's template, first serial and count), retained by Home Assistant; the agent never reads it.
+    package func homeAssistantInput(_ name: String) -> String { "\(root)/ha/\(name)" }
+
     /// Home Assistant's birth / will topic: `<prefix>/status`.
     package var homeAssistantStatus: String { "\(homeAssistantPrefix)/status" }
 

@@ -6,13 +6,14 @@ import NFCCore
 package struct AuthenticatedRead: Sendable, Equatable, Encodable {
     /// The key's name in the keys file.
     package var key: String
-    /// The application (AID hex, card order).
+    /// The application as the configuration writes it (``DESFireAIDNotation``: a 3-byte AID most
+    /// significant byte first, `123456` for AID 123456h; a DF name as is).
     package var application: String
     /// The key number in the application.
     package var keyNumber: Int
     /// The authentication command (`AuthenticateEV2First`, `AuthenticateAES`).
     package var method: String
-    /// The files read with it (`AID/fileID`).
+    /// The files read with it (`AID/fileID`, the AID written as ``application`` is).
     package var files: [String]
     /// Nil when the key opened the application, else the stable code (`auth_failed`, `integrity_error`…).
     package var error: String?
@@ -22,10 +23,12 @@ package struct AuthenticatedRead: Sendable, Equatable, Encodable {
     /// The member for what a DESFire dump or read did with one key.
     package init(_ authentication: DESFireAuthentication) {
         key = authentication.keyName
-        application = authentication.application.hexString
+        let written = DESFireAIDNotation.written(cardOrder: authentication.application)
+        let cardOrder = authentication.application.hexString + "/"
+        application = written
         keyNumber = Int(authentication.keyNumber)
         method = authentication.method
-        files = authentication.filesRead
+        files = authentication.filesRead.map { $0.hasPrefix(cardOrder) ? written + "/" + $0.dropFirst(cardOrder.count) : $0 }
         if case let .failed(code, _) = authentication.outcome { error = code } else { error = nil }
     }
 

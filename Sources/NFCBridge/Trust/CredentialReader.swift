@@ -1,51 +1,87 @@
 import NFCCore
 
+/// What reading the credential gave: its bytes, and for a DESFire file behind a key which keys of
+/// `auth.keys_file` were tried (names, never keys) and whether a secured answer failed its MAC.
+package struct CredentialRead: Sendable, Equatable {
+    /// The credential's bytes; nil when the tag does not have it or it could not be read.
+    package var bytes: [UInt8]?
+    /// What each key tried for the credential's file did, in order; empty when no key was needed.
+    package var authentications: [DESFireAuthentication] = []
+    /// A secured answer's MAC (EV1 full mode: CRC32) did not match: its data was dropped.
+    package var failedIntegrity = false
+
+    package init(bytes: [UInt8]? = nil, authentications: [DESFireAuthentication] = [], failedIntegrity: Bool = false) {
+        self.bytes = bytes
+        self.authentications = authentications
+        self.failedIntegrity = failedIntegrity
+    }
+}
+
 /// Reads the credential an ``AccessPolicy`` names from the tag of a scan.
 package enum CredentialReader {
-    /// The credential's bytes; nil when the tag does not have it (no such record, a DESFire file that
-    /// is missing or needs a key, not a DESFire card), or for `sun`, whose check supplies it. Throws
-    /// only what ends the scan.
+    /// The credential (bytes nil when the tag does not have it: no such record, a DESFire file that is
+    /// missing or whose key is not in `keys` or was refused, not a DESFire card; and for `sun`, whose
+    /// check supplies it). Throws only what ends the scan.
     package static func read(
-        _ source: CredentialSource, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport
-    ) async throws -> [UInt8]? {
+        _ source: CredentialSource, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport,
+        keys: DESFireKeys = .standard
+    ) async throws -> CredentialRead {
         switch source {
         case .uid:
-            return info.uid
+            return CredentialRead(bytes: info.uid)
         case let .ndefRecord(index):
-            guard index >= 1, index <= records.count else { return nil }
-            return records[index - 1].payloadHex.flatMap { [UInt8](hex: $0) }
+            guard index >= 1, index <= records.count else { return CredentialRead() }
+            return CredentialRead(bytes: records[index - 1].payloadHex.flatMap { [UInt8](hex: $0) })
         case let .desfire(aid, file, offset, length):
-            return try await readDESFire(aid: aid, file: file, offset: offset, length: length, info: info, transport: transport)
+            guard info.type.family == .mifareDesfire, let apdu = transport as? any APDUTransport,
+                let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) })
+            else { return CredentialRead() }
+            let place = DESFirePlace(application: DESFireAIDNotation.cardOrder(written: aid), file: file, range: offset..<offset + length)
+            do {
+                return try await readDESFire(place, version: version, keys: keys, transport: apdu)
+            } catch let error as NFCError {
+                // The tag or the reader gone ends the scan; any refusal means no credential.
+                if case .readerUnavailable = error { throw error }
+                if error == .tagRemoved { throw error }
+                return CredentialRead()
+            }
         case .sun:
-            return nil
+            return CredentialRead()
         }
     }
 
-    /// SelectApplication (5Ah, AID least significant byte first) then ReadData (BDh: file, 3-byte
-    /// offset, 3-byte length, LSB first) in plain communication (MIFARE DESFire EV1 datasheet §9.2,
-    /// ReadData). A file behind a key answers AUTHENTICATION_ERROR (AEh): no credential.
+    /// Where a DESFire credential is: the application in card order, the file, the bytes.
+    private struct DESFirePlace {
+        var application: [UInt8]
+        var file: UInt8
+        var range: Range<Int>
+    }
+
+    /// With a key for the application in `keys` (or on a DESFire Light / NTAG 4xx DNA, whose one
+    /// application is keyed by its DF name), NFCCore's ``DESFireDumper/readFile(transport:version:application:file:keys:range:random:)``:
+    /// GetFileSettings, then the file's read key authenticated (AuthenticateAES AAh, EV2First 71h or
+    /// ISO 1Ah as the chip and the key's cipher say) and the range read with secure messaging, its MAC
+    /// checked. Otherwise the plain path: SelectApplication (5Ah, AID least significant byte first) then
+    /// ReadData (BDh: file, 3-byte offset, 3-byte length, LSB first) in plain communication (MIFARE
+    /// DESFire EV1 datasheet §9.2.3); a file behind a key answers AUTHENTICATION_ERROR (AEh).
     private static func readDESFire(
-        aid: [UInt8], file: UInt8, offset: Int, length: Int, info: CardInfo, transport: any TagTransport
-    ) async throws -> [UInt8]? {
-        guard info.type.family == .mifareDesfire, let apdu = transport as? any APDUTransport,
-            let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) })
-        else { return nil }
-        let framing: DESFireFraming = apdu.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
-        let channel = DESFireChannel(transport: apdu, framing: framing)
-        do {
-            _ = try await channel.command(DESFireInstruction.selectApplication, aid.reversed())
-            let data = try await channel.command(
-                DESFireInstruction.readData, [file] + littleEndian24(offset) + littleEndian24(length))
-            return data.count == length ? data : nil
-        } catch let error as NFCError {
-            // The tag or the reader gone ends the scan; any refusal means no credential.
-            if case .readerUnavailable = error { throw error }
-            if error == .tagRemoved { throw error }
-            return nil
+        _ place: DESFirePlace, version: DESFireVersion, keys: DESFireKeys, transport: any APDUTransport
+    ) async throws -> CredentialRead {
+        let enteredByDFName = version.hardware.type == DESFireLight.hardwareType || version.hardware.type == NTAG4xxDNA.hardwareType
+        if enteredByDFName || !keys.keys(forApplication: place.application).isEmpty {
+            let read = try await DESFireDumper.readFile(
+                transport: transport, version: version, application: place.application, file: place.file, keys: keys, range: place.range)
+            var bytes: [UInt8]?
+            if case let .data(data)? = read.content, data.count == place.range.count { bytes = data }
+            return CredentialRead(bytes: bytes, authentications: read.authentications, failedIntegrity: read.failedIntegrity)
         }
+        let framing: DESFireFraming = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
+        let channel = DESFireChannel(transport: transport, framing: framing)
+        _ = try await channel.command(DESFireInstruction.selectApplication, place.application)
+        let data = try await channel.command(
+            DESFireInstruction.readData,
+            [place.file] + DESFireDumper.littleEndian24(place.range.lowerBound) + DESFireDumper.littleEndian24(place.range.count))
+        return CredentialRead(bytes: data.count == place.range.count ? data : nil)
     }
 
-    private static func littleEndian24(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
-    }
 }

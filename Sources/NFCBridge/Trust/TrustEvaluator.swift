@@ -8,10 +8,12 @@ import NFCCore
 /// Checks added later (DESFire authentication, NTAG 424 SUN) run here too: each sets its own member of
 /// the report and calls ``TrustReport/refuse(_:)`` when it fails.
 package enum TrustEvaluator {
-    /// The report for the tag `info` describes, whose NDEF records the scan read (`records`).
+    /// The report for the tag `info` describes, whose NDEF records the scan read (`records`); a
+    /// DESFire credential behind a key is read with `keys` (`auth.keys_file`).
     /// Throws only what ends the scan (the tag left and cannot be re-selected, cancellation).
     package static func evaluate(
-        _ policy: AccessPolicy, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport
+        _ policy: AccessPolicy, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport,
+        keys: DESFireKeys = .standard
     ) async throws -> TrustReport {
         var report = TrustReport(credentialSource: policy.credential.kind, credentialHashed: policy.credentialHash)
 
@@ -33,7 +35,14 @@ package enum TrustEvaluator {
         report.cloneProbes = findings.map(\.name.rawValue)
         if !findings.isEmpty { report.refuse(.cloneDetected) }
 
-        if let credential = try await CredentialReader.read(policy.credential, info: info, records: records, transport: transport) {
+        let read = try await CredentialReader.read(policy.credential, info: info, records: records, transport: transport, keys: keys)
+        if !read.authentications.isEmpty {
+            report.authenticated = read.authentications.map(AuthenticatedRead.init)
+            // A refused key names its application and key number in `authenticated`; the tap is refused.
+            if read.authentications.contains(where: { $0.outcome != .opened }) { report.refuse(.authFailed) }
+        }
+        if read.failedIntegrity { report.refuse(.integrityError) }
+        if let credential = read.bytes {
             report.credential = policy.credentialHash ? sha256Hex(credential) : credential.hexString
         } else if policy.credential != .sun {
             // The SUN check, when it verifies the message, sets the credential itself.

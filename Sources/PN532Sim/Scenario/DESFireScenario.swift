@@ -92,7 +92,8 @@ enum DESFireScenario {
     }
 
     /// `applications:` — a list of `{aid, list_protected, df_name, keys, files}`; `keys` a list of
-    /// `{number, aes}` (the application's AES keys, 16 bytes hex; others are all zero).
+    /// `{number, aes | 2k3des | 3k3des}` (the application's keys, 16, 16 or 24 bytes hex, one cipher per
+    /// application; others are all zero).
     static func readApplications(_ node: ScenarioNode, with reader: ScenarioNodeReader) throws(SimulatorError) -> [V.Application] {
         var apps: [V.Application] = []
         for item in try reader.list(node, what: "applications") {
@@ -102,11 +103,20 @@ enum DESFireScenario {
             if let flag = fields["list_protected"] { app.listRequiresAuthentication = try reader.bool(flag, what: "list_protected") }
             if let name = fields["df_name"] { app.dfName = try reader.hex(name, what: "df_name") }
             if let keys = fields["keys"] {
+                var types: [V.KeyType] = []
                 for key in try reader.list(keys, what: "keys") {
-                    let entry = try reader.fields(key, allowed: ["number", "aes"], what: "a key")
-                    guard let number = entry["number"], let aes = entry["aes"] else { throw reader.error(key, "a key needs 'number' and 'aes'") }
-                    app.keys[UInt8(try reader.integer(number, what: "number", range: 0...13))] = try reader.hex(aes, what: "aes", counts: [16])
+                    let entry = try reader.fields(key, allowed: Set(["number"] + keyCiphers.map(\.name)), what: "a key")
+                    let given = keyCiphers.filter { entry[$0.name] != nil }
+                    guard let number = entry["number"], given.count == 1, let cipher = given.first, let value = entry[cipher.name] else {
+                        throw reader.error(key, "a key needs 'number' and one of 'aes', '2k3des', '3k3des'")
+                    }
+                    app.keys[UInt8(try reader.integer(number, what: "number", range: 0...13))] =
+                        try reader.hex(value, what: cipher.name, counts: [cipher.type.keyLength])
+                    types.append(cipher.type)
                 }
+                // One cipher per application (EV1 datasheet §9.5.1, CreateApplication's key settings 2).
+                guard Set(types.map { "\($0)" }).count <= 1 else { throw reader.error(keys, "the keys of an application share one cipher") }
+                app.keyType = types.first ?? .aes
             }
             if let files = fields["files"] {
                 for file in try reader.list(files, what: "files") { app.files.append(try readFile(file, with: reader)) }
@@ -115,6 +125,9 @@ enum DESFireScenario {
         }
         return apps
     }
+
+    /// The key fields of a scenario's `keys`: the cipher each names.
+    static let keyCiphers: [(name: String, type: V.KeyType)] = [("aes", .aes), ("2k3des", .tdes2k), ("3k3des", .tdes3k)]
 
     static let fileKeys: Set<String> = [
         "id", "type", "comm", "read", "write", "read_write", "change", "data", "value", "lower", "upper",

@@ -7,7 +7,7 @@ public enum TagKind: String, Sendable, CaseIterable {
     case type4
     case type4V3 = "type4_v3", type4SmallMLc = "type4_small_mlc"
     case felicaLite = "felica_lite", felicaLiteS = "felica_lite_s", felicaStandard = "felica_standard"
-    case desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
+    case desfireD40 = "desfire_d40", desfireEV1 = "desfire_ev1", desfireEV2 = "desfire_ev2", desfireEV3 = "desfire_ev3", desfireLight = "desfire_light"
     case ntag424DNA = "ntag424_dna"
     /// An NTAG 424 DNA with SDM on its NDEF file (``VirtualSDMTag``), laid out by the tag's `sun:` mapping.
     case ntag424SUN = "ntag424_sun"
@@ -49,6 +49,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .felicaLite: .felica(.lite)
         case .felicaLiteS: .felica(.liteS)
         case .felicaStandard: .felica(.standard)
+        case .desfireD40: .desfire(.d40)
         case .desfireEV1: .desfire(.ev1)
         case .desfireEV2: .desfire(.ev2)
         case .desfireEV3: .desfire(.ev3)

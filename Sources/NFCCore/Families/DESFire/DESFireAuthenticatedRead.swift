@@ -60,9 +60,15 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
     /// AuthenticateEV2First 71h + EV2 secure messaging (MIFARE DESFire EV2 MF3D(H)x2 §10.4.1; EV3;
     /// DESFire Light MF2DL(H)x0 and NTAG 424 DNA NT4H2421Gx §10.4.1, which have no AAh).
     case ev2First = "AuthenticateEV2First"
+    /// AuthenticateEV2NonFirst 77h: a further key of the application inside the session an
+    /// AuthenticateEV2First opened (AN12343 "AuthenticateEV2NonFirst"), TI and command counter kept.
+    case ev2NonFirst = "AuthenticateEV2NonFirst"
     /// AuthenticateISO 1Ah with a 2K3DES / 3K3DES key + EV1 secure messaging over 3DES (MF3ICD(Q)81
     /// §9.5.1; EV1, EV2, EV3 — not the Light or NTAG 4xx DNA, whose keys are AES only).
     case iso = "AuthenticateISO"
+    /// The legacy Authenticate 0Ah with a DES / 2K3DES key + D40 secure messaging (MF3ICD40 §9.2, §8.5):
+    /// the first DESFire's only authentication.
+    case legacy = "Authenticate"
 
     /// The method for the chip `version` describes: EV2First on EV2 (major 12h), EV3 (33h) and later, on
     /// DESFire Light (type 08h) and NTAG 4xx DNA (04h); AuthenticateAES on EV1 (major 01h); nil for
@@ -76,11 +82,13 @@ public enum DESFireAuthenticationMethod: String, Sendable, Hashable {
         }
     }
 
-    /// The method for a 3DES key on the chip `version` describes: AuthenticateISO on EV1 and later
-    /// DESFire; nil on MF3ICD40 (its 3DES is the legacy 0Ah, not implemented) and on Light / NTAG 4xx DNA.
-    public static func forTripleDES(_ version: DESFireVersion) -> DESFireAuthenticationMethod? {
+    /// The method for a 3DES key (`cipher`) on the chip `version` describes: AuthenticateISO on EV1 and
+    /// later DESFire; the legacy Authenticate on MF3ICD40 (major 00h), which has no 3K3DES; nil on
+    /// Light / NTAG 4xx DNA, whose keys are AES only.
+    public static func forTripleDES(_ version: DESFireVersion, cipher: DESFireKey.Cipher = .tdes2k) -> DESFireAuthenticationMethod? {
         if version.hardware.type == DESFireLight.hardwareType || version.hardware.type == NTAG4xxDNA.hardwareType { return nil }
-        return version.hardware.major == 0x00 ? nil : .iso
+        guard version.hardware.major == 0x00 else { return .iso }
+        return cipher == .tdes2k ? .legacy : nil
     }
 
     /// The name facts show.
@@ -94,6 +102,9 @@ struct DESFireAuthenticationContext: Sendable {
     var version: DESFireVersion
     /// 16 random bytes a call (the reader's RndA).
     var random: @Sendable () -> [UInt8]
+    /// For a credential read: the bytes of a data file to read (ReadData's offset and length) instead
+    /// of the whole file; nil for a dump.
+    var dataRange: Range<Int>? = nil
 }
 
 extension DESFireDumper {
@@ -125,22 +136,27 @@ extension DESFireDumper.Walk {
             if let slot = plan.firstIndex(where: { $0.key == key }) { plan[slot].files.append(index) } else { plan.append((key, [index])) }
         }
         var results: [DESFireAuthentication] = []
+        // The open EV2 session a further AES key continues with AuthenticateEV2NonFirst.
+        var transaction: DESFireSecureSession?
         for (key, files) in plan {
             try Task.checkCancellation()
-            let method = key.cipher == .aes ? DESFireAuthenticationMethod.forVersion(context.version)
-                : DESFireAuthenticationMethod.forTripleDES(context.version)
-            guard let method else {
-                let reason = "this chip has no \(key.cipher == .aes ? "AES" : "AuthenticateISO") authentication for a \(key.cipher.rawValue) key"
+            let chosen = key.cipher == .aes ? DESFireAuthenticationMethod.forVersion(context.version)
+                : DESFireAuthenticationMethod.forTripleDES(context.version, cipher: key.cipher)
+            guard var method = chosen else {
+                let reason = "this chip has no authentication for a \(key.cipher.rawValue) key"
                 results.append(DESFireAuthentication(application: app.aid, keyNumber: key.keyNumber, keyName: key.name, method: "-",
                                                      outcome: .failed(code: NFCError.Code.unsupported.rawValue, message: reason), filesRead: []))
                 continue
             }
+            if method == .ev2First, transaction != nil { method = .ev2NonFirst }
             var result = DESFireAuthentication(application: app.aid, keyNumber: key.keyNumber, keyName: key.name, method: method.name,
                                                outcome: .opened, filesRead: [])
             var session: DESFireSecureSession
             do {
-                session = try await authenticate(key, application: app.aid, method: method, context: context)
+                session = try await authenticate(key, application: app.aid, method: method, context: context, transaction: transaction)
+                transaction = nil
             } catch let error as NFCError {
+                transaction = nil
                 guard error == .authenticationFailed || error.desfireStatus != nil || error.errorCode == .invalidResponse else { throw error }
                 let message = error == .authenticationFailed
                     ? "application \(app.aid.hexString) key \(key.keyNumber) did not accept key '\(key.name)'" : error.message
@@ -156,7 +172,7 @@ extension DESFireDumper.Walk {
                 let file = app.files[index]
                 guard let settings = file.settings else { continue }
                 do {
-                    app.files[index].content = try await readSecured(file.id, settings, session: &session)
+                    app.files[index].content = try await readSecured(file.id, settings, range: context.dataRange, session: &session)
                     app.files[index].skipReason = nil
                     result.filesRead.append(DESFireDump.key(aid: app.aid, file: file.id))
                 } catch let error as NFCError {
@@ -171,6 +187,10 @@ extension DESFireDumper.Walk {
                     if error.errorCode == .integrityError { break }
                 }
             }
+            // A session whose every answer checked goes on for the next AES key (AuthenticateEV2NonFirst).
+            if case .ev2 = session.kind, !app.files.contains(where: { $0.skipReason?.hasPrefix("integrity_error") == true }) {
+                transaction = session
+            }
             results.append(result)
         }
         return results
@@ -178,7 +198,7 @@ extension DESFireDumper.Walk {
 
     /// Authenticates with `key` (diversified for this card and application when the file says so).
     func authenticate(_ key: DESFireKey, application: [UInt8], method: DESFireAuthenticationMethod,
-                      context: DESFireAuthenticationContext) async throws -> DESFireSecureSession {
+                      context: DESFireAuthenticationContext, transaction: DESFireSecureSession? = nil) async throws -> DESFireSecureSession {
         var bytes = key.key.revealed
         if let diversification = key.diversification {
             bytes = try DESFireKeyDiversification.aes128(
@@ -193,14 +213,28 @@ extension DESFireDumper.Walk {
         case .iso:
             return try await DESFireISOAuthentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
                                                                    channel: channel)
+        case .legacy:
+            return try await DESFireLegacyAuthentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
+                                                                      channel: channel)
         case .ev2First:
             return .ev2(try await DESFireEV2Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
                                                                          transport: channel.transport))
+        case .ev2NonFirst:
+            guard let transaction, case let .ev2(_, _, ti, _) = transaction.kind else {
+                return .ev2(try await DESFireEV2Authentication.authenticate(keyNumber: key.keyNumber, key: bytes, rndA: context.random(),
+                                                                             transport: channel.transport))
+            }
+            let next = try await DESFireEV2Authentication.authenticateNonFirst(
+                keyNumber: key.keyNumber, key: bytes, rndA: context.random(), transactionIdentifier: ti, transport: channel.transport)
+            return transaction.continued(with: next) ?? .ev2(next)
         }
     }
 
-    /// Reads file `id` through `session` in the file's communication mode, with the product's command.
-    func readSecured(_ id: UInt8, _ settings: DESFireFileSettings, session: inout DESFireSecureSession) async throws -> DESFireDump.Content {
+    /// Reads file `id` through `session` in the file's communication mode, with the product's command;
+    /// of a data file only `range` when given (ReadData's 3-byte offset and length, LSB first, EV1
+    /// datasheet §9.2.3), a range past the file's end being a BOUNDARY_ERROR the card is not asked for.
+    func readSecured(_ id: UInt8, _ settings: DESFireFileSettings, range: Range<Int>? = nil,
+                     session: inout DESFireSecureSession) async throws -> DESFireDump.Content {
         let operation = Self.readOperation(settings)
         guard let code = set.code(operation) else { throw NFCError.unsupportedOperation("\(set.name) has no \(operation.rawValue) command") }
         let mode = settings.communicationMode
@@ -212,7 +246,10 @@ extension DESFireDumper.Walk {
         }
         switch settings.details {
         case let .data(size):
-            return .data(try await exchange([id] + DESFireDumper.wholeFile, length: size))
+            guard let range else { return .data(try await exchange([id] + DESFireDumper.wholeFile, length: size)) }
+            guard range.lowerBound >= 0, range.upperBound <= size, !range.isEmpty else { throw NFCError.desfireError(status: DESFireStatus.boundaryError.rawValue) }
+            return .data(try await exchange([id] + DESFireDumper.littleEndian24(range.lowerBound) + DESFireDumper.littleEndian24(range.count),
+                                            length: range.count))
         case .value:
             let bytes = try await exchange([id], length: 4)
             return .value(Int32(bitPattern: UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24))
@@ -236,15 +273,20 @@ public struct DESFireFileRead: Sendable, Hashable {
     public var skipReason: String?
     /// What each key tried did (names, never keys).
     public var authentications: [DESFireAuthentication]
+
+    /// Whether a secured answer for the file failed its MAC (or CRC) check: its data was dropped.
+    public var failedIntegrity: Bool { skipReason?.hasPrefix(NFCError.Code.integrityError.rawValue + ":") == true }
 }
 
 extension DESFireDumper {
-    /// Selects application `aid` (SelectApplication; a Light or NTAG 4xx DNA by ISO SELECT of its DF
-    /// name, whatever `aid`), reads file `file`'s settings and the file: free, or with the first key of
-    /// `keys` its read (else read&write) right names. Refusals are in the result; transport errors and
-    /// cancellation are thrown.
+    /// Selects application `aid` (card order; SelectApplication, or a Light or NTAG 4xx DNA by ISO
+    /// SELECT of its DF name, whatever `aid`), reads file `file`'s settings and the file: free, or with
+    /// the first key of `keys` its read (else read&write) right names. With `range`, only those bytes
+    /// of a data file: a protected one asks the card for just them (ReadData offset and length), a free
+    /// one is cut from the whole file; a range past the file's end is a skip. Refusals are in the
+    /// result; transport errors and cancellation are thrown.
     public static func readFile(transport: any APDUTransport, version: DESFireVersion, application aid: [UInt8], file id: UInt8,
-                                keys: DESFireKeys,
+                                keys: DESFireKeys, range: Range<Int>? = nil,
                                 random: @escaping @Sendable () -> [UInt8] = DESFireDumper.randomChallenge) async throws -> DESFireFileRead {
         let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
         let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version), memory: version.storageBytes)
@@ -265,12 +307,28 @@ extension DESFireDumper {
             }
             selected = false
         }
-        guard let file = try await walk.file(id, probing: false) else {
+        guard var file = try await walk.file(id, probing: false) else {
             return DESFireFileRead(content: nil, skipReason: "file not found", authentications: [])
         }
+        if let range, case let .data(bytes)? = file.content {
+            // A free file was read whole: keep the range.
+            if range.lowerBound >= 0, range.upperBound <= bytes.count {
+                file.content = .data(Array(bytes[range]))
+            } else {
+                file.content = nil
+                file.skipReason = "the file holds \(bytes.count) bytes, fewer than the range \(range.lowerBound)..<\(range.upperBound) needs"
+            }
+        }
         app.files = [file]
-        let context = DESFireAuthenticationContext(keys: keys, version: version, random: random)
+        let context = DESFireAuthenticationContext(keys: keys, version: version, random: random, dataRange: range)
         let authentications = try await walk.openProtected(&app, context: context, selected: selected)
-        return DESFireFileRead(content: app.files.first?.content, skipReason: app.files.first?.skipReason, authentications: authentications)
+        let read = app.files.first
+        return DESFireFileRead(content: read?.content, skipReason: read?.skipReason, authentications: authentications)
+    }
+
+    /// A 3-byte little-endian field (ReadData's offset and length, EV1 datasheet §9.2.3); the callers
+    /// keep values within 0...FFFFFFh.
+    public static func littleEndian24(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
     }
 }

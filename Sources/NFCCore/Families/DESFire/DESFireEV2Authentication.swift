@@ -2,8 +2,8 @@
 /// "AuthenticateEV2First", AN12343 §6.2; MIFARE DESFire EV2/EV3, DESFire Light, NTAG 424 DNA). All
 /// encryption is AES-CBC with a zero IV.
 ///
-/// Only the authentication and the session keys: the dump does not use them yet (no secure
-/// messaging for MACed or enciphered files).
+/// AuthenticateEV2NonFirst (77h) opens another key inside the same transaction (same TI, the command
+/// counter going on). Secure messaging is ``DESFireSecureSession``.
 public enum DESFireEV2Authentication {
     /// The session after a successful AuthenticateEV2First.
     public struct Session: Sendable, Hashable {
@@ -39,9 +39,38 @@ public enum DESFireEV2Authentication {
     public static func authenticate(keyNumber: UInt8, key: [UInt8], rndA: [UInt8], transport: any APDUTransport)
         async throws -> Session
     {
+        let (rndB, second) = try await exchange(0x71, [keyNumber, 0x00], key: key, rndA: rndA, transport: transport)
+        guard second.count == 32 else { throw NFCError.invalidResponse(second) }
+        let answer = try AES.cbc(encrypt: false, key: key, data: second)
+        guard Array(answer[4..<20]) == Array(rndA[1...]) + [rndA[0]] else { throw NFCError.authenticationFailed }
+        let keys = try sessionKeys(key: key, rndA: rndA, rndB: rndB)
+        return Session(transactionIdentifier: Array(answer[0..<4]), encryptionKey: keys.encryption, macKey: keys.mac)
+    }
+
+    /// Runs AuthenticateEV2NonFirst (77h; AN12343, "AuthenticateEV2NonFirst") with key `keyNumber` inside the EV2
+    /// session whose transaction identifier is `transactionIdentifier`: `90 77 00 00 01 kk 00` → E(K, RndB)
+    /// `91 AF`; `90 AF 00 00 20` E(K, RndA ‖ RndB<<<8) `00` → E(K, RndA<<<8) `91 00`. The session keys are
+    /// made as EV2First's from the new random numbers; TI and the command counter go on (the caller keeps
+    /// the counter). Errors as ``authenticate(keyNumber:key:rndA:transport:)``.
+    public static func authenticateNonFirst(keyNumber: UInt8, key: [UInt8], rndA: [UInt8], transactionIdentifier: [UInt8],
+                                            transport: any APDUTransport) async throws -> Session {
+        let (rndB, second) = try await exchange(0x77, [keyNumber], key: key, rndA: rndA, transport: transport)
+        guard second.count == 16 else { throw NFCError.invalidResponse(second) }
+        guard try AES.cbc(encrypt: false, key: key, data: second) == Array(rndA[1...]) + [rndA[0]] else {
+            throw NFCError.authenticationFailed
+        }
+        let keys = try sessionKeys(key: key, rndA: rndA, rndB: rndB)
+        return Session(transactionIdentifier: transactionIdentifier, encryptionKey: keys.encryption, macKey: keys.mac)
+    }
+
+    /// The two passes EV2First and NonFirst share, wrapped: `instruction` with `parameters` → E(K, RndB)
+    /// `91 AF`; E(K, RndA ‖ RndB<<<8) (zero IV) → the card's last answer (its data, status 00 checked).
+    static func exchange(_ instruction: UInt8, _ parameters: [UInt8], key: [UInt8], rndA: [UInt8], transport: any APDUTransport)
+        async throws -> (rndB: [UInt8], answer: [UInt8])
+    {
         guard rndA.count == 16 else { throw NFCError.invalidArgument("RndA is 16 bytes, not \(rndA.count)") }
         let channel = DESFireChannel(transport: transport, framing: .wrapped)
-        let first = try await channel.frame(0x71, [keyNumber, 0x00])
+        let first = try await channel.frame(instruction, parameters)
         guard first.status.isAdditionalFrame else { throw NFCError.desfireError(status: first.status.rawValue) }
         guard first.data.count == 16 else { throw NFCError.invalidResponse(first.data) }
         let rndB = try AES.cbc(encrypt: false, key: key, data: first.data)
@@ -51,10 +80,6 @@ public enum DESFireEV2Authentication {
             if second.status == .authenticationError { throw NFCError.authenticationFailed }
             throw NFCError.desfireError(status: second.status.rawValue)
         }
-        guard second.data.count == 32 else { throw NFCError.invalidResponse(second.data) }
-        let answer = try AES.cbc(encrypt: false, key: key, data: second.data)
-        guard Array(answer[4..<20]) == Array(rndA[1...]) + [rndA[0]] else { throw NFCError.authenticationFailed }
-        let keys = try sessionKeys(key: key, rndA: rndA, rndB: rndB)
-        return Session(transactionIdentifier: Array(answer[0..<4]), encryptionKey: keys.encryption, macKey: keys.mac)
+        return (rndB, second.data)
     }
 }

@@ -7,7 +7,8 @@
 /// PCD → AF ‖ E(K, RndA ‖ RndB<<<8)     (IV = E(K, RndB))
 ///                                      PICC → 00 ‖ E(K, RndA<<<8)             (IV = last block sent)
 /// ```
-/// Session key, bit 0 of every byte cleared (the DES key-version bits): 2K3DES RndA[0..<4] ‖ RndB[0..<4]
+/// Session key, bit 0 of every byte cleared (the DES key-version bits): DES (a 16-byte key with K1 = K2)
+/// RndA[0..<4] ‖ RndB[0..<4]; 2K3DES RndA[0..<4] ‖ RndB[0..<4]
 /// ‖ RndA[4..<8] ‖ RndB[4..<8]; 3K3DES RndA[0..<4] ‖ RndB[0..<4] ‖ RndA[6..<10] ‖ RndB[6..<10] ‖
 /// RndA[12..<16] ‖ RndB[12..<16]. Secure messaging then uses 3DES CMACs (``DESFireSecureSession/Kind/iso(key:iv:)``).
 public enum DESFireISOAuthentication {
@@ -23,6 +24,16 @@ public enum DESFireISOAuthentication {
             bytes += rndB[range]
         }
         return bytes.map { $0 & 0xFE }
+    }
+
+    /// The session key for `key`: a single-DES key (16 bytes, K1 = K2) gets the 8-byte DES session key
+    /// RndA[0..<4] ‖ RndB[0..<4] (version bits cleared), as the card makes it; others
+    /// ``sessionKey(rndA:rndB:)``.
+    public static func sessionKey(key: [UInt8], rndA: [UInt8], rndB: [UInt8]) -> [UInt8] {
+        if key.count == 16, key[0..<8] == key[8..<16], rndA.count == 8, rndB.count == 8 {
+            return (Array(rndA[0..<4]) + Array(rndB[0..<4])).map { $0 & 0xFE }
+        }
+        return sessionKey(rndA: rndA, rndB: rndB)
     }
 
     /// Runs AuthenticateISO with key `keyNumber` (a 16-byte 2K3DES or 24-byte 3K3DES `key`) of the selected
@@ -49,6 +60,6 @@ public enum DESFireISOAuthentication {
         guard second.data.count == length else { throw NFCError.invalidResponse(second.data) }
         let answer = try TripleDES.cbc(encrypt: false, key: key, iv: Array(proof.suffix(TripleDES.blockSize)), data: second.data)
         guard answer == Array(rndA[1...]) + [rndA[0]] else { throw NFCError.authenticationFailed }
-        return DESFireSecureSession(.iso(key: sessionKey(rndA: rndA, rndB: rndB), iv: zero))
+        return DESFireSecureSession(.iso(key: sessionKey(key: key, rndA: rndA, rndB: rndB), iv: zero))
     }
 }

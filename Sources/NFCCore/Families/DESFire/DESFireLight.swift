@@ -9,7 +9,7 @@ public enum DESFireLight {
 
     /// DF names the application answers to, in the order they are tried: the factory name
     /// (MF2DLHX0 §8.2.1, ISO file id DF01), then the NDEF Tag Application name that
-    /// SetConfiguration may give it once (AN12343 §6.3, ISO file id E110).
+    /// SetConfiguration may give it once (AN12343 "AuthenticateEV2NonFirst", ISO file id E110).
     public static let dfNames: [[UInt8]] = [
         [0xA0, 0x00, 0x00, 0x03, 0x96, 0x56, 0x43, 0x41, 0x03, 0xF0, 0x15, 0x40, 0x00, 0x00, 0x00, 0x0B],
         [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01],

@@ -22,6 +22,11 @@ public struct DESFireSecureSession: Sendable {
         case iso(key: [UInt8], iv: [UInt8])
         /// EV2: the session keys, the transaction identifier and the command counter.
         case ev2(encryptionKey: [UInt8], macKey: [UInt8], transactionIdentifier: [UInt8], commandCounter: UInt16)
+        /// D40 after the legacy Authenticate (0Ah; MF3ICD40 §8.5): the DES / 2K3DES session key, no
+        /// chaining between messages. Commands travel as they are; a MACed answer ends in the first 4
+        /// bytes of the last block of E(data ‖ 00…) in CBC from a zero IV, a full one is E(data ‖
+        /// CRC_A(data) ‖ 00…) in CBC from a zero IV (ISO/IEC 14443-3 CRC_A, preset 6363h).
+        case legacy(key: [UInt8])
     }
 
     /// The state; each command moves it on.
@@ -44,6 +49,13 @@ public struct DESFireSecureSession: Sendable {
                                   transactionIdentifier: session.transactionIdentifier, commandCounter: 0))
     }
 
+    /// The EV2 session after AuthenticateEV2NonFirst inside this one: the new session keys, the same TI
+    /// and this session's command counter (AN12343 "AuthenticateEV2NonFirst"); nil unless this is an EV2 session.
+    public func continued(with next: DESFireEV2Authentication.Session) -> DESFireSecureSession? {
+        guard case let .ev2(_, _, ti, counter) = kind else { return nil }
+        return DESFireSecureSession(.ev2(encryptionKey: next.encryptionKey, macKey: next.macKey, transactionIdentifier: ti, commandCounter: counter))
+    }
+
     /// Bytes of a MAC on the wire (EV1: the CMAC's first 8; EV2: MACt).
     public static let macLength = 8
 
@@ -63,6 +75,8 @@ public struct DESFireSecureSession: Sendable {
         case let .ev2(_, macKey, ti, counter):
             guard mode != .plain else { return header }
             return header + Self.truncated(try AES.cmac(key: macKey, message: [instruction] + Self.le(counter) + ti + header))
+        case .legacy:
+            return header
         }
     }
 
@@ -116,6 +130,40 @@ public struct DESFireSecureSession: Sendable {
             let ivInput = [0x5A, 0xA5] + ti + Self.le(next) + [UInt8](repeating: 0, count: 8)
             let iv = try AES.cbc(encrypt: true, key: encryptionKey, data: ivInput)
             return try Self.iso9797Unpadded(try AES.cbc(encrypt: false, key: encryptionKey, iv: iv, data: data))
+        case let .legacy(key):
+            return try Self.legacyResponse(answer, key: key, mode: mode, expectedLength: expectedLength)
+        }
+    }
+
+    /// Bytes of a D40 MAC on the wire.
+    static let legacyMACLength = 4
+
+    /// A D40 answer's data (``Kind/legacy(key:)``), its MAC or CRC checked.
+    static func legacyResponse(_ answer: [UInt8], key: [UInt8], mode: DESFireFileSettings.CommunicationMode, expectedLength: Int?)
+        throws(NFCError) -> [UInt8]
+    {
+        let zero = [UInt8](repeating: 0, count: TripleDES.blockSize)
+        switch mode {
+        case .plain:
+            return answer
+        case .mac:
+            guard answer.count >= legacyMACLength else { throw .invalidResponse(answer) }
+            let data = Array(answer.dropLast(legacyMACLength))
+            let padded = data + [UInt8](repeating: 0, count: (TripleDES.blockSize - data.count % TripleDES.blockSize) % TripleDES.blockSize)
+            let chain = try TripleDES.cbc(encrypt: true, key: key, iv: zero, data: padded.isEmpty ? zero : padded)
+            guard Array(chain.suffix(TripleDES.blockSize).prefix(legacyMACLength)) == Array(answer.suffix(legacyMACLength)) else {
+                throw .integrityError("the answer's MAC does not match its data")
+            }
+            return data
+        case .full:
+            guard !answer.isEmpty, answer.count % TripleDES.blockSize == 0 else { throw .invalidResponse(Array(answer.prefix(16))) }
+            let plain = try TripleDES.cbc(encrypt: false, key: key, iv: zero, data: answer)
+            let candidates = expectedLength.map { [$0] } ?? Array((0...max(0, plain.count - 2)).reversed())
+            for length in candidates where length >= 0 && length + 2 <= plain.count && plain.count - length - 2 < TripleDES.blockSize {
+                let data = Array(plain[..<length])
+                if plain[(length + 2)...].allSatisfy({ $0 == 0 }), Array(plain[length..<length + 2]) == ISO14443.crcA(data) { return data }
+            }
+            throw .integrityError("the deciphered answer's CRC16 does not match its data")
         }
     }
 

@@ -6,7 +6,7 @@
 /// - A code not in the model's set answers ILLEGAL_COMMAND_CODE (`91 1C`), as every one of these
 ///   datasheets says a chip does ("command code not supported": MF3ICD(Q)81 §9.3, NT4H2421Gx §10.3
 ///   Table 23).
-/// - A code in the set that the simulator does not model (legacy and ISO authentication, writes, transactions)
+/// - A code in the set that the simulator does not model (writes, transactions, key changes)
 ///   answers PERMISSION_DENIED (`91 9D`, "current configuration / status does not allow the
 ///   requested command"): what a chip answers when the state it needs — here, a session the
 ///   simulator cannot open — is missing. Documented in docs/simulator.md.
@@ -43,9 +43,15 @@ enum VirtualDESFireCommandSets {
     private static func s(_ code: UInt8, _ name: String) -> Row { Row(code: code, name: name, handling: .simulated) }
     private static func n(_ code: UInt8, _ name: String) -> Row { Row(code: code, name: name, handling: .notSimulated) }
 
+    /// The first DESFire, MF3ICD40: the EV1 set without what EV1 added (AuthenticateISO 1Ah,
+    /// AuthenticateAES AAh, SetConfiguration 5Ch, GetCardUID 51h, FreeMemory 6Eh, GetDFNames 6Dh,
+    /// GetISOFileIDs 61h: MF3ICD(Q)81 §9 marks them new in EV1). UNVERIFIED against the MF3ICD40
+    /// datasheet's own table, which was not at hand.
+    static let d40: [Row] = ev1.filter { ![0x1A, 0xAA, 0x5C, 0x51, 0x6E, 0x6D, 0x61].contains($0.code) }
+
     /// MF3ICD(Q)81 §9 (EV1).
     static let ev1: [Row] = [
-        n(0x0A, "Authenticate (legacy)"), n(0x1A, "AuthenticateISO"), s(0xAA, "AuthenticateAES"),
+        s(0x0A, "Authenticate (legacy)"), s(0x1A, "AuthenticateISO"), s(0xAA, "AuthenticateAES"),
         n(0x54, "ChangeKeySettings"), n(0x5C, "SetConfiguration"), n(0xC4, "ChangeKey"),
         s(0x45, "GetKeySettings"), s(0x64, "GetKeyVersion"),
         n(0xCA, "CreateApplication"), n(0xDA, "DeleteApplication"), s(0x6A, "GetApplicationIDs"),
@@ -61,7 +67,7 @@ enum VirtualDESFireCommandSets {
 
     /// EV2 and EV3: every EV1 code plus the EV2 additions (UNVERIFIED rows, see the type's comment).
     static let ev2: [Row] = ev1 + [
-        s(0x71, "AuthenticateEV2First"), n(0x77, "AuthenticateEV2NonFirst"), n(0xC6, "ChangeKeyEV2"),
+        s(0x71, "AuthenticateEV2First"), s(0x77, "AuthenticateEV2NonFirst"), n(0xC6, "ChangeKeyEV2"),
         n(0x56, "InitializeKeySet"), n(0x57, "FinalizeKeySet"), n(0x55, "RollKeySet"),
         n(0xC9, "CreateDelegatedApplication"), n(0x69, "GetDelegatedInfo"), n(0xCE, "CreateTransactionMACFile"),
         s(0xAD, "ReadData (ISO chaining)"), n(0x8D, "WriteData (ISO chaining)"),
@@ -72,7 +78,7 @@ enum VirtualDESFireCommandSets {
 
     /// MF2DL(H)x0 command set (Light). (u) = UNVERIFIED against the datasheet's table.
     static let light: [Row] = [
-        s(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), n(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
+        s(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), s(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
         n(0xC4, "ChangeKey"), s(0x64, "GetKeyVersion"), n(0x5C, "SetConfiguration"),
         s(0x60, "GetVersion"), n(0x51, "GetCardUID"),
         s(0x6F, "GetFileIDs"), n(0x61, "GetISOFileIDs (u)"), s(0xF5, "GetFileSettings"), n(0x5F, "ChangeFileSettings"),
@@ -85,7 +91,7 @@ enum VirtualDESFireCommandSets {
 
     /// NT4H2421Gx Rev. 3.0 §10.2 Table 22 (NTAG 424 DNA), every row verified.
     static let ntag424: [Row] = [
-        s(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), n(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
+        s(0x71, "AuthenticateEV2First / AuthenticateLRPFirst"), s(0x77, "AuthenticateEV2NonFirst / AuthenticateLRPNonFirst"),
         n(0x5F, "ChangeFileSettings"), n(0xC4, "ChangeKey"), n(0x51, "GetCardUID"), n(0xF6, "GetFileCounters"),
         s(0xF5, "GetFileSettings"), s(0x64, "GetKeyVersion"), s(0x60, "GetVersion"), s(0xAD, "ReadData"),
         s(0x3C, "Read_Sig"), n(0x5C, "SetConfiguration"), n(0x8D, "WriteData"),
@@ -94,6 +100,7 @@ enum VirtualDESFireCommandSets {
     /// The rows of `model`.
     static func rows(_ model: VirtualDESFireTag.Model) -> [Row] {
         switch model {
+        case .d40: d40
         case .ev1: ev1
         case .ev2, .ev3: ev2
         case .light: light

@@ -34,14 +34,16 @@ import Synchronization
 public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Which chip the card is: decides the GetVersion answer and the framings taken.
     public enum Model: Sendable, CaseIterable {
-        case ev1, ev2, ev3, light, ntag424
+        case d40, ev1, ev2, ev3, light, ntag424
 
         /// GetVersion hardware and software parts (vendor 04 NXP, type, subtype, major, minor,
         /// storage size, protocol 05). EV1 `04 01 01 01 00 18 05` (MF3ICD81 §9.5.1, 4 KB); EV2
         /// `04 01 01 12 00 1A 05` (8 KB, as Flipper's example dump); EV3 `04 01 01 33 00 1A 05`;
-        /// Light `04 08 01 30 00 13 05` (640 B); NTAG 424 DNA `04 04 02 30 00 11 05` (NT4H2421Gx §10.5.2).
+        /// Light `04 08 01 30 00 13 05` (640 B); NTAG 424 DNA `04 04 02 30 00 11 05` (NT4H2421Gx §10.5.2);
+        /// the first DESFire, MF3ICD40, `04 01 01 00 02 18 05` (major 00h, 4 KB; software 00 06).
         var versionParts: (hardware: [UInt8], software: [UInt8]) {
             switch self {
+            case .d40: ([0x04, 0x01, 0x01, 0x00, 0x02, 0x18, 0x05], [0x04, 0x01, 0x01, 0x00, 0x06, 0x18, 0x05])
             case .ev1: ([0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05], [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05])
             case .ev2: ([0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x12, 0x00, 0x1A, 0x05])
             case .ev3: ([0x04, 0x01, 0x01, 0x33, 0x00, 0x1A, 0x05], [0x04, 0x01, 0x01, 0x03, 0x00, 0x1A, 0x05])
@@ -50,8 +52,20 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             }
         }
 
+        /// The ATS without its TL byte. EV1 `75 77 81 02 80` (MF3ICD(Q)81 §8.1: FSCI 5 = 64 bytes, TA 77h,
+        /// TB 81h = FWI 8 / SFGI 1, TC 02h, historical byte 80h); EV2 and EV3 answer the same (EV3 cards'
+        /// logs show `06 75 77 81 02 80`). NTAG 424 DNA `77 77 71 02 80` (FSCI 7 = 128 bytes, TB 71h =
+        /// FWI 7 / SFGI 1), as the NT4H2421Gx cards answer and as ``VirtualSDMTag`` has it. Light keeps
+        /// the EV1 value: the MF2DL(H)x0 ATS figure was not at hand (UNVERIFIED).
+        var ats: [UInt8] {
+            switch self {
+            case .d40, .ev1, .ev2, .ev3, .light: [0x75, 0x77, 0x81, 0x02, 0x80]
+            case .ntag424: [0x77, 0x77, 0x71, 0x02, 0x80]
+            }
+        }
+
         /// Light and NTAG 424 DNA take ISO frames only.
-        var takesNativeFrames: Bool { self == .ev1 || self == .ev2 || self == .ev3 }
+        var takesNativeFrames: Bool { self == .d40 || self == .ev1 || self == .ev2 || self == .ev3 }
     }
 
     /// The status bytes this card sends (EV1 datasheet §9.3).
@@ -121,17 +135,36 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         public var files: [File]
         /// ISO DF name the application answers ISO SELECT to, or nil.
         public var dfName: [UInt8]?
-        /// The application's AES keys by number; a key number not listed holds the all-zero key (the
-        /// key an AES application is created with, EV1 datasheet §9.5.1).
+        /// The application's keys by number, all of ``keyType``; a key number not listed holds the
+        /// all-zero key (the key an application is created with, EV1 datasheet §9.5.1).
         public var keys: [UInt8: [UInt8]]
+        /// The cipher of every key of the application (EV1 datasheet §9.5.1 CreateApplication: key
+        /// settings 2 bits 7–6).
+        public var keyType: KeyType
 
         public init(aid: [UInt8], listRequiresAuthentication: Bool = false, files: [File], dfName: [UInt8]? = nil,
-                    keys: [UInt8: [UInt8]] = [:]) {
+                    keys: [UInt8: [UInt8]] = [:], keyType: KeyType = .aes) {
             self.keys = keys
+            self.keyType = keyType
             self.aid = aid
             self.listRequiresAuthentication = listRequiresAuthentication
             self.files = files
             self.dfName = dfName
+        }
+    }
+
+    /// An application's key cipher (EV1 datasheet §9.5.1: key settings 2 bits 7–6 00 DES / 2K3DES, 01
+    /// 3K3DES, 10 AES), with its key length and the bits GetKeySettings shows.
+    public enum KeyType: Sendable, Equatable {
+        case aes, tdes2k, tdes3k
+
+        public var keyLength: Int { self == .tdes3k ? 24 : 16 }
+        var settingsBits: UInt8 {
+            switch self {
+            case .aes: 0x80
+            case .tdes2k: 0x00
+            case .tdes3k: 0x40
+            }
         }
     }
 
@@ -205,8 +238,8 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         self.applications = applications
         self.directoryRequiresAuthentication = directoryRequiresAuthentication
         self.ndefApplication = ndefApplication
-        // ATQA 0344, SAK 20, ATS 06 75 77 81 02 80 (EV1 datasheet §8.1, without the TL byte).
-        self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: [0x75, 0x77, 0x81, 0x02, 0x80])
+        // ATQA 0344, SAK 20 (EV1 datasheet §8.1), the model's ATS.
+        self.target = Target(modulation: .iso14443a, uid: uid, atqa: [0x03, 0x44], sak: 0x20, ats: model.ats)
     }
 
     /// The 28-byte GetVersion answer: hardware, software, UID, batch 00 11 22 33 44, week 0x10, year 0x21.
@@ -273,9 +306,9 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
     /// Runs one command; the first frame of a long answer is returned and the rest kept for AFh.
     func execute(_ instruction: UInt8, _ data: [UInt8]) -> (UInt8, [UInt8]) {
         state.withLock { s in
-            if instruction == 0xAF, case let .awaitingProof(ev2, number, key, rndB, chain) = s.auth {
+            if instruction == 0xAF, case let .awaitingProof(method, number, key, rndB, chain) = s.auth {
                 s.auth = .none
-                guard let done = VirtualDESFireSecurity.finish(proof: data, ev2: ev2, keyNumber: number, key: key, rndB: rndB, chain: chain)
+                guard let done = VirtualDESFireSecurity.finish(proof: data, method: method, keyNumber: number, key: key, rndB: rndB, chain: chain)
                 else { return (Status.authenticationError, []) }
                 s.auth = .authenticated(done.session)
                 return (Status.ok, done.answer)
@@ -292,7 +325,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             case .notSimulated?: return (Status.permissionDenied, [])
             case .simulated?: break
             }
-            if instruction == 0xAA || instruction == 0x71 { return authenticate(ev2: instruction == 0x71, data, &s) }
+            if [0x0A, 0x1A, 0xAA, 0x71, 0x77].contains(instruction) { return authenticate(instruction, data, &s) }
             let before = s.auth
             let frames: [[UInt8]]
             switch answer(instruction, data, &s) {
@@ -318,17 +351,38 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
         max(model == .light || model == .ntag424 ? 5 : 2, (app.keys.keys.max() ?? 0) + 1)
     }
 
-    /// AuthenticateAES (`ev2` false: `AA kk`) or AuthenticateEV2First (`71 kk LenCap [PCDcap2]`): E(K, RndB).
-    private func authenticate(ev2: Bool, _ data: [UInt8], _ s: inout State) -> (UInt8, [UInt8]) {
+    /// The first step of an authentication: AuthenticateAES `AA kk`, AuthenticateEV2First `71 kk LenCap
+    /// [PCDcap2]`, AuthenticateEV2NonFirst `77 kk` (AN12343 "AuthenticateEV2NonFirst": only inside an EV2First session, whose TI
+    /// and counter it keeps; without one 91 AE, UNVERIFIED against the EV2 datasheet), AuthenticateISO
+    /// `1A kk` and the legacy Authenticate `0A kk`. Each takes only keys of its cipher: AES for AAh / 71h
+    /// / 77h, DES / 2K3DES / 3K3DES for 1Ah, DES / 2K3DES for 0Ah; another answers AUTHENTICATION_ERROR.
+    private func authenticate(_ instruction: UInt8, _ data: [UInt8], _ s: inout State) -> (UInt8, [UInt8]) {
+        let previous = s.auth
         s.auth = .none
-        guard let number = data.first, ev2 ? data.count >= 2 && Int(data[1]) == data.count - 2 : data.count == 1 else {
+        let method: VirtualDESFireSecurity.Method
+        switch instruction {
+        case 0x71: method = .ev2First
+        case 0x77:
+            guard case let .authenticated(.ev2(_, _, _, ti, counter)) = previous else { return (Status.authenticationError, []) }
+            method = .ev2NonFirst(transactionIdentifier: ti, counter: counter)
+        case 0x1A: method = .iso
+        case 0x0A: method = .legacy
+        default: method = .aes
+        }
+        guard let number = data.first, method == .ev2First ? data.count >= 2 && Int(data[1]) == data.count - 2 : data.count == 1 else {
             return (Status.lengthError, [])
         }
         // The PICC master key is a DES key here (GetKeySettings): no AES authentication at PICC level.
         guard let app = applications.first(where: { $0.aid == s.selected }) else { return (Status.authenticationError, []) }
         guard number < keyCount(app) else { return (Status.noSuchKey, []) }
-        let key = app.keys[number] ?? [UInt8](repeating: 0, count: 16)
-        guard let started = VirtualDESFireSecurity.begin(ev2: ev2, keyNumber: number, key: key) else {
+        let fits = switch method {
+        case .aes, .ev2First, .ev2NonFirst: app.keyType == .aes
+        case .iso: app.keyType != .aes
+        case .legacy: app.keyType == .tdes2k
+        }
+        guard fits else { return (Status.authenticationError, []) }
+        let key = app.keys[number] ?? [UInt8](repeating: 0, count: app.keyType.keyLength)
+        guard let started = VirtualDESFireSecurity.begin(method, keyNumber: number, key: key) else {
             return (Status.authenticationError, [])
         }
         s.auth = started.progress
@@ -369,7 +423,7 @@ public final class VirtualDESFireTag: ISODEPVirtualTag {
             guard let app = applications.first(where: { $0.aid == s.selected }) else {
                 return .success([[directoryRequiresAuthentication ? 0x0D : 0x0F, 0x01]])
             }
-            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, 0x80 | keyCount(app)]])
+            return .success([[app.listRequiresAuthentication ? 0x09 : 0x0B, app.keyType.settingsBits | keyCount(app)]])
         case 0x64:
             // GetKeyVersion (EV1 datasheet §9.2.1): key versions 00 (PICC) and 10h + key number
             // (applications); a key past the count answers NO_SUCH_KEY.

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Commands (JIS X 6319-4 / FeliCa Lite-S user's manual §4), without the LEN byte:
 /// POLLING 00 → 01, REQUEST SERVICE 02 → 03, REQUEST RESPONSE 04 → 05, READ WITHOUT ENCRYPTION 06 → 07,
-/// WRITE WITHOUT ENCRYPTION 08 → 09, REQUEST SYSTEM CODE 0C → 0D. A command for another IDm, or an
-/// unknown one, gets no answer.
+/// WRITE WITHOUT ENCRYPTION 08 → 09, REQUEST SYSTEM CODE 0C → 0D — each only where the product's command
+/// list has it (``Model/commands``). A command for another IDm, or one the product lacks, gets no answer.
 ///
 /// Memory: Lite and Lite-S expose every block through service 000B (read) and 0009 (read/write):
 /// S_PAD 00h–0Dh, REG 0Eh, RC 80h, MAC 81h, ID 82h, D_ID 83h, SER_C 84h, SYS_C 85h, CKV 86h, CK 87h,
@@ -30,6 +30,24 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
             switch self {
             case .lite, .liteS: (4, 1)
             case .standard: (12, 8)
+            }
+        }
+
+        /// The command codes the product's manual lists; the card does not answer any other.
+        /// - Lite: FeliCa Lite user's manual §4 (command list): Polling, Read Without Encryption, Write
+        ///   Without Encryption — no Request Service, Request Response or Request System Code (libnfc's
+        ///   Request Response presence check fails on a Lite for that reason).
+        /// - Lite-S: FeliCa Lite-S user's manual §4 (command list): the same three; its mutual
+        ///   authentication goes through blocks (MAC_A), not through commands of its own.
+        /// - Standard: FeliCa card user's manual (excerpted edition) ch. 4 (commands): of its plain
+        ///   commands Polling, Request Service, Request Response, Read Without Encryption, Write Without
+        ///   Encryption and Request System Code are modelled; Search Service Code (0Ah), Request Service v2
+        ///   (32h), Get System Status (38h), Request Specification Version (3Ch), Reset Mode (3Eh) and the
+        ///   authentication and encrypted commands are listed too and not modelled (no answer).
+        var commands: Set<UInt8> {
+            switch self {
+            case .lite, .liteS: [0x00, 0x06, 0x08]
+            case .standard: [0x00, 0x02, 0x04, 0x06, 0x08, 0x0C]
             }
         }
 
@@ -278,7 +296,9 @@ public final class VirtualFeliCaTag: FeliCaVirtualTag {
                 }
                 return [0x01] + target.uid + target.pmm + extra
             }
-            guard command.count >= 9, Array(command[1...8]) == target.uid else { return nil }
+            guard command.count >= 9, Array(command[1...8]) == target.uid, model.commands.contains(code) else {
+                return nil
+            }
             let idm = target.uid
             let parameters = Array(command.dropFirst(9))
             switch code {

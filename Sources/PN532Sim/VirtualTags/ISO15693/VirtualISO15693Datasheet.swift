@@ -13,36 +13,67 @@ public struct VirtualISO15693Model: Sendable, Hashable {
     /// GET SYSTEM INFORMATION's information flags (bit 1 DSFID, 2 AFI, 3 memory size, 4 IC reference):
     /// products with more than 256 blocks leave the memory size out.
     public var systemInfoFlags: UInt8
-    /// Has EXTENDED READ/WRITE SINGLE BLOCK (30h/31h) and EXTENDED GET SYSTEM INFORMATION (3Bh).
-    public var hasExtendedCommands: Bool
-    /// Has LOCK BLOCK (22h).
-    public var hasLockBlock: Bool
-    /// The most blocks one READ MULTIPLE BLOCKS (23h; with the EXTENDED commands also 33h) returns;
-    /// nil where the datasheet lists no such command (it is then "not supported", 01h).
+    /// The ISO/IEC 15693-3 command codes (01h–3Fh) the product's datasheet lists. Every other code is
+    /// answered error 01h (command not supported), as the chip does; so are listed codes the simulator
+    /// does not model (``VirtualISO15693Command/modelled``). The products' custom commands (A0h–DFh,
+    /// EAS, passwords, configuration, mailbox) are not modelled.
+    public var commands: Set<UInt8>
+    /// The most blocks one READ MULTIPLE BLOCKS (23h; with the EXTENDED commands also 33h) returns
+    /// where ``commands`` has it; nil reads none.
     public var readMultipleBlocks: Int?
     /// Card name in a PC/SC part 3 reader's ATR (``PCSCAnswerToReset/CardName``).
     public var pcscCardName: [UInt8]
 
+    /// Has EXTENDED READ/WRITE SINGLE BLOCK (30h/31h) and EXTENDED GET SYSTEM INFORMATION (3Bh);
+    /// setting it adds or removes those three codes.
+    public var hasExtendedCommands: Bool {
+        get { commands.isSuperset(of: Self.extendedCommands) }
+        set {
+            if newValue { commands.formUnion(Self.extendedCommands) } else { commands.subtract(Self.extendedCommands) }
+        }
+    }
+
+    /// Has LOCK BLOCK (22h); setting it adds or removes the code.
+    public var hasLockBlock: Bool {
+        get { commands.contains(VirtualISO15693Command.lockBlock) }
+        set {
+            if newValue { commands.insert(VirtualISO15693Command.lockBlock) } else { commands.remove(VirtualISO15693Command.lockBlock) }
+        }
+    }
+
+    private static let extendedCommands: Set<UInt8> = [
+        VirtualISO15693Command.extendedReadSingleBlock, VirtualISO15693Command.extendedWriteSingleBlock,
+        VirtualISO15693Command.extendedGetSystemInformation,
+    ]
+
     /// ST25DV64K (STMicroelectronics DS10925, ST25DV04K/16K/64K datasheet): 64 kbit, 2048 blocks of
     /// 4 bytes; UID `E0 02 26 …` (manufacturer 02h, IC_REF 26h for the -IE parts, "Unique identifier");
     /// "Get System Info" gives info flags 0Bh — no memory size, which needs two bytes — and "Extended Get
-    /// System Info" (3Bh) the size; the EXTENDED commands reach every block. No LOCK BLOCK: the
-    /// ST25DV protects areas with passwords ("Data protection"). "Read Multiple Blocks" (23h, up to
-    /// 256 blocks in its one-byte count) and "Extended Read Multiple Blocks" (33h, the whole memory).
+    /// System Info" (3Bh) the size; the EXTENDED commands reach every block. No LOCK BLOCK (22h) and no
+    /// EXTENDED LOCK BLOCK (32h): the ST25DV protects areas with passwords ("Data protection"). "Read
+    /// Multiple Blocks" (23h, up to 256 blocks in its one-byte count) and "Extended Read Multiple Blocks"
+    /// (33h, the whole memory). Its ISO/IEC 15693 command list ("RF command sets", command codes): 01h,
+    /// 02h, 20h, 21h, 23h, 24h (Write Multiple Blocks, up to 4), 25h, 26h, 27h–2Ah (AFI, DSFID), 2Bh,
+    /// 2Ch, 30h, 31h, 33h, 34h, 3Bh, 3Ch.
     public static let st25dv64k = VirtualISO15693Model(
         name: "ST25DV64K", uidPrefix: [0xE0, 0x02, 0x26], blockCount: 2048, blockSize: 4, icReference: 0x26,
-        systemInfoFlags: 0x0B, hasExtendedCommands: true, hasLockBlock: false, readMultipleBlocks: 2048,
-        pcscCardName: PCSCAnswerToReset.CardName.unnamed)
+        systemInfoFlags: 0x0B,
+        commands: [0x01, 0x02, 0x20, 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x30, 0x31,
+                   0x33, 0x34, 0x3B, 0x3C],
+        readMultipleBlocks: 2048, pcscCardName: PCSCAnswerToReset.CardName.unnamed)
 
     /// ICODE SLIX (NXP SL2S2002): 28 user blocks of 4 bytes ("Memory organization"); UID `E0 04 01`
     /// with the type indicator 10b in UID bits 37–36 ("Unique identifier": byte 3 = 1xh for SLIX);
     /// GET SYSTEM INFORMATION gives info flags 0Fh, memory size 1B 03, IC reference 01h; LOCK BLOCK is
-    /// there; the EXTENDED commands are not, and get error 01h (command not supported). READ MULTIPLE
-    /// BLOCKS (23h) is among its ISO/IEC 15693 commands, over the whole user memory.
+    /// there; the EXTENDED commands (30h–3Ch) and WRITE MULTIPLE BLOCKS (24h) are not, and get error 01h
+    /// (command not supported). READ MULTIPLE BLOCKS (23h) is among its ISO/IEC 15693 commands, over the
+    /// whole user memory. Its ISO/IEC 15693 command list ("Supported commands"): 01h, 02h, 20h–23h, 25h,
+    /// 26h, 27h–2Ah (AFI, DSFID), 2Bh, 2Ch.
     public static let icodeSLIX = VirtualISO15693Model(
         name: "ICODE SLIX", uidPrefix: [0xE0, 0x04, 0x01, 0x10], blockCount: 28, blockSize: 4, icReference: 0x01,
-        systemInfoFlags: 0x0F, hasExtendedCommands: false, hasLockBlock: true, readMultipleBlocks: 28,
-        pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
+        systemInfoFlags: 0x0F,
+        commands: [0x01, 0x02, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C],
+        readMultipleBlocks: 28, pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
 }
 
 /// ISO/IEC 15693-3 command codes the virtual tags answer ("Command codes" table), and the error codes
@@ -52,9 +83,19 @@ enum VirtualISO15693Command {
     static let readSingleBlock: UInt8 = 0x20, writeSingleBlock: UInt8 = 0x21, lockBlock: UInt8 = 0x22
     static let readMultipleBlocks: UInt8 = 0x23, select: UInt8 = 0x25, resetToReady: UInt8 = 0x26
     static let getSystemInformation: UInt8 = 0x2B
+    static let writeMultipleBlocks: UInt8 = 0x24, extendedWriteMultipleBlocks: UInt8 = 0x34
     static let extendedReadSingleBlock: UInt8 = 0x30, extendedWriteSingleBlock: UInt8 = 0x31
     static let extendedLockBlock: UInt8 = 0x32, extendedReadMultipleBlocks: UInt8 = 0x33
     static let extendedGetSystemInformation: UInt8 = 0x3B
+
+    /// The codes the virtual tags model, where the product lists them. WRITE MULTIPLE BLOCKS (24h, 34h),
+    /// WRITE/LOCK AFI and DSFID (27h–2Ah) and GET MULTIPLE BLOCK SECURITY STATUS (2Ch, 3Ch) are not
+    /// modelled: a product that lists them answers them error 01h here, which the chip would not.
+    static let modelled: Set<UInt8> = [
+        inventory, stayQuiet, readSingleBlock, writeSingleBlock, lockBlock, readMultipleBlocks, select, resetToReady,
+        getSystemInformation, extendedReadSingleBlock, extendedWriteSingleBlock, extendedReadMultipleBlocks,
+        extendedGetSystemInformation,
+    ]
 
     /// Request flags: bit 3 inventory; outside inventory bit 5 select, bit 6 address, bit 7 option.
     static let inventoryFlag: UInt8 = 0x04, selectFlag: UInt8 = 0x10, addressFlag: UInt8 = 0x20, optionFlag: UInt8 = 0x40

@@ -130,7 +130,8 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
 
     private func handle(_ command: UInt8, _ parameters: [UInt8], option: Bool, _ s: inout State) -> VirtualTagReply {
         typealias C = VirtualISO15693Command
-        let extended = model.hasExtendedCommands
+        // A code the datasheet does not list (or one the simulator does not model) is not supported.
+        guard model.commands.contains(command), C.modelled.contains(command) else { return error(C.errorNotSupported) }
         switch command {
         case C.stayQuiet:
             s.quiet = true
@@ -147,26 +148,26 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
         case C.readSingleBlock:
             guard parameters.count == 1 else { return error(C.errorNotRecognised) }
             return read(Int(parameters[0]), option: option, s)
-        case C.extendedReadSingleBlock where extended:
+        case C.extendedReadSingleBlock:
             guard parameters.count == 2 else { return error(C.errorNotRecognised) }
             return read(Int(parameters[0]) | Int(parameters[1]) << 8, option: option, s)
         case C.writeSingleBlock:
             guard parameters.count == 1 + model.blockSize else { return error(C.errorNotRecognised) }
             return write(Int(parameters[0]), Array(parameters.dropFirst()), &s)
-        case C.extendedWriteSingleBlock where extended:
+        case C.extendedWriteSingleBlock:
             guard parameters.count == 2 + model.blockSize else { return error(C.errorNotRecognised) }
             return write(Int(parameters[0]) | Int(parameters[1]) << 8, Array(parameters.dropFirst(2)), &s)
-        case C.lockBlock where model.hasLockBlock:
+        case C.lockBlock:
             guard parameters.count == 1 else { return error(C.errorNotRecognised) }
             let block = Int(parameters[0])
             guard block < model.blockCount else { return error(C.errorBlockNotAvailable) }
             guard !s.locked.contains(block) else { return error(C.errorAlreadyLocked) }
             s.locked.insert(block)
             return ok()
-        case C.readMultipleBlocks where model.readMultipleBlocks != nil:
+        case C.readMultipleBlocks:
             guard parameters.count == 2 else { return error(C.errorNotRecognised) }
             return readMultiple(first: Int(parameters[0]), count: Int(parameters[1]) + 1, option: option, s)
-        case C.extendedReadMultipleBlocks where extended && model.readMultipleBlocks != nil:
+        case C.extendedReadMultipleBlocks:
             // First block and number of blocks − 1, two bytes each, LSB first (ISO/IEC 15693-3:2019).
             guard parameters.count == 4 else { return error(C.errorNotRecognised) }
             return readMultiple(first: Int(parameters[0]) | Int(parameters[1]) << 8,
@@ -174,7 +175,7 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
         case C.getSystemInformation:
             guard parameters.isEmpty else { return error(C.errorNotRecognised) }
             return .data([0x00] + systemInformation(flags: model.systemInfoFlags, sizeBytes: 1, s))
-        case C.extendedGetSystemInformation where extended:
+        case C.extendedGetSystemInformation:
             guard parameters.count == 1 else { return error(C.errorNotRecognised) }
             // The parameter request field: bits 1–4 as GET SYSTEM INFORMATION's flags; later fields
             // (MOI, command list, CSI) are not modelled and not sent.

@@ -102,6 +102,8 @@ public struct VirtualType2Product: Sendable, Hashable {
         public static let pwdAuth = Features(rawValue: 1 << 5)  // 1Bh
         public static let tripleDESAuthentication = Features(rawValue: 1 << 6)  // 1Ah, AFh
         public static let compatibilityWrite = Features(rawValue: 1 << 7)  // A0h
+        public static let incrementCounter = Features(rawValue: 1 << 8)  // A5h
+        public static let virtualCardSelect = Features(rawValue: 1 << 9)  // 4Bh
     }
 
     /// What the tag answers to a command it lacks; either way it drops to IDLE.
@@ -166,12 +168,19 @@ extension VirtualType2Product {
 
     // MARK: Rows
 
+    /// MF0ULX1 §9.1 (command overview) and §10: GET_VERSION, READ, FAST_READ, WRITE, COMP_WRITE, READ_CNT,
+    /// INCR_CNT, PWD_AUTH, READ_SIG, CHECK_TEARING_EVENT, VCSL.
     private static let ev1Features: Features = [
-        .getVersion, .fastRead, .readSignature, .readCounter, .checkTearingEvent, .pwdAuth, .compatibilityWrite,
+        .getVersion, .fastRead, .readSignature, .readCounter, .incrementCounter, .checkTearingEvent, .pwdAuth,
+        .compatibilityWrite, .virtualCardSelect,
     ]
+    /// NTAG213/215/216 §9.1 (command overview): GET_VERSION, READ, FAST_READ, WRITE, COMP_WRITE, READ_CNT,
+    /// PWD_AUTH, READ_SIG; no INCR_CNT, CHECK_TEARING_EVENT or VCSL.
     private static let ntag21xFeatures: Features = [
         .getVersion, .fastRead, .readSignature, .readCounter, .pwdAuth, .compatibilityWrite,
     ]
+    /// NTAG210_212 §9.1 (command overview): GET_VERSION, READ, FAST_READ, WRITE, COMP_WRITE, PWD_AUTH,
+    /// READ_SIG; no counter commands, no VCSL.
     private static let ntag210Features: Features = [.getVersion, .fastRead, .readSignature, .pwdAuth, .compatibilityWrite]
 
     /// MF0ICU1 §7.5 (16 pages: UID 00h–02h, OTP 03h, user 04h–0Fh), §9 (READ, WRITE, COMPATIBILITY_WRITE).

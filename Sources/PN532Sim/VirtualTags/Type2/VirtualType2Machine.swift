@@ -74,6 +74,8 @@ struct VirtualType2Machine {
         0x3C: (2, { machine, _ in machine.readSignature() }),
         0x39: (2, { $0.readCounter($1) }),
         0x3E: (2, { $0.checkTearingEvent($1) }),
+        0xA5: (6, { $0.incrementCounter($1) }),
+        0x4B: (21, { machine, _ in machine.virtualCardSelect() }),
         0x1B: (5, { $0.pwdAuth($1) }),
         0x1A: (2, { $0.authenticateStart($1) }),
         0xAF: (17, { $0.authenticateFinish($1) }),
@@ -242,6 +244,31 @@ struct VirtualType2Machine {
         }
         let value = counters[Int(counter)]
         return .data([UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)])
+    }
+
+    /// INCR_CNT (A5h, MF0ULX1 §10.7): `A5 addr i0 i1 i2 i3`, the increment least significant byte first, of
+    /// which only i0–i2 count. ACK after adding; a sum above FFFFFFh is NAKed (4h, counter overflow in the
+    /// NAK table, §9.3) and leaves the counter as it was; an increment of 0 is always accepted. A finished
+    /// increment leaves the counter's tearing flag valid (BDh, §8.7).
+    private mutating func incrementCounter(_ frame: [UInt8]) -> VirtualTagReply {
+        guard product.features.contains(.incrementCounter) else { return unsupported() }
+        let counter = frame[1]
+        guard product.counters.contains(counter), counter < 3 else { return nak(0x0) }
+        let increment = UInt32(frame[2]) | UInt32(frame[3]) << 8 | UInt32(frame[4]) << 16
+        let (sum, overflow) = counters[Int(counter)].addingReportingOverflow(increment)
+        guard !overflow, sum <= 0xFF_FFFF else { return nak(0x4) }
+        counters[Int(counter)] = sum
+        tearingFlags[Int(counter)] = 0xBD
+        return .ack
+    }
+
+    /// VCSL (4Bh, MF0ULX1 §10.11): `4B IID(16) PCDCAPS(4)`; the tag checks only the length (a frame of
+    /// another length is NAKed by the dispatcher) and answers VCTID, byte 1 of CFG1 (§8.5.7; 05h at
+    /// delivery).
+    private mutating func virtualCardSelect() -> VirtualTagReply {
+        guard product.features.contains(.virtualCardSelect) else { return unsupported() }
+        guard let page = map?.accessPage else { return .data([product.factoryCFG1.dropFirst().first ?? 0x00]) }
+        return .data([memoryByte(page * 4 + 1)])
     }
 
     private mutating func checkTearingEvent(_ frame: [UInt8]) -> VirtualTagReply {

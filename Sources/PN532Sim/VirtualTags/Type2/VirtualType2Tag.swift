@@ -5,15 +5,14 @@ import Synchronization
 
 /// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
 /// NTAG203, NTAG210/212, NTAG213/215/216): READ with roll-over, FAST_READ, WRITE, two-frame
-/// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, CHECK_TEARING_EVENT, PWD_AUTH, Ultralight C 3DES
-/// AUTHENTICATE (1Ah/AFh, key from pages 2Ch–2Fh), HALT; AUTH0/PROT (or Ultralight C AUTH0/AUTH1)
-/// protection, OTP CC page, static and dynamic lock bits, CFGLCK.
+/// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, INCR_CNT, CHECK_TEARING_EVENT, VCSL, PWD_AUTH,
+/// Ultralight C 3DES AUTHENTICATE (1Ah/AFh, key from pages 2Ch–2Fh), HALT; AUTH0/PROT (or Ultralight C
+/// AUTH0/AUTH1) protection, OTP CC page, static and dynamic lock bits, CFGLCK.
 ///
 /// After a NAK the tag is IDLE and silent until ``activate()`` (a re-select), as real NXP tags are.
 /// ``powerOff()`` drops authentication, a pending COMPATIBILITY_WRITE and a half-done AUTHENTICATE.
 ///
-/// Not modelled: AUTHLIM attempt counting, INCR_CNT,
-/// the NTAG21x NFC counter incrementing on the first read, UID mirror, the dynamic block-locking bits.
+/// Not modelled: AUTHLIM attempt counting, the NTAG21x NFC counter incrementing on the first read, UID mirror, the dynamic block-locking bits.
 public final class VirtualType2Tag: VirtualTag {
     private let state: Mutex<VirtualType2Machine>
     /// A "magic" Gen1a Ultralight clone (scenario `magic: gen1a`) that answers the backdoor unlock.
