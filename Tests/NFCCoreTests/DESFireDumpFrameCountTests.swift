@@ -48,6 +48,8 @@ import Testing
         let keyData = sent.count { $0.first == 0x45 || $0.first == 0x64 }
         #expect(sent.count { $0.first == 0x45 } == 3, "GetKeySettings: PICC and each application")
         #expect(sent.count == 23 + keyData, "\(sent.map(\.hexString))")
+        // PICC: 1 key version; each application: 2 (keys 0 and 1): 3 GetKeySettings + 5 GetKeyVersion.
+        #expect(keyData == 8, "\(sent.map(\.hexString))")
         #expect(sent.count { $0.first == 0x60 } == 0)
     }
 }
