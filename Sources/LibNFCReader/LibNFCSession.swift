@@ -40,6 +40,10 @@ final class LibNFCSession {
     var token = CancelToken()
     /// What the reader said to InAutoPoll so far (``autoPoll(_:timeout:limit:)``).
     var autoPollSupport = LibNFCAutoPoll.Support.untried(refusals: 0)
+    /// The modulation of the last tag a host-driven poll found: the next poll asks for it first, so a
+    /// reader that meets the same kind of tag again finds it with its first `InListPassiveTarget`
+    /// (issue 25: a FeliCa card no longer waits for the empty 106A and 106B rounds before its own).
+    var lastFound: Modulation?
 
     private init(
         context: OpaquePointer, device: OpaquePointer, info: ReaderInfo, generation: Int,
@@ -208,8 +212,9 @@ final class LibNFCSession {
 
     // MARK: Polling
 
-    /// Looks for tags, one modulation after another, until some are found, `timeout` passes, the
-    /// poll is aborted (returns `[]`) or the job is cancelled (throws ``NFCError/userCanceled``).
+    /// Looks for tags, one modulation after another (the one found last first, ``lastFound``), until some
+    /// are found, `timeout` passes, the poll is aborted (returns `[]`) or the job is cancelled (throws
+    /// ``NFCError/userCanceled``).
     /// Returns at most `limit` tags (nil: every tag the reader can tell apart). The last tag found
     /// stays selected, so the first exchange with it needs no second select. With
     /// ``LibNFCConfiguration/autoPoll`` a long enough poll lets the chip look for tags itself
@@ -224,6 +229,9 @@ final class LibNFCSession {
             throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
         }
         if let found = try autoPoll(wanted, timeout: timeout, limit: limit) { return found }
+        if let lastFound, let index = wanted.firstIndex(where: { $0.0 == lastFound }), index > 0 {
+            wanted.insert(wanted.remove(at: index), at: 0)
+        }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             for (modulation, row) in wanted {
@@ -231,7 +239,10 @@ final class LibNFCSession {
                 if control.takePollAbort() { return [] }
                 let found = try listTargets(modulation: modulation, row: row, limit: max(1, limit ?? 4))
                 // A tag of one technology ends the round: the later modulations would deselect it.
-                if !found.isEmpty { return found }
+                if !found.isEmpty {
+                    lastFound = modulation
+                    return found
+                }
             }
             if ContinuousClock.now >= deadline { return [] }
             control.sleep(until: min(ContinuousClock.now.advanced(by: configuration.pollInterval), deadline), token: token)

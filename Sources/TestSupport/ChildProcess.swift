@@ -103,6 +103,9 @@ public final class ChildProcess: @unchecked Sendable {
         // get it only when the test passes it in `environment`.
         var inherited = ProcessInfo.processInfo.environment
         inherited.removeValue(forKey: "LIBNFC_LOG_LEVEL")
+        // The CLI's poll-order hint (a file in the user's cache) would carry one test's tag technology
+        // into the next test's poll order and write into the developer's home: off unless a test sets it.
+        inherited["NFCBRIDGE_POLL_HINT"] = "off"
         let merged = inherited.merging(environment) { _, new in new }
         let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }

@@ -79,9 +79,10 @@ struct ReaderOptions {
     /// True when `--device` names a PC/SC reader (`pcsc`, `pcsc:<reader name or index>`).
     var usesPCSC: Bool { connstring.map(PCSCDevice.accepts) ?? false }
 
-    /// What the one-shot commands poll for: every PN53x modulation, and ISO 15693 on a PC/SC reader.
+    /// What the one-shot commands poll for: every PN53x modulation, and ISO 15693 on a PC/SC reader;
+    /// the technology the last command found first (``PollHint``).
     var modulations: [Modulation] {
-        usesPCSC ? ScanCommand.modulations + [.iso15693] : ScanCommand.modulations
+        PollHint.ordered(usesPCSC ? ScanCommand.modulations + [.iso15693] : ScanCommand.modulations)
     }
 
     /// Opens the reader, runs `body` with it in a task SIGINT/SIGTERM cancel (``Interruption``)
@@ -113,6 +114,7 @@ struct ReaderOptions {
         guard let tag = try await access.firstTag(within: timeoutDuration) else {
             throw CLIError.noTag(after: timeout ?? 0, device: deviceLabel)
         }
+        PollHint.remember(tag.transport.target.modulation)
         return tag
     }
 

@@ -83,6 +83,7 @@ enum ScanCommand {
             } catch let error as NFCError {
                 throw CLIError.reader(error)
             }
+            if let found = transports.first { PollHint.remember(found.target.modulation) }
             for transport in transports {
                 do {
                     let report = try await readReport(transport)

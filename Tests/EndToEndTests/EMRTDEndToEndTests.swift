@@ -12,9 +12,9 @@ import TestSupport
         timeline: [{at: 0, place: passport}]
         """
 
-    /// The refinement probes, in order: SELECT eMRTD (ICAO 9303-10), SELECT NDEF Tag Application
-    /// (T4T), DESFire GET_VERSION wrapped (CLA 90).
-    static let probes = ["00A4040C07A0000002471001", "00A4040007D276000085010100", "9060000000"]
+    /// The refinement probes, in order: DESFire GET_VERSION wrapped (CLA 90), SELECT NDEF Tag
+    /// Application (T4T), SELECT eMRTD (ICAO 9303-10) — the last only because neither other answered.
+    static let probes = ["9060000000", "00A4040007D276000085010100", "00A4040C07A0000002471001"]
 
     @Test func identifiedReportedAndNeverRead() async throws {
         try await withCommandAgent(scenario: Self.scenario) { h in

@@ -11,9 +11,9 @@ import Testing
     func passport() -> ScriptedAPDUTransport {
         ScriptedAPDUTransport(
             target: Target(uid: [0x08, 0x5A, 0x3C, 0x11], atqa: [0x00, 0x04], sak: 0x20, ats: [0x78, 0x80, 0x70, 0x02]), [
-                ("00A4040C07A0000002471001", .bytes("9000")),
-                ("00A4040007D276000085010100", .bytes("6A82")),
                 ("9060000000", .bytes("6E00")),
+                ("00A4040007D276000085010100", .bytes("6A82")),
+                ("00A4040C07A0000002471001", .bytes("9000")),
             ])
     }
 
@@ -22,7 +22,7 @@ import Testing
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == .ePassport)
         #expect(info.type.family == .passport)
-        #expect(info.probes == ["SELECT eMRTD: ok", "Type 4 CC: 6A82", "DESFire GET_VERSION: 6E00"])
+        #expect(info.probes == ["DESFire GET_VERSION: 6E00", "Type 4 CC: 6A82", "SELECT eMRTD: ok"])
 
         let ndef = try await NDEFReader.read(info: info, transport: transport)
         guard case let .notRead(error) = ndef else {
@@ -44,7 +44,7 @@ import Testing
         }
 
         // Byte for byte, everything the passport received.
-        #expect(transport.sentAPDUs.map(\.hexString) == ["00A4040C07A0000002471001", "00A4040007D276000085010100", "9060000000"])
+        #expect(transport.sentAPDUs.map(\.hexString) == ["9060000000", "00A4040007D276000085010100", "00A4040C07A0000002471001"])
         #expect(!transport.sentAPDUs.contains { $0.count > 1 && [0x84, 0x82, 0x86, 0xB0, 0xB1].contains($0[1]) })
         transport.verifyAllConsumed()
     }

@@ -19,9 +19,16 @@ private struct FrameOnlyTransport: TagTransport {
         let info = try await TagIdentifier.identify(transport)
         let before = transport.sentCommands.count
         #expect(try await NDEFReader.read(info: info, transport: transport) == .message(Type4Tests.hello))
-        // SELECT application, SELECT CC, READ CC, SELECT NDEF file, READ NLEN, READ message (MLe 255).
+        // Identification left the NDEF application and its CC selected (issue 25): SELECT NDEF file,
+        // READ NLEN, READ message (MLe 255).
         let apdus = transport.sentCommands.dropFirst(before)
-        #expect(apdus.map { $0.prefix(2).hexString } == ["00A4", "00A4", "00B0", "00A4", "00B0", "00B0"])
+        #expect(apdus.map { $0.prefix(2).hexString } == ["00A4", "00B0", "00B0"])
+        // Without that hand-off (another identification's info): the whole procedure, SELECT
+        // application, SELECT CC, READ CC, then the NDEF file.
+        let again = transport.sentCommands.count
+        #expect(try await NDEFReader.read(info: type4Info, transport: transport) == .message(Type4Tests.hello))
+        let full = transport.sentCommands.dropFirst(again)
+        #expect(full.map { $0.prefix(2).hexString } == ["00A4", "00A4", "00B0", "00A4", "00B0", "00B0"])
     }
 
     @Test func type4EmptyMessageIsAnEmptyMessage() async throws {
@@ -64,7 +71,7 @@ private struct FrameOnlyTransport: TagTransport {
         let tag = try VirtualType4Tag(uid: Type4Tests.uid, ndef: Type4Tests.hello)
         let transport = VirtualTagTransport(tag: tag)
         let info = try await TagIdentifier.identify(transport)
-        transport.remove(afterCommands: 4)
+        transport.remove(afterCommands: 1)
         await #expect(throws: NFCError.tagRemoved) { try await NDEFReader.read(info: info, transport: transport) }
     }
 

@@ -36,7 +36,7 @@ import Testing
         #expect(info.applicationData == [0x00, 0xE2, 0xAF, 0x01])
         #expect(info.protocolInfo == [0x00, 0x81, 0x75])
         #expect(info.atqa == nil && info.sak == nil && info.ats == nil)
-        #expect(info.probes == ["SELECT eMRTD: 6A82", "Type 4 CC: ok", "DESFire GET_VERSION: 6E00"])
+        #expect(info.probes == ["DESFire GET_VERSION: 6E00", "Type 4 CC: ok"])
         let report = ScanReport(cardInfo: info)
         #expect(report.applicationData == "00E2AF01")
         #expect(report.protocolInfo == "008175")
@@ -46,9 +46,9 @@ import Testing
 
     @Test func aBPassportAnswersOnlyTheLDSSelect() async throws {
         let transport = ScriptedAPDUTransport(target: Self.target, [
-            ("00A4040C07A0000002471001", .bytes("9000")),
-            ("00A4040007D276000085010100", .bytes("6A82")),
             ("9060000000", .bytes("6D00")),
+            ("00A4040007D276000085010100", .bytes("6A82")),
+            ("00A4040C07A0000002471001", .bytes("9000")),
         ])
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == .ePassport)
@@ -57,9 +57,9 @@ import Testing
 
     @Test func aBCardWithNoneOfThemStaysAGenericISO14443_4BCard() async throws {
         let transport = ScriptedAPDUTransport(target: Self.target, [
-            ("00A4040C07A0000002471001", .bytes("6A82")),
-            ("00A4040007D276000085010100", .bytes("6A82")),
             ("9060000000", .bytes("6E00")),
+            ("00A4040007D276000085010100", .bytes("6A82")),
+            ("00A4040C07A0000002471001", .bytes("6A82")),
         ])
         let info = try await TagIdentifier.identify(transport)
         #expect(info.type == .iso14443B_generic)

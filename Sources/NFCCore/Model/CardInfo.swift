@@ -28,6 +28,17 @@ public struct CardInfo: Sendable, Hashable {
     public var probes: [String]
     /// The refinement steps the reader could not take (``RefinementGap``); empty when none was missed.
     public var notRefined: [RefinementGap] = []
+    /// The Type 4 CC identification read, when it left the NDEF Tag Application and its CC file selected
+    /// (``ISODEPRefinement``): the NDEF read right after it starts at the NDEF file (T4T v2.0 §5.4.2)
+    /// instead of selecting and reading the CC again (issue 25). A later exchange may have selected
+    /// something else: a refused NDEF file SELECT falls back to the whole procedure
+    /// (``Type4NDEFReader``), and a walk that selects other applications clears it first. State of the
+    /// session, not a fact about the card: two infos that differ only in it are equal.
+    var type4Selection: Type4CapabilityContainer? {
+        get { selection.capabilityContainer }
+        set { selection.capabilityContainer = newValue }
+    }
+    private var selection = SessionSelection()
 
     /// Creates card information.
     public init(
@@ -49,4 +60,13 @@ public struct CardInfo: Sendable, Hashable {
 
     /// True for a 4-byte UID starting 08h (random ID, ISO/IEC 14443-3 §6.5.4).
     public var hasRandomUID: Bool { Target.isRandomUID(uid) }
+}
+
+/// What identification left selected on the tag (``CardInfo/type4Selection``): equal and hashed as
+/// nothing, so it never makes two identifications of one card differ.
+struct SessionSelection: Sendable, Hashable {
+    var capabilityContainer: Type4CapabilityContainer?
+
+    static func == (lhs: SessionSelection, rhs: SessionSelection) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

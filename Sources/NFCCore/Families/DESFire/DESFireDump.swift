@@ -128,15 +128,20 @@ public enum DESFireDumper {
     /// `keys` (the keys file's DESFire keys) open protected files after each application's free ones
     /// were read (``DESFireDumper/Walk/openProtected(_:context:selected:)``); `random` gives each
     /// authentication's RndA (16 bytes; the system's random generator unless a test pins it).
+    ///
+    /// `keyData` false: no GetKeySettings and no GetKeyVersion, for an output that holds neither (the
+    /// raw binary and the hex listing: ``DumpTarget/holdsDESFireKeyData``); the walk is then GetApplicationIDs,
+    /// and per application SelectApplication, GetFileIDs and per file GetFileSettings and the read
+    /// (issue 25: the data-only walk).
     public static func dump(transport: any APDUTransport, version knownVersion: DESFireVersion? = nil,
-                            keys: DESFireKeys = .standard,
+                            keys: DESFireKeys = .standard, keyData: Bool = true,
                             random: @escaping @Sendable () -> [UInt8] = DESFireDumper.randomChallenge) async throws -> DESFireDump {
         let version: DESFireVersion
         if let known = knownVersion { version = known } else { version = try await DESFireVersion.read(transport: transport) }
         // A reader that cannot carry native frames (PC/SC) gets every command wrapped.
         let framing = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
         let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version),
-                        memory: version.storageBytes)
+                        memory: version.storageBytes, keyData: keyData)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
                                 piccKeySettings: nil, piccKeyVersions: nil, facts: [])
         let context = DESFireAuthenticationContext(keys: keys, version: version, random: random)
@@ -206,6 +211,8 @@ public enum DESFireDumper {
         /// The card's memory in bytes (GetVersion's storage size byte), when it says so exactly: a
         /// file whose settings claim more cannot be real and is not read.
         let memory: Int?
+        /// False: GetKeySettings and GetKeyVersion are not sent (the output holds neither).
+        var keyData = true
 
         /// A command the set does not hold was never meant to be sent: a programming error of the walk.
         struct NotInCommandSet: Error { var operation: DESFireCommandSet.Operation }
@@ -248,7 +255,7 @@ public enum DESFireDumper {
         /// GetKeySettings of the selected PICC or application; nil when the card refuses it (its
         /// master key settings may ask for authentication) or the set has none, which is not a skip.
         func keySettings() async throws -> DESFireKeySettings? {
-            guard set.code(.getKeySettings) != nil else { return nil }
+            guard keyData, set.code(.getKeySettings) != nil else { return nil }
             do {
                 return try DESFireKeySettings(bytes: try await send(.getKeySettings))
             } catch let error as NFCError where error.desfireStatus != nil {
@@ -259,7 +266,7 @@ public enum DESFireDumper {
         /// GetKeyVersion (64h, EV1 datasheet §9.2.1) of keys 0 ..< `count`; nil without a count, without
         /// the command, or when the card refuses one.
         func keyVersions(count: Int?) async throws -> [UInt8]? {
-            guard let count, set.code(.getKeyVersion) != nil else { return nil }
+            guard keyData, let count, set.code(.getKeyVersion) != nil else { return nil }
             var versions: [UInt8] = []
             for key in 0..<UInt8(count) {
                 do {

@@ -30,7 +30,7 @@ public struct DESFireFamily: TagFamily, Type4NDEFWriting {
         guard let apdu = transport as? any APDUTransport else {
             return .notRead(.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs"))
         }
-        return try await Type4NDEFReader.read(transport: apdu)
+        return try await Type4NDEFReader.read(transport: apdu, selected: info.type4Selection)
     }
 
     /// The spec's DESFire dump (``DESFireDumper``), then the NDEF message of the Type 4 application
@@ -40,8 +40,11 @@ public struct DESFireFamily: TagFamily, Type4NDEFWriting {
             throw NFCError.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs")
         }
         let known = info.version.flatMap { try? DESFireVersion(bytes: $0) }
-        var desfire = try await DESFireDumper.dump(transport: apdu, version: known, keys: options.families.desfireKeys)
+        var desfire = try await DESFireDumper.dump(transport: apdu, version: known, keys: options.families.desfireKeys,
+                                                   keyData: options.target.holdsDESFireKeyData)
         var info = info
+        // The walk selected its applications: what identification left selected is gone.
+        info.type4Selection = nil
         if info.version == nil {
             info.version = desfire.version.bytes
             if let product = desfire.version.product { info.product = Product(product) }
@@ -125,5 +128,17 @@ extension DESFireDump {
         }
         return TagDump(cardInfo: info, files: files, ndefMessage: ndefMessage, facts: facts,
                        capabilities: capabilities, family: .desfire(self))
+    }
+}
+
+extension DumpTarget {
+    /// Whether the output holds DESFire key data (GetKeySettings, GetKeyVersion): JSON (the key settings
+    /// among the facts), Flipper (`PICC Key Settings`, `Key n Version`) and the agent's record do; the raw
+    /// binary and the hex listing hold the files only.
+    var holdsDESFireKeyData: Bool {
+        switch self {
+        case .everything, .file(.json), .file(.flipper): true
+        case .file, .memory: false
+        }
     }
 }

@@ -1,7 +1,8 @@
 /// Refines ISO-DEP cards (SAK 20, 28, 38) that the ATQA/SAK table could only call `.smartMX`, and
 /// ISO 14443-4 B cards (`.iso14443B_generic`, through ``ISO14443BFamily``) the same way:
-/// probes for an eMRTD, an NFC Forum Type 4 Tag and a DESFire-style GET_VERSION, in upstream's order
-/// (reference notes coreextendednfc.md §2.4 step 3b). A card identified as plain `.mifareDesfire` is
+/// probes for a DESFire-style GET_VERSION, an NFC Forum Type 4 Tag and an eMRTD, with upstream's rule of
+/// which answer wins (reference notes coreextendednfc.md §2.4 step 3b), sending only the probes that can
+/// change it. A card identified as plain `.mifareDesfire` is
 /// version-probed, to learn EV1/EV2/EV3; one that answers GET_VERSION with an ISO status word is no
 /// DESFire, and becomes a Type 4 tag when its CC reads, else `.smartMX`.
 public enum ISODEPRefinement {
@@ -11,10 +12,16 @@ public enum ISODEPRefinement {
     /// Returns `info` refined, with every probe and its outcome appended to ``CardInfo/probes``.
     /// Never throws: a failed probe leaves the type as it was.
     ///
-    /// Order and why: an eMRTD SELECT success is only remembered, because some ISO 7816 cards accept
-    /// any SELECT; a readable Type 4 CC wins (→ `.type4NDEF`); else GET_VERSION names a DESFire /
-    /// Plus / NTAG 4xx product; else the remembered eMRTD answer (→ `.ePassport`). A Type 4 tag also
-    /// gets GET_VERSION, only to fill ``CardInfo/product`` (an NTAG 424 DNA, a DESFire with NDEF).
+    /// Which answer wins (upstream's rule): a readable Type 4 CC (→ `.type4NDEF`), else a GET_VERSION
+    /// that names a DESFire / Plus / NTAG 4xx product, else an eMRTD SELECT success (only as the last
+    /// word, because some ISO 7816 cards accept any SELECT). A Type 4 tag also gets GET_VERSION, only to
+    /// fill ``CardInfo/product`` (an NTAG 424 DNA, a DESFire with NDEF).
+    ///
+    /// The order sends no probe whose answer cannot change the outcome (issue 25): GET_VERSION first
+    /// (one APDU on a card that is no DESFire), then the CC — the NFC Forum Type 4 detection procedure
+    /// (T4T v2.0 §5.4.2: SELECT the NDEF Tag Application, SELECT the CC file, READ BINARY), which is
+    /// left selected for the NDEF read that follows (``CardInfo/type4Selection``) — and the eMRTD SELECT
+    /// only when neither answered.
     public static func refine(_ info: CardInfo, transport: any TagTransport) async -> CardInfo {
         await run(info, transport: transport).info
     }
@@ -26,26 +33,27 @@ public enum ISODEPRefinement {
         var info = info
         switch info.type {
         case .smartMX, .iso14443B_generic:
-            let emrtd = await probe("SELECT eMRTD", into: &info) {
-                try await transport.send(emrtdSelect).requireSuccess()
-            }
-            if let stop = emrtd.stop { return (info, stop) }
-            let cc = await probe("Type 4 CC", into: &info) {
-                try await Type4NDEF.readCapabilityContainer(transport: transport)
-            }
-            if let stop = cc.stop { return (info, stop) }
             let version = await probe("DESFire GET_VERSION", into: &info) {
                 try await DESFireVersion.read(transport: transport)
             }
             if let stop = version.stop { return (info, stop) }
-            if cc.value != nil {
+            let cc = await probe("Type 4 CC", into: &info) {
+                try await Type4NDEF.readCapabilityContainer(transport: transport)
+            }
+            if let stop = cc.stop { return (info, stop) }
+            if let capabilityContainer = cc.value {
                 apply(version.value, to: &info, keepingType: true)
                 // A Type 4 tag; an NTAG 424 DNA is one with its own family (``NTAG424Family``).
                 info.type = version.value?.product?.cardType == .ntag424DNA ? .ntag424DNA : .type4NDEF
+                info.type4Selection = capabilityContainer
             } else if version.value?.product != nil {
                 apply(version.value, to: &info, keepingType: false)
-            } else if emrtd.value != nil {
-                info.type = .ePassport
+            } else {
+                let emrtd = await probe("SELECT eMRTD", into: &info) {
+                    try await transport.send(emrtdSelect).requireSuccess()
+                }
+                if let stop = emrtd.stop { return (info, stop) }
+                if emrtd.value != nil { info.type = .ePassport }
             }
         case .mifareDesfire:
             let version = await probe("DESFire GET_VERSION", into: &info) {
@@ -62,6 +70,7 @@ public enum ISODEPRefinement {
                 }
                 if let stop = cc.stop { return (info, stop) }
                 info.type = cc.value != nil ? .type4NDEF : .smartMX
+                info.type4Selection = cc.value
             }
         default:
             break

@@ -40,7 +40,7 @@ public struct Type4Family: TagFamily {
         guard let apdu = transport as? any APDUTransport else {
             return .notRead(.unsupportedOperation("This reader cannot exchange ISO 7816 APDUs"))
         }
-        return try await Type4NDEFReader.read(transport: apdu)
+        return try await Type4NDEFReader.read(transport: apdu, selected: info.type4Selection)
     }
 
     public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {

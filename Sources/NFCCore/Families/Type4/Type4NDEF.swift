@@ -43,8 +43,11 @@ public enum Type4NDEF {
 
     /// Reads the NDEF message with an already-read CC (the NDEF application must be selected): NLEN (2 bytes,
     /// or ENLEN, 4, for an extended CC), then the message in READ BINARYs of at most MLe bytes.
-    public static func read(transport: any APDUTransport, capabilityContainer cc: Type4CapabilityContainer) async throws -> [UInt8] {
-        try await transport.send(.selectFile(id: cc.ndefFileID)).requireSuccess()
+    /// `fileSelected`: the caller selected the NDEF file already.
+    public static func read(
+        transport: any APDUTransport, capabilityContainer cc: Type4CapabilityContainer, fileSelected: Bool = false
+    ) async throws -> [UInt8] {
+        if !fileSelected { try await transport.send(.selectFile(id: cc.ndefFileID)).requireSuccess() }
         let nlenBytes = try await readBinary(offset: 0, length: cc.nlenSize, cc: cc, transport: transport)
         guard nlenBytes.count >= cc.nlenSize else { throw NFCError.invalidResponse(nlenBytes) }
         let nlen = nlenBytes.prefix(cc.nlenSize).reduce(0) { $0 << 8 | Int($1) }
