@@ -73,9 +73,16 @@ final class LibNFCSession {
         guard let context = contextPointer else {
             throw .readerUnavailable("\(label): libnfc could not initialise (nfc_init)")
         }
-        let opened: OpaquePointer?
+        var opened: OpaquePointer?
         do {
             opened = try openInitialised(context: context, connstring: connstring, label: label)
+            if opened == nil, let port = serialPort(of: connstring), isCharacterDevice(port) {
+                // The port is there but nothing answered the wake-up: a PN532 just powered, or woken
+                // from power-down on a busy host, can miss the first one (libnfc waits for its ACK a
+                // bounded time). Once more after a short pause before calling the reader unresponsive.
+                usleep(100_000)
+                opened = try openInitialised(context: context, connstring: connstring, label: label)
+            }
         } catch {
             nfc_exit(context)
             throw error
