@@ -187,35 +187,41 @@ enum VirtualDESFireSecurity {
         }
     }
 
+    /// EV1 secure messaging of an answer, AES (16-byte blocks) and 3DES (8) alike (MF3ICD(Q)81 §9.2,
+    /// AN10922-era EV1 messaging): full mode enciphers data ‖ CRC32(data ‖ status 00) zero-padded to the
+    /// block, in CBC from the session IV; MAC mode appends the first 8 bytes of the CMAC over data ‖ 00.
+    /// Returns the answer and the next IV (the last cipher block, or the whole CMAC).
+    private static func ev1Answer(_ data: [UInt8], mode: UInt8, blockSize: Int, cbc: ([UInt8]) -> [UInt8]?,
+                                  cmac: ([UInt8]) -> [UInt8]?) -> (answer: [UInt8], iv: [UInt8])? {
+        if mode == 0x03 {
+            var plain = data + crc32(data + [0x00])
+            plain += [UInt8](repeating: 0, count: (blockSize - plain.count % blockSize) % blockSize)
+            guard let cipher = cbc(plain) else { return nil }
+            return (cipher, Array(cipher.suffix(blockSize)))
+        }
+        guard let mac = cmac(data + [0x00]) else { return nil }
+        return (data + mac.prefix(8), mac)
+    }
+
     /// The answer's bytes for plain `data` in `mode`, with the session moved on; `corrupt` flips a bit of
     /// the MAC (a scenario's `corrupt_mac`, to test the reader's integrity check).
     static func secureAnswer(_ session: inout Session, data: [UInt8], mode: UInt8, corrupt: Bool) -> [UInt8]? {
         var answer: [UInt8]
         switch session {
         case let .ev1(number, key, iv):
-            if mode == 0x03 {
-                var plain = data + crc32(data + [0x00])
-                plain += [UInt8](repeating: 0, count: (16 - plain.count % 16) % 16)
-                guard let cipher = SimulatedCipher.cbcEncrypt(key, iv: iv, plain) else { return nil }
-                session = .ev1(keyNumber: number, key: key, iv: Array(cipher.suffix(16)))
-                answer = cipher
-            } else {
-                guard let mac = SimulatedCipher.cmac(key, data + [0x00], iv: iv) else { return nil }
-                session = .ev1(keyNumber: number, key: key, iv: mac)
-                answer = data + mac.prefix(8)
-            }
+            guard let (body, next) = ev1Answer(data, mode: mode, blockSize: 16,
+                                               cbc: { SimulatedCipher.cbcEncrypt(key, iv: iv, $0) },
+                                               cmac: { SimulatedCipher.cmac(key, $0, iv: iv) })
+            else { return nil }
+            session = .ev1(keyNumber: number, key: key, iv: next)
+            answer = body
         case let .iso(number, key, iv):
-            if mode == 0x03 {
-                var plain = data + crc32(data + [0x00])
-                plain += [UInt8](repeating: 0, count: (8 - plain.count % 8) % 8)
-                guard let cipher = SimulatedTripleDES.cbcEncrypt(key, iv: iv, plain) else { return nil }
-                session = .iso(keyNumber: number, key: key, iv: Array(cipher.suffix(8)))
-                answer = cipher
-            } else {
-                guard let mac = SimulatedTripleDES.cmac(key, data + [0x00], iv: iv) else { return nil }
-                session = .iso(keyNumber: number, key: key, iv: mac)
-                answer = data + mac
-            }
+            guard let (body, next) = ev1Answer(data, mode: mode, blockSize: 8,
+                                               cbc: { SimulatedTripleDES.cbcEncrypt(key, iv: iv, $0) },
+                                               cmac: { SimulatedTripleDES.cmac(key, $0, iv: iv) })
+            else { return nil }
+            session = .iso(keyNumber: number, key: key, iv: next)
+            answer = body
         case let .legacy(_, key):
             // D40 (MF3ICD40 §8.5): MAC = the first 4 bytes of the last block of E(data ‖ 00…) in CBC from
             // IV 0; full = E(data ‖ CRC_A(data) ‖ 00…) in CBC from IV 0. Plain answers carry neither.
