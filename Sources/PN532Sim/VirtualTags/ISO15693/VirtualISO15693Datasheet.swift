@@ -14,9 +14,11 @@ public struct VirtualISO15693Model: Sendable, Hashable {
     /// products with more than 256 blocks leave the memory size out.
     public var systemInfoFlags: UInt8
     /// The ISO/IEC 15693-3 command codes (01h–3Fh) the product's datasheet lists. Every other code is
-    /// answered error 01h (command not supported), as the chip does; so are listed codes the simulator
-    /// does not model (``VirtualISO15693Command/modelled``). The products' custom commands (A0h–DFh,
-    /// EAS, passwords, configuration, mailbox) are not modelled.
+    /// answered error 01h (command not supported), as the chip does. A listed code the simulator does
+    /// not model (``VirtualISO15693Command/modelled``) is answered error 0Fh ("no information given",
+    /// ISO/IEC 15693-3 §7.4): an ISO 15693 error, neither silence nor a claim that the chip lacks it.
+    /// The products' custom commands (A0h–DFh, EAS, passwords, configuration, mailbox) are not in these
+    /// sets and get error 01h.
     public var commands: Set<UInt8>
     /// The most blocks one READ MULTIPLE BLOCKS (23h; with the EXTENDED commands also 33h) returns
     /// where ``commands`` has it; nil reads none.
@@ -90,7 +92,8 @@ enum VirtualISO15693Command {
 
     /// The codes the virtual tags model, where the product lists them. WRITE MULTIPLE BLOCKS (24h, 34h),
     /// WRITE/LOCK AFI and DSFID (27h–2Ah) and GET MULTIPLE BLOCK SECURITY STATUS (2Ch, 3Ch) are not
-    /// modelled: a product that lists them answers them error 01h here, which the chip would not.
+    /// modelled: a product that lists them answers them error 0Fh (no information given) here, where the
+    /// chip would carry them out.
     static let modelled: Set<UInt8> = [
         inventory, stayQuiet, readSingleBlock, writeSingleBlock, lockBlock, readMultipleBlocks, select, resetToReady,
         getSystemInformation, extendedReadSingleBlock, extendedWriteSingleBlock, extendedReadMultipleBlocks,

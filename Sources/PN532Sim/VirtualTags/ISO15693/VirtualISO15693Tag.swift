@@ -8,8 +8,10 @@ import Synchronization
 /// BLOCK (20h; the option flag adds the block security status), WRITE SINGLE BLOCK (21h), LOCK BLOCK
 /// (22h, where the product has it), READ MULTIPLE BLOCKS (23h), SELECT (25h), RESET TO READY (26h), GET
 /// SYSTEM INFORMATION (2Bh) and, on products with them, EXTENDED READ/WRITE SINGLE BLOCK (30h/31h) and
-/// EXTENDED GET SYSTEM INFORMATION (3Bh). Errors: 01h command not supported, 02h not recognised (a
-/// malformed request), 10h block not available, 11h block already locked, 12h block locked. Requests
+/// EXTENDED GET SYSTEM INFORMATION (3Bh). Errors: 01h command not supported (the datasheet does not
+/// list it), 0Fh no information given (listed, not modelled: ``VirtualISO15693Command/modelled``), 02h
+/// not recognised (a malformed request), 10h block not available, 11h block already locked, 12h block
+/// locked. Requests
 /// addressed to another UID, and non-addressed ones while quiet, get no answer.
 public final class VirtualISO15693Tag: ISO15693VirtualTag {
     public let model: VirtualISO15693Model
@@ -130,8 +132,11 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
 
     private func handle(_ command: UInt8, _ parameters: [UInt8], option: Bool, _ s: inout State) -> VirtualTagReply {
         typealias C = VirtualISO15693Command
-        // A code the datasheet does not list (or one the simulator does not model) is not supported.
-        guard model.commands.contains(command), C.modelled.contains(command) else { return error(C.errorNotSupported) }
+        // A code the datasheet does not list is not supported (01h); one it lists but the simulator does
+        // not model is the error "with no information given" (0Fh), never 01h, which would say the chip
+        // lacks it, nor silence (ISO/IEC 15693-3 §7.4, response error codes).
+        guard model.commands.contains(command) else { return error(C.errorNotSupported) }
+        guard C.modelled.contains(command) else { return error(C.errorUnknown) }
         switch command {
         case C.stayQuiet:
             s.quiet = true
