@@ -29,6 +29,12 @@ struct PCSCReturnCode: Error, Equatable {
             || rawValue == Int(SCARD_E_NO_READERS_AVAILABLE)
     }
 
+    /// True when pcscd closed the client's connection before it answered: libpcsclite calls that
+    /// `SCARD_W_SECURITY_VIOLATION` ("Access denied."). pcscd does it when its polkit check refuses the
+    /// user, and a call that meets a daemon shutting down gets it too. Either way the reader is
+    /// unavailable, not the RF field in error.
+    var refusedByDaemon: Bool { rawValue == Int(SCARD_W_SECURITY_VIOLATION) }
+
     /// True when the card behind the handle left (or lost power).
     var meansCardGone: Bool {
         rawValue == Int(SCARD_W_REMOVED_CARD) || rawValue == Int(SCARD_E_NO_SMARTCARD)
@@ -42,6 +48,11 @@ struct PCSCReturnCode: Error, Equatable {
             return .readerUnavailable("\(reader): \(call) failed: \(text): pcscd is not running or stopped (start it: systemctl start pcscd)")
         }
         if meansReaderGone { return .readerUnavailable("\(reader): \(call) failed: \(text): the reader is gone") }
+        if refusedByDaemon {
+            return .readerUnavailable(
+                "\(reader): \(call) failed: \(text): pcscd closed the connection, because it is stopping or because "
+                    + "its polkit rules refuse this user (allow it in pcscd's polkit rules, docs/cli.md)")
+        }
         if meansCardGone { return .tagRemoved }
         switch rawValue {
         case Int(SCARD_E_TIMEOUT): return .timeout

@@ -1,9 +1,10 @@
 import Synchronization
 
 /// Collects what an `AsyncStream` yields (MQTT messages, connection events) so a test can await
-/// "the next element that matches" — no sleeping, no timing assertions; the suite's time limit
-/// guards against a hang (``next(after:timeout:where:)`` also gives up, so a test that waits for
-/// something that never comes fails instead of holding up the whole run).
+/// "the next element that matches" — no sleeping, no timing assertions. Every wait is bounded and
+/// ends when the test's time limit cancels it (``next(after:where:)`` throws, ``next(after:timeout:where:)``
+/// returns nil), so a test that waits for something that never comes fails instead of holding up the
+/// whole run (a CI run was once killed at its 90-minute limit by one such wait).
 public final class RecordingStream<Element: Sendable>: Sendable {
     private struct State {
         var items: [Element] = []
@@ -47,14 +48,24 @@ public final class RecordingStream<Element: Sendable>: Sendable {
         }
     }
 
-    /// Waits for an element matching `predicate` after position `index`; returns its position and the element.
+    /// How long ``next(after:where:)`` waits before it gives up: a failure guard far above any wait a
+    /// passing test has (a RabbitMQ node boots in up to 80 s on a loaded machine), never a timing assertion.
+    public static var guardTimeout: Duration { .seconds(300) }
+
+    /// Waits for an element matching `predicate` after position `index`; returns its position and the
+    /// element. Throws ``RecordingStreamWaitFailed`` when nothing matching comes within
+    /// ``guardTimeout`` or the waiting task is cancelled (a test's time limit), so a test that waits
+    /// for something that never comes fails instead of holding up the whole run.
     @discardableResult
-    public func next(after index: Int = -1, where predicate: @Sendable (Element) -> Bool) async -> (index: Int, element: Element) {
-        while true {
-            let (found, count) = match(after: index, predicate)
-            if let found { return found }
-            await waitForMore(than: count)
+    public func next(after index: Int = -1, where predicate: @Sendable (Element) -> Bool) async throws -> (index: Int, element: Element) {
+        guard let found = await next(after: index, timeout: Self.guardTimeout, where: predicate) else {
+            let count = received.count
+            throw RecordingStreamWaitFailed(
+                description: Task.isCancelled
+                    ? "cancelled (the test's time limit) while waiting for an element after #\(index) (\(count) received)"
+                    : "nothing matching arrived after #\(index) within \(Self.guardTimeout) (\(count) received)")
         }
+        return found
     }
 
     /// Like ``next(after:where:)``, but returns nil when `timeout` passes first or the waiting task
@@ -101,8 +112,14 @@ public final class RecordingStream<Element: Sendable>: Sendable {
                 if now { continuation.resume() }
             }
         } onCancel: {
-            // Only bounded waits give up; the unbounded `next` keeps its old behaviour.
             if deadline != nil { wake() }
         }
     }
+}
+
+/// A wait on a ``RecordingStream`` that ended without its element: nothing matching came within the
+/// guard time, or the test's time limit cancelled the wait.
+public struct RecordingStreamWaitFailed: Error, CustomStringConvertible {
+    /// What was waited for and how it ended.
+    public let description: String
 }

@@ -93,10 +93,17 @@ final class CommandAgentHarness: @unchecked Sendable {
     }
 
     /// The first message matching `predicate` that no earlier call returned.
-    func next(where predicate: @escaping @Sendable (MQTTMessage) -> Bool) async -> MQTTMessage {
+    /// Gives up after ``RecordingStream/guardTimeout`` (or the suite's time limit) with a recorded issue
+    /// and an empty message, so a missing answer fails the test instead of hanging the run.
+    func next(
+        sourceLocation: SourceLocation = #_sourceLocation, where predicate: @escaping @Sendable (MQTTMessage) -> Bool
+    ) async -> MQTTMessage {
         var after = -1
         while true {
-            let (index, message) = await messages.next(after: after, where: predicate)
+            guard let (index, message) = await messages.next(after: after, timeout: RecordingStream<MQTTMessage>.guardTimeout, where: predicate) else {
+                Issue.record("no matching message after #\(after) within \(RecordingStream<MQTTMessage>.guardTimeout)", sourceLocation: sourceLocation)
+                return MQTTMessage(topic: "", payload: [])
+            }
             if consumed.withLock({ $0.insert(index).inserted }) { return message }
             after = index
         }

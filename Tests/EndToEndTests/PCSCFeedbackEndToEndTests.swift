@@ -82,7 +82,11 @@ extension PCSCEndToEndTests {
             var panel = try pcsc.card.control(["cmd": "reader"])
             #expect(panel["green"] as? Bool == true && panel["red"] as? Bool == false && panel["beeps"] as? Int == 1, "\(panel)")
 
+            // The agent must see the label leave before the poster comes: pcscd notices a card change
+            // only at its next status poll, and a poster placed before then would be read through the
+            // label's card handle until pcscd resets it (tag_removed).
             try pcsc.card.remove("label")
+            _ = await h.next { $0.topic == "\(CommandAgentHarness.root)/event/removed" }
             try pcsc.card.place("poster")
             let refused = await h.next { $0.topic == jobTopic }
             #expect(refused.object?["result"] as? String == "refused", "\(refused.payloadString ?? "")")

@@ -1,3 +1,4 @@
+import CPCSCLite
 import NFCCore
 @testable import PCSCReader
 import Testing
@@ -239,5 +240,19 @@ import Testing
         let frame = try reader.mapping(felica).transceive(PCSCCardIdentification.felicaPolling, framing: .standard, pendingWrite: &pending)
         #expect(frame == Array(answer.dropFirst()))
         #expect(reader.sent[1] == [0xFF, 0xC2, 0x00, 0x01, 0x0C, 0x90, 0x02, 0x00, 0x00, 0x95, 0x06, 0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00])
+    }
+
+    /// pcscd closing a client's connection ("Access denied.", a polkit refusal or a daemon shutting
+    /// down) is the reader unavailable, not an RF error; a call that meets a stopped daemon likewise.
+    @Test func aDaemonThatClosesTheConnectionIsTheReaderUnavailable() {
+        for code in [SCARD_W_SECURITY_VIOLATION, SCARD_E_NO_SERVICE, SCARD_F_COMM_ERROR] {
+            let error = PCSCReturnCode(code).nfcError(reader: "pcsc:0", call: "SCardGetStatusChange")
+            guard case .readerUnavailable(let message) = error else {
+                Issue.record("\(code) became \(error)")
+                continue
+            }
+            #expect(message.contains("pcscd"), "\(message)")
+        }
+        #expect(PCSCReturnCode(SCARD_E_NOT_TRANSACTED).nfcError(reader: "pcsc:0", call: "SCardTransmit").code == "rf_error")
     }
 }

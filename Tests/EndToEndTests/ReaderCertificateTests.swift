@@ -77,8 +77,8 @@ import TestSupport
         let hall = try client(certificateOf: "reader-hall", clientID: "nfcbridge-reader-hall-2")
         try await hall.connect()
         try await hall.publish(to: "nfc/reader-hall/status", text: "online-by-hall", qos: .atLeastOnce, retain: true)
-        await seen.next { $0.topic == "nfc/reader-door/status" && $0.payloadString == "online" }
-        await seen.next { $0.topic == "nfc/reader-hall/status" && $0.payloadString == "online-by-hall" }
+        try await seen.next { $0.topic == "nfc/reader-door/status" && $0.payloadString == "online" }
+        try await seen.next { $0.topic == "nfc/reader-hall/status" && $0.payloadString == "online-by-hall" }
         #expect(!seen.received.contains { $0.topic == "nfc/reader-hall/event/scanned" })
         #expect(seen.received.filter { $0.topic == "nfc/reader-hall/status" }.map(\.payloadString) == ["online-by-hall"])
 

@@ -44,34 +44,34 @@ import TestSupport
         try await withAgentRun(.init(scenario: scenario, extra: "dump: {on_scan: true}")) { run in
             let (simulator, seen, agent) = (run.simulator, run.watcher.seen, run.agent)
 
-            await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
-            let (_, info) = await seen.next { $0.topic == "nfc/e2e/info" && Self.json($0)["reader"] is [String: Any] }
+            try await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+            let (_, info) = try await seen.next { $0.topic == "nfc/e2e/info" && Self.json($0)["reader"] is [String: Any] }
             #expect((Self.json(info)["reader"] as? [String: Any])?["firmware"] as? String == "PN532 v1.6")
-            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            try await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
 
             _ = try simulator.control(["cmd": "place", "id": "hass"])
-            let (scannedAt, scannedMessage) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+            let (scannedAt, scannedMessage) = try await seen.next { $0.topic == "nfc/e2e/event/scanned" }
             let scanned = Self.json(scannedMessage)
             #expect(scanned["cardType"] as? String == "NTAG215")
             #expect(scanned["tag_id"] as? String == "abc-123")
             #expect(scanned["buffered"] as? Bool == false)
             let records = (scanned["ndef"] as? [String: Any])?["records"] as? [[String: Any]]
             #expect(records?.first?["uri"] as? String == "https://www.home-assistant.io/tag/abc-123")
-            let (dumpAt, dumpMessage) = await seen.next { $0.topic == "nfc/e2e/event/dump" }
+            let (dumpAt, dumpMessage) = try await seen.next { $0.topic == "nfc/e2e/event/dump" }
             #expect(scannedAt < dumpAt)
             let dump = Self.json(dumpMessage)
             #expect((dump["dump"] as? [String: Any])?["cardType"] as? String == "NTAG215")
             #expect(dump["seq"] as? Int == (scanned["seq"] as? Int).map { $0 + 1 })
-            await seen.next(after: scannedAt) { $0.topic == "nfc/e2e/tag" && Self.json($0)["present"] as? Bool == true }
+            try await seen.next(after: scannedAt) { $0.topic == "nfc/e2e/tag" && Self.json($0)["present"] as? Bool == true }
 
             _ = try simulator.control(["cmd": "remove", "id": "hass"])
-            let (removedAt, removedMessage) = await seen.next { $0.topic == "nfc/e2e/event/removed" }
+            let (removedAt, removedMessage) = try await seen.next { $0.topic == "nfc/e2e/event/removed" }
             #expect(Self.json(removedMessage)["uid"] as? String == scanned["uid"] as? String)
 
             // Idle again (a poll is waiting on an empty field): SIGTERM stops it cleanly.
             agent.send(SIGTERM)
             #expect(agent.waitForExit(timeout: .seconds(30)) == 0, "\(agent.errorOutput)")
-            await seen.next(after: removedAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+            try await seen.next(after: removedAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
             #expect(seen.received.last { $0.topic == "nfc/e2e/tag" }.map(Self.json)?["present"] as? Bool == false)
             #expect(agent.errorOutput.contains("stopped"))
         }
@@ -82,9 +82,9 @@ import TestSupport
         try await withAgentRun(.init(intervalMilliseconds: 10_000)) { run in
             let (simulator, seen, agent) = (run.simulator, run.watcher.seen, run.agent)
             // Connected (health closes what a connect publishes) and the reader open.
-            let (onlineAt, _) = await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
-            await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
-            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            let (onlineAt, _) = try await seen.next { $0.topic == "nfc/e2e/status" && $0.payloadString == "online" }
+            try await seen.next(after: onlineAt) { $0.topic == "nfc/e2e/health" }
+            try await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
             // The chip got the poll's InAutoPoll: the agent is inside its ten-second poll.
             try await simulator.waitForCommand("60")
             let stopAt = seen.received.count - 1
@@ -92,7 +92,7 @@ import TestSupport
             // Well under the 10 s the poll would otherwise take: only a bound against a hang (the
             // assertions are on what was published, and in which order).
             #expect(agent.waitForExit(timeout: .seconds(8)) == 0, "\(agent.errorOutput)")
-            await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
+            try await seen.next(after: stopAt) { $0.topic == "nfc/e2e/status" && $0.payloadString == "offline" }
             #expect(!seen.received.contains { $0.topic.hasPrefix("nfc/e2e/event/") }, "an aborted poll is not an error")
             let log = agent.errorOutput
             #expect(log.contains("signal 15: stopping") && log.hasSuffix("stopped\n"), "\(log)")
@@ -103,8 +103,8 @@ import TestSupport
         try await withAgentRun(.init(reader: .absent(link: "later.tty"))) { run in
             let (seen, agent, link) = (run.watcher.seen, run.agent, run.linkPath)
 
-            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }
-            let (_, error) = await seen.next { $0.topic == "nfc/e2e/event/error" }
+            try await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "absent" && Self.json($0)["detail"] as? String != "not opened yet" }
+            let (_, error) = try await seen.next { $0.topic == "nfc/e2e/event/error" }
             #expect(Self.json(error)["op"] as? String == "open")
             #expect((Self.json(error)["error"] as? [String: Any])?["code"] as? String == "reader_unavailable")
             #expect(agent.isRunning)
@@ -116,9 +116,9 @@ import TestSupport
                       - {id: card, type: ntag213}
                     """)
             #expect(symlink(simulator.linkPath, link) == 0)
-            await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
+            try await seen.next { $0.topic == "nfc/e2e/reader" && Self.json($0)["state"] as? String == "ok" }
             _ = try simulator.control(["cmd": "place", "id": "card"])
-            let (_, scanned) = await seen.next { $0.topic == "nfc/e2e/event/scanned" }
+            let (_, scanned) = try await seen.next { $0.topic == "nfc/e2e/event/scanned" }
             #expect(Self.json(scanned)["cardType"] as? String == "NTAG213")
 
             agent.send(SIGTERM)

@@ -134,7 +134,7 @@ extension CommandsMQTTTests {
             }
             try broker.start()
             let (client, seen) = try await watch(run, tls: MQTTTLSConfiguration(caFile: trusted.caFile))
-            let (_, health) = await seen.next { $0.topic == "\(e2eRoot)/health" }
+            let (_, health) = try await seen.next { $0.topic == "\(e2eRoot)/health" }
             let object = try JSONSerialization.jsonObject(with: Data(health.payload)) as? [String: Any]
             let failures = (object?["mqtt"] as? [String: Any])?["connect_failures"] as? [String: Int]
             #expect((failures?["tls"] ?? 0) >= 1, "\(health.payloadString ?? "")")
@@ -151,7 +151,7 @@ extension CommandsMQTTTests {
             #expect(agent.waitForErrorOutput("connected to the broker"), "\(agent.errorOutput)")
             #expect(agent.waitForErrorOutput("warning: mqtt.tls_insecure is on"), "\(agent.errorOutput)")
             let (client, seen) = try await watch(run, tls: MQTTTLSConfiguration(caFile: broker.caFile, verifyHostname: false))
-            let (_, info) = await seen.next { $0.topic == "\(e2eRoot)/info" }
+            let (_, info) = try await seen.next { $0.topic == "\(e2eRoot)/info" }
             let object = try JSONSerialization.jsonObject(with: Data(info.payload)) as? [String: Any]
             #expect((object?["mqtt"] as? [String: Any])?["tls_insecure"] as? Bool == true, "\(info.payloadString ?? "")")
             #expect(((object?["config"] as? [String: Any])?["mqtt"] as? [String: Any])?["tls_insecure"] as? Bool == true)

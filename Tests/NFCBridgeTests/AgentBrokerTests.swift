@@ -71,10 +71,10 @@ import Testing
         let (proxy, publisher, _, h) = try startAgentBehindProxy(broker)
         defer { proxy.close() }
 
-        await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
-        await seen.next { $0.topic == "nfc/test/reader" && $0.payloadString?.contains("\"state\":\"ok\"") == true }
+        try await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
+        try await seen.next { $0.topic == "nfc/test/reader" && $0.payloadString?.contains("\"state\":\"ok\"") == true }
         h.device.place(makeTag())
-        let (_, scanned) = await seen.next { $0.topic == "nfc/test/event/scanned" }
+        let (_, scanned) = try await seen.next { $0.topic == "nfc/test/event/scanned" }
         let json = try JSONValue(parsing: Data(scanned.payload))
         #expect(json["uid"] == "04A1B2C3D4E5F6")
         #expect(json["buffered"] == false)
@@ -84,9 +84,9 @@ import Testing
         // The network dies under the agent: the broker publishes its will.
         let cutAt = seen.received.count - 1
         proxy.cutConnections()
-        await seen.next(after: cutAt) { $0.topic == "nfc/test/status" && $0.payloadString == "offline" }
+        try await seen.next(after: cutAt) { $0.topic == "nfc/test/status" && $0.payloadString == "offline" }
         // It reconnects by itself and says online again.
-        await seen.next(after: cutAt) { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
+        try await seen.next(after: cutAt) { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
 
         // Home Assistant sees the discovery documents the ACL lets the agent publish, and gets them
         // again after its birth message.
@@ -98,20 +98,20 @@ import Testing
         try await homeAssistant.subscribe(to: "homeassistant/+/+/config", qos: .atLeastOnce)
         // (Retained from an earlier connect, or live from the reconnect's re-publication.)
         for topic in HomeAssistantDiscovery(topics: h.topics, version: NFCBridgeAgent.version).messages.map(\.topic) {
-            await discovered.next { $0.topic == topic }
+            try await discovered.next { $0.topic == topic }
         }
         // Once the reconnect's re-publication is complete (health comes last), only the birth
         // message can bring the discovery documents again.
-        await seen.next(after: cutAt) { $0.topic == "nfc/test/health" }
+        try await seen.next(after: cutAt) { $0.topic == "nfc/test/health" }
         let retainedAt = discovered.received.count - 1
         try await homeAssistant.publish(to: "homeassistant/status", text: "online", qos: .atLeastOnce)
-        let (_, again) = await discovered.next(after: retainedAt) { $0.topic == "homeassistant/tag/test/config" }
+        let (_, again) = try await discovered.next(after: retainedAt) { $0.topic == "homeassistant/tag/test/config" }
         #expect(try JSONValue(parsing: Data(again.payload))["topic"] == "nfc/test/event/scanned")
 
         let stopAt = seen.received.count - 1
         await h.stop()
         // Offline on stop; the tag still on the reader stays present (no `off` before unavailable).
-        let (offlineAt, _) = await seen.next(after: stopAt) { $0.topic == "nfc/test/status" && $0.payloadString == "offline" }
+        let (offlineAt, _) = try await seen.next(after: stopAt) { $0.topic == "nfc/test/status" && $0.payloadString == "offline" }
         // (The birth's re-publication may still be on its way: it says present too.)
         #expect(!seen.received[(stopAt + 1)...offlineAt].contains {
             $0.topic == "nfc/test/tag" && $0.payloadString?.contains(#""present":false"#) == true
@@ -127,13 +127,13 @@ import Testing
         let (operatorClient, seen) = try await connectOperator(broker)
         let (proxy, publisher, observed, h) = try startAgentBehindProxy(broker)
         defer { proxy.close() }
-        await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
+        try await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
 
         // Lock the agent out (its reconnects are refused), then cut it off.
         try broker.setPassword("changed", for: "test")
         try broker.reload()
         proxy.cutConnections()
-        await observed.seen.next { $0 == .disconnected }
+        try await observed.seen.next { $0 == .disconnected }
 
         let tag = makeTag()
         h.device.place(tag)
@@ -145,8 +145,8 @@ import Testing
         // Let it back in: the spool is replayed in order, flagged as buffered.
         try broker.setPassword(Self.agentPassword, for: "test")
         try broker.reload()
-        let (scannedAt, scanned) = await seen.next { $0.topic == "nfc/test/event/scanned" }
-        let (removedAt, removed) = await seen.next { $0.topic == "nfc/test/event/removed" }
+        let (scannedAt, scanned) = try await seen.next { $0.topic == "nfc/test/event/scanned" }
+        let (removedAt, removed) = try await seen.next { $0.topic == "nfc/test/event/removed" }
         #expect(scannedAt < removedAt)
         let first = try JSONValue(parsing: Data(scanned.payload))
         let second = try JSONValue(parsing: Data(removed.payload))

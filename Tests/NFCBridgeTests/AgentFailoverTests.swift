@@ -54,13 +54,13 @@ extension AgentHarness {
         let publisher = MQTTClientPublisher(client: try MQTTClient(configuration: client), acknowledgementTimeout: .seconds(5))
         let h = try AgentHarness(publisher: publisher) { $0.mqtt.brokers = brokers }
         try publisher.start()
-        await seenA.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
+        try await seenA.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
 
         for number in 0..<3 { await h.tap(number) }
-        await seenA.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains("\"seq\":6") == true }
+        try await seenA.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains("\"seq\":6") == true }
         nodeA.stop()
         for number in 3..<6 { await h.tap(number) }
-        await seenB.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains("\"seq\":12") == true }
+        try await seenB.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains("\"seq\":12") == true }
 
         // One stream across the nodes: every event once (QoS 1 may repeat one: dropped by event_id),
         // seq 1…12 in order, node B's part in order.
@@ -84,14 +84,14 @@ extension AgentHarness {
         let retained = RecordingStream(late.messages)
         try await late.connect()
         try await late.subscribe(to: "nfc/test/+", qos: .atLeastOnce)
-        await retained.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" && $0.retain }
-        await retained.next { $0.topic == "nfc/test/reader" && $0.retain }
-        await retained.next { $0.topic == "nfc/test/tag" && $0.retain }
-        let (_, info) = await retained.next { $0.topic == "nfc/test/info" && $0.retain }
+        try await retained.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" && $0.retain }
+        try await retained.next { $0.topic == "nfc/test/reader" && $0.retain }
+        try await retained.next { $0.topic == "nfc/test/tag" && $0.retain }
+        let (_, info) = try await retained.next { $0.topic == "nfc/test/info" && $0.retain }
         let urls = try JSONValue(parsing: Data(info.payload))["mqtt"]?["urls"]
         #expect(urls == .array([.string(nodeA.url), .string(nodeB.url)]))
         await h.agent.publishHealth()
-        let (_, health) = await seenB.next { $0.topic == "nfc/test/health" && $0.payloadString?.contains("\"failovers\":1") == true }
+        let (_, health) = try await seenB.next { $0.topic == "nfc/test/health" && $0.payloadString?.contains("\"failovers\":1") == true }
         let mqtt = try JSONValue(parsing: Data(health.payload))["mqtt"]
         #expect(mqtt?["node"] == .string(nodeB.url))
         #expect(mqtt?["failovers"] == 1)
@@ -122,7 +122,7 @@ extension AgentHarness {
             try publisher.start()
             agents.append((publisher, h))
         }
-        let (_, error) = await seen.next { $0.topic == "nfc/twin/event/error" && $0.payloadString?.contains("duplicate_client_id") == true }
+        let (_, error) = try await seen.next { $0.topic == "nfc/twin/event/error" && $0.payloadString?.contains("duplicate_client_id") == true }
         let json = try JSONValue(parsing: Data(error.payload))
         #expect(json["error"]?["code"] == "duplicate_client_id")
         #expect(json["op"] == "mqtt")

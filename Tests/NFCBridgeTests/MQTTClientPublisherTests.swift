@@ -20,7 +20,7 @@ import Testing
             client: try MQTTClient(configuration: config.mqttClientConfiguration), acknowledgementTimeout: .seconds(3600))
         let events = RecordingStream(publisher.events())
         try publisher.start()
-        await events.next { $0 == .connected }
+        try await events.next { $0 == .connected }
 
         broker.pause()
         let sent = proxy.bytesToTarget
@@ -36,7 +36,7 @@ import Testing
         #expect(await proxy.bytesToTarget(moreThan: sent))
         proxy.cutConnections()
         #expect(await publishing.value == .notConnected)
-        await events.next { $0 == .disconnected }
+        try await events.next { $0 == .disconnected }
         broker.resume()
         await publisher.disconnect()
     }

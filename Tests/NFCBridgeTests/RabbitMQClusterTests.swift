@@ -61,12 +61,12 @@ import Testing
         }
         try publisher.start()
         // `online` comes after the agent subscribed to its requests.
-        await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
+        try await seen.next { $0.topic == "nfc/test/status" && $0.payloadString == "online" }
 
         /// A request sent on node B, answered through the cluster.
         func cancelAnswered(_ id: String) async throws {
             try await backend.publish(to: "nfc/test/request/cancel", text: #"{"id":"\#(id)"}"#, qos: .atLeastOnce)
-            let (_, response) = await seen.next {
+            let (_, response) = try await seen.next {
                 $0.topic == "nfc/test/response/cancel" && $0.payloadString?.contains(#""id":"\#(id)""#) == true
             }
             #expect(response.payloadString?.contains("invalid_request") == true, "\(response.payloadString ?? "")")
@@ -78,7 +78,7 @@ import Testing
             if number == 20 { cluster.kill(nodeA) }
             await h.tap(number)
         }
-        await seen.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains(#""seq":80"#) == true }
+        try await seen.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains(#""seq":80"#) == true }
         #expect(publisher.client.connectedURL == nodeB.url)
 
         // Every tap once and in order: the events' first arrivals are seq 1…80 in order. QoS 1 may
@@ -110,7 +110,7 @@ import Testing
         try await late.connect()
         for topic in ["nfc/test/status", "nfc/test/info", "nfc/test/reader", "nfc/test/tag"] {
             try await late.subscribe(to: topic, qos: .atLeastOnce)
-            await retained.next { $0.topic == topic && $0.retain }
+            try await retained.next { $0.topic == topic && $0.retain }
         }
         #expect(retained.received.first { $0.topic == "nfc/test/status" }?.payloadString == "online")
 

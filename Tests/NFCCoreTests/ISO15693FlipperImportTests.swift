@@ -215,7 +215,11 @@ import Testing
         #expect(dump.ndefMessage == nil)  // block 0 is no Type 5 CC
         #expect(dump.fact("IC Manufacturer") == "NXP Semiconductors")
         #expect(dump.fact("SLIX Signature") == "A6 25 54 03 74 24 C4 38 36 F4 89 70 76 1A 72 27 54 D9 E7 3D 38 CB 4C 1B 3E FD 0E DF 8A F6 7E 3D")
-        #expect(dump.fact("SLIX Password Privacy") == "0F 0F 0F 0F")
+        // Passwords are checked, never kept: no fact, export or JSON carries them.
+        #expect(dump.fact("SLIX Password Privacy") == nil)
+        #expect(dump.fact("SLIX Passwords") == "Read, Write, Privacy, Destroy, EAS in the file, not kept")
+        let json = try dump.exportJSON()
+        #expect(!json.contains("0F 0F 0F 0F") && !json.contains("Password Privacy"))
         #expect(dump.fact("SLIX Protection Pointer") == "32")
         #expect(dump.fact("SLIX Lock EAS") == "true")
         #expect(dump.fact("SLIX Privacy Mode") == "false")

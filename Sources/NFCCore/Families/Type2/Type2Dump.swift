@@ -177,7 +177,14 @@ public enum Type2Dump {
     /// The NDEF message in the user area, if the tag is NDEF formatted: the CC magic number E1h in
     /// page 3 byte 0 (T2T §6.4.1, NDEF detection) — amiibo-style CCs (F1 10 FF EE) have none.
     static func ndefMessage(in pages: [Page], map: Type2MemoryMap) -> [UInt8]? {
-        guard pages.first(where: { $0.number == 3 })?.data.first == 0xE1 else { return nil }
-        return NFCForumTLV.extractMessage(from: pages.filter { $0.number <= map.userEnd })
+        ndefMessage(inImage: pages.filter { $0.number <= map.userEnd })
+    }
+
+    /// The NDEF message of an imported page image, under the same rule: none unless page 3 starts with
+    /// the CC magic number E1h (an amiibo file — Flipper's own `Ntag215.nfc`, CC `F1 10 FF EE` — holds
+    /// encrypted data whose bytes a TLV walk would take for a message).
+    static func ndefMessage(inImage pages: [Page]) -> [UInt8]? {
+        guard pages.first(where: { $0.number == 3 })?.data.first == Type2CapabilityContainer.ndefMagic else { return nil }
+        return NFCForumTLV.extractMessage(from: pages)
     }
 }

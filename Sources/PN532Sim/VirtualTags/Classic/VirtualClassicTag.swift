@@ -13,8 +13,9 @@ import Synchronization
 /// `A0 blk` + 16 bytes (what `nfc_initiator_mifare_cmd(MC_WRITE)` hands to InDataExchange) and as the
 /// card's own two frames (`A0 blk` → ACK, 16 bytes → ACK). Any refusal answers NAK 4h and halts the
 /// card (MF1S50yyX §9.3), as does a failed authentication: it stays silent until ``activate()``.
-/// Other frames (HLTA, RATS, the value-block commands C0h/C1h/C2h/B0h, which are not modelled) get no
-/// answer and also leave the card halted.
+/// Every other frame — HLTA, the listed commands not modelled (value operations C0h/C1h/C2h/B0h,
+/// 40h, 43h) and what the datasheet does not list (RATS, libnfc's ISO 14443-4 probe; the Ultralight
+/// and NTAG commands) — gets no answer and leaves the card halted (``VirtualClassicCommandSet``).
 public final class VirtualClassicTag: ClassicVirtualTag {
     /// Which product.
     public enum Model: String, Sendable, CaseIterable {
@@ -187,6 +188,12 @@ public final class VirtualClassicTag: ClassicVirtualTag {
                 return write(block: block, data: frame, state: &s)
             }
             guard let command = frame.first else { return Self.refuse(&s) }
+            // Not in the datasheet's command overview, or listed but not modelled: no answer, and the
+            // card leaves ACTIVE (``VirtualClassicCommandSet``).
+            guard VirtualClassicCommandSet.handling(of: command) == .simulated else {
+                Self.halt(&s)
+                return .silent
+            }
             switch command {
             case 0x30 where frame.count == 2:
                 return read(block: Int(frame[1]), state: &s)
@@ -197,13 +204,9 @@ public final class VirtualClassicTag: ClassicVirtualTag {
                 return .ack
             case 0xA0 where frame.count == 18:
                 return write(block: Int(frame[1]), data: Array(frame[2...]), state: &s)
-            case 0x30, 0xA0:
-                return Self.refuse(&s)
             default:
-                // HLTA, RATS (libnfc's ISO 14443-4 probe, answered by silence in its trace), value-block
-                // commands and anything unknown: no answer, and the card leaves ACTIVE.
-                Self.halt(&s)
-                return .silent
+                // READ / WRITE of the wrong length.
+                return Self.refuse(&s)
             }
         }
     }
@@ -214,7 +217,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
 
     private static func refuse(_ s: inout State) -> VirtualTagReply {
         halt(&s)
-        return .nak(0x4)
+        return .nak(VirtualClassicCommandSet.NAK.invalidOperation)
     }
 
     /// What the current authentication allows on `block`; nil when the block is outside the

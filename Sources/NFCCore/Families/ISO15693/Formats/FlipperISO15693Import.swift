@@ -26,9 +26,9 @@ extension TagDump {
     /// block count and size; `Lock DSFID` / `Lock AFI` only when `true`, as a `false` does not tell
     /// "unlocked" from "not known"), the type and product from the UID and IC reference
     /// (``ISO15693Product/match(uid:info:)``), the NDEF message of the Type 5 area, and the facts of a
-    /// dump with `Imported From` first. A SLIX file's own keys (passwords, signature, privacy mode,
-    /// protection pointer, EAS/PPL locks) have no place in a dump: they are checked and kept as facts
-    /// named `SLIX <key>`, for people only. What the file cannot say stays absent: refinement probes,
+    /// dump with `Imported From` first. A SLIX file's own keys (signature, privacy mode, protection
+    /// pointer, EAS/PPL locks) have no place in a dump: they are checked and kept as facts named
+    /// `SLIX <key>`, for people only; its passwords are checked and dropped (`SLIX Passwords` names them). What the file cannot say stays absent: refinement probes,
     /// and locks when there is no `Security Status` (blocks then not locked).
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for other device types and file versions;
     ///   ``NFCError/malformedDump(_:)`` naming the key for a required key missing, a value that is not
@@ -133,15 +133,22 @@ extension TagDump {
     }
 
     /// The SLIX keys of a `Device type: SLIX` file (``FlipperISO15693Format/slixKeys``), each checked and
-    /// kept as a fact `SLIX <key>` in the file's form.
+    /// kept as a fact `SLIX <key>` in the file's form — but the passwords: they are checked and left out
+    /// (passwords never enter a dump, its exports or events), one fact `SLIX Passwords` naming which the
+    /// file held.
     private static func slixFacts(_ file: FlipperKeyValues) throws -> [Fact] {
-        try FlipperISO15693Format.slixKeys.compactMap { key, form -> Fact? in
+        var passwords: [String] = []
+        var facts = try FlipperISO15693Format.slixKeys.compactMap { key, form -> Fact? in
             guard let text = file[key] else { return nil }
             switch form {
             case .hex(let count):
                 let bytes = try file.spacedHex(key)
                 guard bytes.count == count else {
                     throw NFCError.malformedDump("\(key) has \(bytes.count) bytes; a SLIX \(key) has \(count)")
+                }
+                if key.hasPrefix(FlipperISO15693Format.passwordKeyPrefix) {
+                    passwords.append(String(key.dropFirst(FlipperISO15693Format.passwordKeyPrefix.count)))
+                    return nil
                 }
                 return Fact(key: "SLIX \(key)", value: bytes.spacedHexString, monospaced: true)
             case .bool:
@@ -153,6 +160,11 @@ extension TagDump {
                 return Fact(key: "SLIX \(key)", value: text)
             }
         }
+        if !passwords.isEmpty {
+            facts.insert(Fact(key: "SLIX Passwords", value: passwords.joined(separator: ", ") + " in the file, not kept"),
+                         at: min(1, facts.count))
+        }
+        return facts
     }
 }
 
@@ -182,6 +194,9 @@ extension FlipperISO15693Format {
     /// The keys `slix_save` writes after the ISO 15693 part, with their forms (`slix.c`: passwords are
     /// 4 bytes, the signature 32 — "the card's secp128r1 elliptic curve signature" —, the protection
     /// pointer and condition one byte each; `Capabilities` is a name, `Default` or `Accept all passwords`).
+    /// The SLIX keys holding a password (`Password Read`, … `Password EAS`): never kept.
+    static let passwordKeyPrefix = "Password "
+
     static let slixKeys: [(String, SLIXForm)] = [
         ("Capabilities", .text),
         ("Password Read", .hex(4)), ("Password Write", .hex(4)), ("Password Privacy", .hex(4)),

@@ -73,7 +73,7 @@ extension TagDump {
             cardInfo: CardInfo(
                 type: type, uid: uid, atqa: atqa, sak: sak, product: product, version: knownVersion),
             pages: pages,
-            ndefMessage: NFCForumTLV.extractMessage(from: pages),
+            ndefMessage: Type2Dump.ndefMessage(inImage: pages),
             facts: [Fact(key: "Imported From", value: "Flipper Zero .nfc"), Fact(key: "Pages Total", value: "\(total)")],
             // Fewer pages read than the product lets anyone read: an AUTH0 boundary stopped the reader
             // (Ultralight C key pages are never readable, so 44 of 48 is a full read).

@@ -113,7 +113,7 @@ extension TagDump {
             // Every Ultralight/NTAG answers ATQA 00 44 (MSB first) and SAK 00.
             cardInfo: CardInfo(type: type, uid: uid, atqa: [0x00, 0x44], sak: 0x00, product: product, version: version),
             pages: pages,
-            ndefMessage: NFCForumTLV.extractMessage(from: pages),
+            ndefMessage: Type2Dump.ndefMessage(inImage: pages),
             facts: facts,
             capabilities: isCut ? [.readable, .partiallyReadable] : [.readable],
             family: .type2(Type2Extras(totalPages: total))
