@@ -18,7 +18,7 @@ import Testing
                 key: \(key)
 
             """
-        return try AuthKeysFile.parse(Array(text.utf8), path: "keys.yaml")
+        return try AuthKeysFile.parse(Array(text.utf8), path: "keys.yaml").families
     }
 
     /// A file in card order (`563412` meant for AID 123456h) on a card with AID 123456h (card order
