@@ -38,6 +38,11 @@ final class LibNFCAbortControl: @unchecked Sendable {
     /// The call in flight passed its deadline (and was aborted).
     private var expired = false
     private var monitorStopped = false
+    /// Until when the deadline thread sleeps (nil: until woken, or not asleep yet). A call whose
+    /// deadline comes later does not wake it: it wakes at that time, finds the new deadline and
+    /// sleeps on — so a run of short calls (a dump's exchanges) does not wake a third thread for
+    /// each (issue 25).
+    private var monitorSleepsUntil: ContinuousClock.Instant?
     /// When an abort sent to the call in flight is sent again, if it is still in flight then.
     private var abortResendAt: ContinuousClock.Instant?
     private var abortsResent = 0
@@ -63,12 +68,14 @@ final class LibNFCAbortControl: @unchecked Sendable {
         while !monitorStopped {
             let wake = [deadline, abortResendAt].compactMap { $0 }.min()
             guard let wake else {
+                monitorSleepsUntil = nil
                 condition.wait()
                 continue
             }
             let now = ContinuousClock.now
             let left = now.duration(to: wake)
             if left > .zero {
+                monitorSleepsUntil = wake
                 condition.wait(atMost: left)
                 continue
             }
@@ -142,12 +149,13 @@ final class LibNFCAbortControl: @unchecked Sendable {
 
     /// Marks `kind` in flight with its deadline; `condition` held.
     private func begin(_ kind: InFlight, deadline limit: Duration) {
+        let due = ContinuousClock.now.advanced(by: limit)
         inFlight = kind
-        deadline = ContinuousClock.now.advanced(by: limit)
+        deadline = due
         expired = false
         abortResendAt = nil
         abortsResent = 0
-        condition.broadcast()
+        if monitorSleepsUntil.map({ due < $0 }) ?? true { condition.broadcast() }
     }
 
     /// Clears the call in flight and tells whether it expired.

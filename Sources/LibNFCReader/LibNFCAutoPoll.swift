@@ -77,6 +77,14 @@ enum LibNFCAutoPoll {
         return .target(type: bytes[1], data: Array(bytes[3..<(3 + length)]))
     }
 
+    /// True when a type A target InAutoPoll reported can take exchanges as the chip left it (selected
+    /// as target 1, UM0701-02 §7.3.13): one found as ISO/IEC 14443-4 (type 20h: the chip sent RATS,
+    /// the ATS is in the data), or one whose SAK says it is not ISO/IEC 14443-4 (bit 6, ISO/IEC 14443-3
+    /// §6.5.3.4). A SAK with that bit found as type 10h had no RATS: it is selected again by the list.
+    static func isReadyForExchanges(type: UInt8, target: Target) -> Bool {
+        type == 0x20 ? !target.ats.isEmpty : (target.sak ?? 0) & 0x20 == 0
+    }
+
     /// A 106 kbps type A target from its target data `Tg SENS_RES(2) SEL_RES NFCIDLength NFCID1
     /// [ATS]` (UM0701-02 §7.3.5; the ATS with its length byte TL, kept without it as libnfc's
     /// `pn53x_decode_target_data` does). Nil when the data does not add up or the UID is not 4, 7

@@ -68,6 +68,9 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
         thread.stop()
     }
 
+    /// The libnfc thread: a task that prefers it runs this device's libnfc calls without a thread hop.
+    public var taskExecutor: (any TaskExecutor)? { thread }
+
     /// The connstring for messages.
     var label: String { connstring ?? "the default libnfc device" }
 
@@ -151,6 +154,12 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
             guard session.generation == generation else { return .absent }
             return try session.checkPresence(target)
         }
+    }
+
+    /// True while an InAutoPoll arrival's search for more tags waits for the next poll
+    /// (``LibNFCSession/deferredSearch``).
+    public func hasDeferredSearch() async -> Bool {
+        (try? await perform { session throws(NFCError) in session.deferredSearch != nil }) ?? false
     }
 
     /// Ends the running poll now, or the next one if none is running. Callable from any thread.

@@ -14,10 +14,16 @@ extension LibNFCSession {
     /// (``LibNFCAbortControl/abortPoll()``: libnfc sends the chip an ACK, which ends the command)
     /// or the answer was lost on the line (the chip answers a probe after it).
     ///
-    /// A tag found is brought to where the host's own poll (``listTargets(modulation:row:limit:after:)``)
-    /// leaves it: type A is deselected (halted: libnfc then holds no stale target) and the list goes
-    /// on after it; FeliCa is polled again with the system-code request (InAutoPoll sends none).
-    /// Wraps `pn53x_transceive` and `nfc_initiator_deselect_target`.
+    /// A type A tag the chip activated (ISO/IEC 14443-4 ones with RATS, type 20h; others as they are)
+    /// is returned at once, still selected, so the scan's first exchange goes to it with no select
+    /// first (issue 25: place → `scanned` no longer waits for the search for a second tag). That
+    /// search — deselect it (halted) and list the field after it, what the host's own poll
+    /// (``listTargets(modulation:row:limit:after:)``) does — is ``deferredSearch``: the next
+    /// ``poll(modulations:timeout:limit:)`` runs it and returns every tag, the first included.
+    /// libnfc did not see that selection (the command went through `pn53x_transceive`), so its
+    /// own target is stale until the next select: ``libnfcTargetIsStale``. FeliCa is polled again
+    /// with the system-code request (InAutoPoll sends none). Wraps `pn53x_transceive` and
+    /// `nfc_initiator_deselect_target`.
     func autoPoll(_ wanted: [(Modulation, LibNFCModulation)], timeout: Duration, limit: Int?) throws(NFCError) -> [Target]? {
         guard configuration.autoPoll, hasPN53xRegisters, autoPollSupport != .refused else { return nil }
         guard info.firmware.hasPrefix("PN532") else {
@@ -74,18 +80,43 @@ extension LibNFCSession {
             // Data that does not read (a UID length ISO/IEC 14443-3 has not): the tag stays as the
             // chip left it, and the next poll meets it again.
             guard let found = LibNFCAutoPoll.typeATarget(data) else { return [] }
-            let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
-                nfc_initiator_deselect_target(device)
+            if LibNFCAutoPoll.isReadyForExchanges(type: type, target: found) {
+                active = ActiveTarget(modulation: .iso14443a, uid: found.uid)
+                isFreshlySelected = true
+                libnfcTargetIsStale = true
+                if most > 1 { deferredSearch = DeferredSearch(modulation: modulation, row: row, found: found) }
+                return [found]
             }
-            if deselected < 0 {
-                let error = LibNFCErrorCode(rawValue: deselected)
-                if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
-                // A garbled answer to the deselect: the tag is returned, not lost halted (the first
-                // exchange with it selects it again, see listTargets).
-                if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: [found]) { return [found] }
-            }
-            return try listTargets(modulation: modulation, row: row, limit: most, after: [found])
+            return try searchAfter(found, modulation: modulation, row: row, limit: most)
         }
+    }
+
+    /// The search for more tags after `found`, a type A tag the chip selected: deselect it (halted:
+    /// libnfc then holds no stale target) and list the field after it. Returns `found` and the others.
+    func searchAfter(_ found: Target, modulation: Modulation, row: LibNFCModulation, limit: Int) throws(NFCError) -> [Target] {
+        try setMode(.easy)
+        active = nil
+        isFreshlySelected = false
+        let deselected = try libnfcCall(.poll(token), "nfc_initiator_deselect_target", timeout: configuration.commandTimeout) {
+            nfc_initiator_deselect_target(device)
+        }
+        libnfcTargetIsStale = false
+        if deselected < 0 {
+            let error = LibNFCErrorCode(rawValue: deselected)
+            if error.meansReaderGone { throw error.nfcError(connstring: connstring, call: "nfc_initiator_deselect_target") }
+            // A garbled answer to the deselect: the tag is returned, not lost halted (the first
+            // exchange with it selects it again, see listTargets).
+            if try checkAnswers(after: deselected, call: "nfc_initiator_deselect_target", keeping: [found]) { return [found] }
+        }
+        return try listTargets(modulation: modulation, row: row, limit: limit, after: [found])
+    }
+
+    /// Runs the search ``autoPoll(_:timeout:limit:)`` left for later, when there is one: every tag, the
+    /// first included (at most `limit`). Nil when none is pending.
+    func runDeferredSearch(limit: Int?) throws(NFCError) -> [Target]? {
+        guard let search = deferredSearch else { return nil }
+        deferredSearch = nil
+        return try searchAfter(search.found, modulation: search.modulation, row: search.row, limit: max(1, limit ?? 4))
     }
 
     /// A failed InAutoPoll: `[]` (aborted, or a frame lost on the line), nil once the reader has

@@ -44,6 +44,19 @@ final class LibNFCSession {
     /// reader that meets the same kind of tag again finds it with its first `InListPassiveTarget`
     /// (issue 25: a FeliCa card no longer waits for the empty 106A and 106B rounds before its own).
     var lastFound: Modulation?
+    /// The search for more tags that an InAutoPoll arrival left for the next poll (``autoPoll(_:timeout:limit:)``).
+    var deferredSearch: DeferredSearch?
+    /// True while the chip has a target selected that libnfc does not know of (InAutoPoll went through
+    /// `pn53x_transceive`): libnfc's presence check would ping the target it selected last, so
+    /// ``checkPresence(_:)`` selects instead. Cleared by the next select or deselect.
+    var libnfcTargetIsStale = false
+
+    /// What ``deferredSearch`` needs: the tag found and the modulation row to list with.
+    struct DeferredSearch {
+        var modulation: Modulation
+        var row: LibNFCModulation
+        var found: Target
+    }
 
     private init(
         context: OpaquePointer, device: OpaquePointer, info: ReaderInfo, generation: Int,
@@ -235,6 +248,7 @@ final class LibNFCSession {
         guard !wanted.isEmpty else {
             throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
         }
+        if let found = try runDeferredSearch(limit: limit) { return found }
         if let found = try autoPoll(wanted, timeout: timeout, limit: limit) { return found }
         if let lastFound, let index = wanted.firstIndex(where: { $0.0 == lastFound }), index > 0 {
             wanted.insert(wanted.remove(at: index), at: 0)
@@ -276,6 +290,7 @@ final class LibNFCSession {
         var targets = found
         active = nil
         isFreshlySelected = false
+        libnfcTargetIsStale = false
         while targets.count < limit {
             var selected = nfc_target()
             let result = try libnfcCall(.poll(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
@@ -487,7 +502,7 @@ final class LibNFCSession {
             try cycleField()
             return try selectOnce(target) ? .returned : .absent
         }
-        guard active == ActiveTarget(modulation: target.modulation, uid: target.uid) else {
+        guard !libnfcTargetIsStale, active == ActiveTarget(modulation: target.modulation, uid: target.uid) else {
             return try select(target) ? .present : .absent
         }
         try setMode(.easy)
@@ -547,6 +562,7 @@ final class LibNFCSession {
         let initData = row.selectData.bytes(for: target)
         active = nil
         isFreshlySelected = false
+        libnfcTargetIsStale = false
         var selected = nfc_target()
         let result = try libnfcCall(.command(token), "nfc_initiator_select_passive_target", timeout: Self.selectTimeout) {
             initData.withUnsafeBufferPointer { data in

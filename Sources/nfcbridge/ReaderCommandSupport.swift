@@ -132,11 +132,13 @@ struct ReaderOptions {
 /// SIGINT and SIGTERM end a reader command cleanly: the poll is aborted and the work task
 /// cancelled, so the reader is closed (field off) before the process exits.
 enum Interruption {
-    /// Runs `body` in a task that SIGINT/SIGTERM cancel (after aborting `device`'s poll).
+    /// Runs `body` in a task that SIGINT/SIGTERM cancel (after aborting `device`'s poll). The task
+    /// prefers the device's thread (``ReaderDevice/taskExecutor``): a one-shot command's exchanges
+    /// then run there one after another, without two thread switches each (issue 25).
     static func run<T: Sendable>(
         aborting device: any ReaderDevice, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let task = Task { try await body() }
+        let task = Task(executorPreference: device.taskExecutor) { try await body() }
         return try await StopSignals.handling(with: { _ in
             device.abort()
             task.cancel()

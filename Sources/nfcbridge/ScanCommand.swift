@@ -108,7 +108,7 @@ enum ScanCommand {
     /// (``NDEFReader``). An unreadable message is part of the report; a tag that leaves mid-read throws.
     static func readReport(_ transport: any TagTransport) async throws -> ScanReport {
         let info = try await TagIdentifier.identify(transport)
-        return ScanReport(cardInfo: info, ndef: try await NDEFReader.read(info: info, transport: transport))
+        return ScanReport(cardInfo: info, ndef: try await NDEFReader.read(info: info, transport: transport, justIdentified: true))
     }
 
     /// Checks, every ``presenceInterval``, until none of the tags answers any more (or the deadline

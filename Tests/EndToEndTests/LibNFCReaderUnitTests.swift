@@ -114,6 +114,23 @@ import Testing
         await #expect(throws: NFCError.timeout) { try await thread.run { throw NFCError.timeout } }
     }
 
+    /// A task that prefers the thread (a one-shot command, issue 25) runs its own code there, and
+    /// `run` from there calls the body at once: the body sees the task's thread, no hop between.
+    @Test func aTaskPreferringTheThreadRunsItsCallsInline() async throws {
+        let thread = LibNFCThread(libNFCName: "libnfc-pref")
+        defer { thread.stop() }
+        let names = try await Task(executorPreference: thread) {
+            let own = kernelThreadName()
+            let inline = try await thread.run { (kernelThreadName(), thread.isCurrent) }
+            return (own, inline.0, inline.1)
+        }.value
+        #expect(names.0 == "libnfc-pref" && names.1 == "libnfc-pref" && names.2)
+        #expect(!thread.isCurrent)
+        await #expect(throws: NFCError.timeout) {
+            try await Task(executorPreference: thread) { try await thread.run { throw NFCError.timeout } }.value
+        }
+    }
+
     @Test func openingAMissingPortNamesTheConnstring() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-tty-\(UUID().uuidString)").path
         let device = LibNFCDevice(connstring: "pn532_uart:\(path)")

@@ -31,8 +31,8 @@ import TestSupport
              why: "as type4, over ISO 14443-B"),
         Case(kind: "desfire_ev2", tag: "{id: tag, type: desfire_ev2, ndef: [{uri: 'https://example.com/frames'}]}", exchanges: 9,
              why: "GetVersion in its 3 frames; the Type 4 read's 6 APDUs"),
-        Case(kind: "felica_lite_s", tag: "{id: tag, type: felica_lite_s, ndef: [{text: frames}]}", exchanges: 3,
-             why: "READ 90h (Lite-S), the attribute block, the NDEF blocks"),
+        Case(kind: "felica_lite_s", tag: "{id: tag, type: felica_lite_s, ndef: [{text: frames}]}", exchanges: 1,
+             why: "one READ of blocks 90h (Lite-S), 00h (the attribute block) and 01h-02h (the NDEF blocks)"),
     ]
 
     /// The commands the chip received so far, by code.

@@ -126,7 +126,8 @@ import Testing
         #expect(info.product?.name == product)
         #expect(info.systemCode == [0x88, 0xB4])
         #expect(info.probes == [probe])
-        #expect(transport.sentCommands.map(\.hexString) == ["06" + Self.idm.hexString + "010B00018090"])
+        // One READ WITHOUT ENCRYPTION of blocks 90h (the probe), 00h, 01h and 02h (FeliCaScanFrameTests).
+        #expect(transport.sentCommands.map(\.hexString) == ["06" + Self.idm.hexString + "010B0004" + "8090800080018002"])
     }
 
     @Test func standardFeliCaIsNotProbed() async throws {

@@ -36,7 +36,9 @@ import Testing
         #expect(!String(describing: report).contains("90, 17, 192, 222"))  // 5A 11 C0 DE as decimal bytes
         #expect(!String(describing: report).lowercased().contains("5a11c0de"))
 
-        // The tag now refuses a write without the password and takes one with it.
+        // The tag now refuses a write without the password (a new selection: this one is still
+        // authenticated by the protect's PWD_AUTH) and takes one with it.
+        try await fixture.transport.reselect()
         let error = await operationError { () async throws(TagOperationError) in
             try await TagOperations.write(ndef: ndefMessage(length: 10), to: fixture.transport, info: fixture.info)
         }

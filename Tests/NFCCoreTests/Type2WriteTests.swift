@@ -6,11 +6,13 @@ import Testing
 /// before the first WRITE, and what a failure reports.
 @Suite struct Type2WriteTests {
     /// Pages a TLV of `tlvLength` bytes from memory offset `start` covers, in the order the writer sends
-    /// them: every page but the one holding the length byte, then that page.
+    /// them to a tag that shows an empty message: the highest first (its ACK says AUTH0 protects none of
+    /// them), every other page but the one holding the length byte, then that page.
     private func expectedWriteOrder(start: Int, tlvLength: Int) -> [Int] {
         let pages = Array(start / 4...(start + tlvLength - 1) / 4)
         let lengthPage = (start + 1) / 4
-        return pages.filter { $0 != lengthPage } + [lengthPage]
+        let highest = pages.last ?? lengthPage
+        return [highest] + pages.filter { $0 != lengthPage && $0 != highest } + [lengthPage]
     }
 
     // MARK: Every product
@@ -117,7 +119,7 @@ import Testing
         let message = ndefHex("D50010000102030405060708090A0B0C0D0E0F")
         _ = try await TagOperations.write(ndef: message, to: fixture.transport, info: fixture.info)
         // 22 TLV bytes from byte 32: 32–47, then 50–55 around the lock bytes at 48–49.
-        #expect(fixture.writeCommandPages == [9, 10, 11, 12, 13, 8])
+        #expect(fixture.writeCommandPages == [13, 9, 10, 11, 12, 8])
         #expect(Array(fixture.tag.memory[16..<32]) == Array(Self.controlTLVImage[0..<16]))
         #expect(Array(fixture.tag.memory[48..<50]) == [0xAA, 0xBB])
         #expect(fixture.storedMessage == message)
@@ -199,9 +201,10 @@ import Testing
         let error = await operationError { () async throws(TagOperationError) in
             try await TagOperations.write(ndef: ndefMessage(length: 30), to: fixture.transport, info: fixture.info)
         }
-        #expect(error?.error == .verifyFailed(page: 5))
+        // The corrupted WRITE is the first: page 12, the highest.
+        #expect(error?.error == .verifyFailed(page: 12))
         #expect(error?.code == "verify_failed")
-        #expect(error?.pagesWritten == [5, 6, 7, 8, 9, 10, 11, 12, 4])
+        #expect(error?.pagesWritten == [12, 5, 6, 7, 8, 9, 10, 11, 4])
     }
 
     @Test func aTagPulledMidWriteReportsThePagesKnownWritten() async throws {
@@ -219,18 +222,23 @@ import Testing
         }
         #expect(error?.error == .tagRemoved)
         #expect(error?.code == "tag_removed")
-        #expect(error?.pagesWritten == [5, 6])
+        #expect(error?.pagesWritten == [12, 5])
         // The length byte is written last, so the torn tag holds an empty message, not a broken one.
         #expect(fixture.storedMessage == [])
     }
 
-    @Test func aRefusedWriteReportsThePageAndThoseBefore() async throws {
+    /// The first WRITE goes to the highest page (12): refused, it leaves the tag as it was; the tag is
+    /// re-selected and AUTH0 read (not set: the refusal is the WRITE's own, `write_failed`).
+    @Test func aRefusedFirstWriteLeavesTheTagAsItWas() async throws {
         let fixture = try await Type2OperationFixture(.ntag213) { $0.failWrites(fromPage: 8) }
+        let before = fixture.tag.memory
         let error = await operationError { () async throws(TagOperationError) in
             try await TagOperations.write(ndef: ndefMessage(length: 30), to: fixture.transport, info: fixture.info)
         }
-        #expect(error?.error == .writeFailed(page: 8))
-        #expect(error?.pagesWritten == [5, 6, 7])
+        #expect(error?.error == .writeFailed(page: 12))
+        #expect(error?.pagesWritten == [])
+        #expect(fixture.writeCommandPages == [12])
+        #expect(fixture.tag.memory == before)
     }
 
     // MARK: Passwords
@@ -270,7 +278,7 @@ import Testing
     }
 
     @Test(arguments: [false, true])
-    func aMissingPasswordIsReportedBeforeAnyWrite(readProtected: Bool) async throws {
+    func aMissingPasswordIsReportedWithNothingWritten(readProtected: Bool) async throws {
         let fixture = try await protectedFixture(.ntag213, readProtected: readProtected)
         let before = fixture.tag.memory
         let error = await operationError { () async throws(TagOperationError) in
@@ -278,7 +286,9 @@ import Testing
         }
         #expect(error?.error == .authenticationRequired)
         #expect(error?.code == "auth_required")
-        #expect(fixture.writeCommandPages.isEmpty)
+        // Write protection only: the first WRITE (the highest page) is the test, NAKed, nothing written.
+        // Read protection: the read of the pages to write is refused first, no WRITE at all.
+        #expect(fixture.writeCommandPages == (readProtected ? [] : [12]))
         #expect(fixture.tag.memory == before)
     }
 

@@ -32,8 +32,10 @@ import Testing
     /// - ST25DV64K (DS10925, "RF command sets"): the same without LOCK BLOCK (areas are protected by
     ///   passwords instead), with WRITE MULTIPLE BLOCKS and the EXTENDED read, write, read multiple, write
     ///   multiple, get system information and get multiple block security status — no EXTENDED LOCK BLOCK.
+    /// - ICODE SLIX2 (SL2S2602, "Supported commands"): the SLIX's ISO/IEC 15693 commands.
     static let listed: [(VirtualISO15693Model, Set<UInt8>)] = [
         (.icodeSLIX, [0x20, 0x21, 0x22, 0x23, 0x26, 0x2B]),
+        (.icodeSLIX2, [0x20, 0x21, 0x22, 0x23, 0x26, 0x2B]),
         (.st25dv64k, [0x20, 0x21, 0x23, 0x26, 0x2B, 0x30, 0x31, 0x33, 0x3B]),
     ]
 
@@ -77,12 +79,32 @@ import Testing
             #expect(bytes.first == 0x00, "\(model.name) \(code): \(bytes)")
         }
     }
+
+    /// READ SIGNATURE (NXP custom command BDh, SL2S2602 §9.5.3.20, Tables 76–78: flags, BDh, IC Mfg code
+    /// 04h, then the UID when addressed): the SLIX2 answers flags 00h and its 32-byte signature, addressed
+    /// or not; a request with another manufacturer's code and the SLIX (whose datasheet has no such
+    /// command) get error 01h; a request addressed to another UID gets no answer.
+    @Test func theSLIX2AnswersReadSignatureAndTheSLIXRefusesIt() throws {
+        let slix2 = try Self.fresh(.icodeSLIX2)
+        let signature = (0..<32).map { UInt8($0 * 7 & 0xFF) }
+        slix2.signature = signature
+        let uid = Array(slix2.target.uid.reversed())
+        #expect(slix2.receive([0x22, 0xBD, 0x04] + uid) == .data([0x00] + signature))
+        #expect(slix2.receive([0x02, 0xBD, 0x04]) == .data([0x00] + signature))
+        #expect(slix2.receive([0x02, 0xBD, 0x02]) == .data([0x01, 0x01]))
+        #expect(slix2.receive([0x22, 0xBD, 0x04] + uid.map { $0 ^ 0x01 }) == .silent)
+
+        let slix = try Self.fresh(.icodeSLIX)
+        #expect(slix.receive([0x22, 0xBD, 0x04] + Array(slix.target.uid.reversed())) == .data([0x01, 0x01]))
+    }
+
     /// Codes each datasheet lists that the simulator does not model (WRITE MULTIPLE BLOCKS 24h / 34h,
     /// WRITE / LOCK AFI and DSFID 27h–2Ah, GET MULTIPLE BLOCK SECURITY STATUS 2Ch / 3Ch), with a request
     /// of the right shape for each: an ISO/IEC 15693-3 §7.4 error response, flags 01h and error 0Fh (no
     /// information given) — neither silence nor 01h (not supported), which would say the chip lacks it.
     static let listedNotModelled: [(VirtualISO15693Model, [[UInt8]])] = [
         (.icodeSLIX, [[0x02, 0x27, 0x3D], [0x02, 0x28], [0x02, 0x29, 0x01], [0x02, 0x2A], [0x02, 0x2C, 0x00, 0x03]]),
+        (.icodeSLIX2, [[0x02, 0x27, 0x3D], [0x02, 0x28], [0x02, 0x29, 0x01], [0x02, 0x2A], [0x02, 0x2C, 0x00, 0x03]]),
         (.st25dv64k, [[0x02, 0x24, 0x01, 0x00, 1, 2, 3, 4], [0x02, 0x27, 0x3D], [0x02, 0x28], [0x02, 0x29, 0x01], [0x02, 0x2A],
                       [0x02, 0x2C, 0x00, 0x03], [0x02, 0x34, 0x01, 0x00, 0x00, 0x00, 1, 2, 3, 4],
                       [0x02, 0x3C, 0x00, 0x00, 0x03, 0x00]]),

@@ -206,6 +206,8 @@ package struct ReaderLoop: Sendable {
             }
             let decisions = presence.observe(seen, at: clock.monotonicMilliseconds)
             guard await apply(decisions, seen: seen, transports: &transports, scans: &scans) else { return nil }
+            // A tag the chip found was scanned first; the search for more comes with the next poll.
+            if await device.hasDeferredSearch() { needsPoll = true }
             // Commands act here, between two presence checks, with the reader to themselves.
             await tagAccess?.lendReader()
             await handler(.progress)

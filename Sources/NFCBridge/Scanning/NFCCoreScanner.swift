@@ -110,7 +110,7 @@ package struct NFCCoreScanner: TagScanning {
     private func scanOnce(_ transport: any TagTransport) async throws -> (CardInfo, NDEFReadResult, [NFCError], SUNCheck?) {
         let info = try await TagIdentifier.identify(transport)
         do {
-            let ndef = try await NDEFReader.read(info: info, transport: transport)
+            let ndef = try await NDEFReader.read(info: info, transport: transport, justIdentified: true)
             var sun: SUNCheck?
             if info.type == .ntag424DNA, let message = ndef.message, !message.isEmpty {
                 sun = try await NTAG424SUN.check(ndefMessage: message, transport: transport, options: familyOptions[NTAG424SUNOptions.self])

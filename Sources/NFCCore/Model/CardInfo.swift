@@ -39,6 +39,15 @@ public struct CardInfo: Sendable, Hashable {
         set { selection.capabilityContainer = newValue }
     }
     private var selection = SessionSelection()
+    /// The blocks of a FeliCa Lite-S that identification read with its block 90h probe (the attribute
+    /// block 00h and the first NDEF blocks, one Read Without Encryption: ``FeliCaRefinement``), for the
+    /// NDEF read right after it (issue 25). Only ``NDEFReader/read(info:transport:justIdentified:)``
+    /// with `justIdentified` uses them: any other read (after a write, or of an older identification)
+    /// reads the tag again. State of the session like ``type4Selection``: never part of equality.
+    var feliCaIdentificationBlocks: [Block] {
+        get { selection.feliCaBlocks }
+        set { selection.feliCaBlocks = newValue }
+    }
 
     /// Creates card information.
     public init(
@@ -66,6 +75,7 @@ public struct CardInfo: Sendable, Hashable {
 /// nothing, so it never makes two identifications of one card differ.
 struct SessionSelection: Sendable, Hashable {
     var capabilityContainer: Type4CapabilityContainer?
+    var feliCaBlocks: [Block] = []
 
     static func == (lhs: SessionSelection, rhs: SessionSelection) -> Bool { true }
     func hash(into hasher: inout Hasher) {}

@@ -15,8 +15,15 @@
 /// ``NDEFReadResult/unreadable(_:)``: the scan still reports the identification.
 public enum NDEFReader {
     /// Reads the NDEF message of the tag `info` describes, as ``TagIdentifier/identify(_:)`` left it.
-    public static func read(info: CardInfo, transport: some TagTransport) async throws -> NDEFReadResult {
+    /// `justIdentified`: `info` comes from the identification that ran just before on this transport,
+    /// with nothing written since, so blocks it read already (a FeliCa Lite-S: the attribute block and
+    /// the first NDEF blocks) are used instead of reading them again; otherwise the tag is read anew.
+    public static func read(info: CardInfo, transport: some TagTransport, justIdentified: Bool = false) async throws
+        -> NDEFReadResult
+    {
         try Task.checkCancellation()
+        var info = info
+        if !justIdentified { info.feliCaIdentificationBlocks = [] }
         do {
             guard let family = TagFamilies.verbs(for: info.type) else {
                 return .notRead(TagVerb.readNDEF.unsupported(for: info.type))

@@ -8,8 +8,12 @@
 ///   `90 3C 00 00 01 00 00` (MIFARE DESFire EV2 / EV3 and NT4H2421Gx datasheets, Read_Sig; AN12196
 ///   §8.2 shows the exchange).
 ///   Unauthenticated, the signature comes back in plain.
-/// - Everything else has no signature NFCBridge reads: ``Outcome/unsupported``. ICODE SLIX2 / DNA
-///   READ SIGNATURE (ISO 15693 custom command BDh) is not sent yet; its key is in the table.
+/// - ISO 15693 products whose row has READ SIGNATURE (``ISO15693Product/Features/readSignature``:
+///   ICODE SLIX2, ICODE DNA): the NXP custom command BDh with manufacturer code 04h, 32 bytes (ICODE
+///   SLIX2 datasheet §9.5.3.20), through a reader that exchanges ISO 15693 frames (PC/SC; libnfc has
+///   no ISO 15693). The signature is over the UID as it goes on the air, least significant byte
+///   first (``OriginalityKey/Reading/signedMessage(uid:)``).
+/// - Everything else has no signature NFCBridge reads: ``Outcome/unsupported``.
 ///
 /// Never writes, never authenticates. A Type 2 READ_SIG that is refused re-selects the tag (as every
 /// Type 2 probe does), so the scan goes on.
@@ -31,6 +35,9 @@ public enum OriginalityCheck {
     public static func reading(for info: CardInfo) -> OriginalityKey.Reading? {
         if let row = info.product?.type2 {
             return row.features.contains(.readSignature) ? .type2ReadSig : nil
+        }
+        if let row = info.product?.iso15693 {
+            return row.features.contains(.readSignature) ? .iso15693ReadSignature : nil
         }
         guard info.type.family == .mifareDesfire || info.type.family == .type4,
             let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) }),
@@ -68,23 +75,52 @@ public enum OriginalityCheck {
                 return .unreadable("Read_Sig: \(error.message)")
             }
         case .iso15693ReadSignature:
-            return .unsupported
+            guard let vicinity = transport as? any ISO15693Transport else {
+                return .unreadable("READ SIGNATURE needs a reader that exchanges ISO 15693 frames (PC/SC)")
+            }
+            do {
+                signature = try await ISO15693Command.readSignature(uid: info.uid, transport: vicinity)
+            } catch let error as NFCError where Self.isRefusal(error) {
+                return .unreadable("READ SIGNATURE: \(error.message)")
+            }
         }
-        let keys = OriginalityKeyTable.keys(readBy: reading) + OriginalityKeyTable.keys(readBy: reading, in: extraKeys)
+        return verdict(uid: info.uid, signature: signature, reading: reading, extraKeys: extraKeys)
+    }
+
+    /// The verdict on `signature`, read by `reading` from the tag with `uid` (MSB first, as
+    /// ``CardInfo/uid`` holds it), against the table's keys of that reading plus every key of
+    /// `extraKeys` (each is tried only on signatures of its curve's length, so a secp128r1 key from
+    /// the file checks Type 2 and ICODE signatures alike).
+    public static func verdict(
+        uid: [UInt8], signature: [UInt8], reading: OriginalityKey.Reading, extraKeys: [OriginalityKey] = []
+    ) -> Outcome {
+        let keys = OriginalityKeyTable.keys(readBy: reading) + extraKeys
         guard signature.count == 32 || signature.count == 48 || signature.count == 56 else {
             return .unreadable("the signature is \(signature.count) bytes (32, 48 or 56 expected)")
         }
-        if let key = OriginalityKeyTable.verify(uid: info.uid, signature: signature, in: keys) {
+        if let key = OriginalityKeyTable.verify(uid: reading.signedMessage(uid: uid), signature: signature, in: keys) {
             return .valid(key, signature: signature)
         }
         return .invalid(signature: signature)
+    }
+
+    /// The dump fact `Originality Signature` for a signature that was read: "Valid (<key name>)", or
+    /// "Not verified (no known NXP key matches)" — a clone, a blank or custom signature, or a genuine
+    /// chip whose key is not in the table, so it is not called "invalid" (the wording of
+    /// ``OriginalitySignature/fact(uid:signature:)``). Nil when no signature was read.
+    public static func fact(_ outcome: Outcome) -> Fact? {
+        switch outcome {
+        case let .valid(key, _): Fact(key: OriginalitySignature.factKey, value: "Valid (\(key.name))")
+        case .invalid: Fact(key: OriginalitySignature.factKey, value: "Not verified (no known NXP key matches)")
+        case .unreadable, .unsupported: nil
+        }
     }
 
     /// Read_Sig's command code (MIFARE DESFire EV2 and NT4H2421Gx datasheets, Read_Sig).
     static let readSignatureInstruction: UInt8 = 0x3C
 
     /// An answer that says the card does not give its signature (rather than that it left).
-    private static func isRefusal(_ error: NFCError) -> Bool {
+    static func isRefusal(_ error: NFCError) -> Bool {
         switch error {
         case .tagRemoved, .readerUnavailable: false
         default: true

@@ -65,7 +65,9 @@ public enum OriginalityKeyTable {
             name: "NXP ICODE DNA / SLIX2", products: "ICODE DNA, ICODE SLIX2", curve: .secp128r1,
             reading: .iso15693ReadSignature,
             publicKeyHex: "048878A2A2D3EEC336B4F261A082BD71F9BE11C4E2E896648B32EFA59CEA6E59F0",
-            source: "recovered from genuine signatures (Proxmark3 tools/recover_pk.py)"),
+            // The SL2S2602 datasheet (§9.5.3.20) gives the command and the 32-byte ECC signature and leaves
+            // the key to an application note; the key and curve as Proxmark3 recovers them.
+            source: "recovered from genuine signatures (Proxmark3 tools/recover_pk.py); command: SL2S2602 §9.5.3.20"),
     ]
 
     /// The rows whose signatures are read by `reading`.
@@ -99,8 +101,18 @@ public struct OriginalityKey: Sendable, Hashable {
         case type2ReadSig
         /// DESFire / NTAG 4xx Read_Sig (3Ch, address 00h) over ISO-DEP: 56 bytes (secp224r1).
         case isoDEPReadSig
-        /// ISO 15693 READ SIGNATURE (custom command BDh, ICODE): 32 bytes. Not read by NFCBridge yet.
+        /// ISO 15693 READ SIGNATURE (NXP custom command BDh, ICODE SLIX2 / DNA): 32 bytes (secp128r1),
+        /// read through PC/SC.
         case iso15693ReadSignature
+
+        /// The bytes a signature read this way signs, for a UID kept MSB first (``CardInfo/uid``): the
+        /// UID itself for the ISO 14443 readings; for ICODE the UID as it goes on the air, least
+        /// significant byte first (`E0` last) — the genuine pairs of Proxmark3's
+        /// `tools/recover_pk.py` ("ICODE DNA, ICODE SLIX2": "tag UID is considered inverted") verify
+        /// only so.
+        public func signedMessage(uid: [UInt8]) -> [UInt8] {
+            self == .iso15693ReadSignature ? uid.reversed() : uid
+        }
     }
 
     /// The name the `trust` object and the dump fact show ("NXP NTAG21x").

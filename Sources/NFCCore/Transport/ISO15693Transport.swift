@@ -37,22 +37,27 @@ public struct ISO15693Request: Sendable, Hashable {
     public var uid: [UInt8]?
     /// The command's parameters after the UID (block number, data, …).
     public var parameters: [UInt8]
+    /// The IC manufacturer code of a custom command (A0h–DFh), which goes before the UID (ISO/IEC
+    /// 15693-3 "Custom commands"; e.g. the ICODE SLIX2 datasheet's READ SIGNATURE request format, Table 76:
+    /// flags, BDh, IC Mfg code, UID); nil for the commands of the standard.
+    public var manufacturerCode: UInt8?
 
     /// Creates a request.
-    public init(flags: ISO15693RequestFlags = [.highDataRate], command: UInt8, uid: [UInt8]? = nil,
-                parameters: [UInt8] = []) {
+    public init(flags: ISO15693RequestFlags = [.highDataRate], command: UInt8, manufacturerCode: UInt8? = nil,
+                uid: [UInt8]? = nil, parameters: [UInt8] = []) {
         self.flags = flags
         self.command = command
+        self.manufacturerCode = manufacturerCode
         self.uid = uid
         self.parameters = parameters
     }
 
-    /// The request as it goes on the air, without SOF, CRC and EOF: flags, command, UID LSB first when
-    /// addressed, parameters.
+    /// The request as it goes on the air, without SOF, CRC and EOF: flags, command, the manufacturer
+    /// code of a custom command, UID LSB first when addressed, parameters.
     public var frame: [UInt8] {
         var flags = self.flags
         if uid != nil { flags.insert(.address) }
-        return [flags.rawValue, command] + (uid?.reversed() ?? []) + parameters
+        return [flags.rawValue, command] + (manufacturerCode.map { [$0] } ?? []) + (uid?.reversed() ?? []) + parameters
     }
 
     /// The block a READ / WRITE / LOCK (SINGLE) BLOCK request names: one parameter byte for 20h–22h, two

@@ -40,6 +40,14 @@ public protocol ReaderDevice: Sendable {
     /// when the check itself got silence and a re-select then found the same tag (it may have
     /// left the field and come back while the check ran).
     func checkPresence(_ transport: any TagTransport) async throws -> PresenceCheck
+    /// The executor of the one thread the device's blocking calls run on, when it has one: a task
+    /// that prefers it (`Task(executorPreference:)`) makes those calls there at once, without a hop
+    /// to that thread and back for each (issue 25). Nil (the default): no such thread.
+    var taskExecutor: (any TaskExecutor)? { get }
+    /// True when the last poll returned a tag the reader found by itself at once, and left the search
+    /// for more tags in the field to the next poll (a PN532 in InAutoPoll: the scan goes first). The
+    /// caller polls again soon to see them. False (the default) when a poll always searched.
+    func hasDeferredSearch() async -> Bool
 }
 
 /// The outcome of ``ReaderDevice/checkPresence(_:)``.
@@ -53,6 +61,12 @@ public enum PresenceCheck: Sendable, Equatable {
 }
 
 extension ReaderDevice {
+    /// No executor of its own.
+    public var taskExecutor: (any TaskExecutor)? { nil }
+
+    /// Every poll searched the whole field.
+    public func hasDeferredSearch() async -> Bool { false }
+
     /// The first `limit` tags of ``poll(modulations:timeout:)``.
     public func poll(modulations: [Modulation], timeout: Duration, limit: Int) async throws -> [any TagTransport] {
         Array(try await poll(modulations: modulations, timeout: timeout).prefix(max(1, limit)))

@@ -156,7 +156,18 @@ public final class VPCDCardClient: Sendable {
         }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        acknowledgeAtOnce(fd)
         return fd
+    }
+
+    /// vpcd (vsmartcard's ifd-vpcd) writes a message's 2-byte length and its bytes with two sends on a
+    /// socket without TCP_NODELAY: Nagle holds the bytes until the length is acknowledged, and Linux
+    /// delays that ACK by up to 40 ms (a trace of `scan`: the length, then the APDU 44-51 ms later, on
+    /// every exchange). Quick-ACK mode ACKs at once; the kernel leaves it on its own, so it is set again
+    /// after every receive (tcp(7), TCP_QUICKACK).
+    private func acknowledgeAtOnce(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Answers vpcd until the card leaves the field, vpcd hangs up, or stop; says which.
@@ -171,6 +182,7 @@ public final class VPCDCardClient: Sendable {
             if fds[0].revents != 0 { wakePipe.drain() }
             guard fds[1].revents != 0 else { continue }
             let count = recv(fd, &buffer, buffer.count, 0)
+            acknowledgeAtOnce(fd)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return "vpcd closed the connection" }
             pending += buffer.prefix(count)

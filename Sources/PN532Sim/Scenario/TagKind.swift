@@ -13,7 +13,7 @@ public enum TagKind: String, Sendable, CaseIterable {
     case ntag424SUN = "ntag424_sun"
     case type4B = "type4_b"
     case emrtd
-    case st25dv64k, icodeSLIX = "icode_slix"
+    case st25dv64k, icodeSLIX = "icode_slix", icodeSLIX2 = "icode_slix2"
 
     /// Which family of virtual tag a kind is.
     enum Family {
@@ -60,6 +60,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .emrtd: .emrtd
         case .st25dv64k: .iso15693(.st25dv64k)
         case .icodeSLIX: .iso15693(.icodeSLIX)
+        case .icodeSLIX2: .iso15693(.icodeSLIX2)
         }
     }
 

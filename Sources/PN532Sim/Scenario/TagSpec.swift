@@ -65,8 +65,9 @@ public struct TagSpec: Sendable, Equatable {
     public var lockedBlocks: [Int] = []
     /// Classic and Ultralight: a "magic" Gen1a clone that answers the backdoor unlock (`magic: gen1a`).
     public var gen1a = false
-    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes) or Read_Sig (DESFire EV2 /
-    /// EV3 / Light, NTAG 424 DNA: 56 bytes) with; nil keeps the model's made-up one.
+    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes), Read_Sig (DESFire EV2 /
+    /// EV3 / Light, NTAG 424 DNA: 56 bytes) or READ SIGNATURE (ICODE SLIX2, 32 bytes) with; nil keeps
+    /// the model's made-up one.
     public var signature: [UInt8]?
     /// Where the definition started (1-based line, 0 for JSON).
     public var line = 0
@@ -137,7 +138,11 @@ public struct TagSpec: Sendable, Equatable {
             switch kind.family {
             case .type2: spec.signature = try reader.hex(signature, what: "signature", counts: [32])
             case .desfire(let model) where model != .ev1: spec.signature = try reader.hex(signature, what: "signature", counts: [56])
-            default: throw reader.error(signature, "only Type 2 tags with READ_SIG and DESFire EV2 / EV3 / Light / NTAG 424 DNA have a signature")
+            case .iso15693(let model) where model.hasReadSignature:
+                spec.signature = try reader.hex(signature, what: "signature", counts: [32])
+            default:
+                throw reader.error(signature, "only Type 2 tags with READ_SIG, DESFire EV2 / EV3 / Light / NTAG 424 DNA and "
+                    + "ICODE SLIX2 have a signature")
             }
         }
         if let sun = fields["sun"] { spec.sun = try SUNSpec.read(sun, with: reader) }

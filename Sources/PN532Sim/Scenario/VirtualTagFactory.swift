@@ -89,6 +89,7 @@ enum VirtualTagFactory {
         let serial = (0..<8).map { UInt8(truncatingIfNeeded: fnv1a(spec.id) >> ($0 * 8)) }
         let tag = try VirtualISO15693Tag(model: model, uid: spec.uid ?? VirtualISO15693Tag.uid(for: model, serial: serial))
         if let ndef = spec.ndef { try tag.writeNDEF(ndef) }
+        if let signature = spec.signature { tag.signature = signature }
         var memory = tag.memory
         for (block, bytes) in spec.blocks {
             guard (block * model.blockSize) + bytes.count <= memory.count else {

@@ -16,7 +16,7 @@ public struct FeliCaFamily: TagFamily {
     public func ndefMapping(for type: CardType) -> NDEFMapping? { .type3 }
 
     public func readNDEF(info: CardInfo, transport: any TagTransport) async throws -> NDEFReadResult {
-        try await FeliCaNDEFReader.read(transport: transport)
+        try await FeliCaNDEFReader.read(transport: transport, known: info.feliCaIdentificationBlocks)
     }
 
     public func dump(info: CardInfo, transport: any TagTransport, options: DumpOptions) async throws -> TagDump {

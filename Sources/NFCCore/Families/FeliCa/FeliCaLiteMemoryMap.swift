@@ -9,6 +9,11 @@ public enum FeliCaLiteMemoryMap {
         public var readable: Bool
     }
 
+    /// Blocks one Read Without Encryption may ask for on a Lite or Lite-S (FeliCa Lite-S user's manual
+    /// §4.4.2, "Number of Blocks": 1 to 4; the same in the FeliCa Lite user's manual): a larger block
+    /// list is refused as a whole (status A2h).
+    public static let blocksPerRead = 4
+
     /// Lite (RC-S965) blocks.
     public static let lite: [Entry] =
         (0x00...0x0D).map { Entry(number: $0, name: "S_PAD\($0)", readable: true) } + [

@@ -21,8 +21,8 @@ public enum FeliCaType3 {
     }
 
     /// Reads the NDEF data blocks `attribute` announces; returns the raw 16-byte blocks (numbered from 1)
-    /// and the message cut to Ln.
-    static func readNDEFBlocks(attribute: FeliCaAttributeInfo, transport: any TagTransport) async throws
+    /// and the message cut to Ln. Blocks in `known` (read already, 16 bytes each) are not read again.
+    static func readNDEFBlocks(attribute: FeliCaAttributeInfo, transport: any TagTransport, known: [Block] = []) async throws
         -> (blocks: [Block], message: [UInt8])
     {
         guard attribute.version >> 4 == 1 else {
@@ -36,6 +36,10 @@ public enum FeliCaType3 {
         let perRead = min(max(attribute.nbr, 1), maxReadBlocks)
         var blocks: [Block] = []
         var next = 1
+        while next <= count, let block = known.first(where: { $0.number == next && $0.data.count == 16 }) {
+            blocks.append(Block(number: next, data: block.data))
+            next += 1
+        }
         while next <= count {
             try Task.checkCancellation()
             let numbers = Array(next...min(count, next + perRead - 1))

@@ -18,7 +18,16 @@ public enum ISO15693Command {
         case extendedLockBlock = 0x32
         case extendedReadMultipleBlocks = 0x33
         case extendedGetSystemInformation = 0x3B
+        /// NXP custom command READ SIGNATURE (ICODE SLIX2 SL2S2602 datasheet §9.5.3.20; ICODE DNA).
+        case readSignature = 0xBD
     }
+
+    /// NXP's IC manufacturer code (ISO/IEC 7816-6), the first byte of every NXP custom command.
+    public static let nxpManufacturerCode: UInt8 = 0x04
+
+    /// Bytes of READ SIGNATURE's answer after the flags: "an IC specific, 32-byte ECC signature" (ICODE
+    /// SLIX2 datasheet §9.5.3.20, Table 78: 256 bits).
+    public static let signatureLength = 32
 
     /// The highest block the one-byte-address commands reach.
     public static let lastSingleByteBlock = 255
@@ -102,6 +111,18 @@ public enum ISO15693Command {
     {
         let request = blockRequest(block, single: .lockBlock, extended: .extendedLockBlock, uid: uid, option: optionFlag)
         _ = try await exchange(request, transport: transport)
+    }
+
+    /// READ SIGNATURE (BDh, NXP custom): the 32-byte originality signature NXP programs at production
+    /// (ICODE SLIX2 datasheet §9.5.3.20, Tables 76–78: flags, BDh, IC Mfg code 04h, UID; the answer is
+    /// the flags byte and the signature). Addressed, so only the identified tag answers. An error
+    /// response is thrown as ``exchange(_:transport:)`` does; an answer of another length is
+    /// ``NFCError/invalidResponse(_:)``. Never writes.
+    public static func readSignature(uid: [UInt8], transport: any ISO15693Transport) async throws -> [UInt8] {
+        let request = ISO15693Request(command: Code.readSignature.rawValue, manufacturerCode: nxpManufacturerCode, uid: uid)
+        let answer = try await exchange(request, transport: transport)
+        guard answer.count == signatureLength else { throw NFCError.invalidResponse(answer) }
+        return answer
     }
 
     /// GET SYSTEM INFORMATION (2Bh) request.

@@ -15,7 +15,8 @@ public enum ISO15693Dump {
     /// between blocks.
     ///
     /// Facts: IC Manufacturer, Block Size ("4 bytes"), Blocks, DSFID, AFI, IC Reference ("0x26"; those
-    /// the tag sent), Blocks Read when not all were read, NDEF Bytes when the Type 5 area holds a message.
+    /// the tag sent), Blocks Read when not all were read, NDEF Bytes when the Type 5 area holds a message,
+    /// Originality Signature when the product gives one (READ SIGNATURE, after the blocks).
     public static func dump(info: CardInfo, transport: any ISO15693Transport, progress: DumpProgress? = nil)
         async throws -> TagDump
     {
@@ -72,7 +73,23 @@ public enum ISO15693Dump {
             number += 1
             progress?.advance(to: blocks.count)
         }
-        return makeDump(info: info, system: system, blocks: blocks, total: total)
+        var dump = makeDump(info: info, system: system, blocks: blocks, total: total)
+        if let fact = try await signatureFact(info: info, transport: transport) { dump.facts.append(fact) }
+        return dump
+    }
+
+    /// The `Originality Signature` fact of a product with READ SIGNATURE (ICODE SLIX2 / DNA), as the
+    /// Type 2 dump has it (``OriginalityCheck/fact(_:)``); nil for other products and when the tag
+    /// refuses the command or gives a wrong-length answer (a dump never fails over it).
+    static func signatureFact(info: CardInfo, transport: any ISO15693Transport) async throws -> Fact? {
+        guard info.product?.iso15693?.features.contains(.readSignature) == true else { return nil }
+        let signature: [UInt8]
+        do {
+            signature = try await ISO15693Command.readSignature(uid: info.uid, transport: transport)
+        } catch let error as NFCError where OriginalityCheck.isRefusal(error) {
+            return nil
+        }
+        return OriginalityCheck.fact(OriginalityCheck.verdict(uid: info.uid, signature: signature, reading: .iso15693ReadSignature))
     }
 
     /// READ (SINGLE or EXTENDED) of one block, dropping the security status request for good when the tag

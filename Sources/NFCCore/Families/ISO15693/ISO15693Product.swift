@@ -44,6 +44,9 @@ public struct ISO15693Product: ProductRow, Hashable {
         public static let extendedCommands = Features(rawValue: 0x02)
         /// LOCK BLOCK is not implemented (block protection goes through the vendor's area passwords).
         public static let noLockBlock = Features(rawValue: 0x04)
+        /// The NXP custom command READ SIGNATURE (BDh) gives an originality signature
+        /// (``ISO15693Command/readSignature(uid:transport:)``).
+        public static let readSignature = Features(rawValue: 0x08)
     }
 
     /// Product name ("ICODE SLIX", "ST25DV64K").
@@ -98,12 +101,14 @@ public struct ISO15693Product: ProductRow, Hashable {
         // ICODE SLIX SL2S2002: 28 user blocks of 4 bytes (datasheet "Memory organization").
         ISO15693Product("ICODE SLIX", .iso15693_ICODE_SLIX, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b10, blocks: 28),
-        // ICODE SLIX2 SL2S2602: 80 blocks of 4 bytes, block 79 the counter (datasheet "Memory organization").
+        // ICODE SLIX2 SL2S2602: 80 blocks of 4 bytes, block 79 the counter (datasheet "Memory organization");
+        // READ SIGNATURE BDh (datasheet §9.5.3.20).
         ISO15693Product("ICODE SLIX2", .iso15693_ICODE_SLIX2, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
-                        typeIndicator: 0b01, blocks: 80),
+                        typeIndicator: 0b01, blocks: 80, features: [.readSignature]),
         // ICODE DNA SL2S6002 (datasheet "UID" and "Memory organization"); the size comes from the tag.
+        // READ SIGNATURE BDh as on the SLIX2 (its 32-byte originality signature, "customizable").
         ISO15693Product("ICODE DNA", .iso15693_ICODE_DNA, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
-                        typeIndicator: 0b11),
+                        typeIndicator: 0b11, features: [.readSignature]),
         // ICODE SLI SL2ICS20: 28 blocks of 4 bytes (datasheet "Memory organization").
         ISO15693Product("ICODE SLI", .iso15693_generic, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b00, blocks: 28),

@@ -59,10 +59,19 @@ final class Type2Memory {
     // MARK: Opening
 
     /// Authenticates with `password` when one is given, then reads pages 0–3 (serial number, lock bytes,
-    /// CC).
+    /// CC), and on to `lastPage` in the same run when the caller knows it needs them (a writer: the pages
+    /// it will write). A refused page beyond 3 is left to the caller's own read of it (it is where the
+    /// caller's checks stop, with their error); pages 0–3 must be read.
     @discardableResult
-    func open(password: [UInt8]?) async throws -> [UInt8] {
+    func open(password: [UInt8]?, through lastPage: Int = 3) async throws -> [UInt8] {
         if let password { try await authenticate(password: password) }
+        if lastPage > 3 {
+            do {
+                try await read(Array(0...lastPage))
+            } catch NFCError.authenticationRequired, NFCError.commandRefused {
+                // Read protection from a page after 3 (AUTH0 with PROT): the checks read up to it again.
+            }
+        }
         return try await bytes(0...3)
     }
 
@@ -259,6 +268,13 @@ final class Type2Memory {
         }
     }
 
+    /// Throws as a READ of the first protected page found (``refusedFrom``) does when one of `pages`
+    /// lies at or beyond it and no password was given, without asking the tag again.
+    func requireReadable(_ pages: [Int]) throws {
+        guard !isAuthenticated, let refusedFrom, pages.contains(where: { $0 >= refusedFrom }) else { return }
+        throw refusal(command: 0x30)
+    }
+
     /// Throws ``NFCError/tagLocked`` when a static or dynamic lock bit makes one of `pages` read-only.
     func requireUnlocked(_ pages: [Int]) async throws {
         guard let highest = pages.max() else { return }
@@ -293,6 +309,22 @@ final class Type2Memory {
         if !pagesWritten.contains(page) { pagesWritten.append(page) }
         let unknownAfterWrite = [2, 3, map.dynamicLockPage, map.passwordPage, map.packPage].contains(page)
         known[page] = unknownAfterWrite ? nil : data
+    }
+
+    /// The first WRITE of an operation, to the highest of the pages in `guarded` (the pages it will
+    /// change): AUTH0 protects every page from AUTH0 on (NTAG213/215/216 §8.8.1, MF0ULX1 §8.8.1,
+    /// MF0ICU2 §7.5.8), so this WRITE's ACK says none of them needs the password, without reading the
+    /// AUTH0 page. A NAK writes nothing and leaves the tag IDLE (NTAG213/215/216 §9.3): the tag is
+    /// re-selected and the AUTH0 page read, and a protected page is ``NFCError/authenticationRequired``
+    /// as ``requireWriteAccess(to:)`` finds it; otherwise the WRITE's own error.
+    func writeFirst(page: Int, data: [UInt8], guarding guarded: [Int]) async throws {
+        do {
+            try await write(page: page, data: data)
+        } catch NFCError.writeFailed(let refused) where pagesWritten.isEmpty {
+            try await transport.reselect()
+            try await requireWriteAccess(to: guarded)
+            throw NFCError.writeFailed(page: refused)
+        }
     }
 
     /// WRITEs `page` only when `data` differs from what is known of it (write-back of changed pages).

@@ -1,11 +1,13 @@
 /// Writes an NDEF message to a Type 2 tag (NFC Forum T2T TLV mapping), touching only the pages the new
-/// TLV needs and checking everything that can make the write fail before the first WRITE.
+/// TLV needs and checking everything that can make the write fail before the first byte changes.
 ///
 /// Before writing: optional PWD_AUTH; CC (page 3) must be an NDEF CC of version 1.x with write access
 /// 0h, else ``NFCError/tagLocked`` (or ``NFCError/unsupportedOperation(_:)`` when the tag is not NDEF
 /// formatted); the message must fit, else ``NFCError/capacityExceeded(needed:available:)`` in message
 /// bytes; no page to write may be locked by a static or dynamic lock bit (``NFCError/tagLocked``) or lie
-/// behind AUTH0 without a password (``NFCError/authenticationRequired``).
+/// behind AUTH0 without a password (``NFCError/authenticationRequired``). AUTH0 is tested by the first
+/// WRITE itself when it goes to the highest page (a NAK writes nothing: ``Type2Memory/writeFirst(page:data:guarding:)``),
+/// else read from its configuration page before the first WRITE.
 ///
 /// Layout: the TLV walk of ``NFCForumTLV/scan(memory:start:end:controlTLVs:)`` (the reader's) places the
 /// new TLV where the old NDEF Message TLV is, else where the Terminator is. Every TLV in front of it —
@@ -15,10 +17,14 @@
 /// Pages are read and written through ``Type2Memory``, which writes back changed pages only. The data area is the CC's size,
 /// never more than the product's user memory.
 ///
+/// Reads: pages 0 up to the last page the TLV takes from page 4 in one go (``lastPage(of:map:)``:
+/// CC, lock bytes, the TLV walk and the pages to write), more only where control TLVs push the TLV on.
+///
 /// Order (tearing): when the TLV spans several pages, its length is first set to 0 (an empty message,
-/// skipped when the tag already reads `03 00` there), then the other pages are written, then the page
-/// with the real length — a tag pulled half-way shows an empty message, not a broken one (nfcpy's
-/// order). Pages that already hold the right bytes are not written. Afterwards every written page is
+/// skipped when the tag already reads `03 00` there), then the other pages are written — the highest
+/// first, which tests AUTH0 when nothing was written before it — then the page with the real length —
+/// a tag pulled half-way shows an empty message, not a broken one (nfcpy's order). Pages that already
+/// hold the right bytes are not written. Afterwards every written page is
 /// read back: a difference is ``NFCError/verifyFailed(page:)`` with the first differing page.
 public enum Type2NDEFWriter {
     /// Writes `message` (raw NDEF message bytes; empty writes an empty message). Errors carry the pages
@@ -28,7 +34,7 @@ public enum Type2NDEFWriter {
         let session: Type2Memory
         do { session = try Type2Memory(transport: transport, info: info) } catch { throw TagOperationError(error) }
         do {
-            try await session.open(password: password)
+            try await session.open(password: password, through: lastPage(of: message, map: session.map))
             let cc = try await session.capabilityContainer()
             guard cc.isNDEF else {
                 throw NFCError.unsupportedOperation("The tag is not NDEF formatted (CC \(cc)): format it first")
@@ -45,6 +51,15 @@ public enum Type2NDEFWriter {
         } catch {
             throw TagOperationError(wrapping: error, pagesWritten: session.pagesWritten)
         }
+    }
+
+    /// The last page a TLV for `message` takes when it starts the data area (page 4: no control TLV in
+    /// front, T2T §2.3), within the user memory: the writer reads pages 0 up to it in one go (one FAST_READ
+    /// for CC, lock bytes, TLV walk and the pages to write) instead of one read for each.
+    static func lastPage(of message: [UInt8], map: Type2MemoryMap) -> Int {
+        let tlvBytes = (try? NFCForumTLV.makeArea(message: message).count) ?? 0
+        let lastUserPage = (NFCForumTLV.dataAreaOffset + map.userBytes - 1) / 4
+        return min(lastUserPage, (NFCForumTLV.dataAreaOffset + tlvBytes - 1) / 4)
     }
 
     /// Places and writes the TLV for `message` in the data area `capabilityContainer` describes, then
@@ -64,21 +79,36 @@ public enum Type2NDEFWriter {
         let placement = Dictionary(uniqueKeysWithValues: zip(free, tlv))
         let pages = Set(placement.keys.map { $0 / 4 }).sorted()
 
-        try await session.requireWriteAccess(to: pages)
-        try await session.requireUnlocked(pages)
+        // The pages to write first (the write needs them anyway): a refused one is the protected page
+        // the write stops at, as a dump and an NDEF read of the tag stop at it.
+        try session.requireReadable(pages)
         try await session.read(pages)
+        try await session.requireUnlocked(pages)
 
         let final = try await image(of: pages, session: session, with: placement)
+        let changing = pages.filter { final[$0] != session.known[$0] }
         // The page holding the first length byte is written last; before, the length reads 0.
         let lengthPage = free[1] / 4
         // One changed page is written atomically; only a multi-page change needs the empty-message step.
-        if pages.filter({ final[$0] != session.known[$0] }).count > 1 {
+        var interim: [Int: [UInt8]] = [:]
+        if changing.count > 1 {
             let emptyMessage = [free[0]: NFCForumTLV.BlockType.ndefMessage.rawValue, free[1]: UInt8(0)]
             let headerPages = Set([free[0] / 4, lengthPage]).sorted()
-            let interim = try await image(of: headerPages, session: session, with: emptyMessage)
-            for page in headerPages {
-                try await session.writeChanged(page: page, data: interim[page] ?? [])
-            }
+            interim = try await image(of: headerPages, session: session, with: emptyMessage)
+                .filter { session.known[$0.key] != $0.value }
+        }
+        // AUTH0 guards every page from AUTH0 on, so the highest page to write is the one to test. When
+        // it is the first WRITE (no empty-message step: the tag already shows an empty message, or one
+        // page changes) its own ACK or NAK answers, and nothing is written before it; otherwise AUTH0 is
+        // read first. Either way a protected page is refused before the first byte changes.
+        let highest = changing.max()
+        let probesAUTH0 = interim.isEmpty && highest != nil && (highest != lengthPage || changing.count == 1)
+        if !probesAUTH0 { try await session.requireWriteAccess(to: changing) }
+        for page in interim.keys.sorted() {
+            try await session.writeChanged(page: page, data: interim[page] ?? [])
+        }
+        if probesAUTH0, let highest {
+            try await session.writeFirst(page: highest, data: final[highest] ?? [], guarding: changing)
         }
         for page in pages where page != lengthPage {
             try await session.writeChanged(page: page, data: final[page] ?? [])

@@ -13,12 +13,13 @@ public struct VirtualISO15693Model: Sendable, Hashable {
     /// GET SYSTEM INFORMATION's information flags (bit 1 DSFID, 2 AFI, 3 memory size, 4 IC reference):
     /// products with more than 256 blocks leave the memory size out.
     public var systemInfoFlags: UInt8
-    /// The ISO/IEC 15693-3 command codes (01h–3Fh) the product's datasheet lists. Every other code is
-    /// answered error 01h (command not supported), as the chip does. A listed code the simulator does
-    /// not model (``VirtualISO15693Command/modelled``) is answered error 0Fh ("no information given",
-    /// ISO/IEC 15693-3 §7.4): an ISO 15693 error, neither silence nor a claim that the chip lacks it.
-    /// The products' custom commands (A0h–DFh, EAS, passwords, configuration, mailbox) are not in these
-    /// sets and get error 01h.
+    /// The ISO/IEC 15693-3 command codes (01h–3Fh) the product's datasheet lists, and the one custom
+    /// command modelled (READ SIGNATURE BDh, where the datasheet has it). Every other code is answered
+    /// error 01h (command not supported), as the chip does. A listed code the simulator does not model
+    /// (``VirtualISO15693Command/modelled``) is answered error 0Fh ("no information given", ISO/IEC
+    /// 15693-3 §7.4): an ISO 15693 error, neither silence nor a claim that the chip lacks it. The
+    /// products' other custom commands (A0h–DFh: EAS, passwords, configuration, mailbox) are not in
+    /// these sets and get error 01h.
     public var commands: Set<UInt8>
     /// The most blocks one READ MULTIPLE BLOCKS (23h; with the EXTENDED commands also 33h) returns
     /// where ``commands`` has it; nil reads none.
@@ -78,6 +79,25 @@ public struct VirtualISO15693Model: Sendable, Hashable {
         readMultipleBlocks: 28, pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
 }
 
+extension VirtualISO15693Model {
+    /// ICODE SLIX2 (NXP SL2S2602, Rev. 4.1): 80 blocks of 4 bytes ("Memory organization", block 79 the
+    /// 16-bit counter, kept as plain memory here); UID `E0 04 01` with the type indicator 01b in UID
+    /// bits 37–36 (byte 3 = 08h for the serials modelled); GET SYSTEM INFORMATION as the SLIX (info
+    /// flags 0Fh, memory size 4F 03; IC reference 01h). Its ISO/IEC 15693 commands are the SLIX's
+    /// (01h, 02h, 20h–23h, 25h, 26h, 27h–2Ah, 2Bh, 2Ch); of its NXP custom commands only READ SIGNATURE
+    /// (BDh, §9.5.3.20: flags, BDh, IC Mfg code 04h, optional UID; answer flags 00h and a 32-byte ECC
+    /// signature programmed at production) is modelled.
+    public static let icodeSLIX2 = VirtualISO15693Model(
+        name: "ICODE SLIX2", uidPrefix: [0xE0, 0x04, 0x01, 0x08], blockCount: 80, blockSize: 4, icReference: 0x01,
+        systemInfoFlags: 0x0F,
+        commands: [0x01, 0x02, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C,
+                   VirtualISO15693Command.readSignature],
+        readMultipleBlocks: 80, pcscCardName: PCSCAnswerToReset.CardName.icodeSLI)
+
+    /// Answers READ SIGNATURE (BDh).
+    public var hasReadSignature: Bool { commands.contains(VirtualISO15693Command.readSignature) }
+}
+
 /// ISO/IEC 15693-3 command codes the virtual tags answer ("Command codes" table), and the error codes
 /// of an error response ("Response error code definition").
 enum VirtualISO15693Command {
@@ -89,6 +109,13 @@ enum VirtualISO15693Command {
     static let extendedReadSingleBlock: UInt8 = 0x30, extendedWriteSingleBlock: UInt8 = 0x31
     static let extendedLockBlock: UInt8 = 0x32, extendedReadMultipleBlocks: UInt8 = 0x33
     static let extendedGetSystemInformation: UInt8 = 0x3B
+    /// NXP custom command READ SIGNATURE (ICODE SLIX2 datasheet §9.5.3.20).
+    static let readSignature: UInt8 = 0xBD
+    /// Custom commands (ISO/IEC 15693-3 "Command codes": A0h–DFh) carry the IC manufacturer code as their
+    /// first parameter, before the UID.
+    static let customCommands: ClosedRange<UInt8> = 0xA0...0xDF
+    /// The signature READ SIGNATURE answers: 256 bits (SL2S2602 Table 78).
+    static let signatureLength = 32
 
     /// The codes the virtual tags model, where the product lists them. WRITE MULTIPLE BLOCKS (24h, 34h),
     /// WRITE/LOCK AFI and DSFID (27h–2Ah) and GET MULTIPLE BLOCK SECURITY STATUS (2Ch, 3Ch) are not
@@ -97,7 +124,7 @@ enum VirtualISO15693Command {
     static let modelled: Set<UInt8> = [
         inventory, stayQuiet, readSingleBlock, writeSingleBlock, lockBlock, readMultipleBlocks, select, resetToReady,
         getSystemInformation, extendedReadSingleBlock, extendedWriteSingleBlock, extendedReadMultipleBlocks,
-        extendedGetSystemInformation,
+        extendedGetSystemInformation, readSignature,
     ]
 
     /// Request flags: bit 3 inventory; outside inventory bit 5 select, bit 6 address, bit 7 option.

@@ -8,10 +8,11 @@ import Synchronization
 /// BLOCK (20h; the option flag adds the block security status), WRITE SINGLE BLOCK (21h), LOCK BLOCK
 /// (22h, where the product has it), READ MULTIPLE BLOCKS (23h), SELECT (25h), RESET TO READY (26h), GET
 /// SYSTEM INFORMATION (2Bh) and, on products with them, EXTENDED READ/WRITE SINGLE BLOCK (30h/31h) and
-/// EXTENDED GET SYSTEM INFORMATION (3Bh). Errors: 01h command not supported (the datasheet does not
-/// list it), 0Fh no information given (listed, not modelled: ``VirtualISO15693Command/modelled``), 02h
-/// not recognised (a malformed request), 10h block not available, 11h block already locked, 12h block
-/// locked. Requests
+/// EXTENDED GET SYSTEM INFORMATION (3Bh), and READ SIGNATURE (BDh, NXP custom) on the ICODE SLIX2; a
+/// custom command whose manufacturer code is not the tag's is not supported. Errors: 01h command not
+/// supported (the datasheet does not list it), 0Fh no information given (listed, not modelled:
+/// ``VirtualISO15693Command/modelled``), 02h not recognised (a malformed request), 10h block not
+/// available, 11h block already locked, 12h block locked. Requests
 /// addressed to another UID, and non-addressed ones while quiet, get no answer.
 public final class VirtualISO15693Tag: ISO15693VirtualTag {
     public let model: VirtualISO15693Model
@@ -29,6 +30,7 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
         var powered = false
         var quiet = false
         var selected = false
+        var signature: [UInt8]
     }
 
     /// A tag of `model` with `uid` (8 bytes MSB first, starting with the model's prefix) and
@@ -39,7 +41,15 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
         }
         self.model = model
         target = Target(modulation: .iso15693, uid: uid)
-        state = Mutex(State(memory: [UInt8](repeating: 0, count: model.blockCount * model.blockSize)))
+        // A made-up signature from the UID, which verifies against no key; a scenario's `signature` sets a real one.
+        let signature = (0..<VirtualISO15693Command.signatureLength).map { uid[$0 % uid.count] ^ UInt8($0) }
+        state = Mutex(State(memory: [UInt8](repeating: 0, count: model.blockCount * model.blockSize), signature: signature))
+    }
+
+    /// The 32 bytes READ SIGNATURE answers (products with it; factory data, never changed by a command).
+    public var signature: [UInt8] {
+        get { state.withLock { $0.signature } }
+        set { state.withLock { $0.signature = newValue } }
     }
 
     /// The model's UID prefix followed by serial bytes from `serial` (cut or zero-padded).
@@ -108,6 +118,11 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
                 return inventory(frame, &s)
             }
             var parameters = Array(frame.dropFirst(2))
+            var manufacturer: UInt8?
+            if VirtualISO15693Command.customCommands.contains(command) {
+                guard !parameters.isEmpty else { return error(VirtualISO15693Command.errorNotRecognised) }
+                manufacturer = parameters.removeFirst()
+            }
             if flags & VirtualISO15693Command.addressFlag != 0 {
                 guard parameters.count >= 8, Array(parameters.prefix(8)) == target.uid.reversed() else { return .silent }
                 parameters.removeFirst(8)
@@ -115,6 +130,9 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
                 guard s.selected else { return .silent }
             } else if s.quiet {
                 return .silent
+            }
+            if let manufacturer, manufacturer != model.uidPrefix[1] {
+                return error(VirtualISO15693Command.errorNotSupported)
             }
             return handle(command, parameters, option: flags & VirtualISO15693Command.optionFlag != 0, &s)
         }
@@ -185,6 +203,9 @@ public final class VirtualISO15693Tag: ISO15693VirtualTag {
             // The parameter request field: bits 1–4 as GET SYSTEM INFORMATION's flags; later fields
             // (MOI, command list, CSI) are not modelled and not sent.
             return .data([0x00] + systemInformation(flags: parameters[0] & 0x0F, sizeBytes: 2, s))
+        case C.readSignature:
+            guard parameters.isEmpty else { return error(C.errorNotRecognised) }
+            return .data([0x00] + s.signature)
         default:
             return error(C.errorNotSupported)
         }
