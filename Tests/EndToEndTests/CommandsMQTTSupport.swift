@@ -160,18 +160,22 @@ final class CommandAgentHarness: @unchecked Sendable {
 /// (to leave retained requests there, for instance). `commands` replaces the configuration's
 /// `commands` section, `agentProtocol` is its `mqtt.protocol` (`mqtt`: more lines of the same
 /// mapping, `key: value`), `extraConfiguration` is appended to the configuration (`dump: {on_scan:
-/// true}`) and `modulations` is its `reader.polling.modulations` (executable mode); `brokerOptions`
+/// true}`), `modulations` is its `reader.polling.modulations`, `intervalMilliseconds` its
+/// `reader.polling.interval_ms` and `presence` its `presence` section, the agent's defaults when nil
+/// (executable mode); `brokerOptions`
 /// configure the broker, `clientProtocol` the test client.
 func withCommandAgent<Result>(
     scenario: String, reader: AgentRun.Reader = .simulator, mode: CommandAgentHarness.Mode = .executable,
     lockEnabled: Bool = false, commands: String? = nil,
     agentProtocol: String = "5", mqtt: [String] = [], extraConfiguration: String = "", modulations: String = "[iso14443a]",
+    intervalMilliseconds: Int? = nil, presence: String? = nil,
     clientProtocol: MQTTProtocolVersion = .v5, brokerOptions: MosquittoBroker.Options = .init(),
     before: (MosquittoBroker) async throws -> Void = { _ in }, isolation: isolated (any Actor)? = #isolation,
     _ body: (CommandAgentHarness) async throws -> Result
 ) async throws -> Result {
     let options = AgentRun.Options(
-        scenario: scenario, reader: reader, broker: brokerOptions, intervalMilliseconds: nil, modulations: modulations, presence: nil,
+        scenario: scenario, reader: reader, broker: brokerOptions, intervalMilliseconds: intervalMilliseconds, modulations: modulations,
+        presence: presence,
         mqtt: ["protocol: \"\(agentProtocol)\""] + mqtt, homeAssistant: false,
         extra: "commands: \(commands ?? "{lock: {enabled: \(lockEnabled)}}")" + (extraConfiguration.isEmpty ? "" : "\n" + extraConfiguration),
         watcherFilters: nil, startsAgent: false)
