@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Identification: `nfcbridge scan --once` (product + NDEF) next to `nfc-list -t N` (anticollision
 # only) on the same emulated tag, paired runs; then the frames of one session of each from libnfc's
-# own frame log, with the line-rate floor. DESFire EV2 (with an NDEF application) vs nfc-list -t 1.
+# own frame log, with the line-rate floor. DESFire EV2 (with an NDEF application) vs nfc-list -t 1;
+# the ISO 14443-B Type 4 card (`type4_b`) vs nfc-list -t 8 (ISO14443B).
 #   bench/identify.sh            RUNS=N CONFIGURATION=release BAUD=N KINDS="desfire_ev2 …" (only those rows)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/scenarios.sh"
 bench_header "identification: nfcbridge scan --once vs nfc-list -t N"
-for row in "ntag215 1" "classic_1k 1" "type4 1" "felica_lite_s 2" "desfire_ev2 1"; do
+for row in "ntag215 1" "classic_1k 1" "type4 1" "felica_lite_s 2" "desfire_ev2 1" "type4_b 8"; do
     set -- $row
     kind=$1 mask=$2
     if [ -n "${KINDS:-}" ] && [[ " $KINDS " != *" $kind "* ]]; then continue; fi

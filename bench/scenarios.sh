@@ -12,6 +12,8 @@ write_scenario() {
       4: 00112233445566778899AABBCCDDEEFF" ;;
         type4) extra="    uid: 04C1C2C3C4C5C6
     ndef: [{uri: https://example.org/type4}]" ;;
+        type4_b) extra="    uid: 1A2B3C4D
+    ndef: [{uri: https://example.org/type4b}]" ;;
         felica*) extra="    idm: 012E4CD1A1B2C3D4
     ndef: [{text: FeliCa bench}]" ;;
         desfire*|ntag424*) extra="    uid: 04D1D2D3D4D5D6

@@ -82,6 +82,10 @@ public final class MQTTClient: Sendable {
     /// `configuration.url` and `failoverURLs`; nil before the first connection.
     public var connectedURL: String? { session.connectedURL }
 
+    /// Whether the current connection (while disconnected: the last attempt) speaks MQTT 5: false
+    /// when configured `.v311`, or on a node that fell back (`MQTTConfiguration.fallsBackToV311`).
+    public var speaksV5: Bool { session.speaksV5 }
+
     /// Connections made on another node than the connection before them (`failoverURLs`).
     public var failovers: Int { session.failovers }
 

@@ -18,6 +18,15 @@ public struct MQTTConfiguration: Sendable, Hashable {
     public var failoverURLs: [String]
     /// Protocol version; `.v5` by default. v5 CONNECT properties travel inside the case.
     public var protocolVersion: MQTTProtocolVersion
+    /// Under `.v5`: a node that refuses an MQTT 5 CONNECT as a broker that speaks only MQTT 3.1.1
+    /// does — CONNACK 0x84 Unsupported Protocol Version (a 3.1.1 CONNACK with return code 1 reads the
+    /// same), or the connection closed after the CONNECT without any CONNACK (RabbitMQ 3.10) — is
+    /// tried again at once with MQTT 3.1.1; once that connects, the node is remembered as 3.1.1 for
+    /// the client's life (`.fellBackToV311` on `MQTTClient.events`, once per node). On such a node
+    /// publishes go without their v5 properties and subscriptions without their v5 options
+    /// (`MQTTClient.speaksV5` says which protocol the connection has). `false`: the refusal is a
+    /// connection failure like any other. Default `true`.
+    public var fallsBackToV311: Bool
     /// Client identifier. `nil` lets libmosquitto pick a random one, which needs `cleanStart`.
     public var clientID: String?
     /// Keepalive interval: the broker drops the connection (and publishes the will) after 1.5 × this
@@ -59,6 +68,7 @@ public struct MQTTConfiguration: Sendable, Hashable {
         self.url = url
         self.failoverURLs = failoverURLs
         self.protocolVersion = protocolVersion
+        self.fallsBackToV311 = true
         self.clientID = clientID
         self.keepAlive = keepAlive
         self.username = username

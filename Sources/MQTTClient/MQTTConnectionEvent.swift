@@ -17,4 +17,8 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     /// episode; from now on each takeover waits 5 s, doubling up to 5 min (`retryIn` is the first
     /// wait), instead of taking the session straight back (`MQTTClient.duplicateClientIDTakeovers`).
     case duplicateClientID(takeovers: Int, retryIn: Duration)
+    /// The node `broker` (its URL) refused MQTT 5 — CONNACK 0x84, or the connection closed after the
+    /// CONNECT without a CONNACK, as RabbitMQ 3.10 does — and accepted MQTT 3.1.1: from now on this
+    /// client speaks 3.1.1 to it (``MQTTConfiguration/fallsBackToV311``). Once per node.
+    case fellBackToV311(broker: String)
 }

@@ -24,6 +24,7 @@ import Synchronization
 final class MosquittoSession: @unchecked Sendable {
     let configuration: MQTTConfiguration
     let address: MQTTBrokerAddress
+    /// The configured protocol is MQTT 5 (a node may still speak 3.1.1: ``speaksV5``).
     let isV5: Bool
     let messages: AsyncStream<MQTTMessage>
     let events: AsyncStream<MQTTConnectionEvent>
@@ -52,6 +53,11 @@ final class MosquittoSession: @unchecked Sendable {
     private var connected = false
     private var sessionPresent = false
     private var connackReason: Int?
+    /// The protocol of the attempt under way, or of the connection: MQTT 5 unless configured 3.1.1 or
+    /// the node fell back (``BrokerNodes/v311Nodes``).
+    private var attemptIsV5: Bool
+    /// The attempt under way is the MQTT 3.1.1 retry of a node that refused MQTT 5.
+    private var fallbackAttempt = false
     private var subscriptions = SubscriptionTable()
     /// The broker nodes, the one in use and the failovers so far.
     private var nodes: BrokerNodes
@@ -117,6 +123,7 @@ final class MosquittoSession: @unchecked Sendable {
         self.address = address
         self.nodes = nodes
         self.isV5 = configuration.protocolVersion.isV5
+        self.attemptIsV5 = configuration.protocolVersion.isV5
         self.handle = handle
         self.connectProperties = connectProperties
         self.keepAliveSeconds = Int32(keepAlive)
@@ -231,6 +238,8 @@ final class MosquittoSession: @unchecked Sendable {
 
     var takeovers: Int { locked { takeover.takeovers } }
 
+    var speaksV5: Bool { locked { attemptIsV5 } }
+
     /// Starts the network thread in "retry forever" mode (no-op when already running).
     func start() throws(MQTTClientError) {
         try locked { () throws(MQTTClientError) in
@@ -316,10 +325,14 @@ final class MosquittoSession: @unchecked Sendable {
                  properties: MQTTPublishProperties) async throws {
         try MQTTTopic.validateName(topic)
         guard isV5 || properties.isEmpty else { throw MQTTClientError.notSupported("publish properties need MQTT v5") }
+        // A node that fell back to MQTT 3.1.1 gets the message without its properties (3.1.1 has none;
+        // a message queued meanwhile keeps them, and libmosquitto leaves them out on a 3.1.1 link).
+        let nodeIsV5 = speaksV5
+        let properties = nodeIsV5 ? properties : MQTTPublishProperties()
         // MQTT's Remaining Length tops out at 268,435,455 bytes (MQTT 5.0 §1.5.5).
         guard payload.count <= 268_435_455 else { throw MQTTClientError.payloadTooLarge(size: payload.count) }
         if let limit = configuration.maximumOutgoingPacket,
-           MQTTPacketSize.publish(topic: topic, payloadCount: payload.count, qos: qos, properties: properties, isV5: isV5) > limit {
+           MQTTPacketSize.publish(topic: topic, payloadCount: payload.count, qos: qos, properties: properties, isV5: nodeIsV5) > limit {
             throw MQTTClientError.payloadTooLarge(size: payload.count)
         }
         if qos == .atMostOnce {
@@ -370,7 +383,7 @@ final class MosquittoSession: @unchecked Sendable {
                 guard linkUp else { return continuation.resume() }  // sent with the next CONNACK
                 var mid: Int32 = 0
                 let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
-                                                isV5 ? options.mosquittoBits : 0, nil)
+                                                attemptIsV5 ? options.mosquittoBits : 0, nil)
                 switch rc {
                 case MOSQ_ERR_SUCCESS.rawValue: subscribeWaiters[mid] = (filter, continuation)
                 case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
@@ -458,19 +471,36 @@ final class MosquittoSession: @unchecked Sendable {
         case stopped
         case failed(MQTTClientError)
         case lost(MQTTClientError)
+        /// An MQTT 5 CONNECT refused as a broker that speaks only 3.1.1 refuses it: CONNACK 0x84
+        /// (libmosquitto reports a 3.1.1 CONNACK "unacceptable protocol version", return code 1, as
+        /// 0x84 too), or the connection closed after the CONNECT without any CONNACK.
+        case versionRefused(MQTTClientError)
     }
 
     private func runLoop() {
         var attempt = 0
         // The failure last reported to `failureHandler`; nil after a success.
         var reported: MQTTClientError?
+        // The next attempt is the MQTT 3.1.1 retry of a node that refused MQTT 5 just now.
+        var retryAsV311 = false
         loop: while true {
             if locked({ stopRequested }) { break }
             var failure: MQTTClientError?
             var verdict = TakeoverWatch.Verdict.ordinary
             let node = locked { nodes.current }
-            switch connectOnce() {
-            case .stopped:
+            var outcome = connectOnce(asV311: retryAsV311)
+            retryAsV311 = false
+            if case .versionRefused(let error) = outcome {
+                // Straight to the same node with MQTT 3.1.1, no back-off: remembered for the node once
+                // it connects (handleConnack), reported as a failure only if it fails too.
+                guard !configuration.fallsBackToV311 else {
+                    retryAsV311 = true
+                    continue loop
+                }
+                outcome = .failed(error)
+            }
+            switch outcome {
+            case .stopped, .versionRefused:
                 break loop
             case .failed(let error):
                 failure = error
@@ -534,18 +564,24 @@ final class MosquittoSession: @unchecked Sendable {
     }
 
     /// One connection: TCP (+TLS) connect, CONNECT, then the packet loop until the link ends.
-    private func connectOnce() -> AttemptOutcome {
-        let address = locked { () -> MQTTBrokerAddress in
+    /// `asV311`: the retry of a node that refused MQTT 5 (``AttemptOutcome/versionRefused(_:)``).
+    private func connectOnce(asV311: Bool) -> AttemptOutcome {
+        let (address, v5) = locked { () -> (MQTTBrokerAddress, Bool) in
             connackReason = nil
             linkUp = false
             connectedAt = nil
             dropRequested = false
-            return nodes.current
+            // The protocol of this attempt, set on the handle while no link is up (under the lock, so
+            // no publish or subscribe reads it half-way).
+            attemptIsV5 = isV5 && !asV311 && !nodes.currentSpeaksOnlyV311
+            fallbackAttempt = asV311
+            _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, attemptIsV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
+            return (nodes.current, attemptIsV5)
         }
         lastError.withLock { $0 = nil }
         // Blocking: name lookup and the TCP handshake happen here (TLS continues inside mosquitto_loop).
         var rc = mosquitto_connect_bind_v5(handle, address.host, Int32(address.port), keepAliveSeconds, nil,
-                                           connectProperties)
+                                           v5 ? connectProperties : nil)
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let systemError = errno
             if locked({ stopRequested }) { return .stopped }
@@ -574,12 +610,14 @@ final class MosquittoSession: @unchecked Sendable {
                 ? .connectionLost("closed by the broker")
                 : MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError))
         }
-        if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: isV5)) }
+        // CONNACK 0x84 Unsupported Protocol Version (MQTT 5.0 §3.2.2.2).
+        if v5, reason == 0x84 { return .versionRefused(.connackRefusal(reasonCode: 0x84, isV5: true)) }
+        if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: v5)) }
         let detail = lastError.withLock { $0 }
-        if isV5, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
+        if v5, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
             // TCP was up, no TLS error, no CONNACK: the broker closed the connection after our CONNECT.
             // A broker that speaks only MQTT 3.1.1 (RabbitMQ 3.10's MQTT plugin) drops a v5 CONNECT so.
-            return .failed(.brokerUnreachable(
+            return .versionRefused(.brokerUnreachable(
                 "the broker closed the connection before its CONNACK (a broker that speaks only MQTT 3.1.1, "
                     + "such as RabbitMQ 3.10, drops an MQTT 5 CONNECT: set the protocol to 3.1.1)"))
         }
@@ -652,6 +690,9 @@ final class MosquittoSession: @unchecked Sendable {
             linkUp = true
             connectedAt = .now
             nodes.connected()
+            if fallbackAttempt, nodes.fellBackToV311() {
+                emit(.fellBackToV311(broker: nodes.urls[nodes.index]))
+            }
             sessionPresent = flags & 1 == 1
             // Restore every subscription on every CONNACK: a clean session has none, and re-sending to
             // a persistent session is harmless. `.connected` waits for their SUBACKs.
@@ -659,7 +700,7 @@ final class MosquittoSession: @unchecked Sendable {
             for (filter, subscription) in subscriptions.entries {
                 var mid: Int32 = 0
                 let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(subscription.qos.rawValue),
-                                                isV5 ? subscription.options.mosquittoBits : 0, nil)
+                                                attemptIsV5 ? subscription.options.mosquittoBits : 0, nil)
                 if rc == MOSQ_ERR_SUCCESS.rawValue { pendingRestores.insert(mid) }
             }
             if pendingRestores.isEmpty { markConnected() }
@@ -707,7 +748,7 @@ final class MosquittoSession: @unchecked Sendable {
                 subscriptions.remove(waiter.filter)
                 waiter.continuation.resume(throwing: MQTTClientError.subscriptionRefused(
                     topic: waiter.filter, reasonCode: refusal,
-                    reason: isV5 ? MQTTClientError.reasonText(refusal) : "failure"))
+                    reason: attemptIsV5 ? MQTTClientError.reasonText(refusal) : "failure"))
             } else {
                 waiter.continuation.resume()
             }

@@ -23,6 +23,8 @@ public final class TCPProxy: @unchecked Sendable {
     private var links: [ObjectIdentifier: Link] = [:]
     private var isClosed = false
     private var acceptedCount = 0
+    private var refusal: MQTT5Refusal?
+    private var refusedCount = 0
     /// Bytes relayed from clients to the target so far, under its own condition for waiters.
     private let relayed = NSCondition()
     private var upstreamBytes = 0
@@ -34,6 +36,38 @@ public final class TCPProxy: @unchecked Sendable {
             self.client = client
             self.upstream = upstream
         }
+    }
+
+    /// What the proxy does with an MQTT 5 CONNECT, to stand for a broker that speaks only MQTT 3.1.1
+    /// in front of one that speaks both (``refuseMQTT5(_:)``).
+    public enum MQTT5Refusal: Sendable {
+        /// Closes the connection without a CONNACK, as RabbitMQ 3.10's MQTT plugin does.
+        case close
+        /// Answers the 3.1.1 CONNACK "unacceptable protocol version" (`20 02 00 01`, MQTT 3.1.1
+        /// §3.2.2.3 return code 1), then closes, as a 3.1.1 broker following the spec does.
+        case unacceptableVersion
+    }
+
+    /// From now on, an MQTT 5 CONNECT (protocol level 5, the first packet of a connection) is refused
+    /// as `refusal` says and never reaches the target; MQTT 3.1.1 connections are relayed as before.
+    /// The CONNECT must come in the connection's first read (libmosquitto writes it in one piece).
+    public func refuseMQTT5(_ refusal: MQTT5Refusal) {
+        lock.withLock { self.refusal = refusal }
+    }
+
+    /// MQTT 5 CONNECTs refused so far (``refuseMQTT5(_:)``).
+    public var refusedMQTT5Connects: Int { lock.withLock { refusedCount } }
+
+    /// The protocol level of an MQTT CONNECT at the start of `bytes` (MQTT 3.1.1 §3.1.2.2: 4, MQTT 5.0: 5),
+    /// nil when `bytes` do not start with a whole CONNECT variable header.
+    static func connectLevel(_ bytes: ArraySlice<UInt8>) -> UInt8? {
+        guard bytes.first == 0x10 else { return nil }
+        // The Remaining Length: 1–4 bytes, 7 bits each, the top bit says another follows.
+        var index = bytes.startIndex + 1
+        while index < bytes.endIndex, bytes[index] & 0x80 != 0, index < bytes.startIndex + 4 { index += 1 }
+        let name = index + 1
+        guard name + 6 < bytes.endIndex, Array(bytes[name..<name + 6]) == [0x00, 0x04] + Array("MQTT".utf8) else { return nil }
+        return bytes[name + 6]
     }
 
     /// Listens on a free loopback port and starts relaying to `targetPort`.
@@ -162,6 +196,7 @@ public final class TCPProxy: @unchecked Sendable {
     /// Copies bytes both ways until either side ends, then closes both.
     private func relay(_ link: Link) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var first = true
         loop: while true {
             var fds = [pollfd(fd: link.client, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: link.upstream, events: Int16(POLLIN), revents: 0)]
@@ -171,6 +206,18 @@ public final class TCPProxy: @unchecked Sendable {
                 let to = index == 0 ? link.upstream : link.client
                 let count = read(from, &buffer, buffer.count)
                 guard count > 0 else { break loop }
+                if index == 0, first {
+                    first = false
+                    let refusal = lock.withLock { self.refusal }
+                    if let refusal, Self.connectLevel(buffer[0..<count]) == 5 {
+                        lock.withLock { refusedCount += 1 }
+                        if refusal == .unacceptableVersion {
+                            let connack: [UInt8] = [0x20, 0x02, 0x00, 0x01]
+                            _ = connack.withUnsafeBytes { send(link.client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        }
+                        break loop
+                    }
+                }
                 var offset = 0
                 while offset < count {
                     // MSG_NOSIGNAL: a peer that went away must not raise SIGPIPE in the test process.

@@ -99,6 +99,37 @@ import TestSupport
         }
     }
 
+    /// The Gen4 GTU probe (`access.probes.gen4_gtu`, off by default): the simulator's Gen4 Classic and
+    /// Ultralight answer `CF 00000000 CC` and are flagged `gen4_gtu`; a genuine NTAG216 and Classic
+    /// refuse it, are re-selected and scanned on (the NTAG216's signature still verifies).
+    @Test func theGen4ProbeFlagsGen4CardsAndNotGenuineOnes() async throws {
+        let ntag = Self.genuine[0]
+        let scenario = """
+            tags:
+              - {id: gen4_classic, type: classic_1k, uid: 9A1B2C3F, magic: gen4}
+              - {id: gen4_ultralight, type: ultralight, uid: 04D1E2F3A4B5C7, magic: gen4}
+              - {id: ntag216, type: ntag216, uid: \(ntag.uid), signature: \(ntag.signature)}
+              - {id: classic, type: classic_1k, uid: 9A1B2C3E}
+            """
+        let options = AgentRun.Options(
+            scenario: scenario, presence: "{removal_grace_ms: 150, min_interval_ms: 0}",
+            extra: "access: {probes: {gen4_gtu: true}}")
+        try await withAgentRun(options) { run in
+            await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+            for id in ["gen4_classic", "gen4_ultralight"] {
+                let trust = try await trust(of: id, in: run)
+                #expect((trust["clone_probes"] as? [String])?.contains("gen4_gtu") == true, "\(id): \(trust)")
+                #expect(trust["verdict"] as? String == "untrusted" && trust["reason"] as? String == "clone_detected", "\(id): \(trust)")
+            }
+            for id in ["ntag216", "classic"] {
+                let trust = try await trust(of: id, in: run)
+                #expect(trust["clone_probes"] as? [String] == [], "a genuine card refuses CFh: \(id): \(trust)")
+                #expect(trust["verdict"] as? String == "trusted", "\(id): \(trust)")
+            }
+            run.agent.expectCleanStop()
+        }
+    }
+
     @Test func requiredSignatureRefusesATagWithoutOne() async throws {
         let scenario = "tags:\n  - {id: classic, type: classic_1k, uid: 9A1B2C3E}\n  - {id: ntag, type: ntag216, uid: 0485928AA06181, signature: 1B84EB70BD4CBD1B1DE4980B1858BD7C7285B4E47B388E96CF886BEEA343AD90}"
         let options = AgentRun.Options(

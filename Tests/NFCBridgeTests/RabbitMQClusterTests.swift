@@ -8,8 +8,8 @@ import Testing
 @testable import NFCBridge
 
 /// The agent on a real broker cluster (issue 24): RabbitMQ 3.10's MQTT plugin, two nodes on
-/// loopback (``RabbitMQCluster``). The agent speaks MQTT 3.1.1 (RabbitMQ 3.10 drops an MQTT 5
-/// CONNECT) and lists both nodes in `mqtt.url`; it starts on node A, a back end listens on node B.
+/// loopback (``RabbitMQCluster``). The agent is left at MQTT 5 and falls back to 3.1.1 on each node
+/// (RabbitMQ 3.10 drops an MQTT 5 CONNECT) and lists both nodes in `mqtt.url`; it starts on node A, a back end listens on node B.
 /// Node A is killed in the middle of 40 taps: every tap reaches the back end through node B, in
 /// order; requests the back end sends on node B are answered before and after; node B holds the
 /// agent's retained state (RabbitMQ keeps retained messages per node).
@@ -34,10 +34,16 @@ import Testing
         defer { cluster.stop() }
         let (nodeA, nodeB) = (cluster.nodes[0], cluster.nodes[1])
 
-        // An MQTT 5 CONNECT is dropped without a CONNACK; the error says what to set.
-        let fiveClient = try MQTTClient(configuration: MQTTConfiguration(url: nodeB.url, clientID: "speaks-five"))
-        let refusal = await #expect(throws: MQTTClientError.self) { try await fiveClient.connect() }
+        // An MQTT 5 CONNECT is dropped without a CONNACK; without the fallback the error says what to set.
+        var fiveOnly = MQTTConfiguration(url: nodeB.url, clientID: "speaks-five")
+        fiveOnly.fallsBackToV311 = false
+        let refusal = await #expect(throws: MQTTClientError.self) { try await MQTTClient(configuration: fiveOnly).connect() }
         #expect(refusal?.message.contains("set the protocol to 3.1.1") == true, "\(String(describing: refusal))")
+        // With it (the default), the client tries the node again at once with MQTT 3.1.1.
+        let fiveClient = try MQTTClient(configuration: MQTTConfiguration(url: nodeB.url, clientID: "speaks-five"))
+        try await fiveClient.connect()
+        #expect(!fiveClient.speaksV5)
+        await fiveClient.disconnect()
 
         let backend = try Self.client(nodeB.url, id: "backend")
         let seen = RecordingStream(backend.messages)
@@ -50,14 +56,12 @@ import Testing
         brokers.others = [nodeB.url]
         var config = AgentConfiguration(id: "test")
         config.mqtt.brokers = brokers
-        config.mqtt.protocolVersion = .v311
         var settings = config.mqttClientConfiguration
         settings.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
         settings.keepAlive = .seconds(10)
         let publisher = MQTTClientPublisher(client: try MQTTClient(configuration: settings), acknowledgementTimeout: .seconds(10))
         let h = try AgentHarness(publisher: publisher) {
             $0.mqtt.brokers = brokers
-            $0.mqtt.protocolVersion = .v311
         }
         try publisher.start()
         // `online` comes after the agent subscribed to its requests.
@@ -72,14 +76,14 @@ import Testing
             #expect(response.payloadString?.contains("invalid_request") == true, "\(response.payloadString ?? "")")
         }
         try await cancelAnswered("before-the-kill")
-        #expect(publisher.client.connectedURL == nodeA.url)
+        #expect(publisher.client.connectedURL == nodeA.url && !publisher.client.speaksV5)
 
         for number in 0..<40 {
             if number == 20 { cluster.kill(nodeA) }
             await h.tap(number)
         }
         try await seen.next { $0.topic == "nfc/test/event/removed" && $0.payloadString?.contains(#""seq":80"#) == true }
-        #expect(publisher.client.connectedURL == nodeB.url)
+        #expect(publisher.client.connectedURL == nodeB.url && !publisher.client.speaksV5)
 
         // Every tap once and in order: the events' first arrivals are seq 1…80 in order. QoS 1 may
         // deliver the one event in flight when node A died twice (its PUBACK died with the node).

@@ -18,6 +18,9 @@ struct BrokerNodes: Sendable, Equatable {
     private(set) var connectedIndex: Int?
     /// Connections made on another node than the connection before them.
     private(set) var failovers = 0
+    /// The nodes that refused MQTT 5 and took MQTT 3.1.1 (``fellBackToV311()``): every later attempt
+    /// on them speaks 3.1.1.
+    private(set) var v311Nodes: Set<Int> = []
 
     /// Parses the nodes of `configuration`.
     /// - Throws: `invalid_url` for a URL that is not a broker URL, `invalid_configuration` for more
@@ -46,6 +49,15 @@ struct BrokerNodes: Sendable, Equatable {
     /// The attempt on ``current`` failed or its connection ended: the next attempt goes to the next node.
     mutating func advance() {
         index = (index + 1) % addresses.count
+    }
+
+    /// Whether ``current`` is known to speak only MQTT 3.1.1.
+    var currentSpeaksOnlyV311: Bool { v311Nodes.contains(index) }
+
+    /// ``current`` refused an MQTT 5 CONNECT and accepted an MQTT 3.1.1 one: remembered for the
+    /// client's life. Returns true the first time for this node (so it is reported once).
+    mutating func fellBackToV311() -> Bool {
+        v311Nodes.insert(index).inserted
     }
 
     /// A connection was made on ``current``: counts a failover when the previous connection was on

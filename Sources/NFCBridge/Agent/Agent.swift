@@ -206,6 +206,9 @@ package final class Agent: Sendable {
                     "duplicate_client_id: another client connects as \(clientID): the broker gave it the session \(takeovers) "
                         + "times within seconds; give every agent its own id. Retrying in \(retryIn), then backing off up to 5 min")
                 await pipeline.emit(.error, DuplicateClientIDEvent(takeovers: takeovers, clientID: clientID))
+            case let .fellBackToV311(broker):
+                logger.warning("the broker \(broker) speaks only MQTT 3.1.1 (it refused an MQTT 5 CONNECT): the agent speaks 3.1.1 "
+                    + "to it from now on, without MQTT 5 properties (docs/fleet.md); set mqtt.protocol: \"3.1.1\" to skip the MQTT 5 try")
             case let .message(message):
                 if let command = topics.command(inRequestTopic: message.topic) {
                     await commands.receive(message, command: command)

@@ -137,6 +137,7 @@ package final class MQTTClientPublisher: MessagePublisher {
                     continuation.yield(.disconnected)
                 case let .duplicateClientID(takeovers, retryIn):
                     continuation.yield(.duplicateClientID(takeovers: takeovers, retryIn: retryIn))
+                case let .fellBackToV311(broker): continuation.yield(.fellBackToV311(broker: broker))
                 case .connectionFailed, .reconnecting: break
                 }
             }

@@ -70,6 +70,9 @@ package enum PublisherEvent: Sendable, Equatable {
     /// Another client with the agent's client id keeps taking the session (`takeovers` so far):
     /// reported once; the publisher now backs off (5 s doubling to 5 min) instead of fighting.
     case duplicateClientID(takeovers: Int, retryIn: Duration)
+    /// The broker node `broker` refused MQTT 5 and took MQTT 3.1.1, which the publisher speaks to it
+    /// from now on (docs/fleet.md, "Brokers that speak only MQTT 3.1.1"). Once per node.
+    case fellBackToV311(broker: String)
     /// A message arrived on a subscription.
     case message(InboundMessage)
 }

@@ -7,9 +7,14 @@
 /// AN13452 §"Originality signature"; DESFire Light: AN12343 §"Originality check"; NTAG 424 DNA:
 /// AN12196 §8.2 "Asymmetric check"; DESFire EV2 / EV2 XL / EV3 and NTAG 413 DNA: keys recovered
 /// from genuine UID/signature pairs. Every key as Proxmark3 lists it in
-/// `client/src/crypto/originality.c` (read for the facts, not copied). NTAG 22x DNA's key is not
-/// published in those sources, so its signature is reported `invalid` until a key is added through
-/// `access.originality_keys_file`.
+/// `client/src/crypto/originality.c` (read for the facts, not copied).
+///
+/// No row for NTAG 22x DNA (NTAG 223 DNA / 224 DNA): none of the sources above gives its public key
+/// (originality.c lists none; the datasheets were not at hand to check), and none is invented here.
+/// Their Type 2 product rows do not read the signature, so a genuine one is `unsupported`, never
+/// flagged by `version_signature_mismatch`. The Ultralight AES
+/// rows (AN13452 and NXP TagInfo) are here, but its Type 2 product row (generic Ultralight) does not
+/// read the 48-byte signature yet.
 public enum OriginalityKeyTable {
     /// The keys, in the order they are tried.
     public static let keys: [OriginalityKey] = [

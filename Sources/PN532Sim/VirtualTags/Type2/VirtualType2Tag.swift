@@ -17,15 +17,19 @@ public final class VirtualType2Tag: VirtualTag {
     private let state: Mutex<VirtualType2Machine>
     /// A "magic" Gen1a Ultralight clone (scenario `magic: gen1a`) that answers the backdoor unlock.
     public let hasGen1aBackdoor: Bool
+    /// A "magic" Gen4 GTU clone (scenario `magic: gen4`) that answers the Gen4 version read (``VirtualGen4GTU``).
+    public let hasGen4GTU: Bool
 
     /// A factory-fresh tag of `model` with `uid` (7 bytes for real NXP tags). ATQA and SAK default to
     /// the Type 2 values `00 44` / `00`; pass others to imitate Classic-looking clones. `gen1a`: a
-    /// "magic" Gen1a clone.
+    /// "magic" Gen1a clone; `gen4`: a "magic" Gen4 GTU clone.
     public init(
-        model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00, gen1a: Bool = false
+        model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00, gen1a: Bool = false,
+        gen4: Bool = false
     ) {
         state = Mutex(VirtualType2Machine(model: model, uid: uid, atqa: atqa, sak: sak))
         hasGen1aBackdoor = gen1a
+        hasGen4GTU = gen4
     }
 
     /// A tag that answers like the one `dump` was read from (Flipper's listener-from-poller-data idea):
@@ -65,7 +69,8 @@ public final class VirtualType2Tag: VirtualTag {
     }
 
     public func receive(_ frame: [UInt8]) -> VirtualTagReply {
-        state.withLock { $0.receive(frame) }
+        if hasGen4GTU, let reply = VirtualGen4GTU.answer(frame) { return reply }
+        return state.withLock { $0.receive(frame) }
     }
 
     public func powerOff() {
