@@ -109,9 +109,10 @@ build: build-deps
 # Tests run one at a time: on a 2-core machine Swift's cooperative pool has two threads, and the
 # end-to-end tests wait on child processes (simulator, broker, libnfc tools); run side by side,
 # such waits can hold both threads while another test's in-process work needs one.
-# scripts/test-all.sh: the test run, with the other steps beside it at nice 19 (the fuzz build, then
-# the fuzz smoke beside the release build, then the packaging checks: the same steps as test-swift,
-# fuzz-smoke and test-deploy), their output printed when the tests end, each bounded by TEST_BOUND.
+# scripts/test-all.sh: the test run, with the other steps beside it at nice 19 until it ends (the
+# fuzz build, then the fuzz smoke beside the release build, then the packaging checks: the same steps
+# as test-swift, fuzz-smoke and test-deploy), their output printed when the tests end, each bounded
+# by TEST_BOUND.
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/test-all.sh $(MAKE) $(TEST_BOUND)
