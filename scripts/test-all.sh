@@ -3,11 +3,11 @@
 # beside it.
 #
 # The test run (scripts/test-swift.sh, about 7 min) mostly waits on child processes: simulators,
-# brokers, pcscd, the agent under test (the test process and the children it reaped used 30 CPU-seconds
-# in the first 540 s of a run at load 18). So
-# the other steps run meanwhile, each into its own log under .build/side/, at nice 19; but SwiftPM's
-# build system starts the compilers at nice 0 (ps shows them so), so the builds compete with the
-# tests at equal priority, as they did when the release and fuzz builds first ran beside them:
+# brokers, pcscd, the agent under test (the test process and the children it reaped used 30
+# CPU-seconds in the first 540 s of a run at load 18). So the other steps run meanwhile, each into
+# its own log under .build/side/, at nice 19; but SwiftPM's build system starts the compilers at
+# nice 0 (ps shows them so), so the builds compete with the tests at equal priority, as they did
+# when the release and fuzz builds first ran beside them:
 #   1. the fuzz harnesses' build (.build-fuzz), then
 #   2. the fuzz smoke (each harness for FUZZ_SMOKE_SECONDS), beside
 #   3. the release build (RELEASE_SCRATCH=.build-release, so it never waits for the test run's lock
