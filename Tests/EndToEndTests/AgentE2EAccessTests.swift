@@ -49,6 +49,8 @@ import TestSupport
         "  - {id: \(tag.id), type: \(tag.type), uid: \(tag.uid), signature: \(tag.signature)}"
     } + [
         "  - {id: bad_ntag216, type: ntag216, uid: 04CA201F396181, signature: 9F87F95818B24E907D410096CEB9A74AB09E3A1AFA30E7B2ACBDAF4E89683804}",
+        // A genuine Ultralight AES signature copied onto another UID (recover_pk.py's second sample's UID).
+        "  - {id: bad_ul_aes, type: ultralight_aes, uid: 043F88C2451390, signature: \(genuine[2].signature)}",
         "  - {id: gen1a_classic, type: classic_1k, uid: 9A1B2C3D, magic: gen1a}",
         "  - {id: gen1a_ultralight, type: ultralight, uid: 04D1E2F3A4B5C6, magic: gen1a}",
         "  - {id: classic, type: classic_1k, uid: 9A1B2C3E}",
@@ -84,10 +86,12 @@ import TestSupport
                 #expect(credential.count == 64 && credential != tag.uid, "\(tag.id): \(trust)")
             }
 
-            let bad = try await trust(of: "bad_ntag216", in: run)
-            #expect((bad["signature"] as? [String: Any])?["verdict"] as? String == "invalid", "\(bad)")
-            #expect(bad["clone_probes"] as? [String] == ["version_signature_mismatch"], "\(bad)")
-            #expect(bad["verdict"] as? String == "untrusted" && bad["reason"] as? String == "clone_detected", "\(bad)")
+            for id in ["bad_ntag216", "bad_ul_aes"] {
+                let bad = try await trust(of: id, in: run)
+                #expect((bad["signature"] as? [String: Any])?["verdict"] as? String == "invalid", "\(id): \(bad)")
+                #expect(bad["clone_probes"] as? [String] == ["version_signature_mismatch"], "\(id): \(bad)")
+                #expect(bad["verdict"] as? String == "untrusted" && bad["reason"] as? String == "clone_detected", "\(id): \(bad)")
+            }
 
             for id in ["gen1a_classic", "gen1a_ultralight"] {
                 let trust = try await trust(of: id, in: run)
