@@ -50,6 +50,12 @@ import Testing
     /// numbers hold (key 00…00, RndA 13C5DB8A…, E(K, RndB) A04C1242…, the reader's proof 35C3E05A…);
     /// the card's last answer is E(K, RndA<<<8) alone (built here). The session keys are NXP's, the TI
     /// is the running transaction's.
+    ///
+    /// No published NonFirst worked example is used: one exists in AN12196 Rev. 2.0 (2025, Table 23, as a
+    /// third-party project's notes cite it), but neither that revision, nor AN12343, nor AN12753 could be
+    /// read here (searched 2026-12-07: the search corpora hold AN12196 Rev. 1.8 and AN12343's title pages
+    /// only; Proxmark3's desfiretest.c quotes AN12343's EV2 session keys, pages 33–34, used above, and no
+    /// NonFirst exchange; libfreefare has no EV2; Amperstrand/ntag424-vectors has no NonFirst vector).
     @Test func ev2NonFirstFollowsAN12196() async throws {
         let key = [UInt8](repeating: 0, count: 16)
         let rndA = Self.hex("13C5DB8A5930439FC3DEF9A4C675360F")
