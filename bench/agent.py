@@ -415,6 +415,15 @@ def main():
                   f"{len(os.listdir(f'/proc/{pid}/task'))}; by part:")
             for line in smaps.table(pid):
                 print("    " + line)
+            # The executable's resident text by Swift module (needs its symbol table: not stripped).
+            import textpages
+            try:
+                per_module, kb, mapped = textpages.resident(pid, os.path.join(a.bin, "nfcbridge"))
+                print(f"  nfcbridge text resident {kb} kB of {mapped} kB mapped, by module:")
+                for module, n in sorted(per_module.items(), key=lambda kv: -kv[1]):
+                    print(f"    {n:7d} kB  {module}")
+            except (OSError, SystemExit, subprocess.CalledProcessError) as error:
+                print(f"  (no text by module: {error})")
         finally:
             rig.close()
 

@@ -45,6 +45,17 @@ def symbols(binary):
     return table
 
 
+def sections(binary):
+    """(address, size, name) of each allocated section (readelf -SW)."""
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in out.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]{16})\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m and int(m.group(2), 16):
+            found.append((int(m.group(2), 16), int(m.group(3), 16), m.group(1)))
+    return found
+
+
 def text_mapping(pid, binary):
     real = os.path.realpath(binary)
     with open(f"/proc/{pid}/maps") as f:
@@ -72,6 +83,7 @@ def resident(pid, binary):
     # segment's p_vaddr - p_offset.
     bias = start - offset - first_load_offset(binary)
     table = symbols(binary)
+    section_table = sections(binary)
     addresses = [s[0] for s in table]
     per_module, present = {}, 0
     with open(f"/proc/{pid}/pagemap", "rb") as f:
@@ -92,6 +104,12 @@ def resident(pid, binary):
             if overlap > 0:
                 share[module] = share.get(module, 0) + overlap
             j += 1
+        if not share:
+            # No code symbol: the section (.rela.dyn, .dynstr, .eh_frame, swift5_* metadata...).
+            for a, size, name in section_table:
+                overlap = min(hi, a + size) - max(lo, a)
+                if overlap > 0:
+                    share[f"section {name}"] = share.get(f"section {name}", 0) + overlap
         owner = max(share, key=share.get) if share else "(no symbol)"
         per_module[owner] = per_module.get(owner, 0) + PAGE // 1024
     return per_module, present * PAGE // 1024, (end - start) // 1024
