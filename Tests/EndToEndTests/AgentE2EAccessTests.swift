@@ -26,6 +26,10 @@ import TestSupport
         Genuine(id: "ev1", type: "ultralight_ev1_11", uid: "04C1285A373080",
                 signature: "CEA2EB0B3C95D0844A95B824A7553703B3702378033BF0987899DB70151A19E7",
                 key: "NXP Ultralight EV1", curve: "secp128r1"),
+        // secp192r1, a 48-byte READ_SIG answer (recover_pk.py "MIFARE Ultralight AES").
+        Genuine(id: "ul_aes", type: "ultralight_aes", uid: "045E4CC2451390",
+                signature: "C9BBDA1B99EB6634CDFD8E3251AC5C4742EA5FA507B8A8A8B39B19AB7340D173331589C54C56C49F0CCA6DDBAC1E492A",
+                key: "NXP Ultralight AES", curve: "secp192r1"),
         Genuine(id: "desfire_ev2", type: "desfire_ev2", uid: "042A41CAE45380",
                 signature: "B2769F8DDB575AEA2A680ADCA8FFED4FAB81A1E9908E2B82FE0FABB697BBD9B23835C416970E75768F12902ACA491349E94E6589EAF4F508",
                 key: "NXP DESFire EV2", curve: "secp224r1"),

@@ -34,6 +34,18 @@ import Testing
         #expect(keys.encryption == session.encryptionKey && keys.mac == session.macKey)
     }
 
+    /// The EV2 session keys (SV1 / SV2 through AES-CMAC; the same derivation after EV2First and NonFirst)
+    /// against AN12343's worked example, pages 33–34 (key 00…00, RndA B04D0787…, RndB FA659AD0…), as
+    /// Proxmark3's `client/src/mifare/desfiretest.c` (`TestEV2SessionKeys`) quotes it: a second published
+    /// vector besides AN12196's. AN12343 itself was not at hand here.
+    @Test func sessionKeysFollowAN12343() throws {
+        let keys = try DESFireEV2Authentication.sessionKeys(
+            key: [UInt8](repeating: 0, count: 16), rndA: Self.hex("B04D0787C93EE0CC8CACC8E86F16C6FE"),
+            rndB: Self.hex("FA659AD0DCA738DD65DC7DC38612AD81"))
+        #expect(keys.encryption == Self.hex("63DC07286289A7A6C0334CA31C314A04"))
+        #expect(keys.mac == Self.hex("774F26743ECE6AF5033B6AE8522946F6"))
+    }
+
     /// AuthenticateEV2NonFirst (AN12343 "AuthenticateEV2NonFirst"): its first two passes are EV2First's, so AN12196 §3.3's
     /// numbers hold (key 00…00, RndA 13C5DB8A…, E(K, RndB) A04C1242…, the reader's proof 35C3E05A…);
     /// the card's last answer is E(K, RndA<<<8) alone (built here). The session keys are NXP's, the TI

@@ -65,7 +65,7 @@ public struct TagSpec: Sendable, Equatable {
     public var gen1a = false
     /// Classic and Ultralight / NTAG: a "magic" Gen4 GTU clone that answers the Gen4 version read (`magic: gen4`).
     public var gen4 = false
-    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes), Read_Sig (DESFire EV2 /
+    /// The originality signature the tag answers READ_SIG (Type 2: 32 bytes, 48 on Ultralight AES), Read_Sig (DESFire EV2 /
     /// EV3 / Light, NTAG 424 DNA: 56 bytes) or READ SIGNATURE (ICODE SLIX2, 32 bytes) with; nil keeps
     /// the model's made-up one.
     public var signature: [UInt8]?
@@ -138,7 +138,8 @@ public struct TagSpec: Sendable, Equatable {
         }
         if let signature = fields["signature"] {
             switch kind.family {
-            case .type2: spec.signature = try reader.hex(signature, what: "signature", counts: [32])
+            case let .type2(model):
+                spec.signature = try reader.hex(signature, what: "signature", counts: [model.product.signatureLength])
             case .desfire(let model) where model != .ev1: spec.signature = try reader.hex(signature, what: "signature", counts: [56])
             case .iso15693(let model) where model.hasReadSignature:
                 spec.signature = try reader.hex(signature, what: "signature", counts: [32])
