@@ -91,3 +91,16 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) ->
     pthread_detach(thread)
     return true
 }
+
+/// The main thread of a program whose work runs on other threads and tasks.
+public enum MainThread {
+    /// Blocks the calling thread for good (on a condition nobody signals); the program ends by
+    /// `exit` from another thread. Unlike `dispatchMain()`, the thread is not ended with
+    /// `pthread_exit`, so its stack is never unwound (issue 25: the unwinder's reads of the
+    /// executable's unwind tables stayed in the agent's RSS).
+    public static func park() -> Never {
+        let condition = ConditionLock()
+        condition.lock()
+        while true { condition.wait() }
+    }
+}

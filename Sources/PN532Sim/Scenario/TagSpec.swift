@@ -1,5 +1,3 @@
-import struct NFCCore.NDEFMessage
-import struct NFCCore.NDEFRecord
 
 /// A tag definition from a scenario file or an inline control request (docs/simulator.md, "Tags").
 public struct TagSpec: Sendable, Equatable {
@@ -67,7 +65,7 @@ public struct TagSpec: Sendable, Equatable {
     public var gen1a = false
     /// Classic and Ultralight / NTAG: a "magic" Gen4 GTU clone that answers the Gen4 version read (`magic: gen4`).
     public var gen4 = false
-    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes), Read_Sig (DESFire EV2 /
+    /// The originality signature the tag answers READ_SIG (Type 2: 32 bytes, 48 on Ultralight AES), Read_Sig (DESFire EV2 /
     /// EV3 / Light, NTAG 424 DNA: 56 bytes) or READ SIGNATURE (ICODE SLIX2, 32 bytes) with; nil keeps
     /// the model's made-up one.
     public var signature: [UInt8]?
@@ -140,7 +138,8 @@ public struct TagSpec: Sendable, Equatable {
         }
         if let signature = fields["signature"] {
             switch kind.family {
-            case .type2: spec.signature = try reader.hex(signature, what: "signature", counts: [32])
+            case let .type2(model):
+                spec.signature = try reader.hex(signature, what: "signature", counts: [model.product.signatureLength])
             case .desfire(let model) where model != .ev1: spec.signature = try reader.hex(signature, what: "signature", counts: [56])
             case .iso15693(let model) where model.hasReadSignature:
                 spec.signature = try reader.hex(signature, what: "signature", counts: [32])
@@ -161,7 +160,7 @@ public struct TagSpec: Sendable, Equatable {
     /// `ndef:` — a list of records (`uri:`, `text:` + `language:`, `mime:` + `hex:`), or one record.
     private static func readNDEF(_ node: ScenarioNode, with reader: ScenarioNodeReader) throws(SimulatorError) -> [UInt8] {
         let items: [ScenarioNode] = if case .map = node.value { [node] } else { try reader.list(node, what: "ndef") }
-        var records: [NDEFRecord] = []
+        var records: [ScenarioNDEF.Record] = []
         for item in items {
             let fields = try reader.fields(item, allowed: ["uri", "text", "language", "mime", "hex"], what: "an NDEF record")
             if let uri = fields["uri"] {
@@ -176,11 +175,10 @@ public struct TagSpec: Sendable, Equatable {
                 throw reader.error(item, "an NDEF record needs 'uri', 'text' or 'mime'")
             }
         }
-        do {
-            return try NDEFMessage(records: records).bytes
-        } catch {
-            throw reader.error(node, error.message)
+        guard let message = ScenarioNDEF.message(records) else {
+            throw reader.error(node, "an NDEF record does not fit: a MIME type of at most 255 bytes, a language code of at most 63")
         }
+        return message
     }
 
     /// `pages:` / `blocks:` — a mapping from the first page/block number to hex bytes.

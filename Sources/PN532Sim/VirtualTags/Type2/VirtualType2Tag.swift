@@ -4,7 +4,7 @@ import struct NFCCore.TagDump
 import Synchronization
 
 /// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
-/// NTAG203, NTAG210/212, NTAG213/215/216): READ with roll-over, FAST_READ, WRITE, two-frame
+/// NTAG203, NTAG210/212, NTAG213/215/216; Ultralight AES in part, ``VirtualType2Product/ultralightAES``): READ with roll-over, FAST_READ, WRITE, two-frame
 /// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, INCR_CNT, CHECK_TEARING_EVENT, VCSL, PWD_AUTH,
 /// Ultralight C 3DES AUTHENTICATE (1Ah/AFh, key from pages 2Ch–2Fh), HALT; AUTH0/PROT (or Ultralight C
 /// AUTH0/AUTH1) protection, OTP CC page, static and dynamic lock bits, CFGLCK.
@@ -89,7 +89,8 @@ public final class VirtualType2Tag: VirtualTag {
         set { state.withLock { $0.replaceMemory(newValue) } }
     }
 
-    /// The 32-byte READ_SIG answer (a fixed pattern from the UID, not a valid NXP signature).
+    /// The READ_SIG answer, ``VirtualType2Product/signatureLength`` bytes (at first a fixed pattern from the
+    /// UID, not a valid NXP signature).
     public var signature: [UInt8] {
         get { state.withLock { $0.signature } }
         set { state.withLock { $0.signature = newValue } }
