@@ -3,6 +3,9 @@ import Glibc
 import NFCCore
 import POSIXThreads
 
+// One malloc arena for every thread, set before the first thread starts (POSIXThreads).
+MallocArenas.useOne()
+
 // SIGINT / SIGTERM caught from here on, acted on by one thread (StopSignals.swift).
 StopSignals.install()
 
