@@ -17,7 +17,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // <sys/timex.h> (adjtimex) from libc: no library is linked.
+        .systemLibrary(name: "CTimex"),
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
 
         // libyaml's event parser as a node tree with line numbers (agent configuration, scenarios).
@@ -37,7 +38,7 @@ let package = Package(
         // Async wrapper over libmosquitto.
         .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "POSIXThreads", "YAMLDocument", "CSystemd", "CCrypto"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "POSIXThreads", "YAMLDocument", "CTimex", "CCrypto"]),
 
         .executableTarget(name: "nfcbridge", dependencies: ["NFCBridge", "NFCCore", "LibNFCReader", "PCSCReader", "MQTTClient", "POSIXThreads"]),
         .executableTarget(name: "nfcbridge-sim", dependencies: ["PN532Sim"]),
