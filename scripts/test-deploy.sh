@@ -72,6 +72,11 @@ done
 check "installed nfcbridge-sim --help" "$root/usr/bin/nfcbridge-sim" --help
 ldd "$root/usr/bin/nfcbridge" > "$work/ldd"
 if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then fail "static Swift runtime: ldd shows"; sed 's/^/     /' "$work/ldd"; else pass "no Swift runtime in ldd"; fi
+# libcrypto, libssl and libmosquitto are opened with dlopen when a command first needs them (issue 25:
+# bound at start they were most of ld.so's work for every one-shot command); libsystemd is not used.
+if readelf -d "$root/usr/bin/nfcbridge" | grep -E 'NEEDED.*(libcrypto|libssl|libmosquitto|libsystemd)'; then
+    fail "nfcbridge links a library it should open when needed (above)"
+else pass "nfcbridge does not load libcrypto, libssl, libmosquitto or libsystemd at start"; fi
 # Every shared library BINARY itself needs (DT_NEEDED, where ldd finds it) belongs to a package in
 # DEB's Depends; what those libraries pull in comes with their own packages' dependencies.
 check_depends() {
