@@ -71,18 +71,21 @@ UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
 MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
 
 # The release build links the Swift runtime statically, so the binary runs without the toolchain.
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# RELEASE_SCRATCH: SwiftPM's scratch path for it (make test uses .build-release, so the release build
+# can run beside the test run without either waiting for the other's lock on .build).
+RELEASE_SCRATCH ?= .build
+RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 # `install -s`: the installed binaries carry no symbol table (nfcbridge 16.6 MB unstripped, 4.4 MB
 # stripped); `make install INSTALL_STRIP=` keeps it (for gdb on the board).
 INSTALL_STRIP ?= -s
 # Where `swift build -c release` puts the binaries (SwiftPM's .build/release link), read by
 # install-files without running swift.
-RELEASE_BIN ?= .build/release
+RELEASE_BIN ?= $(RELEASE_SCRATCH)/release
 DOCS := README.md docs/getting-started.md docs/home-assistant.md docs/fleet.md docs/mqtt.md docs/cli.md \
         docs/formats.md docs/operations.md docs/simulator.md docs/architecture.md
 MANPAGES := deploy/man/nfcbridge.1 deploy/man/nfcbridge-sim.1 deploy/man/nfcbridge.yaml.5
 
-.PHONY: deps build-deps demo-deps print-debs print-demo-debs build check test test-swift test-deploy test-ha demo bench soak chaos release install install-files deb man clean fuzz fuzz-build fuzz-smoke
+.PHONY: deps build-deps demo-deps print-debs print-demo-debs build check test test-swift test-swift-run fuzz-smoke-run test-deploy test-ha demo bench soak chaos release install install-files deb man clean fuzz fuzz-build fuzz-smoke
 
 deps:
 	$(call install_debs,$(DEBS))
@@ -106,10 +109,11 @@ build: build-deps
 # Tests run one at a time: on a 2-core machine Swift's cooperative pool has two threads, and the
 # end-to-end tests wait on child processes (simulator, broker, libnfc tools); run side by side,
 # such waits can hold both threads while another test's in-process work needs one.
+# scripts/test-all.sh: the test run, with the release and fuzz builds beside it at nice 19, then the
+# fuzz smoke and the packaging checks (the same steps as test-swift, fuzz-smoke and test-deploy).
 test: deps
-	$(MAKE) test-swift
-	$(MAKE) fuzz-smoke
-	$(MAKE) test-deploy
+	$(SWIFT) build --build-tests
+	scripts/test-all.sh $(MAKE)
 
 # Every test module but EndToEndTests, one test at a time as in test-swift.
 check:
@@ -124,6 +128,10 @@ TEST_BOUND ?= 3600
 
 test-swift:
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory test-swift-run
+
+# The tests alone, on the build there is.
+test-swift-run:
 	scripts/test-swift.sh $(SWIFT) $(TEST_BOUND) .build/test-swift.log
 
 # The packaging checks (scripts/test-deploy.sh): builds the .deb, reads it back, lints it, installs
@@ -156,6 +164,10 @@ fuzz: fuzz-build
 	fuzz/run.sh runs $(FUZZ_RUNS)
 
 fuzz-smoke: fuzz-build
+	$(MAKE) --no-print-directory fuzz-smoke-run
+
+# The smoke run alone, on the harnesses already built.
+fuzz-smoke-run:
 	fuzz/run.sh seconds $(FUZZ_SMOKE_SECONDS)
 
 # Loopback mosquitto + nfcbridge-sim (config/scenarios/demo.yaml) + nfcbridge run; shows the MQTT
@@ -226,4 +238,4 @@ chaos: deps build
 	CHAOS_KILLS=$(CHAOS_KILLS) python3 scripts/chaos.py .build/debug
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-release .build-fuzz

@@ -265,6 +265,7 @@ def main():
              "access: {signature: ignore, probes: {uid_structure: false, version_signature_mismatch: false}}\n"),
             ("defaults (signature check, uid_structure, version_signature_mismatch)", ""),
             ("defaults + gen1a_backdoor", "access: {probes: {gen1a_backdoor: true}}\n"),
+            ("defaults + gen4_gtu", "access: {probes: {gen4_gtu: true}}\n"),
         ]
         for label, extra in configs:
             rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval, scenario=scenario,

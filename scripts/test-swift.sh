@@ -7,8 +7,9 @@
 #   stopped with everything it started (swift-test runs the test binary in a process group of its own,
 #   so the tree is walked through /proc), and the tests that started but never ended are named. A hung
 #   test then fails the run with its name instead of running into CI's limit silently.
-# - On failure, the failing tests and their issues are printed again at the end, so a log's tail (all a
-#   CI summary shows) names them.
+# - On failure, the failing tests and their issues are printed again at the end (and kept in
+#   LOG's .summary beside it, which scripts/test-all.sh prints last), so a log's tail (all a CI summary
+#   shows) names them.
 set -uo pipefail
 swift="$1" bound="$2" log="$3"
 
@@ -41,17 +42,23 @@ wait "$runner"
 rc=$?
 sleep 1 # let tee write the last lines
 
+summary="${log%.log}.summary"
+: > "$summary"
 if [ "$timed_out" -eq 1 ]; then
 	rc=124
+	{
 	echo "=== the test run was still going after ${bound} s and was stopped; tests started but never ended: ==="
 	awk '/^[^ ]+ Test .* started\.$/ && !/ Test case / && !/ Test run / {
 	       t = $0; sub(/^[^ ]+ Test /, "", t); sub(/ started\.$/, "", t); open[t] = 1 }
 	     /^[^ ]+ Test .* (passed|failed|skipped)/ { for (k in open) if (index($0, "Test " k " ") > 0) delete open[k] }
 	     END { for (k in open) print "  " k }' "$log"
+	} | tee -a "$summary"
 fi
 if [ "$rc" -ne 0 ]; then
-	echo "=== failed tests (from $log) ==="
-	awk '/^✘ (Test|Suite) / && !/^✘ Test run with/ { print substr($0, 1, 400); follow = 1; next }
-	     /^↳/ { if (follow) print substr($0, 1, 400); next } { follow = 0 }' "$log" | tail -n 60
+	{
+		echo "=== failed tests (from $log) ==="
+		awk '/^✘ (Test|Suite) / && !/^✘ Test run with/ { print substr($0, 1, 400); follow = 1; next }
+		     /^↳/ { if (follow) print substr($0, 1, 400); next } { follow = 0 }' "$log" | tail -n 60
+	} | tee -a "$summary"
 fi
 exit "$rc"

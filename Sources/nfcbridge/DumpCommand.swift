@@ -71,6 +71,7 @@ enum DumpCommand {
         } catch {
             throw CLIError.reader(failure: error)
         }
+        for line in DESFireKeyOrderWarning.lines(families: families, dump: dump) { Console.err("warning: " + line) }
         try write(format.render(dump, compact: compact, partial: partial), to: output)
     }
 

@@ -94,7 +94,8 @@ enum RunCommand {
             agent = Agent(
                 try AgentAssembly(
                     configuration: configuration, publisher: publisher, device: reader,
-                    scanner: NFCCoreScanner(familyOptions: configuration.dump.families, access: configuration.access), clock: clock, logger: logger,
+                    scanner: NFCCoreScanner(familyOptions: configuration.dump.families, access: configuration.access,
+                                             warn: { logger.warning($0) }), clock: clock, logger: logger,
                     notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment)))
         } catch {
             let source = configuration.stateDirectorySource ?? "state_dir (not set: the default; set it or give --state-dir DIR)"

@@ -26,6 +26,10 @@ import TestSupport
         Genuine(id: "ev1", type: "ultralight_ev1_11", uid: "04C1285A373080",
                 signature: "CEA2EB0B3C95D0844A95B824A7553703B3702378033BF0987899DB70151A19E7",
                 key: "NXP Ultralight EV1", curve: "secp128r1"),
+        // secp192r1, a 48-byte READ_SIG answer (recover_pk.py "MIFARE Ultralight AES").
+        Genuine(id: "ul_aes", type: "ultralight_aes", uid: "045E4CC2451390",
+                signature: "C9BBDA1B99EB6634CDFD8E3251AC5C4742EA5FA507B8A8A8B39B19AB7340D173331589C54C56C49F0CCA6DDBAC1E492A",
+                key: "NXP Ultralight AES", curve: "secp192r1"),
         Genuine(id: "desfire_ev2", type: "desfire_ev2", uid: "042A41CAE45380",
                 signature: "B2769F8DDB575AEA2A680ADCA8FFED4FAB81A1E9908E2B82FE0FABB697BBD9B23835C416970E75768F12902ACA491349E94E6589EAF4F508",
                 key: "NXP DESFire EV2", curve: "secp224r1"),
@@ -45,6 +49,8 @@ import TestSupport
         "  - {id: \(tag.id), type: \(tag.type), uid: \(tag.uid), signature: \(tag.signature)}"
     } + [
         "  - {id: bad_ntag216, type: ntag216, uid: 04CA201F396181, signature: 9F87F95818B24E907D410096CEB9A74AB09E3A1AFA30E7B2ACBDAF4E89683804}",
+        // A genuine Ultralight AES signature copied onto another UID (recover_pk.py's second sample's UID).
+        "  - {id: bad_ul_aes, type: ultralight_aes, uid: 043F88C2451390, signature: \(genuine[2].signature)}",
         "  - {id: gen1a_classic, type: classic_1k, uid: 9A1B2C3D, magic: gen1a}",
         "  - {id: gen1a_ultralight, type: ultralight, uid: 04D1E2F3A4B5C6, magic: gen1a}",
         "  - {id: classic, type: classic_1k, uid: 9A1B2C3E}",
@@ -80,10 +86,12 @@ import TestSupport
                 #expect(credential.count == 64 && credential != tag.uid, "\(tag.id): \(trust)")
             }
 
-            let bad = try await trust(of: "bad_ntag216", in: run)
-            #expect((bad["signature"] as? [String: Any])?["verdict"] as? String == "invalid", "\(bad)")
-            #expect(bad["clone_probes"] as? [String] == ["version_signature_mismatch"], "\(bad)")
-            #expect(bad["verdict"] as? String == "untrusted" && bad["reason"] as? String == "clone_detected", "\(bad)")
+            for id in ["bad_ntag216", "bad_ul_aes"] {
+                let bad = try await trust(of: id, in: run)
+                #expect((bad["signature"] as? [String: Any])?["verdict"] as? String == "invalid", "\(id): \(bad)")
+                #expect(bad["clone_probes"] as? [String] == ["version_signature_mismatch"], "\(id): \(bad)")
+                #expect(bad["verdict"] as? String == "untrusted" && bad["reason"] as? String == "clone_detected", "\(id): \(bad)")
+            }
 
             for id in ["gen1a_classic", "gen1a_ultralight"] {
                 let trust = try await trust(of: id, in: run)
@@ -95,6 +103,37 @@ import TestSupport
             #expect(classic["clone_probes"] as? [String] == [], "a genuine card ignores the Gen1a unlock: \(classic)")
             #expect((classic["signature"] as? [String: Any])?["verdict"] as? String == "unsupported", "\(classic)")
             #expect(classic["verdict"] as? String == "trusted", "\(classic)")
+            run.agent.expectCleanStop()
+        }
+    }
+
+    /// The Gen4 GTU probe (`access.probes.gen4_gtu`, off by default): the simulator's Gen4 Classic and
+    /// Ultralight answer `CF 00000000 CC` and are flagged `gen4_gtu`; a genuine NTAG216 and Classic
+    /// refuse it, are re-selected and scanned on (the NTAG216's signature still verifies).
+    @Test func theGen4ProbeFlagsGen4CardsAndNotGenuineOnes() async throws {
+        let ntag = Self.genuine[0]
+        let scenario = """
+            tags:
+              - {id: gen4_classic, type: classic_1k, uid: 9A1B2C3F, magic: gen4}
+              - {id: gen4_ultralight, type: ultralight, uid: 04D1E2F3A4B5C7, magic: gen4}
+              - {id: ntag216, type: ntag216, uid: \(ntag.uid), signature: \(ntag.signature)}
+              - {id: classic, type: classic_1k, uid: 9A1B2C3E}
+            """
+        let options = AgentRun.Options(
+            scenario: scenario, presence: "{removal_grace_ms: 150, min_interval_ms: 0}",
+            extra: "access: {probes: {gen4_gtu: true}}")
+        try await withAgentRun(options) { run in
+            await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+            for id in ["gen4_classic", "gen4_ultralight"] {
+                let trust = try await trust(of: id, in: run)
+                #expect((trust["clone_probes"] as? [String])?.contains("gen4_gtu") == true, "\(id): \(trust)")
+                #expect(trust["verdict"] as? String == "untrusted" && trust["reason"] as? String == "clone_detected", "\(id): \(trust)")
+            }
+            for id in ["ntag216", "classic"] {
+                let trust = try await trust(of: id, in: run)
+                #expect(trust["clone_probes"] as? [String] == [], "a genuine card refuses CFh: \(id): \(trust)")
+                #expect(trust["verdict"] as? String == "trusted", "\(id): \(trust)")
+            }
             run.agent.expectCleanStop()
         }
     }

@@ -33,11 +33,11 @@ import TestSupport
     }
 
     /// The 40 taps of the frozen-broker test, paced by the simulator's own timeline: 3 s of an empty
-    /// field (the agent comes up in it), then `tapNN` in the field for 0.6 s, the next one replacing
-    /// it, so the 40 span 24 s; then 4 s of an empty field, and over again (a loop: the test freezes
+    /// field (the agent comes up in it), then `tapNN` in the field for 0.8 s, the next one replacing
+    /// it, so the 40 span 32 s; then 4 s of an empty field, and over again (a loop: the test freezes
     /// the broker in the first gap, or in a later one when the agent came up too late for it).
     static let tapCount = 40
-    static let tapLead = 3000, tapStep = 600
+    static let tapLead = 3000, tapStep = 800
     static let tapRounds: String = {
         var yaml = TapTags.definitions(tapCount)
         let end = tapLead + tapStep * tapCount

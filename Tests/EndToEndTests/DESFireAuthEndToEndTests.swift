@@ -109,6 +109,32 @@ import TestSupport
         #expect(facts["File 563412/04"]?.contains("integrity_error") == true, "\(facts)")
     }
 
+    /// A keys file written in card order (`563412` for the card's AID 123456h, as files were before
+    /// NFCBridge read NXP's order) names application 563412h, which the card lacks: `dump --keys` warns
+    /// on standard error with the entry's file and line and both AIDs, never the key, and the
+    /// credential file stays unread.
+    @Test func aKeysFileInCardOrderIsWarnedAbout() throws {
+        let folder = try TemporaryFolder()
+        let simulator = try SimulatorProcess(scenario: Self.scenario("desfire_ev2"))
+        defer { simulator.stop() }
+        let path = try folder.write("keys.yaml", """
+            keys:
+              door_read:
+                kind: desfire
+                application: "563412"
+                key_number: 1
+                cipher: aes
+                key: \(Self.doorKey)
+
+            """)
+        chmod(path, 0o600)
+        let (result, _, files, _) = try Self.dump(simulator, keys: path)
+        #expect(result.err.contains("\(path):4: DESFire key 'door_read' names application 563412"), "\(result.err)")
+        #expect(result.err.contains("the card has 123456"), "\(result.err)")
+        #expect(!result.err.uppercased().contains(Self.doorKey), "\(result.err)")
+        #expect(files["563412/01"] == nil, "\(files)")
+    }
+
     /// A keys file anyone may read is refused before the reader is opened.
     @Test func anOpenKeysFileIsRefused() throws {
         let folder = try TemporaryFolder()

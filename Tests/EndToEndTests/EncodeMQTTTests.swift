@@ -99,6 +99,9 @@ import TestSupport
                 #expect(torn?["result"] as? String == "torn" && torn?["code"] as? String == "interrupted")
             }
             let twelve = await Self.nextEvent(uid: Self.uid(12), h, seen: seen)
+            // The first run's `ok` for tag 12 may come before the new run subscribed to its requests: the
+            // pause below waits for it to say `online` (it subscribes first), or the broker drops it.
+            _ = await h.next { $0.topic == "\(Self.root)/status" && $0.payloadString == "online" }
             // Finished after the restart (ok); or the first run had finished it before the kill: then
             // the next event is that run's own `ok` (journalled `done`, published, then killed) or,
             // when it did not get out, the new run's `duplicate`. The serial is 1011 either way.

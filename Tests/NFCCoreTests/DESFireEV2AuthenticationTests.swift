@@ -34,10 +34,28 @@ import Testing
         #expect(keys.encryption == session.encryptionKey && keys.mac == session.macKey)
     }
 
+    /// The EV2 session keys (SV1 / SV2 through AES-CMAC; the same derivation after EV2First and NonFirst)
+    /// against AN12343's worked example, pages 33–34 (key 00…00, RndA B04D0787…, RndB FA659AD0…), as
+    /// Proxmark3's `client/src/mifare/desfiretest.c` (`TestEV2SessionKeys`) quotes it: a second published
+    /// vector besides AN12196's. AN12343 itself was not at hand here.
+    @Test func sessionKeysFollowAN12343() throws {
+        let keys = try DESFireEV2Authentication.sessionKeys(
+            key: [UInt8](repeating: 0, count: 16), rndA: Self.hex("B04D0787C93EE0CC8CACC8E86F16C6FE"),
+            rndB: Self.hex("FA659AD0DCA738DD65DC7DC38612AD81"))
+        #expect(keys.encryption == Self.hex("63DC07286289A7A6C0334CA31C314A04"))
+        #expect(keys.mac == Self.hex("774F26743ECE6AF5033B6AE8522946F6"))
+    }
+
     /// AuthenticateEV2NonFirst (AN12343 "AuthenticateEV2NonFirst"): its first two passes are EV2First's, so AN12196 §3.3's
     /// numbers hold (key 00…00, RndA 13C5DB8A…, E(K, RndB) A04C1242…, the reader's proof 35C3E05A…);
     /// the card's last answer is E(K, RndA<<<8) alone (built here). The session keys are NXP's, the TI
     /// is the running transaction's.
+    ///
+    /// No published NonFirst worked example is used: one exists in AN12196 Rev. 2.0 (2025, Table 23, as a
+    /// third-party project's notes cite it), but neither that revision, nor AN12343, nor AN12753 could be
+    /// read here (searched 2026-12-07: the search corpora hold AN12196 Rev. 1.8 and AN12343's title pages
+    /// only; Proxmark3's desfiretest.c quotes AN12343's EV2 session keys, pages 33–34, used above, and no
+    /// NonFirst exchange; libfreefare has no EV2; Amperstrand/ntag424-vectors has no NonFirst vector).
     @Test func ev2NonFirstFollowsAN12196() async throws {
         let key = [UInt8](repeating: 0, count: 16)
         let rndA = Self.hex("13C5DB8A5930439FC3DEF9A4C675360F")

@@ -50,7 +50,7 @@ private func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex) ?? [] }
     }
 
     @Test func everyTableKeyLoads() throws {
-        #expect(OriginalitySignature.keys.map(\.name) == ["NXP NTAG21x", "NXP Ultralight EV1", "NXP (TagInfo)", "NXP Ultralight AES", "NXP Ultralight AES (alternative)"])
+        #expect(OriginalitySignature.keys.map(\.name) == ["NXP NTAG21x", "NXP Ultralight EV1", "NXP (TagInfo)", "NXP Ultralight AES", "NXP Ultralight AES (alternative)", "NXP NTAG 22x DNA"])
         for key in OriginalitySignature.keys {
             let verifier = try ECDSAVerifier(curve: key.curve, publicKeyHex: key.publicKeyHex)
             #expect(verifier.publicKey.count == 1 + 2 * key.curve.fieldBytes)

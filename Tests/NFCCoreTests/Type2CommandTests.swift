@@ -69,6 +69,11 @@ import Testing
         #expect(try await Type2Command.readCounter(0, from: transport) == 197_121)
         #expect(try await Type2Command.readCounter(2, from: transport) == 5)
         #expect(try await Type2Command.checkTearingEvent(1, from: transport) == 0xBD)
+        #expect(tag.signature.count == 32)
+        // Ultralight AES answers 48 bytes (MF0AES(H)20 §10.7): all of them are returned.
+        let aes = VirtualType2Tag(model: .ultralightAES, uid: Self.uid)
+        let signature = try await Type2Command.readSignature(from: VirtualTagTransport(tag: aes))
+        #expect(signature.count == 48 && signature == aes.signature)
     }
 
     @Test func pwdAuthReturnsPackAndRefusalIsAuthenticationFailed() async throws {

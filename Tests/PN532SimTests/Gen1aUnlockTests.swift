@@ -59,3 +59,19 @@ import Testing
         }
     }
 }
+
+/// The Gen4 GTU clone (scenario `magic: gen4`, ``VirtualGen4GTU``): only the version read with the
+/// factory password is answered; another password, another sub-command and a genuine card get nothing
+/// from the Gen4 side.
+@Suite struct VirtualGen4GTUTests {
+    @Test func onlyTheVersionReadWithTheFactoryPasswordIsAnswered() {
+        let tag = VirtualType2Tag(model: .ntag215, uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06], gen4: true)
+        _ = tag.activate()
+        #expect(tag.receive([0xCF, 0x00, 0x00, 0x00, 0x00, 0xCC]) == .data([0x00, 0x00, 0x00, 0x06, 0xA0]))
+        #expect(tag.receive([0xCF, 0x11, 0x22, 0x33, 0x44, 0xCC]) == .silent)
+        #expect(tag.receive([0xCF, 0x00, 0x00, 0x00, 0x00, 0xC6]) == .silent)
+        let genuine = VirtualType2Tag(model: .ntag215, uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07])
+        _ = genuine.activate()
+        #expect(genuine.receive([0xCF, 0x00, 0x00, 0x00, 0x00, 0xCC]) != .data([0x00, 0x00, 0x00, 0x06, 0xA0]))
+    }
+}

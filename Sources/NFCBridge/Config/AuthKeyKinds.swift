@@ -44,6 +44,8 @@ package struct AuthKeyKind: Sendable {
         families.desfireKeys.keys.append(
             DESFireKey(name: entry.name, application: application, keyNumber: UInt8(keyNumber), cipher: cipher, key: key,
                        diversification: diversification))
+        // Where the key was given, for the AID-order warning (DESFireKeyOrderWarning): file and line only.
+        families[DESFireKeyOrigins.self].lines[entry.name] = "\(entry.path):\(entry.node("application")?.line ?? entry.line)"
     }
 
     /// A MIFARE Ultralight C key: `key`, the 16-byte 2-key 3DES cipher key (MF0ICU2 §7.5.5; the

@@ -15,12 +15,17 @@ package struct NFCCoreScanner: TagScanning {
     package let familyOptions: FamilyDumpOptions
     /// The access checks every scan ends with (`access`); nil: none, and no `trust` object.
     package let access: AccessPolicy?
+    /// Where warnings about the configuration a tap revealed go (the agent's log): the DESFire
+    /// AID-order warning of ``DESFireKeyOrderWarning``.
+    package let warn: @Sendable (String) -> Void
 
     /// Creates the scanner; `familyOptions` are the families' dump settings, `access` the checks of
-    /// the `trust` object (nil: none).
-    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions(), access: AccessPolicy? = nil) {
+    /// the `trust` object (nil: none), `warn` the agent's warning log.
+    package init(familyOptions: FamilyDumpOptions = FamilyDumpOptions(), access: AccessPolicy? = nil,
+                 warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.familyOptions = familyOptions
         self.access = access
+        self.warn = warn
     }
 
     /// Scans at most this many times while the tag stays. With 1 byte in 500 lost on the reader link a
@@ -128,6 +133,8 @@ package struct NFCCoreScanner: TagScanning {
         guard let info = scan.cardInfo else {
             throw NFCError.unsupportedOperation("The tag could not be identified, so it cannot be dumped")
         }
-        return try await TagDumper.dump(info: info, transport: transport, options: DumpOptions(families: familyOptions))
+        let dump = try await TagDumper.dump(info: info, transport: transport, options: DumpOptions(families: familyOptions))
+        for line in DESFireKeyOrderWarning.lines(families: familyOptions, dump: dump) { warn(line) }
+        return dump
     }
 }

@@ -47,6 +47,12 @@ package struct AccessPolicy: Sendable, Equatable {
         set { set(.gen1aBackdoor, newValue) }
     }
 
+    /// `access.probes.gen4_gtu`.
+    package var probeGen4GTU: Bool {
+        get { probes.contains(.gen4GTU) }
+        set { set(.gen4GTU, newValue) }
+    }
+
     private mutating func set(_ probe: CloneProbe.Name, _ on: Bool) {
         if on { probes.insert(probe) } else { probes.remove(probe) }
     }

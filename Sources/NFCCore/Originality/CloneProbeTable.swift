@@ -2,7 +2,7 @@
 /// costs a tap and whether it runs by default (docs/access-control.md lists them).
 ///
 /// No probe ever writes: no WRITE, no backdoor write, no HALT left in place (the Gen1a probe's HALT
-/// is followed by a re-select before the scan goes on).
+/// and the Gen4 probe's unknown command are followed by a re-select before the scan goes on).
 public enum CloneProbeTable {
     /// The probes, in the order they run.
     public static let probes: [CloneProbe] = [
@@ -30,6 +30,17 @@ public enum CloneProbeTable {
             cost: "HLTA, one 7-bit and one 8-bit frame, then a re-select: about 140 ms on a PN532 "
                 + "(two frames wait out their timeout on a genuine tag)",
             isDefault: false),
+        CloneProbe(
+            name: .gen4GTU,
+            looksFor: "a \"magic\" Gen4 GTU card (\"Ultimate Magic Card\"): it answers its version command with the "
+                + "factory password, CF 00 00 00 00 CC, with data (00 00 00 03 A0 / 06 A0); a genuine MIFARE Classic, "
+                + "Ultralight or NTAG does not know CFh (NAK or silence). Only that read is sent: never C6h (get config, "
+                + "which changes the configuration of some cards), nor a write, set-config or password command",
+            source: "Proxmark3 doc/magic_cards_notes.md \"UMC\" (Gen4 GTU): CFh + 4-byte password + sub-command, default "
+                + "password 00000000, CCh = version info, and the warning to use CCh rather than C6h to identify",
+            cost: "one 8-byte frame, then a re-select (a genuine tag NAKs or stays silent and leaves the ACTIVE state): "
+                + "see bench/README.md; above 10 ms, hence off by default",
+            isDefault: false),
     ]
 
     /// The probes on by default (those costing under 10 ms a tap).
@@ -43,6 +54,7 @@ public struct CloneProbe: Sendable, Hashable {
         case uidStructure = "uid_structure"
         case versionSignatureMismatch = "version_signature_mismatch"
         case gen1aBackdoor = "gen1a_backdoor"
+        case gen4GTU = "gen4_gtu"
 
         public static func < (lhs: Name, rhs: Name) -> Bool {
             (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)

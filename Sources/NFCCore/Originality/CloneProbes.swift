@@ -22,6 +22,7 @@ public enum CloneProbes {
             case .uidStructure: detail = uidStructure(info)
             case .versionSignatureMismatch: detail = versionSignatureMismatch(info, signature: signature)
             case .gen1aBackdoor: detail = try await gen1aBackdoor(info, transport: transport)
+            case .gen4GTU: detail = try await gen4GTU(info, transport: transport)
             }
             if let detail { findings.append(Finding(name: probe.name, detail: detail)) }
         }
@@ -105,4 +106,32 @@ public enum CloneProbes {
         try await transport.reselect()
         return fired ? "answered the Gen1a unlock (7-bit 40h, then 43h) with ACKs" : nil
     }
+
+    // MARK: gen4_gtu
+
+    /// The Gen4 GTU version read with the factory password: `CF 00 00 00 00 CC` (Proxmark3
+    /// doc/magic_cards_notes.md, "UMC": CFh, the 4-byte password, then the sub-command; CCh answers
+    /// the version, `00 00 00 03 A0` or `06 A0`). Not C6h (get config), which the same notes say
+    /// changes the configuration of some cards. Sent with CRC as a raw frame (InCommunicateThru on a
+    /// PN53x, so no reader takes CFh for one of its own MIFARE commands). Any answer of two bytes or
+    /// more is a Gen4 GTU (a genuine card NAKs with 4 bits or stays silent). The tag is re-selected
+    /// after, whatever happened. Read-only: no other Gen4 sub-command is ever sent.
+    static func gen4GTU(_ info: CardInfo, transport: any TagTransport) async throws -> String? {
+        let family = info.type.family
+        guard transport.target.modulation == .iso14443a,
+            family == .mifareClassic || family == .mifareUltralight || family == .ntag
+        else { return nil }
+        var answer: [UInt8] = []
+        do {
+            answer = try await transport.transceive(gen4Version, framing: .raw)
+        } catch let error as NFCError where error != .tagRemoved {
+            // A NAK, silence or a broken frame: not a Gen4 GTU card (or not with the factory password).
+        }
+        try await transport.reselect()
+        guard answer.count >= 2 else { return nil }
+        return "answered the Gen4 GTU version read (CF 00000000 CC) with \(answer.hexString)"
+    }
+
+    /// CFh, the factory password 00000000, CCh (version).
+    static let gen4Version: [UInt8] = [0xCF, 0x00, 0x00, 0x00, 0x00, 0xCC]
 }

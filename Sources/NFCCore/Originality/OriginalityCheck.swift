@@ -2,7 +2,9 @@
 ///
 /// Which command reads it comes from the product identification found:
 /// - Type 2 products whose row has READ_SIG (``Type2Product/Features/readSignature``: NTAG21x,
-///   Ultralight EV1): READ_SIG 3Ch 00h, 32 bytes (NTAG213/215/216 and MF0ULX1 datasheets, READ_SIG).
+///   Ultralight EV1, Ultralight AES, NTAG 223 / 224 DNA): READ_SIG 3Ch 00h, 32 bytes (secp128r1:
+///   NTAG213/215/216 and MF0ULX1 datasheets, READ_SIG) or 48 bytes (secp192r1: MF0AES(H)20 §10.7;
+///   NTAG 22x DNA per AN12998); the whole answer is verified, each key only on its own length.
 /// - DESFire EV2 / EV3 (hardware type 01h/81h, major version 12h and up), DESFire Light (08h) and
 ///   NTAG 4xx DNA (04h): Read_Sig 3Ch with address 00h, 56 bytes in plain, ISO 7816-4 wrapped as
 ///   `90 3C 00 00 01 00 00` (MIFARE DESFire EV2 / EV3 and NT4H2421Gx datasheets, Read_Sig; AN12196

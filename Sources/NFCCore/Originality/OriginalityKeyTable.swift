@@ -4,12 +4,16 @@
 /// The scheme is the same for every row: an ECDSA signature `r‖s` over the UID, **unhashed** (the
 /// UID bytes are the ECDSA digest), which NXP writes at the factory; see ``ECDSAVerifier``.
 /// NTAG21x: AN11350 "NTAG21x Originality Signature Validation"; Ultralight EV1: AN11341; Ultralight AES:
-/// AN13452 §"Originality signature"; DESFire Light: AN12343 §"Originality check"; NTAG 424 DNA:
+/// AN13452 §"Originality signature"; NTAG 22x DNA: AN12998; DESFire Light: AN12343 §"Originality check"; NTAG 424 DNA:
 /// AN12196 §8.2 "Asymmetric check"; DESFire EV2 / EV2 XL / EV3 and NTAG 413 DNA: keys recovered
 /// from genuine UID/signature pairs. Every key as Proxmark3 lists it in
-/// `client/src/crypto/originality.c` (read for the facts, not copied). NTAG 22x DNA's key is not
-/// published in those sources, so its signature is reported `invalid` until a key is added through
-/// `access.originality_keys_file`.
+/// `client/src/crypto/originality.c` (read for the facts, not copied).
+///
+/// Ultralight AES and NTAG 223 DNA / 224 DNA sign with secp192r1 (48-byte READ_SIG answer, read by their
+/// Type 2 product rows, ``Type2Product/signatureLength``). The NTAG 22x DNA key is the one Proxmark3's
+/// originality.c lists with the reference AN12998 "NTAG 22x DNA (StatusDetect) – features and hints";
+/// the NXP document itself was not at hand, and the key verifies the two genuine NTAG 223 / 224 DNA
+/// pairs of Proxmark3's tools/recover_pk.py (checked in the unit tests).
 public enum OriginalityKeyTable {
     /// The keys, in the order they are tried.
     public static let keys: [OriginalityKey] = [
@@ -36,6 +40,11 @@ public enum OriginalityKeyTable {
             reading: .type2ReadSig,
             publicKeyHex: "04DC34DAA903F2726A6225B11C692AF6AB4396575CA12810CBBCE3F781A097B3833B50AB364A70D9C2B641A728A599AE74",
             source: "NXP TagInfo, as listed by Proxmark3 originality.c"),
+        OriginalityKey(
+            name: "NXP NTAG 22x DNA", products: "NTAG 223 DNA, NTAG 224 DNA (and StatusDetect)", curve: .secp192r1,
+            reading: .type2ReadSig,
+            publicKeyHex: "0485D5B9353B4FAA77581BA2AE96630C5876D6E8603308ABE9A81A0B506F52D02D04FEE6F2D365B3DEE7B9FAD9133E2976",
+            source: "AN12998, as listed by Proxmark3 originality.c"),
         OriginalityKey(
             name: "NXP DESFire Light", products: "MIFARE DESFire Light", curve: .secp224r1, reading: .isoDEPReadSig,
             publicKeyHex: "040E98E117AAA36457F43173DC920A8757267F44CE4EC5ADD3C54075571AEBBF7B942A9774A1D94AD02572427E5AE0A2DD36591B1FB34FCF3D",
@@ -97,7 +106,8 @@ public enum OriginalityKeyTable {
 public struct OriginalityKey: Sendable, Hashable {
     /// How a tag's signature is read.
     public enum Reading: String, Sendable, Hashable, CaseIterable {
-        /// Type 2 READ_SIG (3Ch 00h): 32 bytes (secp128r1) or 48 bytes (secp192r1, Ultralight AES).
+        /// Type 2 READ_SIG (3Ch 00h): 32 bytes (secp128r1) or 48 bytes (secp192r1: Ultralight AES,
+        /// NTAG 223 / 224 DNA).
         case type2ReadSig
         /// DESFire / NTAG 4xx Read_Sig (3Ch, address 00h) over ISO-DEP: 56 bytes (secp224r1).
         case isoDEPReadSig

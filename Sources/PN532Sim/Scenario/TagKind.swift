@@ -2,6 +2,8 @@
 public enum TagKind: String, Sendable, CaseIterable {
     case ultralight, ultralightC = "ultralight_c", ultralightEV1_11 = "ultralight_ev1_11"
     case ultralightEV1_21 = "ultralight_ev1_21"
+    /// MIFARE Ultralight AES (MF0AES20; ``VirtualType2Product/ultralightAES``).
+    case ultralightAES = "ultralight_aes"
     case ntag203, ntag210, ntag212, ntag213, ntag215, ntag216
     case classicMini = "classic_mini", classic1K = "classic_1k", classic4K = "classic_4k"
     case type4
@@ -34,6 +36,7 @@ public enum TagKind: String, Sendable, CaseIterable {
         case .ultralightC: .type2(.ultralightC)
         case .ultralightEV1_11: .type2(.ultralightEV1_11)
         case .ultralightEV1_21: .type2(.ultralightEV1_21)
+        case .ultralightAES: .type2(.ultralightAES)
         case .ntag203: .type2(.ntag203)
         case .ntag210: .type2(.ntag210)
         case .ntag212: .type2(.ntag212)

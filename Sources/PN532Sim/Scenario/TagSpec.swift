@@ -65,7 +65,9 @@ public struct TagSpec: Sendable, Equatable {
     public var lockedBlocks: [Int] = []
     /// Classic and Ultralight: a "magic" Gen1a clone that answers the backdoor unlock (`magic: gen1a`).
     public var gen1a = false
-    /// The originality signature the tag answers READ_SIG (Type 2, 32 bytes), Read_Sig (DESFire EV2 /
+    /// Classic and Ultralight / NTAG: a "magic" Gen4 GTU clone that answers the Gen4 version read (`magic: gen4`).
+    public var gen4 = false
+    /// The originality signature the tag answers READ_SIG (Type 2: 32 bytes, 48 on Ultralight AES), Read_Sig (DESFire EV2 /
     /// EV3 / Light, NTAG 424 DNA: 56 bytes) or READ SIGNATURE (ICODE SLIX2, 32 bytes) with; nil keeps
     /// the model's made-up one.
     public var signature: [UInt8]?
@@ -128,15 +130,18 @@ public struct TagSpec: Sendable, Equatable {
         if let apps = fields["applications"] { spec.applications = try DESFireScenario.readApplications(apps, with: reader) }
         if let flag = fields["directory_protected"] { spec.directoryProtected = try reader.bool(flag, what: "directory_protected") }
         if let magic = fields["magic"] {
-            guard try reader.string(magic, what: "magic") == "gen1a" else { throw reader.error(magic, "magic must be 'gen1a'") }
+            let kindOfMagic = try reader.string(magic, what: "magic")
+            guard kindOfMagic == "gen1a" || kindOfMagic == "gen4" else { throw reader.error(magic, "magic must be 'gen1a' or 'gen4'") }
             switch kind.family {
-            case .type2, .classic: spec.gen1a = true
-            default: throw reader.error(magic, "only MIFARE Classic and Ultralight / NTAG tags can be magic Gen1a cards")
+            case .type2, .classic:
+                if kindOfMagic == "gen1a" { spec.gen1a = true } else { spec.gen4 = true }
+            default: throw reader.error(magic, "only MIFARE Classic and Ultralight / NTAG tags can be magic Gen1a / Gen4 cards")
             }
         }
         if let signature = fields["signature"] {
             switch kind.family {
-            case .type2: spec.signature = try reader.hex(signature, what: "signature", counts: [32])
+            case let .type2(model):
+                spec.signature = try reader.hex(signature, what: "signature", counts: [model.product.signatureLength])
             case .desfire(let model) where model != .ev1: spec.signature = try reader.hex(signature, what: "signature", counts: [56])
             case .iso15693(let model) where model.hasReadSignature:
                 spec.signature = try reader.hex(signature, what: "signature", counts: [32])

@@ -45,7 +45,7 @@ enum VirtualTagFactory {
     }
 
     private static func makeType2(_ spec: TagSpec, _ model: VirtualType2Model) throws -> VirtualType2Tag {
-        let tag = VirtualType2Tag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7), gen1a: spec.gen1a)
+        let tag = VirtualType2Tag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 7), gen1a: spec.gen1a, gen4: spec.gen4)
         if let ndef = spec.ndef { try tag.writeNDEF(ndef) }
         if let signature = spec.signature { tag.signature = signature }
         var memory = tag.memory
@@ -66,7 +66,7 @@ enum VirtualTagFactory {
         guard spec.ndef == nil else {
             throw SimulatorError.invalidTag(id: spec.id, reason: "'ndef' is not supported for MIFARE Classic; give raw 'blocks'")
         }
-        let tag = try VirtualClassicTag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 4), gen1a: spec.gen1a)
+        let tag = try VirtualClassicTag(model: model, uid: spec.uid ?? defaultUID(spec.id, count: 4), gen1a: spec.gen1a, gen4: spec.gen4)
         for (number, bytes) in spec.blocks {
             for (offset, block) in bytes.chunked(16).enumerated() {
                 guard tag.block(number + offset) != nil else {

@@ -9,6 +9,7 @@ extension AccessPolicy {
         ConfigurationKey("access.probes.uid_structure", \.access.probeUIDStructure, .bool),
         ConfigurationKey("access.probes.version_signature_mismatch", \.access.probeVersionSignatureMismatch, .bool),
         ConfigurationKey("access.probes.gen1a_backdoor", \.access.probeGen1aBackdoor, .bool),
+        ConfigurationKey("access.probes.gen4_gtu", \.access.probeGen4GTU, .bool),
         ConfigurationKey("access.originality_keys_file", \.access.originalityKeysFile, .originalityKeysFile),
     ]
 }

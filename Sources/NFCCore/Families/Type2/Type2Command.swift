@@ -19,7 +19,7 @@ public enum Type2Command: Sendable, Hashable {
     case compatibilityWriteData([UInt8])
     /// GET_VERSION (60h): 8 bytes.
     case getVersion
-    /// READ_SIG (3Ch 00h): the 32-byte originality signature.
+    /// READ_SIG (3Ch 00h): the originality signature, 32 bytes (48 on Ultralight AES and NTAG 22x DNA).
     case readSignature
     /// READ_CNT (39h): a 24-bit counter, little-endian.
     case readCounter(UInt8)
@@ -53,7 +53,7 @@ public enum Type2Command: Sendable, Hashable {
         }
     }
 
-    /// The answer length a well-behaved tag gives; nil for a 4-bit ACK.
+    /// The answer length a well-behaved tag gives (READ_SIG: the shortest, 32); nil for a 4-bit ACK.
     public var expectedAnswerLength: Int? {
         switch self {
         case .read: 16
@@ -127,9 +127,15 @@ extension Type2Command {
         try await Type2Command.getVersion.send(via: transport)
     }
 
-    /// READ_SIG: the 32-byte ECC originality signature (not verified here).
+    /// READ_SIG: the ECC originality signature (not verified here): 48 bytes when the tag answers that many
+    /// (secp192r1: Ultralight AES, NTAG 22x DNA), else 32 (secp128r1). A shorter answer throws
+    /// ``NFCError/invalidResponse(_:)``.
     public static func readSignature(from transport: some TagTransport) async throws -> [UInt8] {
-        try await Type2Command.readSignature.send(via: transport)
+        let command = Type2Command.readSignature
+        let answer = try await transport.transceive(command.bytes, framing: command.framing)
+        let length = answer.count >= 48 ? 48 : 32
+        guard answer.count >= length else { throw NFCError.invalidResponse(answer) }
+        return Array(answer.prefix(length))
     }
 
     /// READ_CNT: counter `counter` (0–2) as a number; the wire order is little-endian.

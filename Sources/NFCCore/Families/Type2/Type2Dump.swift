@@ -118,8 +118,9 @@ public enum Type2Dump {
         var extras = Type2Extras(totalPages: map.totalPages)
         if product.features.contains(.readSignature) {
             try Task.checkCancellation()
-            if case let .answered(bytes) = try await Type2Command.readSignature.probe(via: transport), bytes.count >= 32 {
-                extras.signature = Array(bytes.prefix(32))
+            let length = product.signatureLength
+            if case let .answered(bytes) = try await Type2Command.readSignature.probe(via: transport), bytes.count >= length {
+                extras.signature = Array(bytes.prefix(length))
             }
         }
         if product.features.contains(.readCounter) {

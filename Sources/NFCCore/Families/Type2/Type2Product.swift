@@ -24,7 +24,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         public static let getVersion = Features(rawValue: 1 << 0)
         /// FAST_READ (3Ah): a page range in one answer.
         public static let fastRead = Features(rawValue: 1 << 1)
-        /// READ_SIG (3Ch): 32-byte originality signature.
+        /// READ_SIG (3Ch 00h): the originality signature, ``Type2Product/signatureLength`` bytes.
         public static let readSignature = Features(rawValue: 1 << 2)
         /// READ_CNT (39h); which counters answer is in ``Type2Product/counters``.
         public static let readCounter = Features(rawValue: 1 << 3)
@@ -72,6 +72,9 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// How the product answers a command it does not have (GET_VERSION on an Ultralight, AUTHENTICATE on
     /// an NTAG): what refinement reads a failed GET_VERSION against (``Type2Refinement``).
     public var unsupportedCommandAnswer: UnsupportedCommandAnswer
+    /// Bytes of the READ_SIG answer: 32 (secp128r1: NTAG21x, Ultralight EV1, NTAG210µ) or 48 (secp192r1:
+    /// Ultralight AES, NTAG 223 / 224 DNA). Meaningless without ``Features/readSignature``.
+    public var signatureLength: Int
 
     /// How a Type 2 product answers a command it does not support. Either way it falls back to IDLE (or
     /// HALT) and answers nothing more until it is selected again (``Type2Command/probe(via:)`` re-selects).
@@ -86,7 +89,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     public init(name: String, cardType: CardType, features: Features, counters: [UInt8] = [],
                 tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false, map: Type2MemoryMap,
                 locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String,
-                unsupportedCommandAnswer: UnsupportedCommandAnswer = .nak(0x0)) {
+                unsupportedCommandAnswer: UnsupportedCommandAnswer = .nak(0x0), signatureLength: Int = 32) {
         self.name = name
         self.cardType = cardType
         self.features = Self.authenticationFeatures(features, for: map.protection)
@@ -98,6 +101,7 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         self.factoryDataAreaSize = factoryDataAreaSize
         self.flipperName = flipperName
         self.unsupportedCommandAnswer = unsupportedCommandAnswer
+        self.signatureLength = signatureLength
     }
 
     /// The features with the authentication bits taken from the protection scheme, so the two cannot
@@ -241,16 +245,20 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         map: .ultralightEV1_21, locking: .dynamic(.ultralightEV1_21), flipperName: "Mifare Ultralight 21")
     /// MIFARE Ultralight Nano (MF0UNx00): kept generic Ultralight by the spec.
     public static let ultralightNano = generic("Ultralight Nano")
-    /// MIFARE Ultralight AES (MF0AES20): not in the spec's type list, generic Ultralight.
-    public static let ultralightAES = generic("Ultralight AES")
-    /// NTAG 223 DNA: generic Ultralight per the spec.
-    public static let ntag223DNA = generic("NTAG 223 DNA")
+    /// MIFARE Ultralight AES (MF0AES(H)20): not in the spec's type list, generic Ultralight; READ_SIG
+    /// answers a 48-byte secp192r1 signature (MF0AES(H)20 §8.9 "Product originality", §10.7 READ_SIG;
+    /// AN13452 for the key).
+    public static let ultralightAES = generic("Ultralight AES", signatureLength: 48)
+    /// NTAG 223 DNA: generic Ultralight per the spec; READ_SIG answers a 48-byte secp192r1 signature
+    /// (AN12998 "NTAG 22x DNA features and hints", as Proxmark3's originality.c cites it for the key;
+    /// the genuine pairs of its tools/recover_pk.py are 48 bytes).
+    public static let ntag223DNA = generic("NTAG 223 DNA", signatureLength: 48)
     /// NTAG 223 DNA StatusDetect.
-    public static let ntag223DNAStatusDetect = generic("NTAG 223 DNA StatusDetect")
+    public static let ntag223DNAStatusDetect = generic("NTAG 223 DNA StatusDetect", signatureLength: 48)
     /// NTAG 224 DNA: generic Ultralight.
-    public static let ntag224DNA = generic("NTAG 224 DNA")
+    public static let ntag224DNA = generic("NTAG 224 DNA", signatureLength: 48)
     /// NTAG 224 DNA StatusDetect.
-    public static let ntag224DNAStatusDetect = generic("NTAG 224 DNA StatusDetect")
+    public static let ntag224DNAStatusDetect = generic("NTAG 224 DNA StatusDetect", signatureLength: 48)
     /// NTAG I2C 1K (NT3H1101): sector-based memory, generic Ultralight (it is not an NTAG216).
     public static let ntagI2C1K = generic("NTAG I2C 1K", flipperName: "NTAG I2C 1K")
     /// NTAG I2C 2K (NT3H1201).
@@ -287,11 +295,17 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                      map: map, locking: locking, factoryDataAreaSize: factoryDataAreaSize, flipperName: flipperName)
     }
 
-    private static func generic(_ name: String, flipperName: String = "Mifare Ultralight") -> Type2Product {
+    /// `signatureLength`: the length of the READ_SIG answer for the generic rows that have one (their
+    /// signature is read and verified like the NTAG21x one); nil for the rows without READ_SIG.
+    private static func generic(_ name: String, flipperName: String = "Mifare Ultralight",
+                                signatureLength: Int? = nil) -> Type2Product {
         // Dumped with the 16-page Ultralight map by plain READ; GET_VERSION is all we rely on. Their lock
         // bytes are not modelled (a lock is refused).
-        Type2Product(name: name, cardType: .mifareUltralight, features: [.getVersion, .compatibilityWrite],
-                     map: .ultralight, locking: .unknown, flipperName: flipperName)
+        Type2Product(name: name, cardType: .mifareUltralight,
+                     features: signatureLength == nil ? [.getVersion, .compatibilityWrite]
+                         : [.getVersion, .readSignature, .compatibilityWrite],
+                     map: .ultralight, locking: .unknown, flipperName: flipperName,
+                     signatureLength: signatureLength ?? 32)
     }
 }
 

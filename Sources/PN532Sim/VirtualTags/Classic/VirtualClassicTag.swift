@@ -55,6 +55,8 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     public let layout: VirtualClassicLayout
     /// A "magic" Gen1a clone (scenario `magic: gen1a`).
     public let hasGen1aBackdoor: Bool
+    /// A "magic" Gen4 GTU clone (scenario `magic: gen4`): answers the Gen4 version read (``VirtualGen4GTU``).
+    public let hasGen4GTU: Bool
     public let target: Target
     private let state: Mutex<State>
 
@@ -79,13 +81,15 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     /// zero; every trailer is `FFFFFFFFFFFF FF0780 69 FFFFFFFFFFFF`. Throws
     /// ``NFCError/invalidArgument(_:)`` unless `uid` has 4 or 7 bytes. `gen1a`: a "magic" Gen1a clone
     /// that answers the backdoor unlock (``PN532Chip/gen1aUnlockFirstStep()``).
-    public init(model: Model, uid: [UInt8], gen1a: Bool = false) throws(NFCError) {
+    /// `gen4`: a "magic" Gen4 GTU clone.
+    public init(model: Model, uid: [UInt8], gen1a: Bool = false, gen4: Bool = false) throws(NFCError) {
         guard uid.count == 4 || uid.count == 7 else {
             throw .invalidArgument("A MIFARE Classic UID has 4 or 7 bytes, not \(uid.count)")
         }
         self.model = model
         self.layout = model.layout
         self.hasGen1aBackdoor = gen1a
+        self.hasGen4GTU = gen4
         let atqa = model.atqa(uidLength: uid.count)
         self.target = Target(modulation: .iso14443a, uid: uid, atqa: atqa, sak: model.sak)
         self.state = Mutex(State(memory: Self.factoryMemory(layout: model.layout, uid: uid, atqa: atqa, sak: model.sak)))
@@ -182,6 +186,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
     public func receive(_ frame: [UInt8]) -> VirtualTagReply {
         state.withLock { s in
             guard s.active else { return .silent }
+            if hasGen4GTU, s.pendingWrite == nil, let reply = VirtualGen4GTU.answer(frame) { return reply }
             if let block = s.pendingWrite {
                 s.pendingWrite = nil
                 guard frame.count == 16 else { return Self.refuse(&s) }

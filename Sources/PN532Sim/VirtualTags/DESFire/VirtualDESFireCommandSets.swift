@@ -46,7 +46,8 @@ enum VirtualDESFireCommandSets {
     /// The first DESFire, MF3ICD40: the EV1 set without what EV1 added (AuthenticateISO 1Ah,
     /// AuthenticateAES AAh, SetConfiguration 5Ch, GetCardUID 51h, FreeMemory 6Eh, GetDFNames 6Dh,
     /// GetISOFileIDs 61h: MF3ICD(Q)81 §9 marks them new in EV1). UNVERIFIED against the MF3ICD40
-    /// datasheet's own table, which was not at hand.
+    /// datasheet's own table, which was not at hand: its functional specification (Philips M075031) is a
+    /// confidential document, and no public NXP text lists the MF3ICD40 command set.
     static let d40: [Row] = ev1.filter { ![0x1A, 0xAA, 0x5C, 0x51, 0x6E, 0x6D, 0x61].contains($0.code) }
 
     /// MF3ICD(Q)81 §9 (EV1).

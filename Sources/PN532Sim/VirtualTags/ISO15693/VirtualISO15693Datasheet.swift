@@ -83,7 +83,8 @@ extension VirtualISO15693Model {
     /// ICODE SLIX2 (NXP SL2S2602, Rev. 4.1): 80 blocks of 4 bytes ("Memory organization", block 79 the
     /// 16-bit counter, kept as plain memory here); UID `E0 04 01` with the type indicator 01b in UID
     /// bits 37–36 (byte 3 = 08h for the serials modelled); GET SYSTEM INFORMATION as the SLIX (info
-    /// flags 0Fh, memory size 4F 03; IC reference 01h). Its ISO/IEC 15693 commands are the SLIX's
+    /// flags 0Fh, memory size 4F 03; IC reference 01h, the SLIX's value: not checked against the SLIX2
+    /// datasheet's GET SYSTEM INFORMATION answer). Its ISO/IEC 15693 commands are the SLIX's
     /// (01h, 02h, 20h–23h, 25h, 26h, 27h–2Ah, 2Bh, 2Ch); of its NXP custom commands only READ SIGNATURE
     /// (BDh, §9.5.3.20: flags, BDh, IC Mfg code 04h, optional UID; answer flags 00h and a 32-byte ECC
     /// signature programmed at production) is modelled.

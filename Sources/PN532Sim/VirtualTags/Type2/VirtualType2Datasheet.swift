@@ -144,6 +144,9 @@ public struct VirtualType2Product: Sendable, Hashable {
     public var factoryCFG1: [UInt8] = [0x00, 0x00, 0x00, 0x00]
     /// Bytes from page 4 on at delivery.
     public var factoryUserArea: [UInt8] = [0x03, 0x00, 0xFE, 0x00]
+    /// Bytes of the READ_SIG answer: 32 (the READ_SIG sections of MF0ULX1 §10, NTAG210_212 §10 and
+    /// NTAG213/215/216 §10: a 32-byte ECC signature) or 48 (MF0AES(H)20 §10.7, ``ultralightAES``).
+    public var signatureLength = 32
 }
 
 extension VirtualType2Product {
@@ -296,6 +299,7 @@ extension VirtualType2Product {
     /// §10.1: subtype 05h, major 02h, minor 01h; 1K 13h, 2K 15h) and NTAG I2C plus (NT3H2111/2211 §10.1:
     /// minor 02h). The I2C products' sector memory is not modelled: they answer GET_VERSION, READ, FAST_READ,
     /// READ_SIG and WRITE over whatever page count the custom model has, with no protection or lock pages.
+    /// MIFARE Ultralight AES (MF0AES20 / MF0AESH20): ``ultralightAES``.
     public static let variants: [VirtualType2Product] = {
         var ulh11 = ultralightEV1_MF0UL11
         ulh11.name = "Ultralight EV1 MF0ULH11"
@@ -315,7 +319,7 @@ extension VirtualType2Product {
                 factoryCC: [0, 0, 0, 0], factoryUserArea: [])
         }
         return [
-            ulh11, ulh21, tt,
+            ulh11, ulh21, tt, ultralightAES, ultralightAESH,
             i2c("NTAG I2C 1K", "NT3H1101 §10.1", minor: 0x01, storage: 0x13),
             i2c("NTAG I2C 2K", "NT3H1201 §10.1", minor: 0x01, storage: 0x15),
             i2c("NTAG I2C plus 1K", "NT3H2111 §10.1", minor: 0x02, storage: 0x13),

@@ -32,7 +32,9 @@ struct VirtualType2Machine {
         map = model.memoryMap
         target = Target(modulation: .iso14443a, uid: uid, atqa: atqa, sak: sak)
         memory = VirtualType2FactoryImage.memory(model: model, uid: uid)
-        signature = (0..<32).map { index in uid.isEmpty ? UInt8(index) : uid[index % uid.count] ^ UInt8(index) }
+        signature = (0..<product.signatureLength).map { index in
+            uid.isEmpty ? UInt8(truncatingIfNeeded: index) : uid[index % uid.count] ^ UInt8(truncatingIfNeeded: index)
+        }
     }
 
     // MARK: Life cycle

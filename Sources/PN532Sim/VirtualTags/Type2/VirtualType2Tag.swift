@@ -4,7 +4,7 @@ import struct NFCCore.TagDump
 import Synchronization
 
 /// A virtual MIFARE Ultralight / NTAG that answers like the datasheets say (MF0ICU1, MF0ICU2, MF0ULX1,
-/// NTAG203, NTAG210/212, NTAG213/215/216): READ with roll-over, FAST_READ, WRITE, two-frame
+/// NTAG203, NTAG210/212, NTAG213/215/216; Ultralight AES in part, ``VirtualType2Product/ultralightAES``): READ with roll-over, FAST_READ, WRITE, two-frame
 /// COMPATIBILITY_WRITE, GET_VERSION, READ_SIG, READ_CNT, INCR_CNT, CHECK_TEARING_EVENT, VCSL, PWD_AUTH,
 /// Ultralight C 3DES AUTHENTICATE (1Ah/AFh, key from pages 2Ch–2Fh), HALT; AUTH0/PROT (or Ultralight C
 /// AUTH0/AUTH1) protection, OTP CC page, static and dynamic lock bits, CFGLCK.
@@ -17,15 +17,19 @@ public final class VirtualType2Tag: VirtualTag {
     private let state: Mutex<VirtualType2Machine>
     /// A "magic" Gen1a Ultralight clone (scenario `magic: gen1a`) that answers the backdoor unlock.
     public let hasGen1aBackdoor: Bool
+    /// A "magic" Gen4 GTU clone (scenario `magic: gen4`) that answers the Gen4 version read (``VirtualGen4GTU``).
+    public let hasGen4GTU: Bool
 
     /// A factory-fresh tag of `model` with `uid` (7 bytes for real NXP tags). ATQA and SAK default to
     /// the Type 2 values `00 44` / `00`; pass others to imitate Classic-looking clones. `gen1a`: a
-    /// "magic" Gen1a clone.
+    /// "magic" Gen1a clone; `gen4`: a "magic" Gen4 GTU clone.
     public init(
-        model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00, gen1a: Bool = false
+        model: VirtualType2Model, uid: [UInt8], atqa: [UInt8] = [0x00, 0x44], sak: UInt8 = 0x00, gen1a: Bool = false,
+        gen4: Bool = false
     ) {
         state = Mutex(VirtualType2Machine(model: model, uid: uid, atqa: atqa, sak: sak))
         hasGen1aBackdoor = gen1a
+        hasGen4GTU = gen4
     }
 
     /// A tag that answers like the one `dump` was read from (Flipper's listener-from-poller-data idea):
@@ -65,7 +69,8 @@ public final class VirtualType2Tag: VirtualTag {
     }
 
     public func receive(_ frame: [UInt8]) -> VirtualTagReply {
-        state.withLock { $0.receive(frame) }
+        if hasGen4GTU, let reply = VirtualGen4GTU.answer(frame) { return reply }
+        return state.withLock { $0.receive(frame) }
     }
 
     public func powerOff() {
@@ -84,7 +89,8 @@ public final class VirtualType2Tag: VirtualTag {
         set { state.withLock { $0.replaceMemory(newValue) } }
     }
 
-    /// The 32-byte READ_SIG answer (a fixed pattern from the UID, not a valid NXP signature).
+    /// The READ_SIG answer, ``VirtualType2Product/signatureLength`` bytes (at first a fixed pattern from the
+    /// UID, not a valid NXP signature).
     public var signature: [UInt8] {
         get { state.withLock { $0.signature } }
         set { state.withLock { $0.signature = newValue } }
