@@ -7,6 +7,7 @@ only. Every loop is bounded in count and time; every process started here is sto
   python3 bench/agent.py BIN churn    [--taps N] [--on MS] [--off MS]
   python3 bench/agent.py BIN absence  [--intervals 100,250,500] [--grace MS]
   python3 bench/agent.py BIN idle     [--seconds S]
+  python3 bench/agent.py BIN smaps    [--taps N] [--seconds S]
   python3 bench/agent.py BIN fleet    [--agents N] [--taps N]
   python3 bench/agent.py BIN access   [--taps N]
 """
@@ -392,25 +393,37 @@ def main():
                 rig.close()
 
     elif a.bench == "smaps":
-        # Where the agent's RSS is: resident kB per mapped file (and anonymous/heap), after a tap.
+        # Where the agent's RSS is, after --taps taps (300 ms on, 100 ms off, as churn) and --seconds
+        # of idle: resident kB per part (bench/smaps.py: each file's text / read-only data / data, the
+        # heap, each malloc arena, each thread's stack) and smaps_rollup's anonymous / file split.
+        import smaps
         rig = Rig(a.bin, sim_args=a.sim_arg, interval=a.interval)
         try:
             pid = rig.agents[0].pid
-            rig.control(0, {"cmd": "place", "id": "t0"})
-            rig.wait_for(event_of("scanned", UIDS[0]), timeout=10)
-            time.sleep(2)
-            by, name = {}, None
-            for line in open(f"/proc/{pid}/smaps"):
-                parts = line.split()
-                if len(parts) >= 5 and "-" in parts[0] and ":" in parts[3]:
-                    name = parts[5] if len(parts) > 5 else "[anonymous]"
-                    name = os.path.basename(name) if name.startswith("/") else name
-                elif parts and parts[0] == "Rss:":
-                    by[name] = by.get(name, 0) + int(parts[1])
-            total = sum(by.values())
-            print(f"  agent RSS {total / 1024:.1f} MB after one tap; largest mappings:")
-            for n, kb in sorted(by.items(), key=lambda kv: -kv[1])[:14]:
-                print(f"    {kb / 1024:6.1f} MB  {n}")
+            for i in range(max(1, a.taps)):
+                rig.control(0, {"cmd": "place", "id": f"t{i % len(UIDS)}"})
+                if i == 0:
+                    rig.wait_for(event_of("scanned", UIDS[0]), timeout=10)
+                time.sleep(a.on / 1000)
+                rig.control(0, {"cmd": "remove", "all": True})
+                time.sleep(a.off / 1000)
+            time.sleep(a.seconds)
+            r = smaps.rollup(pid)
+            print(f"  agent after {max(1, a.taps)} taps and {a.seconds} s idle: RSS {r['Rss'] / 1024:.1f} MB "
+                  f"(anonymous {r['Anonymous'] / 1024:.1f}, file {(r['Rss'] - r['Anonymous']) / 1024:.1f}, "
+                  f"private dirty {r['Private_Dirty'] / 1024:.1f}); threads "
+                  f"{len(os.listdir(f'/proc/{pid}/task'))}; by part:")
+            for line in smaps.table(pid):
+                print("    " + line)
+            # The executable's resident text by Swift module (needs its symbol table: not stripped).
+            import textpages
+            try:
+                per_module, kb, mapped = textpages.resident(pid, os.path.join(a.bin, "nfcbridge"))
+                print(f"  nfcbridge text resident {kb} kB of {mapped} kB mapped, by module:")
+                for module, n in sorted(per_module.items(), key=lambda kv: -kv[1]):
+                    print(f"    {n:7d} kB  {module}")
+            except (OSError, SystemExit, subprocess.CalledProcessError) as error:
+                print(f"  (no text by module: {error})")
         finally:
             rig.close()
 

@@ -2,7 +2,9 @@
 """make soak: `nfcbridge run` for SOAK_MINUTES (default 60) against a real mosquitto and the PN532
 emulator on a pty, with tag churn, the broker frozen (SIGSTOP) for 30 s and then restarted every
 10 minutes, and the reader unplugged (simulator killed, a new one on the same link) every 15
-minutes. Prints the agent's RSS, open file descriptors and threads every minute; at the end checks
+minutes. Prints the agent's RSS (with anonymous / file-backed split (RssAnon, RssFile), smaps_rollup's private dirty and
+the malloc heaps, bench/smaps.py), open file descriptors and threads every minute, and keeps the
+per-part table (smaps-MMM.txt: minute 2, every 15 minutes, the end) in the work folder; at the end checks
 that every tap was reported exactly once (one `scanned` and one `removed` event per tap, each
 `event_id` once) and that RSS and FDs stayed flat. Exit status 0 when every check passed.
 
@@ -21,6 +23,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import smaps  # noqa: E402
 from agentlab import Broker, LineLog, Simulator, elapsed, received_events, stop_all, write_agent_config  # noqa: E402
 
 MINUTES = float(os.environ.get("SOAK_MINUTES", "60"))
@@ -106,7 +110,16 @@ def sample():
             key, _, value = line.partition(":")
             status[key] = value.strip()
     fds = len(os.listdir(f"/proc/{agent.pid}/fd"))
-    return int(status["VmRSS"].split()[0]), fds, int(status["Threads"])
+    dirty = smaps.rollup(agent.pid)["Private_Dirty"]
+    heap = sum(v[0] for k, v in smaps.breakdown(agent.pid).items() if k.startswith(("heap", "malloc arena")))
+    anon, file = (int(status[key].split()[0]) for key in ("RssAnon", "RssFile"))
+    return int(status["VmRSS"].split()[0]), fds, int(status["Threads"]), (anon, file, dirty, heap)
+
+
+def save_smaps(label):
+    """The agent's per-part table (bench/smaps.py) in the work folder, to see which part grew."""
+    with open(f"{work}/smaps-{label}.txt", "w") as f:
+        f.write("\n".join(smaps.table(agent.pid)) + "\n")
 
 
 taps = []  # (uid, seen_by_agent_scan, seen_by_agent_removal)
@@ -173,7 +186,7 @@ for t in threads:
 
 samples = []
 say(f"soak for {MINUTES:g} min; work dir {work}")
-print(f"{'min':>5} {'rss_kb':>8} {'fds':>4} {'threads':>7} {'taps':>6} {'events':>7}", flush=True)
+print(f"{'min':>5} {'rss_kb':>8} {'anon':>6} {'file':>6} {'pdirty':>6} {'heaps':>6} {'fds':>4} {'threads':>7} {'taps':>6} {'events':>7}", flush=True)
 minute = 0
 while minute < MINUTES:
     minute += 1
@@ -181,11 +194,14 @@ while minute < MINUTES:
     if agent.poll() is not None:
         say(f"the agent exited with {agent.returncode}")
         break
-    rss, fds, nthreads = sample()
-    samples.append((minute, rss, fds, nthreads))
+    rss, fds, nthreads, (anon, file, dirty, heaps) = sample()
+    samples.append((minute, rss, fds, nthreads, anon, file, dirty, heaps))
+    if minute == 2 or minute % 15 == 0 or minute >= MINUTES:
+        save_smaps(f"{minute:03d}")
     with lock:
         ntaps = len(taps)
-    print(f"{minute:5d} {rss:8d} {fds:4d} {nthreads:7d} {ntaps:6d} {len(events.lines):7d}", flush=True)
+    print(f"{minute:5d} {rss:8d} {anon:6d} {file:6d} {dirty:6d} {heaps:6d} {fds:4d} {nthreads:7d} {ntaps:6d} "
+          f"{len(events.lines):7d}", flush=True)
 
 stop.set()
 for t in threads:
@@ -259,11 +275,19 @@ if missing_scanned or missing_removed or twice:
     print(f"broker log: took {taken} events from the agent (+{taken_dup} resent with DUP), passed "
           f"{passed} to the watcher (+{passed_dup} with DUP); the watcher received {len(ids)} distinct event_ids")
 if len(samples) >= 3:
-    _, rss0, fds0, thr0 = samples[1]
-    _, rss1, fds1, thr1 = samples[-1]
+    _, rss0, fds0, thr0, anon0, file0, dirty0, heaps0 = samples[1]
+    _, rss1, fds1, thr1, anon1, file1, dirty1, heaps1 = samples[-1]
     peak = max(s[1] for s in samples)
     print(f"RSS minute 2 → end: {rss0} → {rss1} kB (peak {peak}); FDs {fds0} → {fds1} "
           f"(max {max(s[2] for s in samples)}); threads {thr0} → {thr1} (max {max(s[3] for s in samples)})")
+    print(f"  of it: anonymous {anon0} → {anon1} kB, file-backed {file0} → {file1} kB, private dirty "
+          f"{dirty0} → {dirty1} kB, malloc heaps (main + arenas) {heaps0} → {heaps1} kB")
+    half = samples[len(samples) // 2:]
+    if len(half) >= 2:
+        span = half[-1][0] - half[0][0]
+        print(f"  slope over the second half (minute {half[0][0]} → {half[-1][0]}): RSS "
+              f"{(half[-1][1] - half[0][1]) / span:+.1f} kB/min, anonymous {(half[-1][4] - half[0][4]) / span:+.1f}, "
+              f"file {(half[-1][5] - half[0][5]) / span:+.1f}, heaps {(half[-1][7] - half[0][7]) / span:+.1f}")
     if rss1 - rss0 > RSS_GROWTH_KB:
         failures.append(f"RSS grew by {rss1 - rss0} kB (allowed {RSS_GROWTH_KB})")
     if fds1 > fds0 + 2:

@@ -70,6 +70,14 @@ for binary in "$root/usr/bin/nfcbridge" "$root/usr/bin/nfcbridge-sim"; do
     else pass "$(basename "$binary") is stripped"; fi
 done
 check "installed nfcbridge-sim --help" "$root/usr/bin/nfcbridge-sim" --help
+# The agent's release link (Package.swift): packed relative relocations and no exported symbols
+# (issue 25: 1.1 MB of relocations and 880 kB of dynamic symbols were read at every start and stayed
+# in its RSS). A build that lost the linker flags has RELACOUNT and thousands of dynamic symbols.
+if readelf -d "$root/usr/bin/nfcbridge" | grep -q '(RELR)'; then pass "nfcbridge has packed relative relocations (DT_RELR)"
+else fail "nfcbridge has no DT_RELR: Package.swift's release linker flags were not applied"; fi
+exported=$(readelf -W --dyn-syms "$root/usr/bin/nfcbridge" | awk '$7 != "UND" && $5 == "GLOBAL"' | wc -l)
+if [ "$exported" -lt 100 ]; then pass "nfcbridge exports $exported symbols"
+else fail "nfcbridge exports $exported symbols (-export-dynamic of the static Swift runtime is back)"; fi
 ldd "$root/usr/bin/nfcbridge" > "$work/ldd"
 if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then fail "static Swift runtime: ldd shows"; sed 's/^/     /' "$work/ldd"; else pass "no Swift runtime in ldd"; fi
 # libcrypto, libssl and libmosquitto are opened with dlopen when a command first needs them (issue 25:

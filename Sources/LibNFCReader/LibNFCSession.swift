@@ -350,7 +350,8 @@ final class LibNFCSession {
 
     /// Sends `command` to `target` and returns the answer without CRC (and without LEN for FeliCa).
     /// Wraps `nfc_initiator_transceive_bytes` in easy framing (`InDataExchange`) or, for
-    /// ``Framing/raw`` ISO/IEC 14443-A frames, with CRC and easy framing off (`InCommunicateThru`).
+    /// ``Framing/raw`` ISO/IEC 14443-A frames, with CRC and easy framing off (`InCommunicateThru`);
+    /// a Type 2 tag's frames stay raw while the chip is in raw mode (``speaksRawAlike(_:)``).
     func transceive(_ command: [UInt8], framing: Framing, to target: Target) throws(NFCError) -> [UInt8] {
         guard !command.isEmpty else { throw .invalidArgument("An empty command cannot be sent") }
         try makeActive(target)
@@ -362,7 +363,7 @@ final class LibNFCSession {
             case let .success(answer): return try RawFrameCodec.feliCaPayload(answer)
             case let .failure(code): throw try settle(code, target: target, ifStillThere: .timeout)
             }
-        case .iso14443a where framing == .raw:
+        case .iso14443a where framing == .raw || (mode == .raw && Self.speaksRawAlike(target)):
             try setMode(.raw)
             switch try exchange(RawFrameCodec.appendingCRCA(command), timeout: configuration.commandTimeout) {
             case let .success(answer):
@@ -621,6 +622,17 @@ final class LibNFCSession {
             return .failure(LibNFCErrorCode(rawValue: result))
         }
         return .success(Array(answer.prefix(Int(result))))
+    }
+
+    /// A Type 2 tag (SAK 00h: neither ISO-DEP nor MIFARE Classic, whose Crypto1 only `InDataExchange`
+    /// speaks; ISO/IEC 14443-3 SAK coding, NFC Forum Digital SEL_RES) answers a frame sent raw with
+    /// software CRC exactly as it answers the same frame through `InDataExchange`, and the raw answer
+    /// shows a NAK where easy framing hides it (and costs a select to tell from removal). So once a
+    /// raw command (GET_VERSION) has switched the chip's CRC off, the commands that follow stay raw:
+    /// switching back would cost a `WriteRegister` round trip between arrival and publish. Polling
+    /// and selecting switch back (``listTargets``, InAutoPoll).
+    static func speaksRawAlike(_ target: Target) -> Bool {
+        target.modulation == .iso14443a && target.sak == 0x00
     }
 
     /// Switches between easy framing + chip CRC and raw frames with software CRC, as libnfc's

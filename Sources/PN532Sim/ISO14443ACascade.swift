@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 
 /// UID cascade levels of ISO/IEC 14443-3 §6.5.4: what a tag answers to ANTICOLLISION at each level.
 enum ISO14443ACascade {
@@ -21,7 +20,7 @@ enum ISO14443ACascade {
 
     /// CLn followed by its BCC: the ANTICOLLISION answer.
     static func anticollisionAnswer(level: [UInt8]) -> [UInt8] {
-        level + [ISO14443.bcc(level)]
+        level + [AirChecksum.bcc(level)]
     }
 
     /// Turns the cascaded UID form that InListPassiveTarget takes (`88 u0 u1 u2 u3 … u6`) back into

@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 import enum NFCCore.Modulation
 import struct NFCCore.Target
 
@@ -48,7 +47,7 @@ extension PN532Chip {
         let payload: [UInt8], hasCRC: Bool
         if registers.transmitCRC {
             (payload, hasCRC) = (frame, true)
-        } else if frame.count >= 3, ISO14443.hasValidCRCA(frame) {
+        } else if frame.count >= 3, AirChecksum.endsWithCRCA(frame) {
             (payload, hasCRC) = (Array(frame.dropLast(2)), true)
         } else {
             (payload, hasCRC) = (frame, false)
@@ -133,7 +132,7 @@ extension PN532Chip {
     private func select(level: Int, _ payload: [UInt8]) -> AirReply {
         guard var state = anticollision, state.level == level else { return .silent }
         let uidPart = Array(payload[2..<6])
-        guard ISO14443.bcc(uidPart) == payload[6] else { return .silent }
+        guard AirChecksum.bcc(uidPart) == payload[6] else { return .silent }
         let matching = state.ready.filter { placed in
             let levels = ISO14443ACascade.levels(of: placed.tag.target.uid)
             return levels.count > level && levels[level] == uidPart
@@ -169,7 +168,7 @@ extension PN532Chip {
                 registers.setReceiveLastBits(0)
                 return statusAnswer(.crcError)
             }
-            bytes = withCRC && !registers.receiveCRC ? frame + ISO14443.crcA(frame) : frame
+            bytes = withCRC && !registers.receiveCRC ? frame + AirChecksum.crcA(frame) : frame
             if registers.parityDisabled { (bytes, lastBits) = ISO14443AParityFraming.wrap(bytes) }
         }
         registers.setReceiveLastBits(lastBits)

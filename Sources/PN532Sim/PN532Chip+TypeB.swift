@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 
 /// The PN532's 106 kbps type B side: discovery (REQB → ATQB, then ATTRIB, as InListPassiveTarget
 /// BrTy 03 and InAutoPoll types 03/23 do it, UM0701-02 §7.3.5 / §7.3.13), the PCD half of the
@@ -54,8 +53,8 @@ extension PN532Chip {
     /// on the way back; nil when the card is silent or its answer is broken.
     func typeBAir(_ placed: PlacedTag, _ frame: [UInt8]) -> [UInt8]? {
         guard let card = placed.tag as? VirtualTypeBTag,
-            let answer = card.receiveAir(frame + ISO14443.crcB(frame)), answer.count >= 2,
-            ISO14443.crcB(Array(answer.dropLast(2))) == Array(answer.suffix(2))
+            let answer = card.receiveAir(frame + AirChecksum.crcB(frame)), answer.count >= 2,
+            AirChecksum.crcB(Array(answer.dropLast(2))) == Array(answer.suffix(2))
         else { return nil }
         return Array(answer.dropLast(2))
     }
@@ -110,10 +109,10 @@ extension PN532Chip {
         guard let target = targets.first(where: { $0.kind == .typeB && !$0.isDeselected }), reaches(target.placed),
             let card = target.placed.tag as? VirtualTypeBTag
         else { return timeoutAnswer }
-        let onAir = registers.transmitCRC ? data + ISO14443.crcB(data) : data
+        let onAir = registers.transmitCRC ? data + AirChecksum.crcB(data) : data
         guard let answer = card.receiveAir(onAir), answer.count >= 2 else { return timeoutAnswer }
         if registers.receiveCRC {
-            guard ISO14443.crcB(Array(answer.dropLast(2))) == Array(answer.suffix(2)) else { return statusAnswer(.crcError) }
+            guard AirChecksum.crcB(Array(answer.dropLast(2))) == Array(answer.suffix(2)) else { return statusAnswer(.crcError) }
             return sized(Array(answer.dropLast(2)))
         }
         return sized(answer)

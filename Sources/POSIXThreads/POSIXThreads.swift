@@ -91,3 +91,34 @@ public func startThread(name: String, _ body: @escaping @Sendable () -> Void) ->
     pthread_detach(thread)
     return true
 }
+
+/// The main thread of a program whose work runs on other threads and tasks.
+public enum MainThread {
+    /// Blocks the calling thread for good (on a condition nobody signals); the program ends by
+    /// `exit` from another thread. Unlike `dispatchMain()`, the thread is not ended with
+    /// `pthread_exit`, so its stack is never unwound (issue 25: the unwinder's reads of the
+    /// executable's unwind tables stayed in the agent's RSS).
+    public static func park() -> Never {
+        let condition = ConditionLock()
+        condition.lock()
+        while true { condition.wait() }
+    }
+}
+
+/// glibc's malloc arenas: by default each thread that allocates gets an arena of its own (up to 8 per
+/// core), and memory freed in one arena serves only the threads on it.
+public enum MallocArenas {
+    /// Puts every thread on one arena (`mallopt(M_ARENA_MAX, 1)`). Call first thing in `main`, before
+    /// any thread starts. The agent's threads allocate little and rarely at the same moment; with an
+    /// arena each (13 in a soak), partly used pages spread over all of them and the heaps grew about
+    /// 8 kB a minute for good, with one arena they stay flat (issue 25, bench/README.md). `mallopt` is
+    /// not in Swift's Glibc module (malloc.h), so it is looked up by name. Returns false when
+    /// glibc refused it or has no `mallopt`.
+    @discardableResult
+    public static func useOne() -> Bool {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        // RTLD_DEFAULT is the null handle in glibc's dlfcn.h; M_ARENA_MAX is -8 in malloc.h.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
+        return unsafeBitCast(symbol, to: Mallopt.self)(-8, 1) == 1
+    }
+}

@@ -89,7 +89,8 @@ import TestSupport
         first.waitForExit()
         let killedJournal = try String(contentsOfFile: journal, encoding: .utf8)
         #expect(killedJournal.contains(issued))
-        let tornByKill = !killedJournal.split(separator: "\n").last!.contains("done")
+        let lastLine = try #require(killedJournal.split(separator: "\n").last)
+        let tornByKill = !lastLine.contains("done")
 
         // Started again with the job id alone: tag 6 (still in the field) is reported, then finished.
         first = try encode([], simulator: simulator, stateDirectory: state)

@@ -215,16 +215,25 @@ import TestSupport
             let codes = ["4A", "44", "32", "06", "08", "40", "42"]
             let before = try counts(simulator, codes)
             let tag = try #require(try await device.poll(modulations: Self.allModulations, timeout: .seconds(10), limit: 1).first)
-            // GET_VERSION raw (CRC off, InCommunicateThru, CRC on), then a READ in easy framing.
+            // GET_VERSION raw (CRC off, InCommunicateThru), then a READ, which stays raw: a Type 2
+            // tag answers it alike, and switching back would cost a WriteRegister.
             let version = try await tag.transceive([0x60], framing: .raw)
             #expect(version.prefix(3) == [0x00, 0x04, 0x04])
             #expect(try await tag.transceive([0x30, 0x00]).prefix(3) == [0x04, 0xA1, 0xB2])
             let after = try counts(simulator, codes)
             let sent = Dictionary(uniqueKeysWithValues: codes.map { ($0, after[$0, default: 0] - before[$0, default: 0]) })
             // One InListPassiveTarget and nothing else to find and select it: no deselect, no select
-            // by UID, no second RFConfiguration; the CRC switches are one WriteRegister each, with
-            // no ReadRegister first.
-            #expect(sent == ["4A": 1, "44": 0, "32": 0, "06": 0, "08": 2, "42": 1, "40": 1])
+            // by UID, no second RFConfiguration; one WriteRegister switches the CRC off, with no
+            // ReadRegister first, and nothing switches it back before the next poll.
+            #expect(sent == ["4A": 1, "44": 0, "32": 0, "06": 0, "08": 1, "42": 2, "40": 0])
+            // The next poll goes back to easy framing (CRC on): one WriteRegister, and the READ
+            // after it goes through InDataExchange again.
+            let again = try #require(try await device.poll(modulations: Self.allModulations, timeout: .seconds(10), limit: 1).first)
+            let beforeRead = try counts(simulator, codes)
+            #expect(try await again.transceive([0x30, 0x00]).prefix(3) == [0x04, 0xA1, 0xB2])
+            let read = try counts(simulator, codes)
+            #expect(read["40", default: 0] - beforeRead["40", default: 0] == 1)
+            #expect(read["08", default: 0] - after["08", default: 0] == 1)
         }
     }
 

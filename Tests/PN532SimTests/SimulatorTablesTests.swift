@@ -10,15 +10,14 @@ import Testing
 @Suite struct SimulatorTablesTests {
     // MARK: - PN532Sim borrows no NFCCore table
 
-    /// The NFCCore declarations PN532Sim may import: byte helpers, crypto, the transport and reader
-    /// protocols it implements, the error type, the NDEF codec its scenarios build messages with, and the
-    /// dump types its dump adapter (`VirtualType2Tag(dump:)`) reads. No product, GET_VERSION, lock,
-    /// access-bit, Classic layout or FeliCa map type.
+    /// The NFCCore declarations PN532Sim may import: the transport and reader protocols it implements
+    /// in process and their value types, the error type, and the dump types its dump adapter
+    /// (`VirtualType2Tag(dump:)`) reads. No code: no CRC or BCC (``AirChecksum``), no crypto
+    /// (`SimulatedTripleDES`, `SimulatedCipher`), no NDEF codec (``ScenarioNDEF``), and no product,
+    /// GET_VERSION, lock, access-bit, Classic layout or FeliCa map type.
     static let allowedImports: Set<String> = [
-        "APDUTransport", "CardType", "ClassicAuthenticating", "ClassicKeyType", "Framing", "ISO14443", "ISO15693Request",
-        "ISO15693Transport", "Modulation",
-        "NDEFMessage", "NDEFRecord", "NFCError", "ReaderDevice", "ReaderInfo", "TagDump", "TagTransport", "Target",
-        "TripleDES",
+        "APDUTransport", "CardType", "ClassicAuthenticating", "ClassicKeyType", "Framing", "ISO15693Request",
+        "ISO15693Transport", "Modulation", "NFCError", "ReaderDevice", "ReaderInfo", "TagDump", "TagTransport", "Target",
     ]
 
     /// NFCCore names PN532Sim's code must not use, even qualified (`NFCCore.Type2Product`).

@@ -1,5 +1,3 @@
-import struct NFCCore.NDEFMessage
-import struct NFCCore.NDEFRecord
 
 /// A scenario's `sun:` mapping (type `ntag424_sun`, docs/simulator.md "NTAG 424 DNA with SUN"): the URL
 /// template with its placeholders, the keys, the counter. The simulator lays the mirrors out itself:
@@ -55,11 +53,8 @@ public struct SUNSpec: Sendable, Equatable {
               metaReadKey != nil || (at["{uid}"] != nil && at["{ctr}"] != nil) else {
             throw .invalidTag(id: id, reason: "sun url needs {mac} and {picc} (with a meta_read_key) or {uid} and {ctr} (meta_read_key: none)")
         }
-        let message: [UInt8]
-        do {
-            message = try NDEFMessage(records: [.uri(text)]).bytes
-        } catch {
-            throw .invalidTag(id: id, reason: error.message)
+        guard let message = ScenarioNDEF.message([.uri(text)]) else {
+            throw .invalidTag(id: id, reason: "sun url: the NDEF record cannot be encoded")
         }
         // The URI record ends the message, and its payload ends with the URL after the abbreviated
         // prefix: a URL character at `i` is at this offset in the file (2 bytes of NLEN first).

@@ -1,5 +1,3 @@
-import struct NFCCore.NDEFMessage
-import struct NFCCore.NDEFRecord
 
 /// A tag definition from a scenario file or an inline control request (docs/simulator.md, "Tags").
 public struct TagSpec: Sendable, Equatable {
@@ -162,7 +160,7 @@ public struct TagSpec: Sendable, Equatable {
     /// `ndef:` — a list of records (`uri:`, `text:` + `language:`, `mime:` + `hex:`), or one record.
     private static func readNDEF(_ node: ScenarioNode, with reader: ScenarioNodeReader) throws(SimulatorError) -> [UInt8] {
         let items: [ScenarioNode] = if case .map = node.value { [node] } else { try reader.list(node, what: "ndef") }
-        var records: [NDEFRecord] = []
+        var records: [ScenarioNDEF.Record] = []
         for item in items {
             let fields = try reader.fields(item, allowed: ["uri", "text", "language", "mime", "hex"], what: "an NDEF record")
             if let uri = fields["uri"] {
@@ -177,11 +175,10 @@ public struct TagSpec: Sendable, Equatable {
                 throw reader.error(item, "an NDEF record needs 'uri', 'text' or 'mime'")
             }
         }
-        do {
-            return try NDEFMessage(records: records).bytes
-        } catch {
-            throw reader.error(node, error.message)
+        guard let message = ScenarioNDEF.message(records) else {
+            throw reader.error(node, "an NDEF record does not fit: a MIME type of at most 255 bytes, a language code of at most 63")
         }
+        return message
     }
 
     /// `pages:` / `blocks:` — a mapping from the first page/block number to hex bytes.

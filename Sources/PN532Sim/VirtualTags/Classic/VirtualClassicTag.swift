@@ -1,5 +1,4 @@
 import enum NFCCore.ClassicKeyType
-import enum NFCCore.ISO14443
 import enum NFCCore.NFCError
 import struct NFCCore.Target
 import Synchronization
@@ -101,7 +100,7 @@ public final class VirtualClassicTag: ClassicVirtualTag {
         var memory = [[UInt8]](repeating: [UInt8](repeating: 0, count: 16), count: layout.totalBlocks)
         let manufacturer: [UInt8] = [0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69]
         var block0 = uid
-        if uid.count == 4 { block0.append(ISO14443.bcc(uid)) }
+        if uid.count == 4 { block0.append(AirChecksum.bcc(uid)) }
         block0 += [sak, atqa[1], atqa[0]] + manufacturer
         memory[0] = Array(block0.prefix(16))
         for sector in 0..<layout.sectorCount {

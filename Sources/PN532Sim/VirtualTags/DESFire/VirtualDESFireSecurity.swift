@@ -227,7 +227,7 @@ enum VirtualDESFireSecurity {
             // IV 0; full = E(data ‖ CRC_A(data) ‖ 00…) in CBC from IV 0. Plain answers carry neither.
             guard mode != 0x00 else { return data }
             if mode == 0x03 {
-                var plain = data + SimulatedTripleDES.crcA(data)
+                var plain = data + AirChecksum.crcA(data)  // D40 full mode's CRC16 is CRC_A (MF3ICD40 §8.5)
                 plain += [UInt8](repeating: 0, count: (8 - plain.count % 8) % 8)
                 guard let cipher = SimulatedTripleDES.cbcEncrypt(key, iv: zero8, plain) else { return nil }
                 answer = cipher

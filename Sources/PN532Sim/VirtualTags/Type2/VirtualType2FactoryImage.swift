@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 
 /// The memory a fresh tag leaves the factory with, from its ``VirtualType2Product`` row (the sections
 /// are cited there), NFC Forum formatted (Flipper's `nfc_data_generator.c` does the same for its
@@ -17,8 +16,8 @@ enum VirtualType2FactoryImage {
         let serial = Array((uid + [UInt8](repeating: 0, count: 7)).prefix(7))
         // Pages 0-2: UID0-2, BCC0 = 88h ^ UID0 ^ UID1 ^ UID2, UID3-6, BCC1 = UID3 ^ … ^ UID6, internal 48h,
         // lock 00 00 (MF0ICU1 §7.5.1, NTAG213/215/216 §8.5.1).
-        let manufacturer = Array(serial[0..<3]) + [ISO14443.bcc([0x88] + serial[0..<3])] + Array(serial[3..<7])
-            + [ISO14443.bcc(Array(serial[3..<7])), 0x48, 0x00, 0x00]
+        let manufacturer = Array(serial[0..<3]) + [AirChecksum.bcc([0x88] + serial[0..<3])] + Array(serial[3..<7])
+            + [AirChecksum.bcc(Array(serial[3..<7])), 0x48, 0x00, 0x00]
         put(manufacturer, at: 0, in: &memory)
         // A custom model without a matching map: unknown delivery state, a blank OTP page.
         guard let map = model.memoryMap else { return memory }

@@ -1,5 +1,4 @@
 import struct NFCCore.Target
-import enum NFCCore.TripleDES
 
 /// The state and command handlers behind ``VirtualType2Tag`` (guarded by its lock). Every rule comes
 /// from the model's ``VirtualType2Product`` row and ``VirtualType2StaticLock``.
@@ -300,7 +299,7 @@ struct VirtualType2Machine {
         var random = SystemRandomNumberGenerator()
         let rndB = pinnedChallenge ?? withUnsafeBytes(of: random.next()) { Array($0) }
         pinnedChallenge = nil
-        guard let challenge = try? TripleDES.cbc(encrypt: true, key: key, iv: Self.zeroBlock, data: rndB) else {
+        guard let challenge = SimulatedTripleDES.cbcEncrypt(key, iv: Self.zeroBlock, rndB) else {
             return nak(0x0)
         }
         pendingAuthentication = (rndB, challenge)
@@ -315,12 +314,11 @@ struct VirtualType2Machine {
         guard let pending = pendingAuthentication, let key = cipherKey else { return nak(0x0) }
         pendingAuthentication = nil
         let token = Array(frame[1...])
-        guard let plain = try? TripleDES.cbc(encrypt: false, key: key, iv: pending.challenge, data: token),
+        guard let plain = SimulatedTripleDES.cbcDecrypt(key, iv: pending.challenge, token), plain.count == 16,
             Array(plain[8...]) == Self.rotatedLeft(pending.rndB)
         else { return nak(0x0) }
         let rndA = Array(plain[..<8])
-        guard let proof = try? TripleDES.cbc(encrypt: true, key: key, iv: Array(token.suffix(8)),
-                                             data: Self.rotatedLeft(rndA))
+        guard let proof = SimulatedTripleDES.cbcEncrypt(key, iv: Array(token.suffix(8)), Self.rotatedLeft(rndA))
         else { return nak(0x0) }
         authenticated = true
         return .data([0x00] + proof)

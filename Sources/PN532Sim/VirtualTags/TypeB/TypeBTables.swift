@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 
 /// The simulator's own ISO/IEC 14443-3 type B tables (§7: REQB/WUPB, ATQB, ATTRIB, HLTB) and the
 /// frame size codes of ISO/IEC 14443-4 Table 1, for ``VirtualTypeBTag`` and the chip's type B side.
@@ -32,7 +31,7 @@ public enum TypeBTables {
 
     /// Application Data (§7.9.3): AFI 00h (no family given), CRC_B of the application's AID, and one
     /// application.
-    public static let defaultApplicationData: [UInt8] = [0x00] + ISO14443.crcB(ndefApplicationID) + [0x01]
+    public static let defaultApplicationData: [UInt8] = [0x00] + AirChecksum.crcB(ndefApplicationID) + [0x01]
 
     /// Protocol Info (§7.9.4): 106 kbit/s only (00h); Max_Frame_Size 8 (256 bytes) with Protocol_Type 1
     /// (ISO/IEC 14443-4 compliant) (81h); FWI 7, ADC 01 (application data coded as §7.9.3) and FO

@@ -1,4 +1,3 @@
-import enum NFCCore.ISO14443
 import enum NFCCore.NFCError
 import struct NFCCore.Target
 import Synchronization
@@ -55,9 +54,9 @@ public final class VirtualTypeBTag: ISODEPVirtualTag {
 
     /// One frame as it travels on the air, CRC_B included; the answer likewise, or nil for silence.
     public func receiveAir(_ frame: [UInt8]) -> [UInt8]? {
-        guard frame.count >= 3, ISO14443.crcB(Array(frame.dropLast(2))) == Array(frame.suffix(2)) else { return nil }
+        guard frame.count >= 3, AirChecksum.crcB(Array(frame.dropLast(2))) == Array(frame.suffix(2)) else { return nil }
         guard let answer = respond(to: Array(frame.dropLast(2))) else { return nil }
-        return answer + ISO14443.crcB(answer)
+        return answer + AirChecksum.crcB(answer)
     }
 
     /// WUPB + ATTRIB (CID 0, FSD 256) done at once: the card is ACTIVE with a fresh block layer, as the
@@ -72,7 +71,7 @@ public final class VirtualTypeBTag: ISODEPVirtualTag {
 
     /// One frame without CRC_B (the in-process path): ``receiveAir(_:)`` with the CRC added and removed.
     public func receive(_ frame: [UInt8]) -> VirtualTagReply {
-        guard !frame.isEmpty, let answer = receiveAir(frame + ISO14443.crcB(frame)) else { return .silent }
+        guard !frame.isEmpty, let answer = receiveAir(frame + AirChecksum.crcB(frame)) else { return .silent }
         return .data(Array(answer.dropLast(2)))
     }
 

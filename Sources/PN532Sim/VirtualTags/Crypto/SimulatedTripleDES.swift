@@ -29,16 +29,4 @@ enum SimulatedTripleDES {
     static func cmac(_ key: [UInt8], _ message: [UInt8], iv: [UInt8] = [UInt8](repeating: 0, count: 8)) -> [UInt8]? {
         SimulatedCipher.cmac(size: block, constant: 0x1B, { self.block(key, $0, decrypt: $1) }, message, iv: iv)
     }
-
-    /// ISO/IEC 14443-3 §6.2.4 CRC_A over `data` (preset 6363h, polynomial 8408h reflected), low byte
-    /// first: the D40 full mode's CRC16 (MF3ICD40 §8.5).
-    static func crcA(_ data: [UInt8]) -> [UInt8] {
-        var crc: UInt16 = 0x6363
-        for byte in data {
-            var value = byte ^ UInt8(truncatingIfNeeded: crc)
-            value ^= value << 4
-            crc = (crc >> 8) ^ (UInt16(value) << 8) ^ (UInt16(value) << 3) ^ (UInt16(value) >> 4)
-        }
-        return [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
-    }
 }
