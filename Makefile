@@ -109,11 +109,13 @@ build: build-deps
 # Tests run one at a time: on a 2-core machine Swift's cooperative pool has two threads, and the
 # end-to-end tests wait on child processes (simulator, broker, libnfc tools); run side by side,
 # such waits can hold both threads while another test's in-process work needs one.
-# scripts/test-all.sh: the test run, with the release and fuzz builds beside it at nice 19, then the
-# fuzz smoke and the packaging checks (the same steps as test-swift, fuzz-smoke and test-deploy).
+# scripts/test-all.sh: the test run, with the other steps beside it at nice 19 until it ends (the
+# fuzz build, then the fuzz smoke beside the release build, then the packaging checks: the same steps
+# as test-swift, fuzz-smoke and test-deploy), their output printed when the tests end, each bounded
+# by TEST_BOUND.
 test: deps
 	$(SWIFT) build --build-tests
-	scripts/test-all.sh $(MAKE)
+	scripts/test-all.sh $(MAKE) $(TEST_BOUND)
 
 # Every test module but EndToEndTests, one test at a time as in test-swift.
 check:
@@ -121,7 +123,7 @@ check:
 	$(SWIFT) test --skip-build --no-parallel --skip '^EndToEndTests\.'
 
 # scripts/test-swift.sh: the whole log goes to .build/test-swift.log as well, line-buffered; the run is
-# bounded (TEST_BOUND seconds, default 3600: the suite takes about 11 min on 2 cores), so a test that
+# bounded (TEST_BOUND seconds, default 3600: the suite takes about 7 min on 2 cores), so a test that
 # hangs stops the run with its name printed instead of running into CI's limit; the failing tests and
 # their issues are printed again at the end, so a log's tail (all a CI summary shows) names them.
 TEST_BOUND ?= 3600
@@ -150,15 +152,13 @@ test-ha: build
 # in their own scratch path, instrumented (-sanitize=fuzzer,address on every module; --sanitize also
 # for SwiftPM's link step), so the normal build and test products are untouched. Release mode: the
 # runs are ten times faster. One harness after another at nice 15 (fuzz/run.sh).
-FUZZ_HARNESSES := $(notdir $(wildcard fuzz/harnesses/*))
 FUZZ_BUILD := NFCBRIDGE_FUZZ=1 $(SWIFT) build -c release --scratch-path .build-fuzz --sanitize fuzzer \
               --sanitize address -Xswiftc -sanitize=fuzzer,address
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_SECONDS ?= 5
 
 fuzz-build: deps
-	@set -eo pipefail; for h in $(FUZZ_HARNESSES); do \
-	  $(FUZZ_BUILD) --product fuzz-$$h 2>&1 | { grep -v "Cannot export local symbol" || true; }; done
+	@set -eo pipefail; $(FUZZ_BUILD) 2>&1 | { grep -v "Cannot export local symbol" || true; }
 
 fuzz: fuzz-build
 	fuzz/run.sh runs $(FUZZ_RUNS)

@@ -7,6 +7,7 @@
 #   stopped with everything it started (swift-test runs the test binary in a process group of its own,
 #   so the tree is walked through /proc), and the tests that started but never ended are named. A hung
 #   test then fails the run with its name instead of running into CI's limit silently.
+# - The ten slowest tests are printed at the end (where the time goes).
 # - On failure, the failing tests and their issues are printed again at the end (and kept in
 #   LOG's .summary beside it, which scripts/test-all.sh prints last), so a log's tail (all a CI summary
 #   shows) names them.
@@ -41,6 +42,11 @@ fi
 wait "$runner"
 rc=$?
 sleep 1 # let tee write the last lines
+
+# Where the time went: the ten slowest tests.
+echo "=== the slowest tests (from $log) ==="
+sed -nE 's/^[^ ]+ Test (.*) (passed|failed) after ([0-9.]+) seconds( with [0-9]+ issues?)?\.$/\3 \1/p' "$log" |
+	grep -v '^[0-9.]* run with ' | sort -rn | head -n 10 | awk '{ t = $1; sub(/^[^ ]+ /, ""); printf "%8.1f s  %s\n", t, $0 }'
 
 summary="${log%.log}.summary"
 : > "$summary"
