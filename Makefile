@@ -38,7 +38,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # python3 for make soak, python3-jinja2 for the end-to-end tests that render the Home Assistant
 # discovery templates (python3-venv for make test-ha), rabbitmq-server (3.10, with its MQTT plugin) for
 # the two-node cluster RabbitMQClusterTests start on loopback (the package's own service is not used).
-BUILD_DEBS := pkg-config libnfc-dev libnfc6 libmosquitto-dev libyaml-dev libssl-dev libsystemd-dev libpcsclite-dev
+BUILD_DEBS := pkg-config libnfc-dev libnfc6 libmosquitto-dev libyaml-dev libssl-dev libpcsclite-dev
 DEMO_DEBS := $(BUILD_DEBS) mosquitto mosquitto-clients socat
 DEBS := $(DEMO_DEBS) libnfc-bin libnfc-examples openssl libstdc++-12-dev systemd dpkg-dev lintian man-db \
         python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace rabbitmq-server

@@ -14,20 +14,26 @@ let package = Package(
     targets: [
         // Debian libraries (module maps in Sources/C*/).
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // CMosquitto and CCrypto: headers only. The agent opens libmosquitto.so.1 and libcrypto.so.3 with dlopen
+        // when first needed (DynamicLibrary; LibMosquitto, LibCrypto), so a one-shot command does not load them.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        // <sys/timex.h> (adjtimex) from libc: no library is linked.
+        .systemLibrary(name: "CTimex"),
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
 
         // libyaml's event parser as a node tree with line numbers (agent configuration, scenarios).
         .target(name: "YAMLDocument", dependencies: ["CYAML"]),
+        // dlopen(3) of a Debian library when first needed, with typed functions (libcrypto, libmosquitto).
+        .target(name: "DynamicLibrary"),
         // The domain: pure Swift, knows nothing of libnfc, MQTT or files.
-        .target(name: "NFCCore", dependencies: ["CCrypto"]),
+        .target(name: "NFCCore", dependencies: ["CCrypto", "DynamicLibrary"]),
         // Virtual tags and the PN532 emulator on a pty.
         // CCrypto: the virtual NTAG 424 DNA's SDM and the virtual DESFire's authentication and secure
         // messaging, each the simulator's own steps on libcrypto's AES, never NFCCore's crypto.
-        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"]),
+        // It links libcrypto itself (CCrypto has headers only).
+        .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"], linkerSettings: [.linkedLibrary("crypto")]),
         // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
         .target(name: "POSIXThreads"),
         // The libnfc backend.
@@ -35,9 +41,9 @@ let package = Package(
         // The PC/SC backend (pcsc-lite's pcscd: ACR122U/ACR1252U/ACR1552U…, ISO 15693).
         .target(name: "PCSCReader", dependencies: ["NFCCore", "CPCSCLite", "POSIXThreads"]),
         // Async wrapper over libmosquitto.
-        .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads"]),
+        .target(name: "MQTTClient", dependencies: ["CMosquitto", "POSIXThreads", "DynamicLibrary"]),
         // The agent.
-        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "POSIXThreads", "YAMLDocument", "CSystemd", "CCrypto"]),
+        .target(name: "NFCBridge", dependencies: ["NFCCore", "MQTTClient", "POSIXThreads", "YAMLDocument", "CTimex"]),
 
         // The release agent is linked by lld with packed relative relocations (DT_RELR, glibc 2.36 =
         // Debian 12) and without exporting its symbols (the static Swift runtime's link arguments add
@@ -52,9 +58,9 @@ let package = Package(
         // Helpers shared by the test targets (built products, child processes, brokers, simulators).
         .target(name: "TestSupport", path: "Sources/TestSupport"),
 
-        .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore", "PN532Sim", "TestSupport", "DynamicLibrary"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PN532SimTests", dependencies: ["PN532Sim", "NFCCore", "TestSupport"]),
-        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "TestSupport", "DynamicLibrary"]),
         .testTarget(name: "NFCBridgeTests", dependencies: ["NFCBridge", "YAMLDocument", "NFCCore", "PN532Sim", "MQTTClient", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["NFCCore", "PN532Sim", "LibNFCReader", "PCSCReader", "NFCBridge", "MQTTClient", "TestSupport"]),
     ]

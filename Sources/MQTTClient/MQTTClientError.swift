@@ -46,11 +46,15 @@ public enum MQTTClientError: Error, Sendable, Hashable {
     case outOfMemory
     /// A libmosquitto result this client does not know (`unknown`), with its `MOSQ_ERR_*` number.
     case unknown(mosquittoCode: Int, message: String)
+    /// libmosquitto (opened when the first client is made) could not be loaded, or lacks a function
+    /// (`library_unavailable`); the text names the Debian package to install.
+    case libraryUnavailable(String)
 
     /// The stable machine-readable code.
     public var code: String {
         switch self {
         case .invalidURL: "invalid_url"
+        case .libraryUnavailable: "library_unavailable"
         case .invalidConfiguration: "invalid_configuration"
         case .invalidTopic: "invalid_topic"
         case .notConnected: "not_connected"
@@ -91,6 +95,7 @@ public enum MQTTClientError: Error, Sendable, Hashable {
         case let .invalidArgument(text): "invalid argument: \(text)"
         case .outOfMemory: "libmosquitto ran out of memory"
         case let .unknown(code, message): "libmosquitto error \(code): \(message)"
+        case let .libraryUnavailable(text): text
         }
     }
 }
@@ -145,7 +150,7 @@ extension MQTTClientError {
 
     /// The error for a refusing CONNACK (reason code ≠ 0).
     static func connackRefusal(reasonCode: Int, isV5: Bool) -> MQTTClientError {
-        let reason = isV5 ? reasonText(reasonCode) : String(cString: mosquitto_connack_string(Int32(reasonCode)))
+        let reason = isV5 ? reasonText(reasonCode) : libraryString("CONNACK \(reasonCode)") { $0.mosquitto_connack_string(Int32(reasonCode)) }
         let authCodes = isV5 ? authenticationRefusals.v5 : authenticationRefusals.v311
         return authCodes.contains(reasonCode)
             ? .authFailed(reasonCode: reasonCode, reason: reason)
@@ -154,11 +159,18 @@ extension MQTTClientError {
 
     /// libmosquitto's name of an MQTT v5 reason code.
     static func reasonText(_ reasonCode: Int) -> String {
-        String(cString: mosquitto_reason_string(Int32(reasonCode)))
+        libraryString("reason code \(reasonCode)") { $0.mosquitto_reason_string(Int32(reasonCode)) }
+    }
+
+    /// The text one of libmosquitto's string functions gives; `fallback` when the library is not
+    /// loaded (no libmosquitto call can have failed then) or the function gives none.
+    private static func libraryString(_ fallback: String, _ call: (LibMosquitto) -> UnsafePointer<CChar>?) -> String {
+        guard let lib = MosquittoLibrary.loaded, let text = call(lib) else { return fallback }
+        return String(cString: text)
     }
 
     /// libmosquitto's text for a `MOSQ_ERR_*` result.
     static func libraryText(_ rc: Int32) -> String {
-        String(cString: mosquitto_strerror(rc))
+        libraryString("MOSQ_ERR \(rc)") { $0.mosquitto_strerror(rc) }
     }
 }

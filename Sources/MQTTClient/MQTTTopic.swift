@@ -1,13 +1,16 @@
-import CMosquitto
-
 /// Topic checks done before anything reaches libmosquitto, so a bad topic is reported as
 /// `invalid_topic` with a reason instead of libmosquitto's generic `MOSQ_ERR_INVAL`.
-/// Rules: MQTT 5.0 §4.7 (topic names and filters), §1.5.4 (UTF-8 strings, at most 65535 bytes, no U+0000).
+/// Rules: MQTT 5.0 §4.7 (topic names and filters), §1.5.4 (UTF-8 strings, at most 65535 bytes, no U+0000);
+/// the same checks as libmosquitto's `mosquitto_pub_topic_check2` / `_sub_topic_check2`, done here so a
+/// configuration can be checked without loading libmosquitto.
 enum MQTTTopic {
+    private static let plus = UInt8(ascii: "+")
+    private static let hash = UInt8(ascii: "#")
+
     /// Checks a topic *name* (what you publish to): no wildcards.
     static func validateName(_ topic: String) throws(MQTTClientError) {
         try validateString(topic)
-        guard mosquitto_pub_topic_check2(topic, topic.utf8.count) == MOSQ_ERR_SUCCESS.rawValue else {
+        guard !topic.utf8.contains(where: { $0 == plus || $0 == hash }) else {
             throw .invalidTopic(topic: topic, reason: "a topic name cannot contain the wildcards + or #")
         }
     }
@@ -15,7 +18,14 @@ enum MQTTTopic {
     /// Checks a topic *filter* (what you subscribe to): `+` only as a whole level, `#` only last.
     static func validateFilter(_ filter: String) throws(MQTTClientError) {
         try validateString(filter)
-        guard mosquitto_sub_topic_check2(filter, filter.utf8.count) == MOSQ_ERR_SUCCESS.rawValue else {
+        // §4.7.1.2–3: a wildcard is a whole level, and # only the last one.
+        let levels = filter.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let wildcardsInPlace = levels.indices.allSatisfy { index in
+            let level = levels[index]
+            guard level.contains(where: { $0 == plus || $0 == hash }) else { return true }
+            return level.count == 1 && (level.first == plus || index == levels.count - 1)
+        }
+        guard wildcardsInPlace else {
             throw .invalidTopic(topic: filter, reason: "+ must fill a whole level and # must be the last level")
         }
     }

@@ -11,101 +11,101 @@ enum MosquittoPropertyList {
 
     /// Builds a list from PUBLISH (or will) properties and passes it to `body`, then frees it.
     /// `nil` is passed for an empty set, so v3.1.1 calls stay legal.
-    static func with<R>(_ properties: MQTTPublishProperties,
+    static func with<R>(_ properties: MQTTPublishProperties, _ lib: LibMosquitto,
                         _ body: (OpaquePointer?) throws(MQTTClientError) -> R) throws(MQTTClientError) -> R {
-        var list = try make(properties)
-        defer { mosquitto_property_free_all(&list) }
+        var list = try make(properties, lib)
+        defer { lib.mosquitto_property_free_all(&list) }
         return try body(list)
     }
 
     /// Builds a list from PUBLISH (or will) properties; the caller owns (frees or hands over) it.
-    static func make(_ properties: MQTTPublishProperties) throws(MQTTClientError) -> OpaquePointer? {
+    static func make(_ properties: MQTTPublishProperties, _ lib: LibMosquitto) throws(MQTTClientError) -> OpaquePointer? {
         var list: OpaquePointer?
         func check(_ rc: Int32) throws(MQTTClientError) {
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                mosquitto_property_free_all(&list)
+                lib.mosquitto_property_free_all(&list)
                 throw MQTTClientError(mosquittoCode: rc, phase: .request)
             }
         }
         if let indicator = properties.payloadIsUTF8 {
-            try check(mosquitto_property_add_byte(&list, id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), indicator ? 1 : 0))
+            try check(lib.mosquitto_property_add_byte(&list, id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), indicator ? 1 : 0))
         }
         if let expiry = properties.messageExpiryInterval {
-            try check(mosquitto_property_add_int32(&list, id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), expiry))
+            try check(lib.mosquitto_property_add_int32(&list, id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), expiry))
         }
         if let contentType = properties.contentType {
-            try check(mosquitto_property_add_string(&list, id(MQTT_PROP_CONTENT_TYPE), contentType))
+            try check(lib.mosquitto_property_add_string(&list, id(MQTT_PROP_CONTENT_TYPE), contentType))
         }
         if let responseTopic = properties.responseTopic {
             try MQTTTopic.validateName(responseTopic)
-            try check(mosquitto_property_add_string(&list, id(MQTT_PROP_RESPONSE_TOPIC), responseTopic))
+            try check(lib.mosquitto_property_add_string(&list, id(MQTT_PROP_RESPONSE_TOPIC), responseTopic))
         }
         if let data = properties.correlationData {
             // Binary Data is length-prefixed with two bytes (MQTT 5.0 §1.5.6).
             guard data.count <= Int(UInt16.max) else {
-                mosquitto_property_free_all(&list)
+                lib.mosquitto_property_free_all(&list)
                 throw .invalidArgument("correlation data longer than 65535 bytes")
             }
             try check(data.withUnsafeBytes {
-                mosquitto_property_add_binary(&list, id(MQTT_PROP_CORRELATION_DATA), $0.baseAddress, UInt16(data.count))
+                lib.mosquitto_property_add_binary(&list, id(MQTT_PROP_CORRELATION_DATA), $0.baseAddress, UInt16(data.count))
             })
         }
-        try addUserProperties(properties.userProperties, to: &list)
+        try addUserProperties(properties.userProperties, to: &list, lib)
         return list
     }
 
     /// Builds a CONNECT property list; the caller owns it.
-    static func make(_ properties: MQTTConnectProperties) throws(MQTTClientError) -> OpaquePointer? {
+    static func make(_ properties: MQTTConnectProperties, _ lib: LibMosquitto) throws(MQTTClientError) -> OpaquePointer? {
         var list: OpaquePointer?
         for (property, value) in [(MQTT_PROP_SESSION_EXPIRY_INTERVAL, properties.sessionExpiryInterval),
                                   (MQTT_PROP_MAXIMUM_PACKET_SIZE, properties.maximumPacketSize)] {
             guard let value else { continue }
-            let rc = mosquitto_property_add_int32(&list, id(property), value)
+            let rc = lib.mosquitto_property_add_int32(&list, id(property), value)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                mosquitto_property_free_all(&list)
+                lib.mosquitto_property_free_all(&list)
                 throw MQTTClientError(mosquittoCode: rc, phase: .request)
             }
         }
-        try addUserProperties(properties.userProperties, to: &list)
+        try addUserProperties(properties.userProperties, to: &list, lib)
         return list
     }
 
     private static func addUserProperties(_ pairs: [MQTTUserProperty],
-                                          to list: inout OpaquePointer?) throws(MQTTClientError) {
+                                          to list: inout OpaquePointer?, _ lib: LibMosquitto) throws(MQTTClientError) {
         for pair in pairs {
-            let rc = mosquitto_property_add_string_pair(&list, id(MQTT_PROP_USER_PROPERTY), pair.name, pair.value)
+            let rc = lib.mosquitto_property_add_string_pair(&list, id(MQTT_PROP_USER_PROPERTY), pair.name, pair.value)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                mosquitto_property_free_all(&list)
+                lib.mosquitto_property_free_all(&list)
                 throw MQTTClientError(mosquittoCode: rc, phase: .request)
             }
         }
     }
 
     /// Reads the PUBLISH properties this client models out of a received list (may be `nil`).
-    static func read(_ list: OpaquePointer?) -> MQTTPublishProperties {
+    static func read(_ list: OpaquePointer?, _ lib: LibMosquitto) -> MQTTPublishProperties {
         var result = MQTTPublishProperties()
         guard let list else { return result }
-        result.responseTopic = readString(list, MQTT_PROP_RESPONSE_TOPIC)
-        result.contentType = readString(list, MQTT_PROP_CONTENT_TYPE)
+        result.responseTopic = readString(list, MQTT_PROP_RESPONSE_TOPIC, lib)
+        result.contentType = readString(list, MQTT_PROP_CONTENT_TYPE, lib)
 
         var binary: UnsafeMutableRawPointer?
         var length: UInt16 = 0
-        if mosquitto_property_read_binary(list, id(MQTT_PROP_CORRELATION_DATA), &binary, &length, false) != nil {
+        if lib.mosquitto_property_read_binary(list, id(MQTT_PROP_CORRELATION_DATA), &binary, &length, false) != nil {
             result.correlationData = binary.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
             free(binary)
         }
         var expiry: UInt32 = 0
-        if mosquitto_property_read_int32(list, id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), &expiry, false) != nil {
+        if lib.mosquitto_property_read_int32(list, id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), &expiry, false) != nil {
             result.messageExpiryInterval = expiry
         }
         var indicator: UInt8 = 0
-        if mosquitto_property_read_byte(list, id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), &indicator, false) != nil {
+        if lib.mosquitto_property_read_byte(list, id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), &indicator, false) != nil {
             result.payloadIsUTF8 = indicator == 1
         }
         // User properties repeat: continue the search after the one just read (skip_first = true).
         var name: UnsafeMutablePointer<CChar>?
         var value: UnsafeMutablePointer<CChar>?
-        var cursor = mosquitto_property_read_string_pair(list, id(MQTT_PROP_USER_PROPERTY), &name, &value, false)
+        var cursor = lib.mosquitto_property_read_string_pair(list, id(MQTT_PROP_USER_PROPERTY), &name, &value, false)
         while let found = cursor {
             if let name, let value {
                 result.userProperties.append(MQTTUserProperty(String(cString: name), String(cString: value)))
@@ -114,14 +114,14 @@ enum MosquittoPropertyList {
             free(value)
             name = nil
             value = nil
-            cursor = mosquitto_property_read_string_pair(found, id(MQTT_PROP_USER_PROPERTY), &name, &value, true)
+            cursor = lib.mosquitto_property_read_string_pair(found, id(MQTT_PROP_USER_PROPERTY), &name, &value, true)
         }
         return result
     }
 
-    private static func readString(_ list: OpaquePointer, _ property: mqtt5_property) -> String? {
+    private static func readString(_ list: OpaquePointer, _ property: mqtt5_property, _ lib: LibMosquitto) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard mosquitto_property_read_string(list, id(property), &value, false) != nil, let value else { return nil }
+        guard lib.mosquitto_property_read_string(list, id(property), &value, false) != nil, let value else { return nil }
         defer { free(value) }
         return String(cString: value)
     }

@@ -30,6 +30,8 @@ final class MosquittoSession: @unchecked Sendable {
     let events: AsyncStream<MQTTConnectionEvent>
 
     private let handle: OpaquePointer
+    /// libmosquitto's functions (the callbacks reach them through the session too).
+    let lib: LibMosquitto
     private let connectProperties: OpaquePointer?
     private let keepAliveSeconds: Int32
     private let backoff: Backoff
@@ -90,7 +92,7 @@ final class MosquittoSession: @unchecked Sendable {
     init(
         configuration: MQTTConfiguration, onConnectionFailure: (@Sendable (MQTTConnectionFailure) -> Void)? = nil
     ) throws(MQTTClientError) {
-        MosquittoLibrary.initialise()
+        let lib = try MosquittoLibrary.initialise()
         let nodes = try BrokerNodes(configuration)
         let address = nodes.current
         let keepAlive = configuration.keepAlive.components.seconds
@@ -109,16 +111,17 @@ final class MosquittoSession: @unchecked Sendable {
         guard configuration.password == nil || configuration.username != nil else {
             throw .invalidConfiguration("a password needs a username")
         }
-        guard let handle = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+        guard let handle = lib.mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
             throw errno == ENOMEM ? .outOfMemory : .invalidConfiguration("mosquitto_new refused the client id")
         }
         let connectProperties: OpaquePointer?
         do {
-            connectProperties = try Self.configure(handle, configuration, address)
+            connectProperties = try Self.configure(handle, configuration, address, lib)
         } catch {
-            mosquitto_destroy(handle)
+            lib.mosquitto_destroy(handle)
             throw error
         }
+        self.lib = lib
         self.configuration = configuration
         self.address = address
         self.nodes = nodes
@@ -133,15 +136,15 @@ final class MosquittoSession: @unchecked Sendable {
             of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.messageBufferSize))
         (events, eventContinuation) = AsyncStream.makeStream(
             of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(256))
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        MosquittoCallbacks.install(on: handle)
+        lib.mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        MosquittoCallbacks.install(on: handle, lib)
     }
 
     deinit {
         // Reached only once the network thread has ended (it holds a strong reference while running).
-        mosquitto_destroy(handle)
+        lib.mosquitto_destroy(handle)
         var properties = connectProperties
-        mosquitto_property_free_all(&properties)
+        lib.mosquitto_property_free_all(&properties)
         messageContinuation.finish()
         eventContinuation.finish()
     }
@@ -151,7 +154,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// Applies protocol version, credentials, will and TLS to a fresh handle; returns the CONNECT
     /// property list (owned by the session).
     private static func configure(_ handle: OpaquePointer, _ configuration: MQTTConfiguration,
-                                  _ address: MQTTBrokerAddress) throws(MQTTClientError) -> OpaquePointer? {
+                                  _ address: MQTTBrokerAddress, _ lib: LibMosquitto) throws(MQTTClientError) -> OpaquePointer? {
         func check(_ rc: Int32, _ what: String) throws(MQTTClientError) {
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 throw rc == MOSQ_ERR_INVAL.rawValue
@@ -159,22 +162,22 @@ final class MosquittoSession: @unchecked Sendable {
             }
         }
         let isV5 = configuration.protocolVersion.isV5
-        try check(mosquitto_threaded_set(handle, true), "threaded mode")
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, isV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
+        try check(lib.mosquitto_threaded_set(handle, true), "threaded mode")
+        try check(lib.mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, isV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
                   "protocol version")
         if configuration.username != nil {
-            try check(mosquitto_username_pw_set(handle, configuration.username, configuration.password),
+            try check(lib.mosquitto_username_pw_set(handle, configuration.username, configuration.password),
                       "username/password")
         }
         if let will = configuration.will {
             try MQTTTopic.validateName(will.topic)
             guard isV5 || will.properties.isEmpty else { throw .notSupported("will properties need MQTT v5") }
-            var list = try MosquittoPropertyList.make(will.properties)
+            var list = try MosquittoPropertyList.make(will.properties, lib)
             let rc = will.payload.withUnsafeBytes {
-                mosquitto_will_set_v5(handle, will.topic, Int32($0.count), $0.baseAddress, Int32(will.qos.rawValue),
+                lib.mosquitto_will_set_v5(handle, will.topic, Int32($0.count), $0.baseAddress, Int32(will.qos.rawValue),
                                       will.retain, list)
             }
-            if rc != MOSQ_ERR_SUCCESS.rawValue { mosquitto_property_free_all(&list) }  // on success libmosquitto owns it
+            if rc != MOSQ_ERR_SUCCESS.rawValue { lib.mosquitto_property_free_all(&list) }  // on success libmosquitto owns it
             try check(rc, "will message")
         }
         var tls: MQTTTLSConfiguration?
@@ -182,14 +185,14 @@ final class MosquittoSession: @unchecked Sendable {
         case .enabled(let settings): tls = settings
         case .disabled: tls = address.usesTLS ? MQTTTLSConfiguration() : nil
         }
-        if let tls { try configureTLS(handle, tls) }
+        if let tls { try configureTLS(handle, tls, lib) }
         if case .v5(let properties) = configuration.protocolVersion {
-            return try MosquittoPropertyList.make(properties)
+            return try MosquittoPropertyList.make(properties, lib)
         }
         return nil
     }
 
-    private static func configureTLS(_ handle: OpaquePointer, _ tls: MQTTTLSConfiguration) throws(MQTTClientError) {
+    private static func configureTLS(_ handle: OpaquePointer, _ tls: MQTTTLSConfiguration, _ lib: LibMosquitto) throws(MQTTClientError) {
         for file in [tls.caFile, tls.certificateFile, tls.keyFile].compactMap({ $0 })
         where !FileManager.default.isReadableFile(atPath: file) {
             throw .tlsError("cannot read \(file)")
@@ -204,11 +207,11 @@ final class MosquittoSession: @unchecked Sendable {
             // libmosquitto 2.0.11 refuses every RECONNECT of a client that has only USE_OS_CERTS
             // ("MOSQ_OPT_SSL_CTX_WITH_DEFAULTS used without specifying cafile, capath or psk"): the
             // first connection worked, the one after a broker restart never came back.
-            _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+            _ = lib.mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
             caDirectory = "/etc/ssl/certs"
         }
         if tls.caFile != nil || caDirectory != nil {
-            let rc = mosquitto_tls_set(handle, tls.caFile, caDirectory, tls.certificateFile, tls.keyFile, nil)
+            let rc = lib.mosquitto_tls_set(handle, tls.caFile, caDirectory, tls.certificateFile, tls.keyFile, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 throw .tlsError("libmosquitto refused the CA/certificate/key files (\(MQTTClientError.libraryText(rc)))")
             }
@@ -217,11 +220,11 @@ final class MosquittoSession: @unchecked Sendable {
         // SSL_VERIFY_NONE: not verified at all (libmosquitto then installs no verify callback, so its
         // hostname check does not run either).
         let certificateRequirement: Int32 = tls.verifyCertificate ? 1 : 0
-        guard mosquitto_tls_opts_set(handle, certificateRequirement, tls.minimumVersion, nil) == MOSQ_ERR_SUCCESS.rawValue
+        guard lib.mosquitto_tls_opts_set(handle, certificateRequirement, tls.minimumVersion, nil) == MOSQ_ERR_SUCCESS.rawValue
         else {
             throw .invalidConfiguration("unknown TLS version '\(tls.minimumVersion)' (use tlsv1.2 or tlsv1.3)")
         }
-        _ = mosquitto_tls_insecure_set(handle, !tls.verifyHostname || !tls.verifyCertificate)
+        _ = lib.mosquitto_tls_insecure_set(handle, !tls.verifyHostname || !tls.verifyCertificate)
     }
 
     // MARK: - Public operations (called from any thread)
@@ -314,7 +317,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// us): its `mosquitto_loop` sees the connection lost and the run loop reconnects.
     func dropConnection() {
         locked {
-            let fd = mosquitto_socket(handle)
+            let fd = lib.mosquitto_socket(handle)
             guard fd >= 0, case .running = runState, !stopRequested else { return }
             dropRequested = true
             _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
@@ -382,7 +385,7 @@ final class MosquittoSession: @unchecked Sendable {
                 subscriptions.set(filter, Subscription(qos: qos, options: options))
                 guard linkUp else { return continuation.resume() }  // sent with the next CONNACK
                 var mid: Int32 = 0
-                let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
+                let rc = lib.mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
                                                 attemptIsV5 ? options.mosquittoBits : 0, nil)
                 switch rc {
                 case MOSQ_ERR_SUCCESS.rawValue: subscribeWaiters[mid] = (filter, continuation)
@@ -402,7 +405,7 @@ final class MosquittoSession: @unchecked Sendable {
                 subscriptions.remove(filter)
                 guard linkUp else { return continuation.resume() }
                 var mid: Int32 = 0
-                let rc = mosquitto_unsubscribe_v5(handle, &mid, filter, nil)
+                let rc = lib.mosquitto_unsubscribe_v5(handle, &mid, filter, nil)
                 switch rc {
                 case MOSQ_ERR_SUCCESS.rawValue: unsubscribeWaiters[mid] = continuation
                 case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
@@ -430,16 +433,16 @@ final class MosquittoSession: @unchecked Sendable {
         stopRequested = true
         // Wake the thread: a DISCONNECT queued from here interrupts its select(); the condition
         // interrupts a back-off wait. If the link is not up, the thread's own check sends nothing.
-        if linkUp { _ = mosquitto_disconnect_v5(handle, 0, nil) }
+        if linkUp { _ = lib.mosquitto_disconnect_v5(handle, 0, nil) }
         lock.broadcast()
     }
 
     private func send(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool,
                       properties: MQTTPublishProperties) throws(MQTTClientError) -> (rc: Int32, mid: Int32) {
         var mid: Int32 = 0
-        let rc = try MosquittoPropertyList.with(properties) { list in
+        let rc = try MosquittoPropertyList.with(properties, lib) { list in
             payload.withUnsafeBytes {
-                mosquitto_publish_v5(handle, &mid, topic, Int32($0.count), $0.baseAddress, Int32(qos.rawValue), retain, list)
+                lib.mosquitto_publish_v5(handle, &mid, topic, Int32($0.count), $0.baseAddress, Int32(qos.rawValue), retain, list)
             }
         }
         return (rc, mid)
@@ -575,12 +578,12 @@ final class MosquittoSession: @unchecked Sendable {
             // no publish or subscribe reads it half-way).
             attemptIsV5 = isV5 && !asV311 && !nodes.currentSpeaksOnlyV311
             fallbackAttempt = asV311
-            _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, attemptIsV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
+            _ = lib.mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, attemptIsV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
             return (nodes.current, attemptIsV5)
         }
         lastError.withLock { $0 = nil }
         // Blocking: name lookup and the TCP handshake happen here (TLS continues inside mosquitto_loop).
-        var rc = mosquitto_connect_bind_v5(handle, address.host, Int32(address.port), keepAliveSeconds, nil,
+        var rc = lib.mosquitto_connect_bind_v5(handle, address.host, Int32(address.port), keepAliveSeconds, nil,
                                            v5 ? connectProperties : nil)
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let systemError = errno
@@ -593,7 +596,7 @@ final class MosquittoSession: @unchecked Sendable {
                 disconnectGracefully()
                 return .stopped
             }
-            rc = mosquitto_loop(handle, 500, 1)
+            rc = lib.mosquitto_loop(handle, 500, 1)
             if rc != MOSQ_ERR_SUCCESS.rawValue { break }
         }
         let systemError = errno
@@ -626,11 +629,11 @@ final class MosquittoSession: @unchecked Sendable {
 
     /// Sends DISCONNECT (so the broker discards the will) and lets the loop write it.
     private func disconnectGracefully() {
-        guard mosquitto_socket(handle) != -1 else { return }
-        _ = mosquitto_disconnect_v5(handle, 0, nil)
+        guard lib.mosquitto_socket(handle) != -1 else { return }
+        _ = lib.mosquitto_disconnect_v5(handle, 0, nil)
         // Writing DISCONNECT makes libmosquitto close the socket; bounded in case the socket is stuck.
-        for _ in 0..<20 where mosquitto_socket(handle) != -1 {
-            if mosquitto_loop(handle, 100, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+        for _ in 0..<20 where lib.mosquitto_socket(handle) != -1 {
+            if lib.mosquitto_loop(handle, 100, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
         }
     }
 
@@ -699,7 +702,7 @@ final class MosquittoSession: @unchecked Sendable {
             pendingRestores.removeAll()
             for (filter, subscription) in subscriptions.entries {
                 var mid: Int32 = 0
-                let rc = mosquitto_subscribe_v5(handle, &mid, filter, Int32(subscription.qos.rawValue),
+                let rc = lib.mosquitto_subscribe_v5(handle, &mid, filter, Int32(subscription.qos.rawValue),
                                                 attemptIsV5 ? subscription.options.mosquittoBits : 0, nil)
                 if rc == MOSQ_ERR_SUCCESS.rawValue { pendingRestores.insert(mid) }
             }

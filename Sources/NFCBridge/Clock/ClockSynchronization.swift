@@ -1,4 +1,4 @@
-import CSystemd
+import CTimex
 
 /// Whether the kernel says the wall clock is synchronized (adjtimex(2): `TIME_ERROR` or the
 /// `STA_UNSYNC` status bit mean it is not), the way `timedatectl`'s "System clock synchronized"

@@ -46,7 +46,8 @@ package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible
         case .partialDump: .partialDump
         case .accessDenied: .accessDenied
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
-            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure, .integrityError:
+            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure, .integrityError,
+            .libraryUnavailable:
             reading ? .readFailed : .writeFailed
         }
     }

@@ -1,4 +1,3 @@
-import CCrypto
 import FoundationEssentials
 import Glibc
 import NFCCore
@@ -25,14 +24,15 @@ package enum RequestSignature {
         Array(topic.utf8) + [0x0A] + body
     }
 
-    /// HMAC-SHA256 of `message` with `key` (libcrypto `EVP_Q_mac`); nil only when libcrypto fails.
+    /// HMAC-SHA256 of `message` with `key` (libcrypto `EVP_Q_mac`); nil only when libcrypto fails or cannot be loaded.
     package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8]? {
+        guard let lib = try? LibCrypto.load() else { return nil }
         var output = [UInt8](repeating: 0, count: 32)
         var length = 0
         let result = key.withUnsafeBytes { keyBytes in
             message.withUnsafeBufferPointer { data in
                 output.withUnsafeMutableBufferPointer { out in
-                    EVP_Q_mac(
+                    lib.EVP_Q_mac(
                         nil, "HMAC", nil, "SHA256", nil, keyBytes.baseAddress, keyBytes.count, data.baseAddress, data.count,
                         out.baseAddress, out.count, &length)
                 }

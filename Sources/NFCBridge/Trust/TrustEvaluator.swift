@@ -1,4 +1,3 @@
-import CCrypto
 import NFCCore
 
 /// Runs the access checks of an ``AccessPolicy`` on the tag a scan identified and makes its
@@ -52,11 +51,12 @@ package enum TrustEvaluator {
     }
 
     /// SHA-256 of `bytes`, uppercase hex (libcrypto `EVP_Q_digest`); the credential is never published
-    /// in clear with `access.credential_hash: true`, so a libcrypto failure gives a fixed marker.
+    /// in clear with `access.credential_hash: true`, so a libcrypto failure (or a libcrypto that cannot be loaded) gives a fixed marker.
     static func sha256Hex(_ bytes: [UInt8]) -> String {
+        guard let lib = try? LibCrypto.load() else { return "sha256_failed" }
         var digest = [UInt8](repeating: 0, count: 32)
         var length = 0
-        let status = EVP_Q_digest(nil, "SHA256", nil, bytes, bytes.count, &digest, &length)
+        let status = lib.EVP_Q_digest(nil, "SHA256", nil, bytes, bytes.count, &digest, &length)
         guard status == 1, length == 32 else { return "sha256_failed" }
         return digest.hexString
     }

@@ -1,6 +1,4 @@
-import CCrypto
-
-/// AES-128 over OpenSSL libcrypto: CBC without padding, and AES-CMAC (RFC 4493) built on it — the
+/// AES-128 over OpenSSL libcrypto (``LibCrypto``): CBC without padding, and AES-CMAC (RFC 4493) built on it — the
 /// ciphers of DESFire EV2/EV3/Light AuthenticateEV2First and its session keys (NXP AN12196 §3, AN12343).
 public enum AES {
     /// The AES block size in bytes.
@@ -19,16 +17,17 @@ public enum AES {
             throw NFCError.invalidArgument("AES data must be a multiple of 16 bytes, not \(data.count)")
         }
         guard !data.isEmpty else { return [] }
-        guard let cipher = EVP_aes_128_cbc(), let context = EVP_CIPHER_CTX_new() else { throw OpenSSLError.failure("AES context") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1, EVP_CIPHER_CTX_set_padding(context, 0) == 1
-        else { throw OpenSSLError.failure("AES init") }
+        let lib = try LibCrypto.load()
+        guard let cipher = lib.EVP_aes_128_cbc(), let context = lib.EVP_CIPHER_CTX_new() else { throw OpenSSLError.failure("AES context", lib) }
+        defer { lib.EVP_CIPHER_CTX_free(context) }
+        guard lib.EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypt ? 1 : 0) == 1, lib.EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else { throw OpenSSLError.failure("AES init", lib) }
         var output = [UInt8](repeating: 0, count: data.count + blockSize)
         var written: Int32 = 0
         let updated = output.withUnsafeMutableBufferPointer { buffer in
-            EVP_CipherUpdate(context, buffer.baseAddress, &written, data, Int32(data.count))
+            lib.EVP_CipherUpdate(context, buffer.baseAddress, &written, data, Int32(data.count))
         }
-        guard updated == 1 else { throw OpenSSLError.failure("AES update") }
+        guard updated == 1 else { throw OpenSSLError.failure("AES update", lib) }
         return Array(output.prefix(Int(written)))
     }
 

@@ -59,7 +59,8 @@ public struct ECDSAVerifier: Sendable, Hashable {
         }
         self.curve = curve
         self.publicKey = publicKey
-        EVP_PKEY_free(try makeKey())
+        let lib = try LibCrypto.load()
+        lib.EVP_PKEY_free(try makeKey(lib))
     }
 
     /// The key from a hex string (separators allowed, see `[UInt8](hex:)`).
@@ -83,31 +84,32 @@ public struct ECDSAVerifier: Sendable, Hashable {
             throw NFCError.invalidArgument(
                 "A \(curve.rawValue) signature is \(2 * half) bytes (r ‖ s), not \(signature.count)")
         }
-        let der = try Self.derSignature(r: Array(signature[..<half]), s: Array(signature[half...]))
-        let key = try makeKey()
-        defer { EVP_PKEY_free(key) }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
-            throw OpenSSLError.failure("ECDSA context")
+        let lib = try LibCrypto.load()
+        let der = try Self.derSignature(r: Array(signature[..<half]), s: Array(signature[half...]), lib)
+        let key = try makeKey(lib)
+        defer { lib.EVP_PKEY_free(key) }
+        guard let context = lib.EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            throw OpenSSLError.failure("ECDSA context", lib)
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1 else { throw OpenSSLError.failure("ECDSA verify init") }
+        defer { lib.EVP_PKEY_CTX_free(context) }
+        guard lib.EVP_PKEY_verify_init(context) == 1 else { throw OpenSSLError.failure("ECDSA verify init", lib) }
         // No digest is set on the context, so libcrypto takes `message` as the digest as it is.
-        let result = EVP_PKEY_verify(context, der, der.count, message, message.count)
+        let result = lib.EVP_PKEY_verify(context, der, der.count, message, message.count)
         // 1 = valid, 0 = does not verify; < 0 is a signature libcrypto refuses to process, which for a
         // signature built from two in-range integers only happens when it does not verify either.
-        ERR_clear_error()
+        lib.ERR_clear_error()
         return result == 1
     }
 
     // MARK: - libcrypto plumbing
 
     /// The public key as a libcrypto `EVP_PKEY` (caller frees). libcrypto checks the point is on the curve.
-    private func makeKey() throws(NFCError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw OpenSSLError.failure("EC key context")
+    private func makeKey(_ lib: LibCrypto) throws(NFCError) -> OpaquePointer {
+        guard let context = lib.EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw OpenSSLError.failure("EC key context", lib)
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_fromdata_init(context) == 1 else { throw OpenSSLError.failure("EC key init") }
+        defer { lib.EVP_PKEY_CTX_free(context) }
+        guard lib.EVP_PKEY_fromdata_init(context) == 1 else { throw OpenSSLError.failure("EC key init", lib) }
 
         var key: OpaquePointer?
         var groupName = Array(curve.openSSLName.utf8CString)
@@ -118,17 +120,17 @@ public struct ECDSAVerifier: Sendable, Hashable {
                 groupName.withUnsafeMutableBufferPointer { name in
                     point.withUnsafeMutableBytes { pointBytes in
                         var params = [
-                            OSSL_PARAM_construct_utf8_string(groupKey, name.baseAddress, 0),
-                            OSSL_PARAM_construct_octet_string(pointKey, pointBytes.baseAddress, pointBytes.count),
-                            OSSL_PARAM_construct_end(),
+                            lib.OSSL_PARAM_construct_utf8_string(groupKey, name.baseAddress, 0),
+                            lib.OSSL_PARAM_construct_octet_string(pointKey, pointBytes.baseAddress, pointBytes.count),
+                            lib.OSSL_PARAM_construct_end(),
                         ]
-                        return EVP_PKEY_fromdata(context, &key, ccrypto_selection_public_key, &params)
+                        return lib.EVP_PKEY_fromdata(context, &key, ccrypto_selection_public_key, &params)
                     }
                 }
             }
         }
         guard status == 1, let key else {
-            ERR_clear_error()
+            lib.ERR_clear_error()
             throw NFCError.invalidArgument(
                 "The public key \(publicKey.hexString) is not a point on \(curve.rawValue)")
         }
@@ -136,28 +138,28 @@ public struct ECDSAVerifier: Sendable, Hashable {
     }
 
     /// DER `ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (SEC 1 §C.5), built by libcrypto.
-    private static func derSignature(r: [UInt8], s: [UInt8]) throws(NFCError) -> [UInt8] {
-        guard let signature = ECDSA_SIG_new() else { throw OpenSSLError.failure("ECDSA signature") }
-        defer { ECDSA_SIG_free(signature) }
-        guard let rNumber = BN_bin2bn(r, Int32(r.count), nil) else { throw OpenSSLError.failure("ECDSA r") }
-        guard let sNumber = BN_bin2bn(s, Int32(s.count), nil) else {
-            BN_free(rNumber)
-            throw OpenSSLError.failure("ECDSA s")
+    private static func derSignature(r: [UInt8], s: [UInt8], _ lib: LibCrypto) throws(NFCError) -> [UInt8] {
+        guard let signature = lib.ECDSA_SIG_new() else { throw OpenSSLError.failure("ECDSA signature", lib) }
+        defer { lib.ECDSA_SIG_free(signature) }
+        guard let rNumber = lib.BN_bin2bn(r, Int32(r.count), nil) else { throw OpenSSLError.failure("ECDSA r", lib) }
+        guard let sNumber = lib.BN_bin2bn(s, Int32(s.count), nil) else {
+            lib.BN_free(rNumber)
+            throw OpenSSLError.failure("ECDSA s", lib)
         }
         // On success the signature owns both numbers.
-        guard ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
-            BN_free(rNumber)
-            BN_free(sNumber)
-            throw OpenSSLError.failure("ECDSA signature")
+        guard lib.ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
+            lib.BN_free(rNumber)
+            lib.BN_free(sNumber)
+            throw OpenSSLError.failure("ECDSA signature", lib)
         }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else { throw OpenSSLError.failure("ECDSA signature encoding") }
+        let length = lib.i2d_ECDSA_SIG(signature, nil)
+        guard length > 0 else { throw OpenSSLError.failure("ECDSA signature encoding", lib) }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            return i2d_ECDSA_SIG(signature, &cursor)
+            return lib.i2d_ECDSA_SIG(signature, &cursor)
         }
-        guard written == length else { throw OpenSSLError.failure("ECDSA signature encoding") }
+        guard written == length else { throw OpenSSLError.failure("ECDSA signature encoding", lib) }
         return der
     }
 }

@@ -1,5 +1,3 @@
-import CCrypto
-
 /// Triple DES in CBC mode without padding, over OpenSSL libcrypto (the Ultralight C and DESFire
 /// "legacy" ciphers).
 ///
@@ -21,16 +19,17 @@ public enum TripleDES {
     public static func cbc(encrypt: Bool, key: [UInt8], iv: [UInt8], data: [UInt8]) throws(NFCError) -> [UInt8] {
         let cipherKey: [UInt8]
         let cipher: OpaquePointer?
+        let lib = try LibCrypto.load()
         switch key.count {
         case 8:
             cipherKey = key + key + key
-            cipher = EVP_des_ede3_cbc()
+            cipher = lib.EVP_des_ede3_cbc()
         case 16:
             cipherKey = key
-            cipher = EVP_des_ede_cbc()
+            cipher = lib.EVP_des_ede_cbc()
         case 24:
             cipherKey = key
-            cipher = EVP_des_ede3_cbc()
+            cipher = lib.EVP_des_ede3_cbc()
         default:
             throw NFCError.invalidArgument("A 3DES key is 8, 16 or 24 bytes, not \(key.count)")
         }
@@ -41,26 +40,26 @@ public enum TripleDES {
             throw NFCError.invalidArgument("3DES data must be a multiple of \(blockSize) bytes, not \(data.count)")
         }
         guard !data.isEmpty else { return [] }
-        guard let cipher, let context = EVP_CIPHER_CTX_new() else {
-            throw OpenSSLError.failure("3DES context")
+        guard let cipher, let context = lib.EVP_CIPHER_CTX_new() else {
+            throw OpenSSLError.failure("3DES context", lib)
         }
-        defer { EVP_CIPHER_CTX_free(context) }
+        defer { lib.EVP_CIPHER_CTX_free(context) }
 
-        guard EVP_CipherInit_ex(context, cipher, nil, cipherKey, iv, encrypt ? 1 : 0) == 1,
-            EVP_CIPHER_CTX_set_padding(context, 0) == 1
-        else { throw OpenSSLError.failure("3DES init") }
+        guard lib.EVP_CipherInit_ex(context, cipher, nil, cipherKey, iv, encrypt ? 1 : 0) == 1,
+            lib.EVP_CIPHER_CTX_set_padding(context, 0) == 1
+        else { throw OpenSSLError.failure("3DES init", lib) }
 
         var output = [UInt8](repeating: 0, count: data.count + blockSize)
         var written: Int32 = 0
         var finalWritten: Int32 = 0
         let updated = output.withUnsafeMutableBufferPointer { buffer in
-            EVP_CipherUpdate(context, buffer.baseAddress, &written, data, Int32(data.count))
+            lib.EVP_CipherUpdate(context, buffer.baseAddress, &written, data, Int32(data.count))
         }
-        guard updated == 1 else { throw OpenSSLError.failure("3DES update") }
+        guard updated == 1 else { throw OpenSSLError.failure("3DES update", lib) }
         let finished = output.withUnsafeMutableBufferPointer { buffer in
-            EVP_CipherFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &finalWritten)
+            lib.EVP_CipherFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &finalWritten)
         }
-        guard finished == 1 else { throw OpenSSLError.failure("3DES final") }
+        guard finished == 1 else { throw OpenSSLError.failure("3DES final", lib) }
         return Array(output.prefix(Int(written + finalWritten)))
     }
 }

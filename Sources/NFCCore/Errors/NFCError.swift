@@ -72,6 +72,9 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// answer was altered on the way or does not come from the session's card. The data is dropped,
     /// never used. Carries what did not match.
     case integrityError(String)
+    /// A Debian library opened when first needed (libcrypto) could not be loaded; carries which, why, and
+    /// the package to install. Only the operation that needed it fails.
+    case libraryUnavailable(String)
 
     /// The stable codes, one per case (several cases never share one). Never rename a raw value: they are
     /// published (MQTT error events and responses, CLI error lines, scan reports).
@@ -106,6 +109,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case cryptoFailure = "crypto_failure"
         case accessDenied = "access_denied"
         case integrityError = "integrity_error"
+        case libraryUnavailable = "library_unavailable"
     }
 
     /// The case's stable code.
@@ -141,6 +145,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cryptoFailure: .cryptoFailure
         case .accessDenied: .accessDenied
         case .integrityError: .integrityError
+        case .libraryUnavailable: .libraryUnavailable
         }
     }
 
@@ -182,6 +187,7 @@ public enum NFCError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cryptoFailure(detail): "Cryptography failed: \(detail)"
         case let .accessDenied(detail): detail
         case let .integrityError(detail): "Integrity error: \(detail); the data was dropped"
+        case let .libraryUnavailable(detail): detail
         }
     }
 
