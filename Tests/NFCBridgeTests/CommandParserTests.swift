@@ -254,6 +254,7 @@ import Testing
             (.readerUnavailable("gone"), .readerUnavailable),
             (.userCanceled, .canceled),
             (.timeout, .writeFailed),
+            (.libraryUnavailable("libcrypto.so.3 could not be loaded: install the Debian package libssl3"), .libraryUnavailable),
         ]
         for (error, code) in cases {
             #expect(CommandError(error).code == code, "\(error)")

@@ -45,9 +45,9 @@ package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible
         case .userCanceled: .canceled
         case .partialDump: .partialDump
         case .accessDenied: .accessDenied
+        case .libraryUnavailable: .libraryUnavailable
         case .commandRefused, .timeout, .rfError, .invalidResponse, .unexpectedStatusWord, .crcMismatch, .desfireError,
-            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure, .integrityError,
-            .libraryUnavailable:
+            .felicaBlockReadFailed, .felicaBlockWriteFailed, .malformedDump, .scanInProgress, .cryptoFailure, .integrityError:
             reading ? .readFailed : .writeFailed
         }
     }

@@ -42,6 +42,9 @@ package enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case partialDump = "partial_dump"
     /// The reader is not available.
     case readerUnavailable = "reader_unavailable"
+    /// A Debian library the operation needs (libcrypto, opened when first needed) could not be loaded:
+    /// the message names the package to install. Nothing was done to the tag.
+    case libraryUnavailable = "library_unavailable"
     /// A MIFARE Classic sector's access bits do not let the given key do the write (`write_blocks`):
     /// nothing was written.
     case accessDenied = "access_denied"

@@ -132,6 +132,8 @@ package final class RequestSignatureVerifier: Sendable {
         }
         guard let expected = RequestSignature.hmacSHA256(key: key, message: RequestSignature.canonical(topic: topic, body: body))
         else {
+            // Say why when it is a library that cannot be loaded: the message names the package to install.
+            do { _ = try LibCrypto.load() } catch { return refuse(error.message) }
             return refuse("libcrypto could not compute the HMAC")
         }
         guard RequestSignature.constantTimeEqual(given, expected) else {
