@@ -113,9 +113,11 @@ extension LibNFCSession {
 
     /// Runs the search ``autoPoll(_:timeout:limit:)`` left for later, when there is one: every tag, the
     /// first included (at most `limit`). Nil when none is pending.
-    func runDeferredSearch(limit: Int?) throws(NFCError) -> [Target]? {
+    /// A poll for other modulations than the one the search was for drops it.
+    func runDeferredSearch(limit: Int?, wanted: [Modulation]) throws(NFCError) -> [Target]? {
         guard let search = deferredSearch else { return nil }
         deferredSearch = nil
+        guard wanted.contains(search.modulation) else { return nil }
         return try searchAfter(search.found, modulation: search.modulation, row: search.row, limit: max(1, limit ?? 4))
     }
 

@@ -248,7 +248,7 @@ final class LibNFCSession {
         guard !wanted.isEmpty else {
             throw .unsupportedOperation("libnfc cannot poll for \(modulations.map(\.rawValue).joined(separator: ", "))")
         }
-        if let found = try runDeferredSearch(limit: limit) { return found }
+        if let found = try runDeferredSearch(limit: limit, wanted: wanted.map(\.0)) { return found }
         if let found = try autoPoll(wanted, timeout: timeout, limit: limit) { return found }
         if let lastFound, let index = wanted.firstIndex(where: { $0.0 == lastFound }), index > 0 {
             wanted.insert(wanted.remove(at: index), at: 0)
@@ -365,9 +365,20 @@ final class LibNFCSession {
             }
         case .iso14443a where framing == .raw || (mode == .raw && Self.speaksRawAlike(target)):
             try setMode(.raw)
+            // A frame the caller sent as a standard one fails as it would through InDataExchange:
+            // silence or a broken answer from a tag still there is a refusal, not a timeout.
+            let silence: NFCError = framing == .raw ? .timeout : .commandRefused(command: command[0], nak: nil)
             switch try exchange(RawFrameCodec.appendingCRCA(command), timeout: configuration.commandTimeout) {
             case let .success(answer):
-                switch try RawFrameCodec.decodeRawAnswer(answer) {
+                let decoded: RawFrameCodec.Answer
+                do {
+                    decoded = try RawFrameCodec.decodeRawAnswer(answer)
+                } catch {
+                    guard framing != .raw else { throw error }
+                    active = nil
+                    throw try select(target) ? silence : .tagRemoved
+                }
+                switch decoded {
                 case let .data(bytes): return bytes
                 case .ack: return [RawFrameCodec.ack]
                 case let .nak(value):
@@ -376,7 +387,7 @@ final class LibNFCSession {
                     throw .commandRefused(command: command[0], nak: value)
                 }
             // In raw mode a NAK is visible, so a failure here is silence (or a broken frame).
-            case let .failure(code): throw try settle(code, target: target, ifStillThere: .timeout)
+            case let .failure(code): throw try settle(code, target: target, ifStillThere: silence)
             }
         case .iso14443a, .iso14443b:
             try setMode(.easy)
@@ -625,7 +636,8 @@ final class LibNFCSession {
     }
 
     /// A Type 2 tag (SAK 00h: neither ISO-DEP nor MIFARE Classic, whose Crypto1 only `InDataExchange`
-    /// speaks; ISO/IEC 14443-3 SAK coding, NFC Forum Digital SEL_RES) answers a frame sent raw with
+    /// speaks; ISO/IEC 14443-3 §6.5.3.4 SAK coding, NFC Forum Digital Protocol §4.8.2 SEL_RES: b7b6 = 00b
+    /// is the Type 2 platform) answers a frame sent raw with
     /// software CRC exactly as it answers the same frame through `InDataExchange`, and the raw answer
     /// shows a NAK where easy framing hides it (and costs a select to tell from removal). So once a
     /// raw command (GET_VERSION) has switched the chip's CRC off, the commands that follow stay raw:

@@ -127,14 +127,13 @@ extension Type2Command {
         try await Type2Command.getVersion.send(via: transport)
     }
 
-    /// READ_SIG: the ECC originality signature (not verified here): 48 bytes when the tag answers that many
-    /// (secp192r1: Ultralight AES, NTAG 22x DNA), else 32 (secp128r1). A shorter answer throws
+    /// READ_SIG: the ECC originality signature (not verified here), `length` bytes: the product's
+    /// ``Type2Product/signatureLength`` (32 on secp128r1, 48 on secp192r1). A shorter answer throws
     /// ``NFCError/invalidResponse(_:)``.
-    public static func readSignature(from transport: some TagTransport) async throws -> [UInt8] {
+    public static func readSignature(from transport: some TagTransport, length: Int) async throws -> [UInt8] {
         let command = Type2Command.readSignature
         let answer = try await transport.transceive(command.bytes, framing: command.framing)
-        let length = answer.count >= 48 ? 48 : 32
-        guard answer.count >= length else { throw NFCError.invalidResponse(answer) }
+        guard length > 0, answer.count >= length else { throw NFCError.invalidResponse(answer) }
         return Array(answer.prefix(length))
     }
 
