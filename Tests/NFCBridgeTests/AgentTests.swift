@@ -246,7 +246,7 @@ import Testing
         // …and discovery with the reader's hw_version (again, when the reader opened after the connect).
         await h.publisher.waitForMessage { $0.topic == "homeassistant/sensor/test_version/config" && $0.text.contains("PN532 v1.6") }
         await h.agent.pipeline.flush()
-        h.publisher.failNextPublish(with: .refused(.connectionLost("lost")))
+        h.publisher.failNextPublish(with: .refused(.connectionLost("lost")), topicSuffix: "/event/scanned")
         h.device.place(makeTag())
         await h.agent.pipeline.waitUntil { $0.spooled == 1 }
         // Still connected, so the spool is replayed right away, flagged as buffered.

@@ -9,7 +9,8 @@ package final class InMemoryPublisher: MessagePublisher {
         var subscriptions: [String] = []
         var continuation: AsyncStream<PublisherEvent>.Continuation?
         var stream: AsyncStream<PublisherEvent>?
-        var failures: [PublisherError] = []
+        /// Armed failures, each for the next publish whose topic ends with its suffix ("": any topic).
+        var failures: [(error: PublisherError, topicSuffix: String)] = []
         /// Payloads larger than this are refused (`payload_too_large`), as by a broker's
         /// `max_packet_size` under MQTT 5.
         var maximumPayload = Int.max
@@ -41,7 +42,9 @@ package final class InMemoryPublisher: MessagePublisher {
         // Checked and logged under one lock: a message published before a disconnect is in the log.
         let failure: PublisherError? = state.withLock { s in
             guard s.connected else { return .notConnected }
-            if !s.failures.isEmpty { return s.failures.removeFirst() }
+            if let index = s.failures.firstIndex(where: { message.topic.hasSuffix($0.topicSuffix) }) {
+                return s.failures.remove(at: index).error
+            }
             if message.payload.count > s.maximumPayload { return .refused(.payloadTooLarge(size: message.payload.count)) }
             log.update { $0.append(message) }
             return nil
@@ -76,9 +79,11 @@ package final class InMemoryPublisher: MessagePublisher {
         _ = state.withLock { $0.continuation }?.yield(.message(message))
     }
 
-    /// Makes the next publish fail with `error` (once per call) while staying connected.
-    package func failNextPublish(with error: PublisherError) {
-        state.withLock { $0.failures.append(error) }
+    /// Makes the next publish fail with `error` (once per call) while staying connected; with
+    /// `topicSuffix`, the next publish to a topic ending with it (another message published first,
+    /// such as a periodic `health`, does not take the failure).
+    package func failNextPublish(with error: PublisherError, topicSuffix: String = "") {
+        state.withLock { $0.failures.append((error, topicSuffix)) }
     }
 
     /// Refuses every payload larger than `size` bytes with `payload_too_large` from now on.
