@@ -20,8 +20,9 @@ public struct MQTTConfiguration: Sendable, Hashable {
     public var protocolVersion: MQTTProtocolVersion
     /// Under `.v5`: a node that refuses an MQTT 5 CONNECT as a broker that speaks only MQTT 3.1.1
     /// does — CONNACK 0x84 Unsupported Protocol Version (a 3.1.1 CONNACK with return code 1 reads the
-    /// same), or the connection closed after the CONNECT without any CONNACK (RabbitMQ 3.10) — is
-    /// tried again at once with MQTT 3.1.1; once that connects, the node is remembered as 3.1.1 for
+    /// same), or the connection closed after the CONNECT without any CONNACK twice in a row (RabbitMQ
+    /// 3.10; after one close the node gets MQTT 5 once more, after `reconnect.initialDelay`, as an
+    /// MQTT 5 broker that was restarting must keep it) — is tried again at once with MQTT 3.1.1; once that connects, the node is remembered as 3.1.1 for
     /// the client's life (`.fellBackToV311` on `MQTTClient.events`, once per node). On such a node
     /// publishes go without their v5 properties and subscriptions without their v5 options
     /// (`MQTTClient.speaksV5` says which protocol the connection has). `false`: the refusal is a

@@ -56,10 +56,9 @@ final class MosquittoSession: @unchecked Sendable {
     private var sessionPresent = false
     private var connackReason: Int?
     /// The protocol of the attempt under way, or of the connection: MQTT 5 unless configured 3.1.1 or
-    /// the node fell back (``BrokerNodes/v311Nodes``).
+    /// the node fell back (``BrokerNodes/v311Nodes``). Configured `.v5` with this false on a node not
+    /// yet known as 3.1.1: the attempt is the 3.1.1 retry of a node that refused MQTT 5.
     private var attemptIsV5: Bool
-    /// The attempt under way is the MQTT 3.1.1 retry of a node that refused MQTT 5.
-    private var fallbackAttempt = false
     private var subscriptions = SubscriptionTable()
     /// The broker nodes, the one in use and the failovers so far.
     private var nodes: BrokerNodes
@@ -472,40 +471,66 @@ final class MosquittoSession: @unchecked Sendable {
 
     private enum AttemptOutcome {
         case stopped
-        case failed(MQTTClientError)
+        /// `refusal`: an MQTT 5 CONNECT refused the way a broker that speaks only 3.1.1 may refuse it.
+        case failed(MQTTClientError, refusal: MQTT5Refusal? = nil)
         case lost(MQTTClientError)
-        /// An MQTT 5 CONNECT refused as a broker that speaks only 3.1.1 refuses it: CONNACK 0x84
-        /// (libmosquitto reports a 3.1.1 CONNACK "unacceptable protocol version", return code 1, as
-        /// 0x84 too), or the connection closed after the CONNECT without any CONNACK.
-        case versionRefused(MQTTClientError)
+    }
+
+    /// How a node refused an MQTT 5 CONNECT.
+    private enum MQTT5Refusal {
+        /// CONNACK 0x84 Unsupported Protocol Version (MQTT 5.0 §3.2.2.2; libmosquitto reports a 3.1.1
+        /// CONNACK "unacceptable protocol version", return code 1, MQTT 3.1.1 §3.2.2.3, as 0x84 too):
+        /// the node speaks only 3.1.1.
+        case unsupportedVersion
+        /// The connection closed after the CONNECT without any CONNACK: a broker that speaks only
+        /// 3.1.1 (RabbitMQ 3.10), or an MQTT 5 broker going down or restarting, which must keep MQTT 5:
+        /// the node is tried once more with MQTT 5 after the reconnect policy's initial delay, and only
+        /// a second close in a row sends the 3.1.1 retry.
+        case closedBeforeConnack
+    }
+
+    /// The next attempt after a node refused MQTT 5: the same node again, without the back-off.
+    private enum Retry {
+        /// No refusal: the next attempt follows the back-off (on the next node).
+        case none
+        /// MQTT 5 once more, after the reconnect policy's initial delay: the node closed one MQTT 5
+        /// CONNECT without a CONNACK.
+        case v5Again
+        /// MQTT 3.1.1: the node refused MQTT 5.
+        case v311
     }
 
     private func runLoop() {
         var attempt = 0
         // The failure last reported to `failureHandler`; nil after a success.
         var reported: MQTTClientError?
-        // The next attempt is the MQTT 3.1.1 retry of a node that refused MQTT 5 just now.
-        var retryAsV311 = false
+        // The next attempt: the same node again after a refusal of MQTT 5, or the next one.
+        var retry = Retry.none
         loop: while true {
             if locked({ stopRequested }) { break }
             var failure: MQTTClientError?
             var verdict = TakeoverWatch.Verdict.ordinary
             let node = locked { nodes.current }
-            var outcome = connectOnce(asV311: retryAsV311)
-            retryAsV311 = false
-            if case .versionRefused(let error) = outcome {
-                // Straight to the same node with MQTT 3.1.1, no back-off: remembered for the node once
-                // it connects (handleConnack), reported as a failure only if it fails too.
-                guard !configuration.fallsBackToV311 else {
-                    retryAsV311 = true
-                    continue loop
+            let outcome = connectOnce(asV311: retry == .v311)
+            let previous = retry
+            retry = .none
+            if configuration.fallsBackToV311, case .failed(_, let refusal?) = outcome {
+                // The same node again, not reported as a failure unless the 3.1.1 retry fails too; the
+                // node is remembered as 3.1.1 once that connects (handleConnack).
+                switch refusal {
+                case .unsupportedVersion:
+                    retry = .v311
+                case .closedBeforeConnack:
+                    // The second close in a row on the node: 3.1.1; the first: MQTT 5 once more.
+                    retry = previous == .v5Again ? .v311 : .v5Again
                 }
-                outcome = .failed(error)
+                if retry == .v5Again, !sleep(backoff.jittered(configuration.reconnect.initialDelay)) { break loop }
+                continue loop
             }
             switch outcome {
-            case .stopped, .versionRefused:
+            case .stopped:
                 break loop
-            case .failed(let error):
+            case .failed(let error, _):
                 failure = error
                 failureCounts.withLock { $0[MQTTConnectionFailure.reasonKey(for: error), default: 0] += 1 }
                 emit(.connectionFailed(error))
@@ -567,7 +592,7 @@ final class MosquittoSession: @unchecked Sendable {
     }
 
     /// One connection: TCP (+TLS) connect, CONNECT, then the packet loop until the link ends.
-    /// `asV311`: the retry of a node that refused MQTT 5 (``AttemptOutcome/versionRefused(_:)``).
+    /// `asV311`: the retry of a node that refused MQTT 5 (``MQTT5Refusal``).
     private func connectOnce(asV311: Bool) -> AttemptOutcome {
         let (address, v5) = locked { () -> (MQTTBrokerAddress, Bool) in
             connackReason = nil
@@ -577,7 +602,6 @@ final class MosquittoSession: @unchecked Sendable {
             // The protocol of this attempt, set on the handle while no link is up (under the lock, so
             // no publish or subscribe reads it half-way).
             attemptIsV5 = isV5 && !asV311 && !nodes.currentSpeaksOnlyV311
-            fallbackAttempt = asV311
             _ = lib.mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, attemptIsV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
             return (nodes.current, attemptIsV5)
         }
@@ -614,15 +638,16 @@ final class MosquittoSession: @unchecked Sendable {
                 : MQTTClientError(mosquittoCode: rc, phase: .connected, errno: systemError))
         }
         // CONNACK 0x84 Unsupported Protocol Version (MQTT 5.0 §3.2.2.2).
-        if v5, reason == 0x84 { return .versionRefused(.connackRefusal(reasonCode: 0x84, isV5: true)) }
+        if v5, reason == 0x84 { return .failed(.connackRefusal(reasonCode: 0x84, isV5: true), refusal: .unsupportedVersion) }
         if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: v5)) }
         let detail = lastError.withLock { $0 }
         if v5, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
             // TCP was up, no TLS error, no CONNACK: the broker closed the connection after our CONNECT.
             // A broker that speaks only MQTT 3.1.1 (RabbitMQ 3.10's MQTT plugin) drops a v5 CONNECT so.
-            return .versionRefused(.brokerUnreachable(
+            return .failed(.brokerUnreachable(
                 "the broker closed the connection before its CONNACK (a broker that speaks only MQTT 3.1.1, "
-                    + "such as RabbitMQ 3.10, drops an MQTT 5 CONNECT: set the protocol to 3.1.1)"))
+                    + "such as RabbitMQ 3.10, drops an MQTT 5 CONNECT: set the protocol to 3.1.1)"),
+                           refusal: .closedBeforeConnack)
         }
         return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError, detail: detail))
     }
@@ -693,7 +718,9 @@ final class MosquittoSession: @unchecked Sendable {
             linkUp = true
             connectedAt = .now
             nodes.connected()
-            if fallbackAttempt, nodes.fellBackToV311() {
+            // Configured MQTT 5 but this attempt spoke 3.1.1: the retry of a node that refused MQTT 5
+            // (a node already known as 3.1.1 is not reported again).
+            if isV5, !attemptIsV5, nodes.fellBackToV311() {
                 emit(.fellBackToV311(broker: nodes.urls[nodes.index]))
             }
             sessionPresent = flags & 1 == 1

@@ -25,6 +25,8 @@ public final class TCPProxy: @unchecked Sendable {
     private var acceptedCount = 0
     private var refusal: MQTT5Refusal?
     private var refusedCount = 0
+    private var closesLeft = 0
+    private var closedCount = 0
     /// Bytes relayed from clients to the target so far, under its own condition for waiters.
     private let relayed = NSCondition()
     private var upstreamBytes = 0
@@ -54,6 +56,16 @@ public final class TCPProxy: @unchecked Sendable {
     public func refuseMQTT5(_ refusal: MQTT5Refusal) {
         lock.withLock { self.refusal = refusal }
     }
+
+    /// The next `count` connections, whatever their protocol, are closed after their first read (the
+    /// CONNECT) without a CONNACK and never reach the target: a broker going down, or restarting,
+    /// after it accepted the connection. Then connections are relayed (or refused) as before.
+    public func closeAfterConnect(next count: Int) {
+        lock.withLock { closesLeft = count }
+    }
+
+    /// Connections closed so far by ``closeAfterConnect(next:)``.
+    public var closedAfterConnect: Int { lock.withLock { closedCount } }
 
     /// MQTT 5 CONNECTs refused so far (``refuseMQTT5(_:)``).
     public var refusedMQTT5Connects: Int { lock.withLock { refusedCount } }
@@ -208,6 +220,13 @@ public final class TCPProxy: @unchecked Sendable {
                 guard count > 0 else { break loop }
                 if index == 0, first {
                     first = false
+                    let closing = lock.withLock { () -> Bool in
+                        guard closesLeft > 0 else { return false }
+                        closesLeft -= 1
+                        closedCount += 1
+                        return true
+                    }
+                    if closing { break loop }
                     let refusal = lock.withLock { self.refusal }
                     if let refusal, Self.connectLevel(buffer[0..<count]) == 5 {
                         lock.withLock { refusedCount += 1 }

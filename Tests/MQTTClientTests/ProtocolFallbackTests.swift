@@ -43,7 +43,9 @@ extension BrokerTests {
             let inbox = Inbox.draining(client.messages)
             try await client.connect()
             #expect(!client.speaksV5)
-            #expect(proxy.refusedMQTT5Connects == 1)
+            // A CONNACK refusal falls back at once; a close only after a second MQTT 5 CONNECT is closed too.
+            let refused = refusal == .close ? 2 : 1
+            #expect(proxy.refusedMQTT5Connects == refused)
             #expect(try await events.next { $0.fallbackBroker != nil }.fallbackBroker == url)
 
             // MQTT 5 options and properties are left out on this node, not refused.
@@ -57,9 +59,31 @@ extension BrokerTests {
             proxy.cutConnections()
             _ = try await events.next { $0.disconnectCode == "connection_lost" }
             _ = try await events.next { $0.isConnected }
-            #expect(proxy.refusedMQTT5Connects == 1 && !client.speaksV5)
+            #expect(proxy.refusedMQTT5Connects == refused && !client.speaksV5)
             await client.disconnect()
             #expect(await events.seen.filter { $0.fallbackBroker != nil }.count == 1)
+        }
+
+        /// An MQTT 5 broker that closes one CONNECT without a CONNACK (going down or restarting after it
+        /// accepted the connection) is tried with MQTT 5 again and keeps it, at start-up and after a
+        /// lost connection.
+        @Test func anMQTT5BrokerThatClosesOneConnectKeepsMQTT5() async throws {
+            let broker = try MosquittoBroker()
+            let proxy = try TCPProxy(targetPort: broker.port)
+            defer { proxy.close() }
+            let client = try MQTTClient(configuration: configuration(url: "mqtt://127.0.0.1:\(proxy.port)", clientID: "restarts"))
+            let events = Inbox.draining(client.events)
+            proxy.closeAfterConnect(next: 1)
+            try await client.connect()
+            #expect(client.speaksV5 && proxy.closedAfterConnect == 1)
+
+            proxy.closeAfterConnect(next: 1)
+            proxy.cutConnections()
+            _ = try await events.next { $0.disconnectCode == "connection_lost" }
+            _ = try await events.next { $0.isConnected }
+            #expect(client.speaksV5 && proxy.closedAfterConnect == 2)
+            await client.disconnect()
+            #expect(await events.seen.allSatisfy { $0.fallbackBroker == nil })
         }
 
         @Test func withoutTheFallbackTheRefusalIsAConnectionFailure() async throws {

@@ -39,7 +39,7 @@ import Testing
         fiveOnly.fallsBackToV311 = false
         let refusal = await #expect(throws: MQTTClientError.self) { try await MQTTClient(configuration: fiveOnly).connect() }
         #expect(refusal?.message.contains("set the protocol to 3.1.1") == true, "\(String(describing: refusal))")
-        // With it (the default), the client tries the node again at once with MQTT 3.1.1.
+        // With it (the default), a second dropped MQTT 5 CONNECT brings a 3.1.1 try of the node at once.
         let fiveClient = try MQTTClient(configuration: MQTTConfiguration(url: nodeB.url, clientID: "speaks-five"))
         try await fiveClient.connect()
         #expect(!fiveClient.speaksV5)
