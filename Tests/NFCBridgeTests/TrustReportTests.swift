@@ -46,4 +46,27 @@ import Testing
         #expect(members["trust"] == nil)
         #expect(members["uid"] == "04A1B2C3D4E5F6")
     }
+
+    /// `access.credential_hash: true`: the SHA-256 of the credential, checked against FIPS 180-2
+    /// Appendix B.1 ("abc").
+    @Test func aHashedCredentialIsItsSHA256() throws {
+        let hashed = try TrustEvaluator.published(Array("abc".utf8), hashed: true)
+        #expect(hashed == "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD")
+        #expect(try TrustEvaluator.published([0x04, 0xA1], hashed: false) == "04A1")
+    }
+
+    /// A hash that cannot be made is an error with its code, never a stand-in value in `credential`.
+    @Test func aCredentialHashWithoutLibcryptoIsLibraryUnavailable() {
+        let missing = { () throws(NFCError) -> LibCrypto in
+            throw .libraryUnavailable("libcrypto.so.3 cannot be loaded: install the Debian package libssl3")
+        }
+        #expect(throws: NFCError.libraryUnavailable("libcrypto.so.3 cannot be loaded: install the Debian package libssl3")) {
+            _ = try TrustEvaluator.published([0x04, 0xA1], hashed: true, crypto: missing)
+        }
+        // Without the hash libcrypto is not needed.
+        #expect(throws: Never.self) { _ = try TrustEvaluator.published([0x04, 0xA1], hashed: false, crypto: missing) }
+        var trust = TrustReport(credentialSource: "uid", credentialHashed: true)
+        trust.refuse(.credentialHashFailed)
+        #expect(JSONWire.text(trust) == #"{"clone_probes":[],"credential_hashed":true,"credential_source":"uid","reason":"credential_hash_failed","reasons":["credential_hash_failed"],"verdict":"untrusted"}"#)
+    }
 }

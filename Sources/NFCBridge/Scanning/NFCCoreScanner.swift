@@ -98,8 +98,11 @@ package struct NFCCoreScanner: TagScanning {
             return
         }
         do {
+            var problems: [NFCError] = []
             scan.trust = try await TrustEvaluator.evaluate(
-                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport, keys: familyOptions.desfireKeys)
+                access, info: info, records: scan.report.ndef?.records ?? [], transport: transport, keys: familyOptions.desfireKeys,
+                problems: &problems)
+            scan.problems += problems
         } catch {
             if error.isNFCCancellation { throw error }
             var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)

@@ -9,10 +9,12 @@ import NFCCore
 package enum TrustEvaluator {
     /// The report for the tag `info` describes, whose NDEF records the scan read (`records`); a
     /// DESFire credential behind a key is read with `keys` (`auth.keys_file`).
-    /// Throws only what ends the scan (the tag left and cannot be re-selected, cancellation).
+    /// Throws only what ends the scan (the tag left and cannot be re-selected, cancellation); an error
+    /// that only refuses the tap (the credential's hash cannot be made) is added to `problems`, for
+    /// the scan to report.
     package static func evaluate(
         _ policy: AccessPolicy, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport,
-        keys: DESFireKeys = .standard
+        keys: DESFireKeys = .standard, problems: inout [NFCError]
     ) async throws -> TrustReport {
         var report = TrustReport(credentialSource: policy.credential.kind, credentialHashed: policy.credentialHash)
 
@@ -42,7 +44,13 @@ package enum TrustEvaluator {
         }
         if read.failedIntegrity { report.refuse(.integrityError) }
         if let credential = read.bytes {
-            report.credential = policy.credentialHash ? sha256Hex(credential) : credential.hexString
+            do {
+                report.credential = try published(credential, hashed: policy.credentialHash)
+            } catch {
+                // Neither the credential in clear nor a stand-in value: the tap is refused, the error reported.
+                report.refuse(.credentialHashFailed)
+                problems.append(error)
+            }
         } else if policy.credential != .sun {
             // The SUN check, when it verifies the message, sets the credential itself.
             report.refuse(.credentialMissing)
@@ -50,14 +58,22 @@ package enum TrustEvaluator {
         return report
     }
 
-    /// SHA-256 of `bytes`, uppercase hex (libcrypto `EVP_Q_digest`); the credential is never published
-    /// in clear with `access.credential_hash: true`, so a libcrypto failure (or a libcrypto that cannot be loaded) gives a fixed marker.
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        guard let lib = try? LibCrypto.load() else { return "sha256_failed" }
+    /// The credential as `trust.credential` carries it: uppercase hex, or with `hashed`
+    /// (`access.credential_hash: true`) the uppercase hex of its SHA-256 (libcrypto `EVP_Q_digest`).
+    /// `crypto` gives libcrypto's functions (a test passes a failing one).
+    /// - Throws: `library_unavailable` when libcrypto cannot be loaded (the message names the package),
+    ///   `crypto_failure` when its digest fails.
+    static func published(
+        _ credential: [UInt8], hashed: Bool, crypto: () throws(NFCError) -> LibCrypto = LibCrypto.load
+    ) throws(NFCError) -> String {
+        guard hashed else { return credential.hexString }
+        let lib = try crypto()
         var digest = [UInt8](repeating: 0, count: 32)
         var length = 0
-        let status = lib.EVP_Q_digest(nil, "SHA256", nil, bytes, bytes.count, &digest, &length)
-        guard status == 1, length == 32 else { return "sha256_failed" }
+        let status = lib.EVP_Q_digest(nil, "SHA256", nil, credential, credential.count, &digest, &length)
+        guard status == 1, length == 32 else {
+            throw .cryptoFailure("libcrypto's SHA-256 of the credential failed (access.credential_hash)")
+        }
         return digest.hexString
     }
 }

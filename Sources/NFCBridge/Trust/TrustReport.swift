@@ -104,6 +104,11 @@ package struct TrustReason: Sendable, Hashable {
     /// The credential `access.credential` names could not be read from the tag.
     package static let credentialMissing = TrustReason(
         code: "credential_missing", message: "the credential access.credential names could not be read from this tag")
+    /// `access.credential_hash: true` and the credential's SHA-256 could not be made (an `event/error`
+    /// says why: `library_unavailable` names the package to install).
+    package static let credentialHashFailed = TrustReason(
+        code: "credential_hash_failed",
+        message: "the credential could not be hashed (access.credential_hash): see the scan's event/error, e.g. install libssl3")
 }
 
 /// The originality signature as the `trust` object carries it: `verdict`, and for a valid one the
