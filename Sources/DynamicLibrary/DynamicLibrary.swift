@@ -29,12 +29,15 @@ package struct DynamicLibrary: Sendable {
     }
 
     /// The function `name` as `F`, a `@convention(c)` function type (the header's, see above). Throws
-    /// ``DynamicLibraryError`` `library_symbol_missing` when the library has no such symbol (an older
-    /// version than the package depends on).
+    /// ``DynamicLibraryError/functionTypeMismatch(soname:symbol:type:)`` when `F` is not pointer-sized
+    /// (a programming error: not a C function type), checked before the library is asked, and
+    /// ``DynamicLibraryError/symbolMissing(soname:debianPackage:symbol:)`` when the library has no such
+    /// symbol (an older version than the package depends on).
     package func function<F>(_ name: String, as type: F.Type = F.self) throws(DynamicLibraryError) -> F {
-        guard MemoryLayout<F>.size == MemoryLayout<UnsafeMutableRawPointer>.size,
-            let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: handle), name)
-        else {
+        guard MemoryLayout<F>.size == MemoryLayout<UnsafeMutableRawPointer>.size else {
+            throw .functionTypeMismatch(soname: soname, symbol: name, type: String(describing: F.self))
+        }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: handle), name) else {
             throw .symbolMissing(soname: soname, debianPackage: debianPackage, symbol: name)
         }
         return unsafeBitCast(symbol, to: F.self)
@@ -54,9 +57,17 @@ package enum DynamicLibraryError: Error, Sendable, Hashable {
     /// The library lacks a function this program calls: a version older than the package needs
     /// (`library_unavailable`, as the cure is the same: install the right package).
     case symbolMissing(soname: String, debianPackage: String, symbol: String)
+    /// A function was asked for as a type that is not a C function pointer (`function_type_mismatch`):
+    /// a programming error in nfcbridge, not the installed library's fault; nothing was bound.
+    case functionTypeMismatch(soname: String, symbol: String, type: String)
 
     /// The stable machine-readable code.
-    package var code: String { "library_unavailable" }
+    package var code: String {
+        switch self {
+        case .libraryUnavailable, .symbolMissing: "library_unavailable"
+        case .functionTypeMismatch: "function_type_mismatch"
+        }
+    }
 
     /// What failed, and what to do about it.
     package var message: String {
@@ -65,6 +76,9 @@ package enum DynamicLibraryError: Error, Sendable, Hashable {
             "\(soname) could not be loaded (\(reason)): install the Debian package \(debianPackage)"
         case let .symbolMissing(soname, debianPackage, symbol):
             "\(soname) has no \(symbol): install the Debian package \(debianPackage) in the version nfcbridge depends on"
+        case let .functionTypeMismatch(soname, symbol, type):
+            "nfcbridge asked for \(symbol) of \(soname) as \(type), which is not a C function pointer: "
+                + "a bug in nfcbridge, not in the installed library; report it"
         }
     }
 }

@@ -39,6 +39,16 @@ import Testing
         #expect(error.message.contains("has no f"))
     }
 
+    /// A type that is not a C function pointer is a programming error, named as such, not a missing
+    /// symbol (getpid exists).
+    @Test func aFunctionAskedForAsTheWrongTypeIsAFunctionTypeMismatch() throws {
+        let libc = try DynamicLibrary.open("libc.so.6", debianPackage: "libc6")
+        let error = #expect(throws: DynamicLibraryError.self) { _ = try libc.function("getpid", as: (Int, Int).self) }
+        #expect(error == .functionTypeMismatch(soname: "libc.so.6", symbol: "getpid", type: "(Int, Int)"))
+        #expect(error?.code == "function_type_mismatch")
+        #expect(error?.message.contains("a bug in nfcbridge") == true)
+    }
+
     @Test func aFunctionIsCalledThroughItsHeaderType() throws {
         let libc = try DynamicLibrary.open("libc.so.6", debianPackage: "libc6")
         let getpid = try libc.function("getpid", as: NoArguments.self)
