@@ -85,24 +85,29 @@ struct ReaderOptions {
         PollHint.ordered(usesPCSC ? ScanCommand.modulations + [.iso15693] : ScanCommand.modulations)
     }
 
-    /// Opens the reader, runs `body` with it in a task SIGINT/SIGTERM cancel (``Interruption``)
-    /// and closes it (field off) however `body` ended. A reader that cannot be opened exits 2
-    /// with a message naming it; `body`'s errors come back as thrown.
+    /// Opens the reader, runs `body` with it and closes it (field off) however `body` ended, all in
+    /// one task that SIGINT/SIGTERM cancel (``Interruption``) and that runs on the device's own thread
+    /// where it has one: the open, the tag's exchanges and the close then follow each other without
+    /// a thread switch between them (issue 25). A reader that cannot be opened exits 2 with a message
+    /// naming it; `body`'s errors come back as thrown.
     func withReader<T: Sendable>(_ body: @escaping @Sendable (any ReaderDevice) async throws -> T) async throws -> T {
         let device = ReaderBackendChoice.device(connstring: connstring, backend: .auto, shareMode: .exclusive)
-        do {
-            _ = try await device.open()
-        } catch let error as NFCError {
-            throw CLIError.reader(error, opening: connstring)
+        let connstring = self.connstring
+        return try await Interruption.run(aborting: device) {
+            do {
+                _ = try await device.open()
+            } catch let error as NFCError {
+                throw CLIError.reader(error, opening: connstring)
+            }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body(device))
+            } catch {
+                result = .failure(error)
+            }
+            await device.close()
+            return try result.get()
         }
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await Interruption.run(aborting: device) { try await body(device) })
-        } catch {
-            result = .failure(error)
-        }
-        await device.close()
-        return try result.get()
     }
 
     /// The first tag `device` finds (any modulation ``ScanCommand/modulations`` lists) before
