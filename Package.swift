@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // <sys/timex.h> (adjtimex) from libc: no library is linked.
         .systemLibrary(name: "CTimex"),
+        // CMalloc: libc's <malloc.h> (mallopt, M_ARENA_MAX) for POSIXThreads' MallocArenas; nothing linked.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
 
         // libyaml's event parser as a node tree with line numbers (agent configuration, scenarios).
@@ -35,7 +37,7 @@ let package = Package(
         // It links libcrypto itself (CCrypto has headers only).
         .target(name: "PN532Sim", dependencies: ["NFCCore", "YAMLDocument", "CCrypto"], linkerSettings: [.linkedLibrary("crypto")]),
         // pthread mutex + condition and thread start (the libnfc and mosquitto threads, without Foundation).
-        .target(name: "POSIXThreads"),
+        .target(name: "POSIXThreads", dependencies: ["CMalloc"]),
         // The libnfc backend.
         .target(name: "LibNFCReader", dependencies: ["NFCCore", "CNFC", "POSIXThreads"]),
         // The PC/SC backend (pcsc-lite's pcscd: ACR122U/ACR1252U/ACR1552U…, ISO 15693).

@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 
 /// A mutex with a condition variable on pthreads: the part of Foundation's `NSCondition` the libnfc
@@ -111,14 +112,11 @@ public enum MallocArenas {
     /// Puts every thread on one arena (`mallopt(M_ARENA_MAX, 1)`). Call first thing in `main`, before
     /// any thread starts. The agent's threads allocate little and rarely at the same moment; with an
     /// arena each (13 in a soak), partly used pages spread over all of them and the heaps grew about
-    /// 8 kB a minute for good, with one arena they stay flat (issue 25, bench/README.md). `mallopt` is
-    /// not in Swift's Glibc module (malloc.h), so it is looked up by name. Returns false when
-    /// glibc refused it or has no `mallopt`.
+    /// 8 kB a minute for good, with one arena they stay flat (issue 25, bench/README.md). `mallopt`
+    /// and `M_ARENA_MAX` come from glibc's <malloc.h> (the `CMalloc` module: Swift's Glibc module does
+    /// not export it). Returns false when glibc refused it.
     @discardableResult
     public static func useOne() -> Bool {
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        // RTLD_DEFAULT is the null handle in glibc's dlfcn.h; M_ARENA_MAX is -8 in malloc.h.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
-        return unsafeBitCast(symbol, to: Mallopt.self)(-8, 1) == 1
+        mallopt(M_ARENA_MAX, 1) == 1
     }
 }
