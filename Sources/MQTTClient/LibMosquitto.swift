@@ -30,6 +30,7 @@ struct LibMosquitto: Sendable {
     let mosquitto_property_read_int32: cmosquitto_mosquitto_property_read_int32
     let mosquitto_property_read_string: cmosquitto_mosquitto_property_read_string
     let mosquitto_property_read_string_pair: cmosquitto_mosquitto_property_read_string_pair
+    let mosquitto_pub_topic_check2: cmosquitto_mosquitto_pub_topic_check2
     let mosquitto_publish_v5: cmosquitto_mosquitto_publish_v5
     let mosquitto_publish_v5_callback_set: cmosquitto_mosquitto_publish_v5_callback_set
     let mosquitto_reason_string: cmosquitto_mosquitto_reason_string
@@ -37,6 +38,7 @@ struct LibMosquitto: Sendable {
     let mosquitto_strerror: cmosquitto_mosquitto_strerror
     let mosquitto_subscribe_v5: cmosquitto_mosquitto_subscribe_v5
     let mosquitto_subscribe_v5_callback_set: cmosquitto_mosquitto_subscribe_v5_callback_set
+    let mosquitto_sub_topic_check2: cmosquitto_mosquitto_sub_topic_check2
     let mosquitto_threaded_set: cmosquitto_mosquitto_threaded_set
     let mosquitto_tls_insecure_set: cmosquitto_mosquitto_tls_insecure_set
     let mosquitto_tls_opts_set: cmosquitto_mosquitto_tls_opts_set
@@ -45,6 +47,7 @@ struct LibMosquitto: Sendable {
     let mosquitto_unsubscribe_v5_callback_set: cmosquitto_mosquitto_unsubscribe_v5_callback_set
     let mosquitto_user_data_set: cmosquitto_mosquitto_user_data_set
     let mosquitto_username_pw_set: cmosquitto_mosquitto_username_pw_set
+    let mosquitto_validate_utf8: cmosquitto_mosquitto_validate_utf8
     let mosquitto_will_set_v5: cmosquitto_mosquitto_will_set_v5
 
     /// The library's soname (the one `-lmosquitto` linked against before: libmosquitto 2).
@@ -76,6 +79,7 @@ struct LibMosquitto: Sendable {
         mosquitto_property_read_int32 = try library.function("mosquitto_property_read_int32")
         mosquitto_property_read_string = try library.function("mosquitto_property_read_string")
         mosquitto_property_read_string_pair = try library.function("mosquitto_property_read_string_pair")
+        mosquitto_pub_topic_check2 = try library.function("mosquitto_pub_topic_check2")
         mosquitto_publish_v5 = try library.function("mosquitto_publish_v5")
         mosquitto_publish_v5_callback_set = try library.function("mosquitto_publish_v5_callback_set")
         mosquitto_reason_string = try library.function("mosquitto_reason_string")
@@ -83,6 +87,7 @@ struct LibMosquitto: Sendable {
         mosquitto_strerror = try library.function("mosquitto_strerror")
         mosquitto_subscribe_v5 = try library.function("mosquitto_subscribe_v5")
         mosquitto_subscribe_v5_callback_set = try library.function("mosquitto_subscribe_v5_callback_set")
+        mosquitto_sub_topic_check2 = try library.function("mosquitto_sub_topic_check2")
         mosquitto_threaded_set = try library.function("mosquitto_threaded_set")
         mosquitto_tls_insecure_set = try library.function("mosquitto_tls_insecure_set")
         mosquitto_tls_opts_set = try library.function("mosquitto_tls_opts_set")
@@ -91,6 +96,7 @@ struct LibMosquitto: Sendable {
         mosquitto_unsubscribe_v5_callback_set = try library.function("mosquitto_unsubscribe_v5_callback_set")
         mosquitto_user_data_set = try library.function("mosquitto_user_data_set")
         mosquitto_username_pw_set = try library.function("mosquitto_username_pw_set")
+        mosquitto_validate_utf8 = try library.function("mosquitto_validate_utf8")
         mosquitto_will_set_v5 = try library.function("mosquitto_will_set_v5")
     }
 }

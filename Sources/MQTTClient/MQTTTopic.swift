@@ -1,8 +1,11 @@
 /// Topic checks done before anything reaches libmosquitto, so a bad topic is reported as
 /// `invalid_topic` with a reason instead of libmosquitto's generic `MOSQ_ERR_INVAL`.
 /// Rules: MQTT 5.0 §4.7 (topic names and filters), §1.5.4 (UTF-8 strings, at most 65535 bytes, no U+0000);
-/// the same checks as libmosquitto's `mosquitto_pub_topic_check2` / `_sub_topic_check2`, done here so a
-/// configuration can be checked without loading libmosquitto.
+/// the same checks as libmosquitto's `mosquitto_pub_topic_check2` / `_sub_topic_check2` and
+/// `mosquitto_validate_utf8` (which `mosquitto_publish_v5` / `_subscribe_v5` run), done here so a
+/// configuration can be checked without loading libmosquitto. `MQTTTopicLibraryTests` compares the
+/// verdicts on a table of tricky topics; only the empty topic differs: libmosquitto leaves it to the
+/// broker, which refuses it (§4.7.3).
 enum MQTTTopic {
     private static let plus = UInt8(ascii: "+")
     private static let hash = UInt8(ascii: "#")
@@ -36,5 +39,19 @@ enum MQTTTopic {
             throw .invalidTopic(topic: String(topic.prefix(64)), reason: "longer than 65535 bytes")
         }
         guard !topic.utf8.contains(0) else { throw .invalidTopic(topic: topic, reason: "contains U+0000") }
+        // §1.5.4: control characters and non-characters should not appear; libmosquitto refuses them
+        // (`mosquitto_validate_utf8`: MOSQ_ERR_MALFORMED_UTF8).
+        if let scalar = topic.unicodeScalars.first(where: isRefused) {
+            let code = String(scalar.value, radix: 16, uppercase: true)
+            throw .invalidTopic(topic: topic, reason: "contains U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code), "
+                + "a control character or Unicode non-character (MQTT 5.0 §1.5.4)")
+        }
+    }
+
+    /// C0 and C1 control characters (U+0001–U+001F, U+007F–U+009F) and the Unicode non-characters
+    /// (U+FDD0–U+FDEF and the last two code points of every plane).
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value <= 0x1F || (0x7F...0x9F).contains(value) || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE
     }
 }

@@ -121,7 +121,17 @@ import Testing
         for product in [Type2Product.ultralight, .ultralightC, .ntag203] {
             #expect(!product.features.contains(.getVersion))
             #expect(!product.features.contains(.fastRead))
+            #expect(!product.features.contains(.readSignature) && product.signatureLength == nil)
         }
+        // READ_SIG: 32 bytes on NTAG21x, EV1 and NTAG210µ, 48 on Ultralight AES; the feature bit follows
+        // the length, whatever a row says.
+        for product in [Type2Product.ntag210, .ntag210u, .ntag212, .ntag213, .ntag216, .ultralightEV1_MF0UL11] {
+            #expect(product.features.contains(.readSignature) && product.signatureLength == 32, "\(product.name)")
+        }
+        #expect(Type2Product.ultralightAES.features.contains(.readSignature) && Type2Product.ultralightAES.signatureLength == 48)
+        let claimed = Type2Product(name: "x", cardType: .mifareUltralight, features: [.readSignature], map: .ultralight,
+                                   locking: .unknown, flipperName: "x")
+        #expect(!claimed.features.contains(.readSignature))
         // Every exact row's card type has a memory map.
         for product in GetVersionTable.exactMatches.values { #expect(product.memoryMap != nil) }
     }

@@ -64,7 +64,7 @@ import Testing
         tag.counters = [0x030201, 0, 5]
         let transport = VirtualTagTransport(tag: tag)
         #expect(try await Type2Command.getVersion(from: transport) == [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03])
-        #expect(try await Type2Command.readSignature(from: transport, length: Type2Product.ultralightEV1_MF0UL11.signatureLength) == tag.signature)
+        #expect(try await Type2Command.readSignature(from: transport, length: Type2Product.ultralightEV1_MF0UL11.signatureLength ?? 0) == tag.signature)
         // Upstream vector: READ_CNT answer 01 02 03 ⇒ 197121 (little-endian).
         #expect(try await Type2Command.readCounter(0, from: transport) == 197_121)
         #expect(try await Type2Command.readCounter(2, from: transport) == 5)
@@ -72,7 +72,7 @@ import Testing
         #expect(tag.signature.count == 32)
         // Ultralight AES answers 48 bytes (MF0AES(H)20 §10.7): all of them are returned.
         let aes = VirtualType2Tag(model: .ultralightAES, uid: Self.uid)
-        let signature = try await Type2Command.readSignature(from: VirtualTagTransport(tag: aes), length: Type2Product.ultralightAES.signatureLength)
+        let signature = try await Type2Command.readSignature(from: VirtualTagTransport(tag: aes), length: Type2Product.ultralightAES.signatureLength ?? 0)
         #expect(signature.count == 48 && signature == aes.signature)
     }
 

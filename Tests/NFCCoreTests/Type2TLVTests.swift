@@ -1,4 +1,4 @@
-import NFCCore
+@testable import NFCCore
 import Testing
 
 @Suite struct Type2TLVTests {
@@ -18,6 +18,19 @@ import Testing
         area.append(0xFE)
         let message = try #require(NFCForumTLV.extractMessage(fromMemory: memory(area)))
         #expect(message.hexString.lowercased() == "d50010000102030405060708090a0b0c0d0e0f")
+    }
+
+    /// The writer's read-ahead counts the TLV area instead of building it: the count is the built
+    /// area's, at every header size and the limit.
+    @Test func theAreaLengthIsTheBuiltAreasCount() throws {
+        for count in [0, 1, 254, 255, 256, 0xFFFE] {
+            let built = try NFCForumTLV.makeArea(message: [UInt8](repeating: 0x42, count: count))
+            #expect(NFCForumTLV.areaLength(messageLength: count) == built.count, "\(count)")
+        }
+        #expect(NFCForumTLV.areaLength(messageLength: 0xFFFF) == nil)
+        // NTAG213: a 254-byte message takes pages 4…68 (TLV 257 bytes), capped at the last user page 39.
+        #expect(Type2NDEFWriter.lastPage(of: [UInt8](repeating: 0, count: 10), map: .ntag213) == 7)
+        #expect(Type2NDEFWriter.lastPage(of: [UInt8](repeating: 0, count: 254), map: .ntag213) == 39)
     }
 
     @Test func shortAndLongLengths() throws {

@@ -39,9 +39,11 @@ package enum OriginalityKeysFile {
             } catch {
                 throw failure(error.message)
             }
+            // No reading: the key is tried on every signature of its curve's length (the format has never
+            // named one, so every file written for it loads as it did).
+            // The name is the rest of the line: without the spaces that align the columns (as in the docs).
             keys.append(OriginalityKey(
-                name: fields[2], products: "from \(path)", curve: curve,
-                reading: curve == .secp224r1 ? .isoDEPReadSig : .type2ReadSig,
+                name: fields[2].trimmingWhitespaceAndNewlines(), products: "from \(path)", curve: curve, reading: nil,
                 publicKeyHex: fields[1], source: "\(path):\(index + 1)"))
         }
         return keys

@@ -201,6 +201,14 @@ public enum NFCForumTLV {
         return area
     }
 
+    /// The length of ``makeArea(message:capacity:padded:)``'s area without a capacity, for a message of
+    /// `count` bytes, counted rather than built: the header (2 bytes, 4 from 255 bytes on), the
+    /// message, the terminator. Nil over 65 534 bytes, which `makeArea` refuses.
+    static func areaLength(messageLength count: Int) -> Int? {
+        guard (0...0xFFFE).contains(count) else { return nil }
+        return (count < 0xFF ? 2 : 4) + count + 1
+    }
+
     /// Tag memory from page 0 built from `pages`; unknown pages 0–3 are zeros.
     static func memory(from pages: [Page]) -> [UInt8] {
         let byNumber = Dictionary(pages.map { ($0.number, $0.data) }, uniquingKeysWith: { first, _ in first })

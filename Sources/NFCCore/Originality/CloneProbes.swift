@@ -31,9 +31,6 @@ public enum CloneProbes {
 
     // MARK: uid_structure
 
-    /// NXP's manufacturer code, the first byte of its double-size UIDs (ISO/IEC 7816-6).
-    static let nxpManufacturer: UInt8 = 0x04
-
     /// What is wrong with the UID's structure, or nil.
     static func uidStructure(_ info: CardInfo) -> String? {
         // ATQA b8b7 (of its low byte): 00 single (4 bytes), 01 double (7), 10 triple (10) —
@@ -56,8 +53,8 @@ public enum CloneProbes {
                 return "an NXP Ultralight / NTAG always has a 7-byte UID, this one has \(info.uid.count) bytes"
             }
         }
-        if let version = info.version, version.count >= 2, version[1] == nxpManufacturer, info.uid.count == 7,
-            info.uid.first != nxpManufacturer
+        if let version = info.version, version.count >= 2, version[1] == ICManufacturer.nxp, info.uid.count == 7,
+            info.uid.first != ICManufacturer.nxp
         {
             return "the version answer names NXP (vendor 04h) but the UID starts with \(info.uid[0].hexString), not 04h"
         }

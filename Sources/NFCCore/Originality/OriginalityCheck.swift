@@ -106,14 +106,12 @@ public enum OriginalityCheck {
         return .invalid(signature: signature)
     }
 
-    /// The dump fact `Originality Signature` for a signature that was read: "Valid (<key name>)", or
-    /// "Not verified (no known NXP key matches)" — a clone, a blank or custom signature, or a genuine
-    /// chip whose key is not in the table, so it is not called "invalid" (the wording of
-    /// ``OriginalitySignature/fact(uid:signature:)``). Nil when no signature was read.
+    /// The dump fact `Originality Signature` for a signature that was read, in
+    /// ``OriginalitySignature/fact(verifiedBy:)``'s wording. Nil when no signature was read.
     public static func fact(_ outcome: Outcome) -> Fact? {
         switch outcome {
-        case let .valid(key, _): Fact(key: OriginalitySignature.factKey, value: "Valid (\(key.name))")
-        case .invalid: Fact(key: OriginalitySignature.factKey, value: "Not verified (no known NXP key matches)")
+        case let .valid(key, _): OriginalitySignature.fact(verifiedBy: key.name)
+        case .invalid: OriginalitySignature.fact(verifiedBy: nil)
         case .unreadable, .unsupported: nil
         }
     }

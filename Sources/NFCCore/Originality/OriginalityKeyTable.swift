@@ -131,8 +131,10 @@ public struct OriginalityKey: Sendable, Hashable {
     public let products: String
     /// The curve the key lies on.
     public let curve: ECDSAVerifier.Curve
-    /// How the signatures it verifies are read.
-    public let reading: Reading
+    /// How the signatures it verifies are read, for a row of the table (``OriginalityKeyTable/keys(readBy:in:)``
+    /// selects by it). Nil for a key of `access.originality_keys_file`, which names no reading: it is
+    /// tried on every signature of its curve's length, however read.
+    public let reading: Reading?
     /// The public key, uncompressed (`04 ‖ X ‖ Y`), as hex.
     public let publicKeyHex: String
     /// Where the key is published.
@@ -140,7 +142,7 @@ public struct OriginalityKey: Sendable, Hashable {
 
     /// Creates a row.
     public init(
-        name: String, products: String, curve: ECDSAVerifier.Curve, reading: Reading, publicKeyHex: String, source: String
+        name: String, products: String, curve: ECDSAVerifier.Curve, reading: Reading?, publicKeyHex: String, source: String
     ) {
         self.name = name
         self.products = products

@@ -22,9 +22,6 @@ public enum ISO15693Command {
         case readSignature = 0xBD
     }
 
-    /// NXP's IC manufacturer code (ISO/IEC 7816-6), the first byte of every NXP custom command.
-    public static let nxpManufacturerCode: UInt8 = 0x04
-
     /// Bytes of READ SIGNATURE's answer after the flags: "an IC specific, 32-byte ECC signature" (ICODE
     /// SLIX2 datasheet §9.5.3.20, Table 78: 256 bits).
     public static let signatureLength = 32
@@ -119,7 +116,7 @@ public enum ISO15693Command {
     /// response is thrown as ``exchange(_:transport:)`` does; an answer of another length is
     /// ``NFCError/invalidResponse(_:)``. Never writes.
     public static func readSignature(uid: [UInt8], transport: any ISO15693Transport) async throws -> [UInt8] {
-        let request = ISO15693Request(command: Code.readSignature.rawValue, manufacturerCode: nxpManufacturerCode, uid: uid)
+        let request = ISO15693Request(command: Code.readSignature.rawValue, manufacturerCode: ICManufacturer.nxp, uid: uid)
         let answer = try await exchange(request, transport: transport)
         guard answer.count == signatureLength else { throw NFCError.invalidResponse(answer) }
         return answer

@@ -12,7 +12,7 @@ public enum ISO15693Manufacturer {
     /// The manufacturers whose tags NFCCore names (ISO/IEC 7816-6 IC manufacturer register).
     public static let rows: [Row] = [
         Row(code: 0x02, name: "STMicroelectronics"),
-        Row(code: 0x04, name: "NXP Semiconductors"),
+        Row(code: ICManufacturer.nxp, name: "NXP Semiconductors"),
         Row(code: 0x05, name: "Infineon Technologies"),
         Row(code: 0x07, name: "Texas Instruments"),
         Row(code: 0x16, name: "EM Microelectronic-Marin"),
@@ -99,18 +99,18 @@ public struct ISO15693Product: ProductRow, Hashable {
         // indicator (NXP AN10787 "ICODE UID format"; the SLIX / SLIX2 / DNA datasheets' UID figures:
         // 10b SLIX, 01b SLIX2, 11b DNA, 00b SLI).
         // ICODE SLIX SL2S2002: 28 user blocks of 4 bytes (datasheet "Memory organization").
-        ISO15693Product("ICODE SLIX", .iso15693_ICODE_SLIX, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
+        ISO15693Product("ICODE SLIX", .iso15693_ICODE_SLIX, manufacturer: ICManufacturer.nxp, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b10, blocks: 28),
         // ICODE SLIX2 SL2S2602: 80 blocks of 4 bytes, block 79 the counter (datasheet "Memory organization");
         // READ SIGNATURE BDh (datasheet §9.5.3.20).
-        ISO15693Product("ICODE SLIX2", .iso15693_ICODE_SLIX2, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
+        ISO15693Product("ICODE SLIX2", .iso15693_ICODE_SLIX2, manufacturer: ICManufacturer.nxp, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b01, blocks: 80, features: [.readSignature]),
         // ICODE DNA SL2S6002 (datasheet "UID" and "Memory organization"); the size comes from the tag.
         // READ SIGNATURE BDh as on the SLIX2 (its 32-byte originality signature, "customizable").
-        ISO15693Product("ICODE DNA", .iso15693_ICODE_DNA, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
+        ISO15693Product("ICODE DNA", .iso15693_ICODE_DNA, manufacturer: ICManufacturer.nxp, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b11, features: [.readSignature]),
         // ICODE SLI SL2ICS20: 28 blocks of 4 bytes (datasheet "Memory organization").
-        ISO15693Product("ICODE SLI", .iso15693_generic, manufacturer: 0x04, uidByte2: (0xFF, 0x01),
+        ISO15693Product("ICODE SLI", .iso15693_generic, manufacturer: ICManufacturer.nxp, uidByte2: (0xFF, 0x01),
                         typeIndicator: 0b00, blocks: 28),
 
         // STMicroelectronics: the IC reference (IC_REF register; also UID byte 2). ST25DV04K/16K/64K

@@ -36,8 +36,12 @@ public enum OriginalitySignature {
     /// signature, or a genuine chip whose key is not in ``keys``, so it is not called "invalid".
     /// Only made when a signature was read; a dump never fails over it.
     public static func fact(uid: [UInt8], signature: [UInt8]) -> Fact {
-        let value = verify(uid: uid, signature: signature).map { "Valid (\($0.key.name))" }
-            ?? "Not verified (no known NXP key matches)"
-        return Fact(key: factKey, value: value)
+        fact(verifiedBy: verify(uid: uid, signature: signature)?.key.name)
+    }
+
+    /// The dump fact for a signature that was read and verified against the key named `keyName`, or
+    /// against none (nil): the one wording of the fact, for every family.
+    public static func fact(verifiedBy keyName: String?) -> Fact {
+        Fact(key: factKey, value: keyName.map { "Valid (\($0))" } ?? "Not verified (no known NXP key matches)")
     }
 }

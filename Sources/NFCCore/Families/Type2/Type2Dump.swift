@@ -116,9 +116,8 @@ public enum Type2Dump {
                                    transport: some TagTransport) async throws -> Type2Extras
     {
         var extras = Type2Extras(totalPages: map.totalPages)
-        if product.features.contains(.readSignature) {
+        if let length = product.signatureLength {
             try Task.checkCancellation()
-            let length = product.signatureLength
             if case let .answered(bytes) = try await Type2Command.readSignature.probe(via: transport), bytes.count >= length {
                 extras.signature = Array(bytes.prefix(length))
             }

@@ -57,7 +57,7 @@ public enum Type2NDEFWriter {
     /// front, T2T §2.3), within the user memory: the writer reads pages 0 up to it in one go (one FAST_READ
     /// for CC, lock bytes, TLV walk and the pages to write) instead of one read for each.
     static func lastPage(of message: [UInt8], map: Type2MemoryMap) -> Int {
-        let tlvBytes = (try? NFCForumTLV.makeArea(message: message).count) ?? 0
+        let tlvBytes = NFCForumTLV.areaLength(messageLength: message.count) ?? 0
         let lastUserPage = (NFCForumTLV.dataAreaOffset + map.userBytes - 1) / 4
         return min(lastUserPage, (NFCForumTLV.dataAreaOffset + tlvBytes - 1) / 4)
     }

@@ -24,7 +24,8 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
         public static let getVersion = Features(rawValue: 1 << 0)
         /// FAST_READ (3Ah): a page range in one answer.
         public static let fastRead = Features(rawValue: 1 << 1)
-        /// READ_SIG (3Ch 00h): the originality signature, ``Type2Product/signatureLength`` bytes.
+        /// READ_SIG (3Ch 00h): the originality signature, ``Type2Product/signatureLength`` bytes. Set
+        /// exactly when that length is (the initialiser derives it; a row gives the length only).
         public static let readSignature = Features(rawValue: 1 << 2)
         /// READ_CNT (39h); which counters answer is in ``Type2Product/counters``.
         public static let readCounter = Features(rawValue: 1 << 3)
@@ -73,8 +74,9 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     /// an NTAG): what refinement reads a failed GET_VERSION against (``Type2Refinement``).
     public var unsupportedCommandAnswer: UnsupportedCommandAnswer
     /// Bytes of the READ_SIG answer: 32 (secp128r1: NTAG21x, Ultralight EV1, NTAG210µ) or 48 (secp192r1:
-    /// Ultralight AES, NTAG 223 / 224 DNA). Meaningless without ``Features/readSignature``.
-    public var signatureLength: Int
+    /// Ultralight AES, NTAG 223 / 224 DNA); nil for a product without READ_SIG. The one source of
+    /// ``Features/readSignature``.
+    public let signatureLength: Int?
 
     /// How a Type 2 product answers a command it does not support. Either way it falls back to IDLE (or
     /// HALT) and answers nothing more until it is selected again (``Type2Command/probe(via:)`` re-selects).
@@ -89,10 +91,12 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     public init(name: String, cardType: CardType, features: Features, counters: [UInt8] = [],
                 tearingCounters: [UInt8] = [], counterNeedsEnable: Bool = false, map: Type2MemoryMap,
                 locking: Type2Locking, factoryDataAreaSize: Int? = nil, flipperName: String,
-                unsupportedCommandAnswer: UnsupportedCommandAnswer = .nak(0x0), signatureLength: Int = 32) {
+                unsupportedCommandAnswer: UnsupportedCommandAnswer = .nak(0x0), signatureLength: Int? = nil) {
         self.name = name
         self.cardType = cardType
-        self.features = Self.authenticationFeatures(features, for: map.protection)
+        var derived = Self.authenticationFeatures(features, for: map.protection)
+        if signatureLength == nil { derived.remove(.readSignature) } else { derived.insert(.readSignature) }
+        self.features = derived
         self.counters = counters
         self.tearingCounters = tearingCounters
         self.counterNeedsEnable = counterNeedsEnable
@@ -167,15 +171,18 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
     // MARK: - Rows
 
     private static let ev1Features: Features = [
-        .getVersion, .fastRead, .readSignature, .readCounter, .incrementCounter, .checkTearingEvent,
+        .getVersion, .fastRead, .readCounter, .incrementCounter, .checkTearingEvent,
         .compatibilityWrite, .virtualCardSelect,
     ]
     /// NTAG210/212 §10: no counter, no tearing flags.
-    private static let ntag210Features: Features = [.getVersion, .fastRead, .readSignature, .compatibilityWrite]
+    private static let ntag210Features: Features = [.getVersion, .fastRead, .compatibilityWrite]
     /// NTAG213/215/216 §10: READ_CNT for the NFC counter (address 02h) only; no CHECK_TEARING_EVENT.
     private static let ntag21xFeatures: Features = [
-        .getVersion, .fastRead, .readSignature, .readCounter, .compatibilityWrite,
+        .getVersion, .fastRead, .readCounter, .compatibilityWrite,
     ]
+    /// READ_SIG's answer on the NTAG21x, Ultralight EV1 and NTAG210µ: a 32-byte secp128r1 signature
+    /// (NTAG213/215/216 and MF0ULX1 datasheets, READ_SIG; AN11350).
+    private static let secp128r1SignatureLength = 32
 
     /// MIFARE Ultralight (MF0ICU1): READ, WRITE, COMPATIBILITY_WRITE.
     public static let ultralight = Type2Product(name: "MIFARE Ultralight", cardType: .mifareUltralight,
@@ -204,15 +211,18 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                                              map: .ntag203, locking: .dynamic(.ntag203), flipperName: "NTAG203")
     /// NTAG210.
     public static let ntag210 = Type2Product(name: "NTAG210", cardType: .ntag210, features: ntag210Features,
-                                             map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
+                                             map: .ntag210, locking: .staticOnly, flipperName: "Mifare Ultralight 11",
+                                             signatureLength: secp128r1SignatureLength)
     /// NTAG210µ (NT2L1001/NT2H1001): NTAG210 page layout, but no PWD_AUTH (so no password protection in
     /// its map) and no FAST_READ.
     public static let ntag210u = Type2Product(name: "NTAG210u", cardType: .ntag210,
-                                              features: [.getVersion, .readSignature, .compatibilityWrite],
-                                              map: .ntag210u, locking: .staticOnly, flipperName: "Mifare Ultralight 11")
+                                              features: [.getVersion, .compatibilityWrite],
+                                              map: .ntag210u, locking: .staticOnly, flipperName: "Mifare Ultralight 11",
+                                              signatureLength: secp128r1SignatureLength)
     /// NTAG212.
     public static let ntag212 = Type2Product(name: "NTAG212", cardType: .ntag212, features: ntag210Features,
-                                             map: .ntag212, locking: .dynamic(.ntag212), flipperName: "Mifare Ultralight 21")
+                                             map: .ntag212, locking: .dynamic(.ntag212), flipperName: "Mifare Ultralight 21",
+                                             signatureLength: secp128r1SignatureLength)
     /// NTAG213.
     public static let ntag213 = ntag21x("NTAG213", .ntag213,
         map: .ntag213, locking: .dynamic(.ntag213), flipperName: "NTAG213")
@@ -286,13 +296,14 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                             flipperName: String) -> Type2Product {
         // MF0ULX1 §10.6/§10.8: three 24-bit one-way counters, each with a tearing flag.
         Type2Product(name: name, cardType: type, features: ev1Features, counters: [0, 1, 2], tearingCounters: [0, 1, 2],
-                     map: map, locking: locking, flipperName: flipperName)
+                     map: map, locking: locking, flipperName: flipperName, signatureLength: secp128r1SignatureLength)
     }
 
     private static func ntag21x(_ name: String, _ type: CardType, map: Type2MemoryMap, locking: Type2Locking,
                                 factoryDataAreaSize: Int? = nil, flipperName: String) -> Type2Product {
         Type2Product(name: name, cardType: type, features: ntag21xFeatures, counters: [2], counterNeedsEnable: true,
-                     map: map, locking: locking, factoryDataAreaSize: factoryDataAreaSize, flipperName: flipperName)
+                     map: map, locking: locking, factoryDataAreaSize: factoryDataAreaSize, flipperName: flipperName,
+                     signatureLength: secp128r1SignatureLength)
     }
 
     /// `signatureLength`: the length of the READ_SIG answer for the generic rows that have one (their
@@ -301,11 +312,8 @@ public struct Type2Product: Sendable, Hashable, ProductRow {
                                 signatureLength: Int? = nil) -> Type2Product {
         // Dumped with the 16-page Ultralight map by plain READ; GET_VERSION is all we rely on. Their lock
         // bytes are not modelled (a lock is refused).
-        Type2Product(name: name, cardType: .mifareUltralight,
-                     features: signatureLength == nil ? [.getVersion, .compatibilityWrite]
-                         : [.getVersion, .readSignature, .compatibilityWrite],
-                     map: .ultralight, locking: .unknown, flipperName: flipperName,
-                     signatureLength: signatureLength ?? 32)
+        Type2Product(name: name, cardType: .mifareUltralight, features: [.getVersion, .compatibilityWrite],
+                     map: .ultralight, locking: .unknown, flipperName: flipperName, signatureLength: signatureLength)
     }
 }
 

@@ -49,7 +49,7 @@ extension TagDump {
                 "UID '\(uid.spacedHexString.prefix(60))' is not an ISO 15693 UID (8 bytes, the first E0)")
         }
         // `slix_get_type`: a SLIX file whose UID is not NXP's (manufacturer 04h) does not load.
-        if deviceType == FlipperISO15693Format.slixDeviceType, uid[1] != FlipperISO15693Format.nxpManufacturer {
+        if deviceType == FlipperISO15693Format.slixDeviceType, uid[1] != ICManufacturer.nxp {
             throw NFCError.malformedDump(
                 "UID '\(uid.spacedHexString)' is not an NXP UID (E0 04 …), which a SLIX file's is")
         }
@@ -176,8 +176,6 @@ extension FlipperISO15693Format {
     static let slixDeviceType = "SLIX"
     /// `Block Size`: "valid range = 01...20 (hex)"; ISO/IEC 15693-3 block sizes are 1–32 bytes.
     static let blockSizes = 1...32
-    /// ISO/IEC 7816-6 manufacturer code of NXP, UID byte 1 of every SLIX (`SLIX_NXP_MANUFACTURER_CODE`).
-    static let nxpManufacturer: UInt8 = 0x04
     /// The legacy lock byte's bits (`ISO15693_3_LOCK_DSFID_LEGACY`, `…_AFI_LEGACY`).
     static let legacyDSFIDLock: UInt8 = 0x01, legacyAFILock: UInt8 = 0x02
 
