@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Dumps: `nfcbridge dump --format mfd` next to libnfc's `nfc-mfultralight r` (Type 2) and
 # `nfc-mfclassic r a u` (Classic 1K, default keys) on the same emulated tag, paired runs; checks
-# that both wrote the same image; then the frames of one session of each and the line-rate floor.
+# that both wrote the same image; then the frames of one session of each, the line-rate floor
+# (frames.py) and the rig floor: the same frames replayed with no host work (replay.py).
 # Classic 4K: nfcbridge only (nfc-mfclassic's magic-card probe halts the card).
 #   bench/dump.sh            RUNS=N CONFIGURATION=release BAUD=N KINDS="ntag213 …"
 source "$(dirname "$0")/lib.sh"
@@ -27,6 +28,10 @@ for kind in ${KINDS:-ntag213 ntag215 ntag216 ultralight_ev1_21 classic_1k classi
     fi
     logged "$work/ours.log" -- "${ours[@]}"
     echo "  frames nfcbridge: $(frames "$work/ours.log")"
-    [ ${#peer[@]} -gt 0 ] && echo "  frames $name: $(frames "$work/peer.log")"
+    echo "  rig floor nfcbridge (its frames replayed, bench/replay.py): $(replay "$work/ours.log" "$work/$kind.tty")"
+    if [ ${#peer[@]} -gt 0 ]; then
+        echo "  frames $name: $(frames "$work/peer.log")"
+        echo "  rig floor $name: $(replay "$work/peer.log" "$work/$kind.tty")"
+    fi
     kill "${bench_pids[-1]}" 2>/dev/null || true
 done

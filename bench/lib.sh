@@ -90,6 +90,11 @@ frames() {
     python3 "$bench_root/bench/frames.py" "$1"
 }
 
+# replay LOG TTY: the rig floor of LOG's session (its frames sent again with no host work; replay.py).
+replay() {
+    python3 "$bench_root/bench/replay.py" "$1" "$2" "$runs"
+}
+
 # logged OUT -- COMMAND...: runs COMMAND once with libnfc's frame log on, into OUT.
 logged() {
     local out=$1

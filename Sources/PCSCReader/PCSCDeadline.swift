@@ -1,6 +1,7 @@
 import CPCSCLite
 import Dispatch
 import NFCCore
+import POSIXThreads
 import Synchronization
 
 /// The deadline of each `SCardTransmit`: pcsc-lite has no timeout per exchange, so a card that never
@@ -22,7 +23,7 @@ final class PCSCDeadline: Sendable {
     let limit: Duration
     /// Called (on the deadline thread) when an exchange outlived its limit and `SCardCancel`: the label
     /// of the reader and the limit are in the message it gets.
-    let onStuck: Mutex<(@Sendable (NFCError) -> Void)?> = Mutex(nil)
+    let onStuck = CallbackSlot<NFCError>()
 
     private struct Running {
         var serial: Int
@@ -84,8 +85,8 @@ final class PCSCDeadline: Sendable {
         _ = SCardCancel(running.context)
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(Self.grace)) { [self] in
             let stuck = state.withLock { $0.running?.serial == serial }
-            guard stuck, let handler = onStuck.withLock({ $0 }) else { return }
-            handler(error(label: running.label, abandoned: true))
+            guard stuck else { return }
+            onStuck(error(label: running.label, abandoned: true))
         }
     }
 

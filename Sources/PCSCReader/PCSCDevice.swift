@@ -112,9 +112,7 @@ public final class PCSCDevice: ReaderDevice, Sendable {
         self.shareMode = shareMode
         self.control = PCSCWaitControl(deadline: PCSCDeadline(limit: transmitLimit))
         self.lane = Mutex(Lane())
-        control.deadline.onStuck.withLock { handler in
-            handler = { [weak self] error in self?.abandonLane(error) }
-        }
+        control.deadline.onStuck.set { [weak self] error in self?.abandonLane(error) }
     }
 
     deinit {

@@ -1,6 +1,5 @@
 import Glibc
 import POSIXThreads
-import Synchronization
 
 /// SIGINT and SIGTERM: caught from the first line of `main` by a handler that writes the signal's
 /// number into a pipe (the self-pipe pattern; `write` is async-signal-safe), and acted on by one
@@ -19,7 +18,7 @@ enum StopSignals {
     /// The pipe's write end, for the signal handler (set once, before the handler is installed).
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
     /// The handler of the command that runs now.
-    private static let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    private static let handler = CallbackSlot<Int32>()
 
     /// Installs the SIGINT / SIGTERM handler and starts the thread that acts on them. Call once,
     /// first thing in `main`. When the pipe or the thread cannot be made, the signals keep their
@@ -38,11 +37,7 @@ enum StopSignals {
                 if count < 0, errno == EINTR { continue }
                 guard count == 1 else { return }
                 let signalNumber = Int32(byte)
-                if let handler = handler.withLock({ $0 }) {
-                    handler(signalNumber)
-                } else {
-                    defaultAction(signalNumber)
-                }
+                if !handler(signalNumber) { defaultAction(signalNumber) }
             }
         }
         guard started else {
@@ -69,8 +64,8 @@ enum StopSignals {
     static func handling<T>(
         with handler: @escaping @Sendable (Int32) -> Void, _ body: () async throws -> T
     ) async rethrows -> T {
-        Self.handler.withLock { $0 = handler }
-        defer { Self.handler.withLock { $0 = nil } }
+        Self.handler.set(handler)
+        defer { Self.handler.set(nil) }
         return try await body()
     }
 

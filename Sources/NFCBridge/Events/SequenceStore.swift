@@ -25,7 +25,7 @@ package final class SequenceStore: Sendable {
     package let recovery: String?
     private let state: Mutex<State>
     private let writer = JobThread(name: "sequence")
-    private let reservationObserver = Mutex<(@Sendable () -> Void)?>(nil)
+    private let reservationObserver = CallbackSlot<Void>()
 
     private struct State {
         var last: Int64
@@ -118,7 +118,7 @@ package final class SequenceStore: Sendable {
 
     /// Tells `handler` (on the writer's thread) each time the reservation moved ahead on disk.
     package func observeReservations(_ handler: @escaping @Sendable () -> Void) {
-        reservationObserver.withLock { $0 = handler }
+        reservationObserver.set(handler)
     }
 
     /// Returns once the reservation asked for so far is written (or failed).
@@ -146,7 +146,7 @@ package final class SequenceStore: Sendable {
                 if !again { s.refilling = false }
                 return again
             }
-            if failure == nil, let observer = reservationObserver.withLock({ $0 }) { observer() }
+            if failure == nil { reservationObserver(()) }
             if !again { return }
         }
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import POSIXThreads
 
 extension EventSpool {
     /// One message, waiting or delivered but still in the log.
@@ -110,7 +111,7 @@ extension EventSpool {
                     s.rewrote(from: from, to: to, bytes: bytes.count)
                     s.highestSeqOnDisk = highestSeq
                 }
-                if let lastSeq { durableObserver.withLock { $0 }?(lastSeq) }
+                if let lastSeq { durableObserver(lastSeq) }
             case let .truncate(count, highestSeq):
                 try files.truncate(highestSeq: highestSeq)
                 state.withLock { s in
@@ -120,7 +121,7 @@ extension EventSpool {
             case let .append(bytes, to, end, head, highestSeq, lastSeq):
                 if !bytes.isEmpty { try files.append(bytes, end: end) }
                 state.withLock { s in s.appended(to: to, bytes: bytes.count) }
-                if let lastSeq, !bytes.isEmpty { durableObserver.withLock { $0 }?(lastSeq) }
+                if let lastSeq, !bytes.isEmpty { durableObserver(lastSeq) }
                 if let head {
                     try files.writeHead(offset: head, highestSeq: highestSeq)
                     state.withLock { s in (s.headOnDisk, s.highestSeqOnDisk) = (head, highestSeq) }
@@ -132,14 +133,14 @@ extension EventSpool {
                 defer { s.failure = error }
                 return s.failure == nil
             }
-            if first { observer.withLock { $0 }?(error) }
+            if first { observer(error) }
             return true
         }
         let recovered = state.withLock { s -> Bool in
             defer { s.failure = nil }
             return s.failure != nil
         }
-        if recovered { observer.withLock { $0 }?(nil) }
+        if recovered { observer(nil) }
         if !state.withLock({ $0.isSettled }) { writer.kick() }
         return false
     }

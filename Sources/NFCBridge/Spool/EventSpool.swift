@@ -31,8 +31,8 @@ package final class EventSpool: Sendable {
     private let maxAgeMilliseconds: Int64?
     let state: Mutex<State>
     let writer = SpoolWriter()
-    let observer = Mutex<(@Sendable (StorageError?) -> Void)?>(nil)
-    let durableObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
+    let observer = CallbackSlot<StorageError?>()
+    let durableObserver = CallbackSlot<Int64>()
 
     /// Messages dropped by the bounds, oldest first: how many and their `seq` range.
     package struct Drop: Sendable, Equatable {
@@ -149,12 +149,12 @@ package final class EventSpool: Sendable {
     /// Tells `handler` when writes start failing (the error, once per outage) and when they work
     /// again (nil). Called on the writer thread.
     package func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
-        observer.withLock { $0 = handler }
+        observer.set(handler)
     }
 
     /// Tells `handler` the highest `seq` of each batch the writer made durable (on its thread).
     package func observeDurability(_ handler: @escaping @Sendable (Int64) -> Void) {
-        durableObserver.withLock { $0 = handler }
+        durableObserver.set(handler)
     }
 
     /// Appends `message`; the writer thread makes it durable. Returns at once. When the count or
