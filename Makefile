@@ -33,8 +33,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # DEMO_DEBS what `make demo` runs besides the build: the broker, mosquitto_sub and socat (docs/simulator.md);
 # DEBS everything `make test` and packaging need besides: libnfc's own tools and the PC/SC daemon with
 # vpcd that the end-to-end tests drive, openssl (test certificates), strace, libstdc++-12-dev for the
-# release build (--static-swift-stdlib links -lstdc++, which swift.org's Debian 12 package list does not
-# bring), systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the packaging checks,
+# release build (--static-swift-stdlib links -lstdc++, and the agent links its libstdc++.a in:
+# Package.swift; swift.org's Debian 12 package list does not bring it), systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the packaging checks,
 # python3 for make soak, python3-jinja2 for the end-to-end tests that render the Home Assistant
 # discovery templates (python3-venv for make test-ha), rabbitmq-server (3.10, with its MQTT plugin) for
 # the two-node cluster RabbitMQClusterTests start on loopback (the package's own service is not used).

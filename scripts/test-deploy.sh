@@ -85,6 +85,11 @@ if grep -q 'libswift\|libFoundation\|libdispatch\|not found' "$work/ldd"; then f
 if readelf -d "$root/usr/bin/nfcbridge" | grep -E 'NEEDED.*(libcrypto|libssl|libmosquitto|libsystemd)'; then
     fail "nfcbridge links a library it should open when needed (above)"
 else pass "nfcbridge does not load libcrypto, libssl, libmosquitto or libsystemd at start"; fi
+# libstdc++ is linked in (Package.swift, scripts/static-libstdc++: ~1 MB of the agent's RSS was
+# libstdc++.so.6's symbol tables and relocations, issue 25); a build whose GCC is not 12 loses it.
+if readelf -d "$root/usr/bin/nfcbridge" | grep -q 'NEEDED.*libstdc++'; then
+    fail "nfcbridge loads libstdc++.so.6: scripts/static-libstdc++/libstdc++.a did not resolve (is libstdc++-12-dev installed?)"
+else pass "nfcbridge links libstdc++ statically"; fi
 # Every shared library BINARY itself needs (DT_NEEDED, where ldd finds it) belongs to a package in
 # DEB's Depends; what those libraries pull in comes with their own packages' dependencies.
 check_depends() {

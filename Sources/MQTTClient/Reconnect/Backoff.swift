@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// Exponential back-off with jitter: the pure arithmetic behind `MQTTReconnectPolicy`, kept apart
 /// from the network loop so it can be tested with a pinned random source.
@@ -10,9 +9,10 @@ struct Backoff: Sendable {
     func delay(attempt: Int, unitRandom: Double) -> Duration {
         let initial = Self.seconds(policy.initialDelay)
         let maximum = max(Self.seconds(policy.maximumDelay), 0)
-        // 2^(attempt-1), computed in floating point so a long outage cannot overflow an integer.
-        let exponent = Double(max(attempt, 1) - 1)
-        let base = min(maximum, max(initial, 0) * pow(2, min(exponent, 64)))
+        // 2^(attempt-1) as a Double built from its exponent (exact, no overflow in a long outage, and
+        // no libm: `pow` brought 128 kB of libm's tables into the agent's RSS at the first reconnect).
+        let power = Double(sign: .plus, exponent: min(max(attempt, 1) - 1, 64), significand: 1)
+        let base = min(maximum, max(initial, 0) * power)
         let spread = min(max(policy.jitter, 0), 1)
         let factor = 1 + spread * (2 * min(max(unitRandom, 0), 1) - 1)
         return .milliseconds(Int64((base * factor * 1000).rounded()))
