@@ -19,10 +19,14 @@ public struct MQTTBrokerAddress: Sendable, Hashable {
     /// - Throws: `MQTTClientError.invalidURL` when the text is not a broker URL of the form above.
     public init(url: String) throws(MQTTClientError) {
         func invalid(_ why: String) -> MQTTClientError { .invalidURL(url: url, reason: why) }
-        guard let schemeEnd = url.firstRange(of: "://") else { throw invalid("expected mqtt://host:port or mqtts://host:port") }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        // The standard library's own search, not `firstRange(of:)`: that one brings _StringProcessing's
+        // searcher (and its 400 kB of code around it) into every agent's resident set (issue 25).
+        guard let schemeEnd = url.indices.first(where: { url[$0...].hasPrefix("://") }) else {
+            throw invalid("expected mqtt://host:port or mqtts://host:port")
+        }
+        let scheme = url[..<schemeEnd].lowercased()
         guard let defaults = Self.defaultPorts[scheme] else { throw invalid("unsupported scheme '\(scheme)'") }
-        var authority = Substring(url[schemeEnd.upperBound...])
+        var authority = url[schemeEnd...].dropFirst(3)
         if authority.hasSuffix("/") { authority = authority.dropLast() }
         if authority.contains(where: { "/?#".contains($0) }) { throw invalid("a broker URL has no path, query or fragment") }
         if authority.contains("@") { throw invalid("credentials go in username/password, not in the URL") }

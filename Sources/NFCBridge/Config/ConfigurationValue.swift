@@ -46,7 +46,9 @@ struct ConfigurationValue {
     /// A whole number within `range`.
     func int(in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         let text = try string()
-        guard let value = Int(text.replacing("_", with: "")) else {
+        // `filter`, not `replacing(_:with:)`: the latter is _StringProcessing's, whose code would stay
+        // resident in the agent for this one call at start-up (issue 25).
+        guard let value = Int(text.filter { $0 != "_" }) else {
             throw failure("expected a whole number, got \(ConfigurationError.quoted(text))")
         }
         guard range.contains(value) else {

@@ -38,7 +38,8 @@ package final class AgentLogger: Sendable {
     /// Logs `message` at `level` (multi-line messages are folded onto one line).
     package func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
-        let text = message().replacing("\n", with: " ")
+        // `map`, not `replacing(_:with:)` (_StringProcessing's code, resident for this alone: issue 25).
+        let text = String(message().map { $0 == "\n" ? " " : $0 })
         if journald {
             sink("<\(level.syslogPriority)>\(text)")
         } else {
