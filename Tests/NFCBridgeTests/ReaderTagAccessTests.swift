@@ -70,6 +70,9 @@ import Testing
         while !access.hasBorrowers { await Task.yield() }
         #expect(aborts.load(ordering: .relaxed) == 1)
         let second = Task { try await access.withExclusiveAccess(to: tag) { $0.target.uid } }
+        // Both wait before the reader is lent: a `second` that registered after `lendReader` below
+        // would wait for a next turn that never comes (this test once held a CI run idle).
+        while access.borrowerCount < 2 { await Task.yield() }
         access.endIdlePoll()
         // A second borrower during the same poll: the poll is ending already.
         #expect(aborts.load(ordering: .relaxed) == 1)

@@ -97,6 +97,10 @@ package final class ReaderTagAccess: TagAccess {
     /// True while commands wait for the reader (tests).
     package var hasBorrowers: Bool { state.withLock { !$0.borrowers.isEmpty } }
 
+    /// How many commands wait for the reader (tests: a test that starts two must see both waiting
+    /// before it lends the reader, or the late one waits for a turn that never comes).
+    package var borrowerCount: Int { state.withLock { $0.borrowers.count } }
+
     // MARK: - TagAccess
 
     package func presentTag() async throws -> PresentTag? {
