@@ -33,6 +33,15 @@ import Testing
         #expect(Type2NDEFWriter.lastPage(of: [UInt8](repeating: 0, count: 254), map: .ntag213) == 39)
     }
 
+    /// One header-size rule for building and counting: one length byte up to 254, FFh + two from 255.
+    @Test func theHeaderLengthSwitchesAt255Bytes() throws {
+        for (count, header) in [(0, 2), (254, 2), (255, 4), (0xFFFE, 4)] {
+            #expect(NFCForumTLV.headerLength(for: count) == header, "\(count)")
+            let built = try NFCForumTLV.makeArea(message: [UInt8](repeating: 0x42, count: count))
+            #expect(built.count - count - 1 == header, "\(count)")
+        }
+    }
+
     @Test func shortAndLongLengths() throws {
         let short = [UInt8](repeating: 0x42, count: 254)
         #expect(try NFCForumTLV.makeArea(message: short).prefix(2) == [0x03, 0xFE])

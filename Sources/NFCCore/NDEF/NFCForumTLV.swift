@@ -190,7 +190,7 @@ public enum NFCForumTLV {
         guard message.count <= 0xFFFE else {
             throw .invalidArgument("An NDEF message of \(message.count) bytes is too long for a TLV")
         }
-        let header: [UInt8] = message.count < 0xFF
+        let header: [UInt8] = headerLength(for: message.count) == 2
             ? [BlockType.ndefMessage.rawValue, UInt8(message.count)]
             : [BlockType.ndefMessage.rawValue, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
         var area = header + message
@@ -202,11 +202,19 @@ public enum NFCForumTLV {
     }
 
     /// The length of ``makeArea(message:capacity:padded:)``'s area without a capacity, for a message of
-    /// `count` bytes, counted rather than built: the header (2 bytes, 4 from 255 bytes on), the
-    /// message, the terminator. Nil over 65 534 bytes, which `makeArea` refuses.
+    /// `count` bytes, counted rather than built: the header (``headerLength(for:)``), the message, the
+    /// terminator. Nil over 65 534 bytes, which `makeArea` refuses.
     static func areaLength(messageLength count: Int) -> Int? {
         guard (0...0xFFFE).contains(count) else { return nil }
-        return (count < 0xFF ? 2 : 4) + count + 1
+        return headerLength(for: count) + count + 1
+    }
+
+    /// Bytes of an NDEF Message TLV's header (type and length field) for a value of `count` bytes: 2
+    /// (03h, one length byte) up to 254 bytes, 4 (03h, FFh, two bytes big-endian) from 255 on (T2T
+    /// §2.3, figure "TLV block"). The one rule ``makeArea(message:capacity:padded:)`` builds by and
+    /// ``areaLength(messageLength:)`` counts by.
+    static func headerLength(for count: Int) -> Int {
+        count < 0xFF ? 2 : 4
     }
 
     /// Tag memory from page 0 built from `pages`; unknown pages 0–3 are zeros.
