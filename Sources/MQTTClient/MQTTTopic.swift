@@ -48,10 +48,35 @@ enum MQTTTopic {
         }
     }
 
-    /// C0 and C1 control characters (U+0001–U+001F, U+007F–U+009F) and the Unicode non-characters
-    /// (U+FDD0–U+FDEF and the last two code points of every plane).
+    /// One range of code points a topic may not hold, with where the rule comes from.
+    struct RefusedRange: Sendable {
+        /// The code points (Unicode scalar values).
+        var scalars: ClosedRange<UInt32>
+        /// The specification and section that name them.
+        var source: String
+    }
+
+    /// The code points refused in topics: MQTT 5.0 §1.5.4 and 3.1.1 §1.5.3 ("UTF-8 Encoded String") say
+    /// the data SHOULD NOT hold control characters or non-characters; libmosquitto's
+    /// `mosquitto_validate_utf8` refuses them (MOSQ_ERR_MALFORMED_UTF8), so a topic holding one is
+    /// refused here first. U+0000 (MUST NOT, [MQTT-1.5.4-2]) has its own check and message above.
+    static let refusedRanges: [RefusedRange] = [
+        RefusedRange(scalars: 0x0001...0x001F,
+                     source: "MQTT 5.0 §1.5.4, 3.1.1 §1.5.3: U+0001..U+001F control characters (C0)"),
+        RefusedRange(scalars: 0x007F...0x009F,
+                     source: "MQTT 5.0 §1.5.4, 3.1.1 §1.5.3: U+007F..U+009F control characters (DEL, C1)"),
+        RefusedRange(scalars: 0xFDD0...0xFDEF,
+                     source: "The Unicode Standard §23.7 Noncharacters: U+FDD0..U+FDEF"),
+    ] + (0...0x10 as ClosedRange<UInt32>).map { plane in
+        RefusedRange(scalars: (plane << 16 | 0xFFFE)...(plane << 16 | 0xFFFF),
+                     source: "The Unicode Standard §23.7 Noncharacters: the last two code points of plane \(plane)")
+    }
+
+    /// Whether `scalar` lies in one of ``refusedRanges``. Printable ASCII, nearly every topic's every
+    /// character, is answered before the table.
     private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
-        return value <= 0x1F || (0x7F...0x9F).contains(value) || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE
+        if (0x20...0x7E).contains(value) { return false }
+        return refusedRanges.contains { $0.scalars.contains(value) }
     }
 }

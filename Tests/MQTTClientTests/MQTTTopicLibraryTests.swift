@@ -45,6 +45,26 @@ import Testing
         #expect(filter == (try Self.libmosquittoAccepts(topic, filter: true)), "filter \(shown)")
     }
 
+    /// Every row of `MQTTTopic.refusedRanges` is refused at both ends, and libmosquitto agrees there and
+    /// one code point outside each end: a row dropped, cut short or widened shows here.
+    @Test func theRefusedRangesAgreeWithLibmosquittoAtTheirEdges() throws {
+        #expect(MQTTTopic.refusedRanges.count == 3 + 17)
+        for row in MQTTTopic.refusedRanges {
+            let edges = [row.scalars.lowerBound, row.scalars.upperBound]
+            for value in edges {
+                let topic = "a" + (Unicode.Scalar(value).map(String.init) ?? "")
+                #expect((try? MQTTTopic.validateName(topic)) == nil, "U+\(String(value, radix: 16)) in \(row.source)")
+            }
+            for value in edges + [row.scalars.lowerBound - 1, row.scalars.upperBound + 1] {
+                guard let scalar = Unicode.Scalar(value) else { continue }  // past U+10FFFF
+                let topic = "a" + String(scalar)
+                let ours = (try? MQTTTopic.validateName(topic)) != nil
+                let theirs = try Self.libmosquittoAccepts(topic, filter: false)
+                #expect(ours == theirs, "U+\(String(value, radix: 16))")
+            }
+        }
+    }
+
     /// The table has both verdicts on each side, so an always-yes or always-no check would fail.
     @Test func theTableHoldsAcceptedAndRefusedTopics() throws {
         let verdicts = try Self.topics.map { try Self.libmosquittoAccepts($0, filter: true) }
