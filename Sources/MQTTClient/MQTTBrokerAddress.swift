@@ -19,14 +19,16 @@ public struct MQTTBrokerAddress: Sendable, Hashable {
     /// - Throws: `MQTTClientError.invalidURL` when the text is not a broker URL of the form above.
     public init(url: String) throws(MQTTClientError) {
         func invalid(_ why: String) -> MQTTClientError { .invalidURL(url: url, reason: why) }
-        // The standard library's own search, not `firstRange(of:)`: that one brings _StringProcessing's
-        // searcher (and its 400 kB of code around it) into every agent's resident set (issue 25).
-        guard let schemeEnd = url.indices.first(where: { url[$0...].hasPrefix("://") }) else {
+        // The scheme ends at the first colon (RFC 3986 §3.1: a scheme holds none), and `//` follows it.
+        // A search on the UTF-8 view, not `firstRange(of:)`: that one brings _StringProcessing's searcher
+        // (and its 400 kB of code around it) into every agent's resident set (issue 25).
+        guard let colon = url.utf8.firstIndex(of: UInt8(ascii: ":")), url.utf8[colon...].starts(with: "://".utf8)
+        else {
             throw invalid("expected mqtt://host:port or mqtts://host:port")
         }
-        let scheme = url[..<schemeEnd].lowercased()
+        let scheme = url[..<colon].lowercased()
         guard let defaults = Self.defaultPorts[scheme] else { throw invalid("unsupported scheme '\(scheme)'") }
-        var authority = url[schemeEnd...].dropFirst(3)
+        var authority = url[colon...].dropFirst(3)
         if authority.hasSuffix("/") { authority = authority.dropLast() }
         if authority.contains(where: { "/?#".contains($0) }) { throw invalid("a broker URL has no path, query or fragment") }
         if authority.contains("@") { throw invalid("credentials go in username/password, not in the URL") }

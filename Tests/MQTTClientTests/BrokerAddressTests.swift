@@ -17,6 +17,19 @@ import Testing
         #expect(address.usesTLS == tls)
     }
 
+    /// The scheme is what comes before the first colon, and `//` must follow that colon: a host and
+    /// port alone, or a colon before `://`, is not a broker URL; another scheme is named.
+    @Test(arguments: [
+        ("broker.lan:1883", "expected mqtt://host:port or mqtts://host:port"),
+        ("mqtt:x://broker.lan", "expected mqtt://host:port or mqtts://host:port"),
+        ("mqtt:/broker.lan", "expected mqtt://host:port or mqtts://host:port"),
+        ("tcp://broker.lan:1883", "unsupported scheme 'tcp'"),
+        ("://broker.lan", "unsupported scheme ''"),
+    ])
+    func theSchemeEndsAtTheFirstColon(url: String, reason: String) {
+        #expect(throws: MQTTClientError.invalidURL(url: url, reason: reason)) { try MQTTBrokerAddress(url: url) }
+    }
+
     @Test(arguments: [
         "", "broker.lan", "http://broker.lan", "tcp://broker.lan:1883", "mqtt://", "mqtt://:1883",
         "mqtt://broker.lan:", "mqtt://broker.lan:0", "mqtt://broker.lan:65536", "mqtt://broker.lan:-1",
