@@ -37,11 +37,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Package.swift; swift.org's Debian 12 package list does not bring it), systemd (systemd-analyze), dpkg-dev, lintian and man-db (man -l) for the packaging checks,
 # python3 for make soak, python3-jinja2 for the end-to-end tests that render the Home Assistant
 # discovery templates (python3-venv for make test-ha), rabbitmq-server (3.10, with its MQTT plugin) for
-# the two-node cluster RabbitMQClusterTests start on loopback (the package's own service is not used).
+# the two-node cluster RabbitMQClusterTests start on loopback (the package's own service is not used), gdb
+# for the backtraces scripts/test-watchdog.sh prints when the test run hangs.
 BUILD_DEBS := pkg-config libnfc-dev libnfc6 libmosquitto-dev libyaml-dev libssl-dev libpcsclite-dev
 DEMO_DEBS := $(BUILD_DEBS) mosquitto mosquitto-clients socat
 DEBS := $(DEMO_DEBS) libnfc-bin libnfc-examples openssl libstdc++-12-dev systemd dpkg-dev lintian man-db \
-        python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace rabbitmq-server
+        python3 python3-jinja2 python3-venv pcscd vsmartcard-vpcd strace rabbitmq-server gdb
 
 # $(call install_debs,PACKAGES): apt-get install those of PACKAGES that are not installed.
 define install_debs
@@ -123,10 +124,14 @@ check:
 	$(SWIFT) test --skip-build --no-parallel --skip '^EndToEndTests\.'
 
 # scripts/test-swift.sh: the whole log goes to .build/test-swift.log as well, line-buffered; the run is
-# bounded (TEST_BOUND seconds, default 3600: the suite takes about 7 min on 2 cores), so a test that
-# hangs stops the run with its name printed instead of running into CI's limit; the failing tests and
-# their issues are printed again at the end, so a log's tail (all a CI summary shows) names them.
+# watched (scripts/test-watchdog.sh): when its whole process tree uses no CPU and the log does not grow
+# for TEST_IDLE seconds (default 300), it is hung and stopped with the tests that never ended, the
+# process tree and gdb backtraces printed; and bounded (TEST_BOUND seconds, default 3600: the suite
+# takes about 11 min on 2 cores), so a test that hangs stops the run with its name printed instead of
+# running into CI's limit; the failing tests and their issues are printed again at the end, so a log's
+# tail (all a CI summary shows) names them.
 TEST_BOUND ?= 3600
+TEST_IDLE ?= 300
 
 test-swift:
 	$(SWIFT) build --build-tests
@@ -134,7 +139,7 @@ test-swift:
 
 # The tests alone, on the build there is.
 test-swift-run:
-	scripts/test-swift.sh $(SWIFT) $(TEST_BOUND) .build/test-swift.log
+	scripts/test-swift.sh $(SWIFT) $(TEST_BOUND) .build/test-swift.log $(TEST_IDLE)
 
 # The packaging checks (scripts/test-deploy.sh): builds the .deb, reads it back, lints it, installs
 # it into a throw-away root and runs the binary; systemd-analyze verify on the unit; the udev rules;

@@ -1,44 +1,30 @@
 #!/usr/bin/env bash
-# scripts/test-swift.sh SWIFT BOUND_SECONDS LOG: every test, one at a time (`make test-swift`).
+# scripts/test-swift.sh SWIFT BOUND_SECONDS LOG [IDLE_SECONDS]: every test, one at a time (`make test-swift`).
 #
 # - Line-buffered (stdbuf): the log and CI's view of it end at the last line the tests printed, not at a
 #   4 KB pipe-buffer boundary.
+# - Watched (scripts/test-watchdog.sh): a run whose whole process tree used no CPU and printed nothing
+#   for IDLE_SECONDS (default 300) is hung: the tests that started but never ended are named, the
+#   process tree and a gdb backtrace of every thread of the test binary (and of the agents and
+#   simulators it started) are printed, and the tree is killed, so CI fails within minutes with the
+#   evidence instead of running into its limit. A slow run that progresses never counts as hung.
 # - Bounded: the whole suite takes about 11 min on 2 cores; a run still going after BOUND_SECONDS is
-#   stopped with everything it started (swift-test runs the test binary in a process group of its own,
-#   so the tree is walked through /proc), and the tests that started but never ended are named. A hung
-#   test then fails the run with its name instead of running into CI's limit silently.
+#   stopped the same way (swift-test runs the test binary in a process group of its own, so the tree
+#   is walked through /proc).
 # - The ten slowest tests are printed at the end (where the time goes).
 # - On failure, the failing tests and their issues are printed again at the end (and kept in
 #   LOG's .summary beside it, which scripts/test-all.sh prints last), so a log's tail (all a CI summary
 #   shows) names them.
 set -uo pipefail
-swift="$1" bound="$2" log="$3"
-
-descendants() {
-	local pid child
-	for pid in "$@"; do
-		for child in $(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$pid" '$4 == p { print $1 }'); do
-			echo "$child"
-			descendants "$child"
-		done
-	done
-}
+swift="$1" bound="$2" log="$3" idle="${4:-300}"
 
 mkdir -p "$(dirname "$log")"
 stdbuf -oL -eL "$swift" test --skip-build --no-parallel > >(tee "$log") 2>&1 &
 runner=$!
-waited=0
-while kill -0 "$runner" 2>/dev/null && [ "$waited" -lt "$bound" ]; do
-	sleep 1
-	waited=$((waited + 1))
-done
-timed_out=0
-if kill -0 "$runner" 2>/dev/null; then
-	timed_out=1
-	tree="$runner $(descendants "$runner")"
-	# shellcheck disable=SC2086
-	kill -KILL $tree 2>/dev/null
-fi
+summary="${log%.log}.summary"
+: > "$summary"
+"$(dirname "$0")/test-watchdog.sh" "$runner" "$bound" "$idle" "$log" > "$log.watchdog"
+watched=$?
 wait "$runner"
 rc=$?
 sleep 1 # let tee write the last lines
@@ -48,17 +34,11 @@ echo "=== the slowest tests (from $log) ==="
 sed -nE 's/^[^ ]+ Test (.*) (passed|failed) after ([0-9.]+) seconds( with [0-9]+ issues?)?\.$/\3 \1/p' "$log" |
 	grep -v '^[0-9.]* run with ' | sort -rn | head -n 10 | awk '{ t = $1; sub(/^[^ ]+ /, ""); printf "%8.1f s  %s\n", t, $0 }'
 
-summary="${log%.log}.summary"
-: > "$summary"
-if [ "$timed_out" -eq 1 ]; then
-	rc=124
-	{
-	echo "=== the test run was still going after ${bound} s and was stopped; tests started but never ended: ==="
-	awk '/^[^ ]+ Test .* started\.$/ && !/ Test case / && !/ Test run / {
-	       t = $0; sub(/^[^ ]+ Test /, "", t); sub(/ started\.$/, "", t); open[t] = 1 }
-	     /^[^ ]+ Test .* (passed|failed|skipped)/ { for (k in open) if (index($0, "Test " k " ") > 0) delete open[k] }
-	     END { for (k in open) print "  " k }' "$log"
-	} | tee -a "$summary"
+if [ "$watched" -ne 0 ]; then
+	# The watchdog's report: the backtraces in full here, the test names again in the summary.
+	rc=$watched
+	cat "$log.watchdog"
+	sed -n '/never ended (again): ===$/,$p' "$log.watchdog" | head -n 40 >> "$summary"
 fi
 if [ "$rc" -ne 0 ]; then
 	{
