@@ -227,9 +227,26 @@ import TestSupport
     /// the `removed` (logged) and only then writes the head that says the `scanned` was delivered:
     /// the agent is killed before that. The next run sends both again, each as its first copy went
     /// (the `scanned` byte for byte, `buffered: false`).
+    ///
+    /// Two steps of that order are the scheduler's: the spool's writer must take the `scanned`
+    /// before its PUBACK comes back (else it is delivered before it is written, and never goes to
+    /// disk at all), and the tag must be lifted within that write's 3 s fsync. A run that did not
+    /// get that order (the agent log says which) proves nothing either way, so it is run again
+    /// with fresh processes: at most three runs, and the test fails when none got it.
     @Test func aKill9AfterThePubackBeforeTheHeadIsOnDiskResendsTheSameLiveCopy() async throws {
+        var misses: [String] = []
+        for _ in 1...3 {
+            guard let miss = try await killAfterThePubackBeforeTheHead() else { return }
+            misses.append(miss)
+        }
+        Issue.record("three runs, none in the order the test needs: \(misses.joined(separator: "; "))")
+    }
+
+    /// One run of ``aKill9AfterThePubackBeforeTheHeadIsOnDiskResendsTheSameLiveCopy()``: nil when
+    /// it got the order it needs (and checked the resend), else what happened instead.
+    func killAfterThePubackBeforeTheHead() async throws -> String? {
         let options = AgentRun.Options(scenario: Self.scenario, persistentWatcher: true, startsAgent: false)
-        try await withAgentRun(options) { run in
+        return try await withAgentRun(options) { run -> String? in
             let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
             let traced = try run.startAgent(launcher: straceDelayingFsync(by: "3000ms"))
             let online = await watcher.status("online")
@@ -247,10 +264,10 @@ import TestSupport
             let log = traced.errorOutput
             let removedMade = log.range(of: "event removed seq \(seq + 1) ")?.lowerBound
             let scannedOnDisk = log.range(of: "on disk up to seq \(seq)\n")?.lowerBound
-            try #require(
-                removedMade.flatMap { made in scannedOnDisk.map { made < $0 } } == true,
-                "the removed was made after the scanned's group commit (3 s): the log was truncated before the kill")
             broker.resume()
+            guard let removedMade else { return "no `event removed seq \(seq + 1)` in the log before the kill" }
+            guard let scannedOnDisk else { return "the `scanned` (seq \(seq)) never went to disk alone: acknowledged before the spool's writer took it, or written with the `removed`" }
+            guard removedMade < scannedOnDisk else { return "the tag was lifted after the `scanned`'s 3 s fsync" }
 
             let second = try run.startAgent()
             #expect(second.waitForErrorOutput("2 buffered event(s) from an earlier run"), "\(second.errorOutput.suffix(2000))")
@@ -268,6 +285,7 @@ import TestSupport
             // `buffered: true` the first time, and goes so again.)
             #expect(flags.values.allSatisfy { $0.count == 1 }, "every copy as its first went: \(flags)")
             second.expectCleanStop()
+            return nil
         }
     }
 }
