@@ -59,7 +59,7 @@ import TestSupport
             // Replays keep the time the event happened.
             #expect((first["ts"] as? String ?? "") < brokerUp, "\(first)")
             #expect((removed["ts"] as? String ?? "") < brokerUp, "\(removed)")
-            #expect(agent.errorOutput.contains("connected to the broker"))
+            #expect(agent.waitForErrorOutput("connected to the broker"), "\(agent.errorOutput)")
 
             // Live again once the spool is empty.
             try simulator.remove("second")

@@ -176,7 +176,7 @@ import TestSupport
             let mqtt = health["mqtt"] as? [String: Any]
             #expect((mqtt?["stalls"] as? Int ?? 0) >= 1, "\(health)")
             #expect(mqtt?["connected"] as? Bool == true, "\(health)")
-            #expect(agent.errorOutput.contains("reconnected to the broker"), "\(agent.errorOutput.suffix(2000))")
+            #expect(agent.waitForErrorOutput("reconnected to the broker"), "\(agent.errorOutput.suffix(2000))")
             agent.expectCleanStop()
         }
     }

@@ -32,7 +32,7 @@ import TestSupport
 
             simulator.process.send(SIGCONT)
             let (backAt, _, _) = await watcher.next("reader", after: silentAt) { $0["state"] as? String == "ok" }
-            #expect(agent.errorOutput.contains("reader reopened"), "\(agent.errorOutput)")
+            #expect(agent.waitForErrorOutput("reader reopened"), "\(agent.errorOutput)")
             // It works again: a tap is reported.
             try simulator.place("first")
             await watcher.next("event/scanned", after: backAt) { $0["uid"] as? String == "04A1B2C3D4E5F6" }
@@ -59,7 +59,7 @@ import TestSupport
             let (_, error, _) = await watcher.next("event/error", after: okAt)
             #expect((error["error"] as? [String: Any])?["code"] as? String == "rf_error", "\(error)")
             #expect(error["op"] as? String == "poll", "\(error)")
-            #expect(agent.errorOutput.contains("a late or garbled frame on the line"), "\(agent.errorOutput)")
+            #expect(agent.waitForErrorOutput("a late or garbled frame on the line"), "\(agent.errorOutput)")
 
             // A tag in the field: the garbled answer is a presence check's (InDataExchange READ).
             try simulator.place("first")
@@ -106,7 +106,7 @@ import TestSupport
             // The reader hung: after its reopen attempts failed, the pings stop until it answers again.
             simulator.process.send(SIGSTOP)
             let hungAt = await notify.next(after: ping) { $0.hasPrefix("STATUS=watchdog stopped: reader unresponsive") }
-            #expect(agent.errorOutput.contains("reader still silent after 3 reopen attempts"), "\(agent.errorOutput)")
+            #expect(agent.waitForErrorOutput("reader still silent after 3 reopen attempts"), "\(agent.errorOutput)")
             // Answering again now, the reader is picked up by the next reopen, after a back-off wait
             // (8 s here) during which no ping may go out.
             simulator.process.send(SIGCONT)

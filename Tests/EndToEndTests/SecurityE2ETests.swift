@@ -59,7 +59,7 @@ extension CommandsMQTTTests {
             #expect(retry.status == "ok")
             #expect(retry.object?["replayed"] as? Bool == true)
             #expect(try h.ndef() == message(#"[{"text":"signed"}]"#))
-            #expect(h.process?.errorOutput.contains("refused: not_permitted") == true, "\(h.process?.errorOutput ?? "")")
+            #expect(h.process?.waitForErrorOutput("refused: not_permitted") == true, "\(h.process?.errorOutput ?? "")")
         }
     }
 }
@@ -85,6 +85,7 @@ extension CommandsMQTTTests {
 
             // After a reconnect the broker sends it again, flagged retained: ignored this time. (A client
             // with the agent's id takes its session over: the agent reconnects and subscribes again.)
+            #expect(h.process?.waitForErrorOutput("ignoring the retained request") == true)
             #expect(h.process?.errorOutput.components(separatedBy: "ignoring the retained request").count == 2)
             try await MQTTClient.withConnection(
                 MQTTConfiguration(url: h.broker.url, protocolVersion: .v311, clientID: "nfcbridge-e2e")) { _ in }
