@@ -132,14 +132,15 @@ public final class MosquittoBroker: @unchecked Sendable {
         try waitUntilAccepting()
     }
 
-    /// Stops the broker (SIGTERM, SIGKILL if it does not exit within 5 s) and reaps it.
+    /// Stops the broker (SIGTERM, SIGKILL if it does not exit within 5 s, 60 s with persistence:
+    /// mosquitto writes its sessions on the way out, and a busy disk may take longer) and reaps it.
     public func stop() {
         let running: ChildProcess? = lock.withLock {
             defer { process = nil }
             return process
         }
         running?.send(SIGCONT)  // a paused broker must be able to act on SIGTERM
-        running?.terminate()
+        running?.terminate(grace: options.persistence ? .seconds(60) : .seconds(5))
     }
 
     /// Stops and starts the broker on the same port (connected clients see the connection drop).

@@ -74,9 +74,12 @@ import TestSupport
         #expect(twice?["result"] as? String == "duplicate" && twice?["serial"] as? String == "1001", "\(String(describing: twice))")
         // Tag 5 pulled away mid-write: selection, GET_VERSION, the blank check's READ and the write's four
         // FAST_READs come first, then six WRITEs.
+        // (The fault is armed once the tag is in the field, so a process that got far before it was
+        // armed may finish the write: then the tag shown again is a duplicate, as in EncodeMQTTTests.)
         let pulled = try Self.show(5, on: simulator, to: first, arm: ["cmd": "fault", "fault": "remove_after_commands", "id": "t5", "count": 10])
-        #expect(pulled?["result"] as? String == "torn" && pulled?["code"] as? String == "tag_removed", "\(String(describing: pulled))")
-        #expect(pulled?["serial"] as? String == "1004")
+        #expect(pulled?["serial"] as? String == "1004", "\(String(describing: pulled))")
+        let pulledInTime = pulled?["result"] as? String == "torn"
+        if pulledInTime { #expect(pulled?["code"] as? String == "tag_removed", "\(String(describing: pulled))") }
 
         // Tag 6: SIGKILL once its serial is journalled as issued, before its write is done.
         #expect(try simulator.control(["cmd": "place", "id": "t6"])["ok"] as? Bool == true)
@@ -108,7 +111,9 @@ import TestSupport
         #expect(seven?["serial"] as? String == "1006")
         // The torn tag comes back and gets its own serial.
         let back = try Self.show(5, on: simulator, to: first)
-        #expect(back?["result"] as? String == "ok" && back?["serial"] as? String == "1004" && back?["resumed"] as? Bool == true)
+        #expect(
+            back?["serial"] as? String == "1004" && back?["result"] as? String == (pulledInTime ? "ok" : "duplicate")
+                && back?["resumed"] as? Bool == pulledInTime, "\(String(describing: back))")
         for n in 8...Self.count {
             #expect(try Self.show(n, on: simulator, to: first)?["result"] as? String == "ok")
         }
