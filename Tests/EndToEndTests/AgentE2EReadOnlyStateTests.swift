@@ -84,7 +84,7 @@ import TestSupport
             mountedState = state
             let (simulator, watcher) = (run.simulator, run.watcher)
             let agent = try run.startAgent()
-            let online = await watcher.status("online")
+            _ = await watcher.status("online")
             // (`reader` goes out before `status` online: ok already then, or ok after it.)
             var index = await watcher.next("reader") { $0["state"] as? String == "ok" }.index
 

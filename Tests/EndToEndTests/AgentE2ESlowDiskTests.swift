@@ -32,7 +32,7 @@ import TestSupport
             let (simulator, watcher) = (run.simulator, run.watcher)
             let trace = simulator.process
             let agent = try run.startAgent(launcher: straceDelayingFsync(by: "100ms"))
-            let online = await watcher.status("online")
+            _ = await watcher.status("online")
             // (`reader` goes out before `status` online: ok already then, or ok after it.)
             let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
             // A round that began after the reader was ok is seen whole: the first one, when no tag was

@@ -154,7 +154,7 @@ import TestSupport
             scenario: Self.scenario, mqtt: ["stall_after_s: 1", "recycle_after_s: 2"], extra: "health_interval_s: 5\n")
         try await withAgentRun(options) { run in
             let (broker, simulator, watcher, agent) = (run.broker!, run.simulator, run.watcher, run.agent)
-            let online = await watcher.status("online")
+            _ = await watcher.status("online")
             // `reader` goes out before `status` online: ok already then, or ok after it.
             await watcher.next("reader") { $0["state"] as? String == "ok" }
             #expect(agent.waitForErrorOutput("\"recycle_after_s\":2") && agent.waitForErrorOutput("\"stall_after_s\":1"), "\(agent.errorOutput)")
@@ -251,7 +251,7 @@ import TestSupport
         return try await withAgentRun(options) { run -> String? in
             let (broker, simulator, watcher) = (run.broker!, run.simulator, run.watcher)
             let traced = try run.startAgent(launcher: straceDelayingFsync(by: "3000ms"))
-            let online = await watcher.status("online")
+            _ = await watcher.status("online")
             // `reader` goes out before `status` online: ok already then, or ok after it.
             await watcher.next("reader") { $0["state"] as? String == "ok" }
             try simulator.place("first")
