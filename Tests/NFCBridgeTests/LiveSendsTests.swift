@@ -13,9 +13,9 @@ import Testing
     /// started on the copy sends the event again with `buffered: false`, byte for byte its first copy.
     @Test func aKill9AfterALivePublishBeforeTheHeadIsOnDiskResendsTheSameLiveCopyNotABufferedOne() async throws {
         let holding = StallingPublisher()
-        let first = try AgentHarness(publisher: holding)
-        await holding.inner.waitForJSON(on: first.topics.topic(.reader)) { $0["state"] == "ok" }
-        await first.agent.pipeline.flush()
+        // Settled: the stall must hold the `scanned`, not a start-up message still on its way
+        // (the sender sends one message at a time, so nothing behind a held one is handed over).
+        let first = try await holding.settledAgent()
         holding.stall()
         first.device.place(makeTag())
         let sent = try #require(await holding.handed.wait { !$0.isEmpty }.first)
@@ -23,6 +23,13 @@ import Testing
         #expect(live["buffered"] == false, "the first copy went out live: \(live)")
         // The event is on disk; its acknowledgement (and so the head's advance) has not come.
         first.agent.spool.waitUntilWritten()
+        // The tap's presence record is saved on the store's thread (a temporary file renamed into
+        // place) while this test goes on: copied in the middle, the temporary file listed could be
+        // gone when its turn came (`copyItem` failed, "presence.json.tmp" not found). Copied once
+        // it is on disk.
+        while !first.logs.recorded.contains(where: { $0.contains("presence: on disk with 1 tag(s)") }) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         let killed = StateDirectory()
         try FileManager.default.copyItem(atPath: first.directory.path, toPath: killed.path)
         holding.release()

@@ -35,9 +35,8 @@ import Testing
 
     @Test func theResponseQueueRefusesNewRequestsBeforeItDropsAnAnswerAndCountsWhatItDrops() async throws {
         let stalling = StallingPublisher()
-        let h = try AgentHarness(publisher: stalling)
-        await stalling.inner.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
-        await h.agent.pipeline.flush()
+        // Settled: the stall must hold response 0, not a start-up message still on its way.
+        let h = try await stalling.settledAgent()
         stalling.stall()
         func response(_ n: Int) -> OutboundMessage {
             OutboundMessage(topic: "ops/response/\(n)", payload: Array("{\"n\":\(n)}".utf8))
@@ -66,6 +65,19 @@ import Testing
         #expect(out == (0..<sent).map { "ops/response/\($0)" }, "in order, the last one dropped")
         #expect(h.logs.recorded.contains { $0.contains("responses_dropped") })
         await h.stop()
+    }
+
+    /// The sender read the bell, found nothing to send, and a message was queued (the bell rung)
+    /// before it marked itself idle: it stays busy, so `flush()` cannot return with that message
+    /// still queued. Idle once it finds nothing after the last ring.
+    @Test func aRingBetweenFindingNothingAndMarkingIdleKeepsTheSenderBusy() {
+        let bell = Doorbell()
+        let seen = bell.count
+        bell.ring()
+        bell.markIdle(after: seen)
+        #expect(!bell.isIdle)
+        bell.markIdle(after: bell.count)
+        #expect(bell.isIdle)
     }
 
     /// Two tasks may read the same state and queue it in the opposite order (the connect's `info`,

@@ -165,12 +165,22 @@ final class StallingPublisher: MessagePublisher {
 
     func events() -> AsyncStream<PublisherEvent> { inner.events() }
 
-    /// An agent publishing through this publisher, returned once what its start-up publishes
-    /// (`reader` ok, `health`) is out and its sender is idle.
+    /// An agent publishing through this publisher, returned once everything its start-up
+    /// publishes is out and its sender is idle, so that a ``stall()`` after it holds the test's own
+    /// next message and nothing of the start-up. Three tasks publish at start-up, in no fixed order:
+    /// the reader's open (`reader` ok, then `info`), the connect (everything retained, `health`
+    /// last) and discovery's re-send once the reader is known (its own task, woken by the open:
+    /// it can queue its documents after both `reader` ok and `health` are out — a stall then held
+    /// the sender on the first document, and nothing after it was ever handed over). So this awaits
+    /// `reader` ok, `health` and the last discovery document describing the reader as opened.
     func settledAgent() async throws -> AgentHarness {
         let h = try AgentHarness(publisher: self)
         await inner.waitForJSON(on: h.topics.topic(.reader)) { $0["state"] == "ok" }
         await inner.waitForJSON(on: h.topics.topic(.health))
+        // `readerInfo` is set with `reader` ok (one reducer step), before either is published.
+        if let discovery = h.agent.discovery, let last = discovery.documents.messages(reader: h.agent.snapshot.readerInfo).last {
+            await inner.waitForMessage { $0.topic == last.topic && $0.payload == last.payload }
+        }
         await h.agent.pipeline.flush()
         return h
     }

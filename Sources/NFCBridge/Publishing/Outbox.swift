@@ -145,7 +145,7 @@ final class Outbox: Sendable {
                 await send(item)
                 continue
             }
-            doorbell.markIdle()
+            doorbell.markIdle(after: seen)
             let retry = state.withLock { $0.retryAt }.map { at -> Int64 in
                 max(1, ContinuousClock.now.duration(to: at).wholeMilliseconds)
             }
