@@ -25,6 +25,8 @@ public final class VirtualReaderDevice: ReaderDevice {
         /// Bumped by every change a waiting poll must see (place, unplug, abort).
         var generation = 0
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// Tasks in ``waitForPoll(after:)``: each resumes once `pollCount` exceeds its count.
+        var pollWaiters: [UUID: (after: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         /// Bumped by ``abort()``: a poll that sees it change returns empty-handed.
         var aborts = 0
         /// Presence checks that answer "absent" although the tag is there (a marginal read).
@@ -88,8 +90,26 @@ public final class VirtualReaderDevice: ReaderDevice {
     public var isOpen: Bool { state.withLock { $0.isOpen } }
     /// How many times the reader was opened.
     public var openCount: Int { state.withLock { $0.openCount } }
-    /// How many polls ran.
+    /// How many polls ran (counted as each begins, before it looks at the field).
     public var pollCount: Int { state.withLock { $0.pollCount } }
+
+    /// Returns once a poll has begun after the `count`th (``pollCount`` > `count`), or on
+    /// cancellation. With `count` read after a ``remove(_:)``, that poll cannot find the removed tag.
+    public func waitForPoll(after count: Int) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.pollCount > count || Task.isCancelled { return true }
+                    s.pollWaiters[id] = (count, continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.pollWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
 
     // MARK: - ReaderDevice
 
@@ -112,10 +132,13 @@ public final class VirtualReaderDevice: ReaderDevice {
 
     public func poll(modulations: [Modulation], timeout: Duration) async throws -> [any TagTransport] {
         let deadline = ContinuousClock.now + timeout
-        let aborts = state.withLock { s in
+        let (aborts, polled) = state.withLock { s in
             s.pollCount += 1
-            return s.aborts
+            let polled = s.pollWaiters.filter { $0.value.after < s.pollCount }
+            for id in polled.keys { s.pollWaiters[id] = nil }
+            return (s.aborts, polled.values.map(\.continuation))
         }
+        for waiter in polled { waiter.resume() }
         while true {
             try Task.checkCancellation()
             let (found, generation, aborted) = try state.withLock { s throws(NFCError) -> ([any VirtualTag], Int, Bool) in

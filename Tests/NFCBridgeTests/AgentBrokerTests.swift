@@ -138,8 +138,7 @@ import Testing
         let tag = makeTag()
         h.device.place(tag)
         await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-        h.device.remove(tag)
-        h.passGrace()
+        await h.removeAndPassGrace(tag)
         await h.agent.pipeline.waitUntil { $0.spooled >= 2 }
 
         // Let it back in: the spool is replayed in order, flagged as buffered.

@@ -18,8 +18,7 @@ extension AgentHarness {
         let tag = makeTag(uid: [0x04, 0x24, 0x00, 0x00, UInt8(number >> 16 & 0xFF), UInt8(number >> 8 & 0xFF), UInt8(number & 0xFF)])
         device.place(tag)
         await agent.pipeline.waitUntil { $0.appended >= 2 * number + 1 }
-        device.remove(tag)
-        passGrace()
+        await removeAndPassGrace(tag)
         await agent.pipeline.waitUntil { $0.appended >= 2 * number + 2 }
     }
 }

@@ -102,8 +102,24 @@ final class AgentHarness: Sendable {
     }
 
     /// Advances the clock past the removal grace.
-    func passGrace() {
+    private func passGrace() {
         clock.advance(milliseconds: Int64(agent.configuration.presence.removalGraceMilliseconds) + 1)
+    }
+
+    /// Takes `tag` (one the reader loop has seen arrive) out of the field, waits until the loop
+    /// has seen it missing, and only then advances the clock past the removal grace: the next
+    /// check reports the removal.
+    ///
+    /// Advancing at once raced the loop: a presence check that found the tag just before the
+    /// removal hands its result to the tracker with the clock read afterwards, so the tag counted
+    /// as seen at the advanced time, and with the clock never moving again `removed` never came.
+    /// A check that misses the tag polls in the same turn; a poll begun after the removal (the
+    /// device's poll count moved past its value read after ``VirtualReaderDevice/remove(_:)``)
+    /// comes after every observation that still had the tag, and cannot find it itself.
+    func removeAndPassGrace(_ tag: any VirtualTag) async {
+        device.remove(tag)
+        await device.waitForPoll(after: device.pollCount)
+        passGrace()
     }
 
     /// A state directory left by a run that never reached the broker: the `scanned` of

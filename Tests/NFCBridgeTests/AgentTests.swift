@@ -24,8 +24,7 @@ import Testing
         let (_, present) = await h.waitFor(.tag, where: { $0["present"] == true })
         #expect(present["uid"] == "04A1B2C3D4E5F6")
 
-        h.device.remove(tag)
-        h.passGrace()
+        await h.removeAndPassGrace(tag)
         let (removedAt, removed) = await h.waitFor(.removed)
         #expect(removedAt > scannedAt)
         #expect(removed["uid"] == "04A1B2C3D4E5F6")
@@ -214,8 +213,7 @@ import Testing
         let tag = makeTag()
         h.device.place(tag)
         await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
-        h.device.remove(tag)
-        h.passGrace()
+        await h.removeAndPassGrace(tag)
         await h.agent.pipeline.waitUntil { $0.spooled >= 2 }
         #expect(h.publisher.published(to: h.topics.topic(.scanned)).isEmpty)
         let before = h.publisher.published.count

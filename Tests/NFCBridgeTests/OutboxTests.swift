@@ -22,8 +22,7 @@ import Testing
         #expect((refusal["size"]?.intValue ?? 0) > 8192)
         #expect(h.publisher.published.allSatisfy { !$0.topic.hasSuffix("/event/dump") })
         // Later taps are not held behind it.
-        h.device.remove(first)
-        h.passGrace()
+        await h.removeAndPassGrace(first)
         await h.waitFor(.removed) { $0["uid"] == "04000000000001" }
         h.device.place(makeTag(uid: [0x04, 0, 0, 0, 0, 0, 2]))
         await h.waitFor(.scanned) { $0["uid"] == "04000000000002" }

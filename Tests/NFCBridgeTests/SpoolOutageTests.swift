@@ -85,8 +85,7 @@ final class WriteReports: Sendable {
             let tag = makeTag(uid: [0x04, 0, 0, 0, 0, 0, UInt8(n)])
             h.device.place(tag)
             await h.waitFor(.scanned) { $0["uid"]?.stringValue == "0400000000000\(n)" }
-            h.device.remove(tag)
-            h.passGrace()
+            await h.removeAndPassGrace(tag)
             await h.waitFor(.removed) { $0["uid"]?.stringValue == "0400000000000\(n)" }
         }
         let (_, failure) = await h.waitFor(.error) { $0["error"]?["code"] == "spool_write_failed" }

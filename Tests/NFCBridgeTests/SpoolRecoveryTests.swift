@@ -197,8 +197,7 @@ final class StallingPublisher: MessagePublisher {
             let tag = makeTag(uid: [0x04, 0, 0, 0, 0, 0, UInt8(n)])
             h.device.place(tag)
             await h.agent.pipeline.waitUntil { $0.appended == 2 * n - 1 }
-            h.device.remove(tag)
-            h.passGrace()
+            await h.removeAndPassGrace(tag)
             await h.agent.pipeline.waitUntil { $0.appended == 2 * n }
         }
         #expect(h.agent.spool.depth == 10, "all in the spool, the first one in flight")
@@ -218,8 +217,7 @@ final class StallingPublisher: MessagePublisher {
             let tag = makeTag(uid: [0x04, 0, 0, 0, 0, 0, UInt8(n)])
             h.device.place(tag)
             await h.agent.pipeline.waitUntil { $0.appended - $0.dropNotices == 2 * n - 1 }
-            h.device.remove(tag)
-            h.passGrace()
+            await h.removeAndPassGrace(tag)
             await h.agent.pipeline.waitUntil { $0.appended - $0.dropNotices == 2 * n }
         }
         // 6 events and the notice in a spool of 3: the oldest went.

@@ -181,8 +181,7 @@ import Testing
         await final("response tag_locked", "write", id: "w2")
 
         // The tag leaves; a second one, password protected (AUTH0 = 4), comes: no password, then a wrong one.
-        device.remove(tag)
-        h.passGrace()
+        await h.removeAndPassGrace(tag)
         await take("event/removed", on("nfc/test/event/removed"))
         let protected = VirtualType2Tag(model: .ntag215, uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
         protected.setPassword([0x11, 0x22, 0x33, 0x44], pack: [0xAA, 0xBB])
@@ -200,8 +199,7 @@ import Testing
         await h.agent.pipeline.flush()
         let beforeOutage = p.published.count - 1
         p.setConnected(false)
-        device.remove(protected)
-        h.passGrace()
+        await h.removeAndPassGrace(protected)
         await h.agent.pipeline.waitUntil { $0.spooled >= 1 }
         await h.agent.pipeline.flush()
         p.setConnected(true)
