@@ -1,10 +1,11 @@
+import Foundation
 import NFCCore
 import Testing
 @testable import NFCBridge
 
 /// `feedback.exec` (issue 22, item 3): the program gets the feedback in its environment, is killed when
 /// it outlives its time, and a second run while one is going is skipped.
-@Suite struct FeedbackExecTests {
+@Suite(.timeLimit(.minutes(1))) struct FeedbackExecTests {
     @Test func theProgramGetsTheFeedbackInItsEnvironment() async {
         let exec = FeedbackExec(
             argv: ["/bin/sh", "-c", #"test "$NFCBRIDGE_FEEDBACK $NFCBRIDGE_LIGHT $NFCBRIDGE_BEEPS $NFCBRIDGE_UID $NFCBRIDGE_AGENT_ID" = "scan red 2 04A1B2 door""#],
@@ -21,13 +22,24 @@ import Testing
         #expect(await exec.run(environment: []) == .killed)
     }
 
-    @Test func aRunWhileOneIsGoingIsSkipped() async {
-        let exec = FeedbackExec(argv: ["/bin/sleep", "30"], timeoutMilliseconds: 300)
+    @Test func aRunWhileOneIsGoingIsSkipped() async throws {
+        // The first run lasts until the test creates `release` (its timeout is only a backstop): a
+        // run that ended by itself (a short timeout) could end before the second starts, on a
+        // loaded machine, and the wait for it to be going would never end.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feedback-exec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let release = directory.appendingPathComponent("release").path
+        let exec = FeedbackExec(
+            argv: ["/bin/sh", "-c", #"while [ ! -e "$1" ]; do /bin/sleep 0.01; done"#, "sh", release], timeoutMilliseconds: 30_000)
         async let first = exec.run(environment: [])
-        // The first run holds the exec until it is killed; wait until it does before the second.
+        // The first run holds the exec until it is released; wait until it does before the second.
         while !exec.isRunning { await Task.yield() }
         #expect(await exec.run(environment: []) == .skipped)
-        #expect(await first == .killed)
+        try Data().write(to: URL(fileURLWithPath: release))
+        #expect(await first == .exited(0))
+        // Once it ended, the next run goes ahead.
+        #expect(await exec.run(environment: []) == .exited(0))
     }
 
     @Test func aMissingProgramIsAFailureNotACrash() async {
