@@ -167,13 +167,28 @@ public final class MosquittoBroker: @unchecked Sendable {
         try makeReadable(passwordURL)
     }
 
-    /// Sends SIGHUP: Mosquitto re-reads its configuration and password file.
+    /// Sends SIGHUP: Mosquitto re-reads its configuration and password file. Returns once it has
+    /// begun to (its log says `Reloading config.` once more): Mosquitto handles signals and
+    /// packets on one thread, and reloads right after that line, so every packet it handles later
+    /// — a CONNECT sent once this returned — meets the new configuration and passwords. (Returning
+    /// on the signal alone let a client reconnect with the old password before the reload.)
     public func reload() throws {
         guard let running = lock.withLock({ process }), running.isRunning else {
             throw MosquittoBrokerError("the broker is not running")
         }
+        let before = reloads
         running.send(SIGHUP)
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while reloads == before {
+            guard Date() < deadline, running.isRunning else {
+                throw MosquittoBrokerError("mosquitto did not reload its configuration on SIGHUP within 15 s. Log:\n\(log)")
+            }
+            usleep(5_000)  // between reads of the log, which is the only sign of the reload
+        }
     }
+
+    /// How many times the log says the broker reloaded its configuration.
+    private var reloads: Int { log.components(separatedBy: "Reloading config.").count - 1 }
 
     // MARK: - Files
 
