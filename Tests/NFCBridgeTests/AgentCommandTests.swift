@@ -18,6 +18,9 @@ import Testing
     @Test func writeWaitsForTheNextTagAfterItsScan() async throws {
         let h = try AgentHarness()
         await h.waitFor(.reader, where: { $0["state"] == "ok" })
+        // `health` closes what the connect publishes, after its subscriptions (`reader` ok comes
+        // from the reader loop, and may come before them).
+        await h.waitFor(.health)
         #expect(h.publisher.subscriptions.contains("nfc/test/request/+"))
         request(h, "write", #"{"id":"w","records":[{"uri":"https://example.com/agent"}]}"#)
         let (waitingIndex, waiting) = await h.publisher.waitForJSON(on: "nfc/test/response/write")

@@ -305,6 +305,9 @@ import Testing
 
     @Test func shutdownLeavesAPresentTagAsItWasWithoutARemovedEvent() async throws {
         let h = try AgentHarness()
+        // The connect's retained state first (`health` is its last message): its `tag` would
+        // otherwise land after the count below.
+        await h.waitFor(.health)
         h.device.place(makeTag())
         await h.waitFor(.tag, where: { $0["present"] == true })
         let tagsBefore = h.publisher.published(to: h.topics.topic(.tag)).count
