@@ -26,13 +26,20 @@ import Testing
         let total = Counter()
         slot.set { total.value.add($0, ordering: .relaxed) }
         let calls: Int64 = 1_000_000
-        let before = try Self.anonymousKilobytes()
-        for value in 0..<calls { slot(value) }
-        let grown = try Self.anonymousKilobytes() - before
-        #expect(total.value.load(ordering: .relaxed) == calls * (calls - 1) / 2)
-        // The broken spelling keeps 64 MB here (64 bytes a read), if the call does not overflow the
-        // stack first; other tests running beside this one allocate too, hence the margin.
-        #expect(grown < 16_384, "\(calls) reads of the callback kept \(grown) kB")
+        // The broken spelling keeps 64 MB a million reads (64 bytes a read), if the call does not
+        // overflow the stack first. The resident size is the whole process's, and other suites
+        // running beside this one allocate too: the best of up to three attempts counts — a leak
+        // grows on every attempt, another test's allocations do not coincide with all three.
+        let limit = 16_384
+        var attempts: [Int] = []
+        while attempts.count < 3, attempts.min().map({ $0 >= limit }) ?? true {
+            let before = try Self.anonymousKilobytes()
+            for value in 0..<calls { slot(value) }
+            attempts.append(try Self.anonymousKilobytes() - before)
+        }
+        #expect(total.value.load(ordering: .relaxed) == Int64(attempts.count) * calls * (calls - 1) / 2)
+        let grown = attempts.min() ?? .max
+        #expect(grown < limit, "\(calls) reads of the callback kept \(attempts) kB (each attempt)")
     }
 
     @Test func anEmptySlotSaysSoAndASetOneCanBeCleared() {
