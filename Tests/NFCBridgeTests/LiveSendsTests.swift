@@ -27,9 +27,7 @@ import Testing
         // place) while this test goes on: copied in the middle, the temporary file listed could be
         // gone when its turn came (`copyItem` failed, "presence.json.tmp" not found). Copied once
         // it is on disk.
-        while !first.logs.recorded.contains(where: { $0.contains("presence: on disk with 1 tag(s)") }) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        await first.logs.waitForLine(containing: "presence: on disk with 1 tag(s)")
         let killed = StateDirectory()
         try FileManager.default.copyItem(atPath: first.directory.path, toPath: killed.path)
         holding.release()

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// The agent's log: one line per message on standard error. Under systemd (`JOURNAL_STREAM` set)
 /// each line starts with its syslog priority (`<6>…`) so journald files it at the right level and
@@ -56,14 +55,20 @@ package final class AgentLogger: Sendable {
 
 /// A log sink that keeps lines in memory (tests).
 package final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Watched<[String]>([])
 
     /// Creates an empty recorder.
     package init() {}
 
     /// The sink to hand to ``AgentLogger``.
-    package var sink: AgentLogger.Sink { { [self] line in lines.withLock { $0.append(line) } } }
+    package var sink: AgentLogger.Sink { { [self] line in lines.update { $0.append(line) } } }
 
     /// Every line so far.
-    package var recorded: [String] { lines.withLock { $0 } }
+    package var recorded: [String] { lines.value }
+
+    /// Returns once a line containing `text` was logged (at once if one was), or when the task is
+    /// cancelled.
+    package func waitForLine(containing text: String) async {
+        await lines.wait { $0.contains { $0.contains(text) } }
+    }
 }
