@@ -112,13 +112,23 @@ extension LibNFCSession {
     }
 
     /// Runs the search ``autoPoll(_:timeout:limit:)`` left for later, when there is one: every tag, the
-    /// first included (at most `limit`). Nil when none is pending.
+    /// first included (at most `limit`) while it still answers. Nil when none is pending.
     /// A poll for other modulations than the one the search was for drops it.
+    ///
+    /// The first tag counts as seen without a frame only while the scan's last exchange left it
+    /// selected. Otherwise it is selected again first: the scan lost it (a tag lifted during the
+    /// scan or the dump is absent from this poll on, not one round later), or left it idle (a NAK,
+    /// ISO/IEC 14443-3 §6.3) or halted (a failed MIFARE Classic authentication), which ``select(_:)``
+    /// wakes.
     func runDeferredSearch(limit: Int?, wanted: [Modulation]) throws(NFCError) -> [Target]? {
         guard let search = deferredSearch else { return nil }
         deferredSearch = nil
         guard wanted.contains(search.modulation) else { return nil }
-        return try searchAfter(search.found, modulation: search.modulation, row: search.row, limit: max(1, limit ?? 4))
+        let most = max(1, limit ?? 4)
+        if active != ActiveTarget(modulation: search.modulation, uid: search.found.uid), try !select(search.found) {
+            return try listTargets(modulation: search.modulation, row: search.row, limit: most)
+        }
+        return try searchAfter(search.found, modulation: search.modulation, row: search.row, limit: most)
     }
 
     /// A failed InAutoPoll: `[]` (aborted, or a frame lost on the line), nil once the reader has

@@ -551,7 +551,7 @@ final class LibNFCSession {
     /// answers, the field is cycled and the select tried once more: a tag still in ACTIVE state
     /// ignores the WUPA of a select, but every tag wakes up fresh after a field reset.
     /// Wraps `nfc_initiator_select_passive_target` and `nfc_device_set_property_bool(NP_ACTIVATE_FIELD)`.
-    private func select(_ target: Target) throws(NFCError) -> Bool {
+    func select(_ target: Target) throws(NFCError) -> Bool {
         if try selectOnce(target) { return true }
         try cycleField()
         return try selectOnce(target)

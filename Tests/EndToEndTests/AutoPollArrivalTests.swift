@@ -65,6 +65,42 @@ import TestSupport
         }
     }
 
+    @Test func aTagLiftedDuringTheScanIsNotCountedByTheSearchAfterIt() async throws {
+        try await withAutoPollingReader { simulator, device in
+            try simulator.place("sticker")
+            let tags = try await device.poll(modulations: [.iso14443a], timeout: .seconds(10))
+            let tag = try #require(tags.first)
+            try simulator.remove("sticker")
+            // The scan's next exchange finds the tag gone ...
+            await #expect(throws: NFCError.tagRemoved) { try await tag.transceive([0x30, 0x04]) }
+            #expect(await device.hasDeferredSearch())
+            // ... and the search that follows does not count it as seen.
+            let after = try await device.poll(modulations: [.iso14443a], timeout: .seconds(1))
+            #expect(after.isEmpty)
+            #expect(await !device.hasDeferredSearch())
+        }
+    }
+
+    @Test func aTagTheScanLeftIdleIsSelectedAgainByTheSearch() async throws {
+        try await withAutoPollingReader { simulator, device in
+            try simulator.place("sticker")
+            let tags = try await device.poll(modulations: [.iso14443a], timeout: .seconds(10))
+            let tag = try #require(tags.first)
+            // READ past an NTAG215's last page (86h) is NAKed (NTAG213/215/216 datasheet §10.2),
+            // which sends the tag to IDLE; raw framing sees the NAK, and nothing selects the tag
+            // after it: the scan leaves it unselected.
+            await #expect(throws: NFCError.commandRefused(command: 0x30, nak: 0x0)) {
+                try await tag.transceive([0x30, 0xF0], framing: .raw)
+            }
+            let before = try counts(simulator)
+            let after = try await device.poll(modulations: [.iso14443a], timeout: .seconds(1))
+            #expect(after.map(\.target.uid.hexString) == ["04A1B2C3D4E5F6"])
+            #expect(try sent(simulator, since: before)["4A", default: 0] >= 2, "a select by UID, then the list after it")
+            let found = try #require(after.first)
+            #expect(Array(try await found.transceive([0x30, 0x00]).prefix(3)) == [0x04, 0xA1, 0xB2])
+        }
+    }
+
     @Test func aSecondTagInTheFieldIsFoundByTheSearchAfterTheFirstScan() async throws {
         try await withAutoPollingReader { simulator, device in
             try simulator.place("sticker")
