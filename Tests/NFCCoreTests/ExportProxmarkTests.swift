@@ -121,11 +121,18 @@ import Testing
         #expect(imported.blocks == dump.blocks)
         #expect(imported.classicTrailerGaps == ClassicTrailerGaps(keyB: [3]))
         #expect(imported.fact("Imported From") == "Proxmark3 .eml")
+        // The same file saved on Windows (CR LF line ends) reads the same.
+        let windows = text.split(separator: "\n").joined(separator: "\r\n") + "\r\n"
+        #expect(try TagDump.importProxmark3ClassicEML(windows).blocks == dump.blocks)
+        #expect(try DumpImporter.importDump(Array(windows.utf8)).blocks == dump.blocks)
     }
 
     @Test func emlImportRefusesWhatIsNotOne() {
         Self.expectError("malformed_dump", ".eml line 2 'XYZ' is not one 16-byte block in hex") {
             try TagDump.importProxmark3ClassicEML("DEADBEEF220804006263646566676869\nXYZ")
+        }
+        Self.expectError("malformed_dump", ".eml line 2 'XYZ' is not one 16-byte block in hex") {
+            try TagDump.importProxmark3ClassicEML("DEADBEEF220804006263646566676869\r\nXYZ\r\n")
         }
         // One block of a 1K (SAK 08h in block 0) ends no sector: no cut of any product.
         Self.expectError("malformed_dump", "16 bytes is not the size of a MIFARE Classic image") {

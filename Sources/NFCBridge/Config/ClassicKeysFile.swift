@@ -3,7 +3,7 @@ import Glibc
 import NFCCore
 
 /// The `dump.keys_file` format: one MIFARE Classic key per line as 12 hex digits (spaces and colons
-/// allowed), `#` starts a comment, blank lines are ignored. The keys are tried first, then NFCCore's
+/// allowed), `#` starts a comment, blank lines are ignored; LF or CR LF line ends. The keys are tried first, then NFCCore's
 /// well-known defaults.
 package enum ClassicKeysFile {
     /// The largest keys file read (1 MiB: about 80,000 keys, far more than any dictionary tries).
@@ -25,9 +25,7 @@ package enum ClassicKeysFile {
     /// error naming its line.
     package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> ClassicKeyDictionary {
         var keys: [String] = []
-        for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .enumerated()
-        {
+        for (index, rawLine) in String(decoding: data, as: UTF8.self).textLines().enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let text = line.trimmingWhitespaceAndNewlines()
             if text.isEmpty { continue }

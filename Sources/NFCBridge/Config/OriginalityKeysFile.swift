@@ -2,7 +2,7 @@ import NFCCore
 
 /// The `access.originality_keys_file` format: originality public keys beyond NFCCore's table (a
 /// product whose key NXP published later, a site's own test chips). One key per line:
-/// `<curve> <public key> <name>` — the curve `secp128r1`, `secp192r1` or `secp224r1`, the key
+/// `<curve> <public key> <name>` (columns apart by spaces or tabs) — the curve `secp128r1`, `secp192r1` or `secp224r1`, the key
 /// uncompressed as hex (`04 ‖ X ‖ Y`), then its name as the `trust` object shows it; `#` starts a
 /// comment. A key checks every signature of its curve's length: secp128r1 keys Type 2 READ_SIG and
 /// ICODE READ SIGNATURE answers (32 bytes), secp192r1 keys Ultralight AES READ_SIG answers (48),
@@ -19,12 +19,14 @@ package enum OriginalityKeysFile {
     /// The keys in `data` (the content of the file at `path`, named in errors).
     package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> [OriginalityKey] {
         var keys: [OriginalityKey] = []
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: data, as: UTF8.self).textLines()
         for (index, rawLine) in lines.enumerated() {
             let text = (rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingWhitespaceAndNewlines()
             if text.isEmpty { continue }
-            let fields = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+            // Columns are aligned with spaces or tabs, as an editor lays them out.
+            let fields = text.split(maxSplits: 2, omittingEmptySubsequences: true) { $0 == " " || $0 == "\t" }
+                .map(String.init)
             func failure(_ detail: String) -> ConfigurationError {
                 ConfigurationError(source: path, line: index + 1, detail: detail)
             }

@@ -11,6 +11,13 @@ extension StringProtocol {
         trimmed(\.isWhitespace)
     }
 
+    /// The lines of a text file, blank ones kept (so an index + 1 is the line number): split at
+    /// LF, CR LF or CR. Swift takes CR LF for one `Character`, which a split at `"\n"` never meets:
+    /// a file saved on Windows would read as one line.
+    package func textLines() -> [SubSequence] {
+        split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    }
+
     private func trimmed(_ drop: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
         return String(self[first...last])

@@ -127,7 +127,7 @@ extension TagDump {
     ///   Classic product has.
     public static func importProxmark3ClassicEML(_ text: String) throws -> TagDump {
         var bytes: [UInt8] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.textLines().enumerated() {
             let trimmed = String(line.filter { $0 != " " && $0 != "\t" && $0 != "\r" })
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let block = [UInt8](hex: trimmed), block.count == 16 else {
