@@ -145,11 +145,7 @@ enum EncodeCommand {
                 }
                 object["serials"] = .object(["start": .int(start), "count": .int(count)])
             } else {
-                let lines = String(decoding: listBytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                    .map { String($0).trimmingWhitespaceAndNewlines() }.filter { !$0.isEmpty }
-                object["serials"] = .object(["list": .array(lines.map { line in
-                    line.utf8.allSatisfy({ (0x30...0x39).contains($0) }) ? Int64(line).map(JSONValue.int) ?? .string(line) : .string(line)
-                })])
+                object["serials"] = .object(["list": SerialSource.listFile(listBytes)])
             }
             let steps = ["write", "verify"] + (lock ? ["lock"] : []) + (protectKey == nil ? [] : ["protect"])
             object["steps"] = .array(steps.map(JSONValue.string))

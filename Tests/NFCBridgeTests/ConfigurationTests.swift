@@ -212,8 +212,9 @@ import YAMLDocument
         let dir = try TempDir()
         let unterminated = try dir.file("password", "no-line-break")
         #expect(try parse("mqtt:\n  username: agent\n  password_file: \(unterminated)\n").mqtt.password?.value == "no-line-break")
-        // A file saved on Windows: its first line ends at CR LF (Swift's one Character), not at the next LF.
-        let windows = try dir.file("windows", "s3cr3t-Pa55\r\nignored second line\r\n")
+        // A file saved on Windows: no byte-order mark in the password, whose line ends at CR LF
+        // (Swift's one Character), not at the next LF.
+        let windows = try dir.file("windows", "\u{FEFF}s3cr3t-Pa55\r\nignored second line\r\n")
         #expect(try parse("mqtt:\n  username: agent\n  password_file: \(windows)\n").mqtt.password?.value == "s3cr3t-Pa55")
         let long = try dir.file("long", String(repeating: "p", count: 70_000) + "\n")
         #expect(error("mqtt:\n  username: agent\n  password_file: \(long)\n")?.message.contains("longer than 65536 bytes") == true)
@@ -241,8 +242,9 @@ import YAMLDocument
         let config = try parse("dump:\n  keys_file: \(good)\n")
         #expect(config.dump.families.classicKeys.keys.prefix(2) == [[0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5], [0xB0, 0xB1, 0xB2, 0xB3, 0xB4, 0xB5]])
         #expect(config.dump.families.classicKeys.keys.contains([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))
-        // CR LF line ends (a dictionary saved on Windows) read as LF ones, line numbers included.
-        let crlf = try dir.file("crlf", "# site keys\r\nA0A1A2A3A4A5\r\n\r\nB0B1B2B3B4B5\r\n")
+        // CR LF line ends and a byte-order mark first (a dictionary saved on Windows) read as LF
+        // ones, line numbers included.
+        let crlf = try dir.file("crlf", "\u{FEFF}A0A1A2A3A4A5\r\n# site keys\r\n\r\nB0B1B2B3B4B5\r\n")
         let fromWindows = try parse("dump:\n  keys_file: \(crlf)\n").dump.families.classicKeys.keys
         #expect(fromWindows.prefix(2) == [[0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5], [0xB0, 0xB1, 0xB2, 0xB3, 0xB4, 0xB5]])
         let crlfBad = try dir.file("crlf-bad", "A0A1A2A3A4A5\r\n\r\nnot-a-key\r\n")

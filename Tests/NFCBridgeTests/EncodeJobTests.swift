@@ -79,6 +79,15 @@ import Testing
         #expect(throws: CommandError.self) { try EncodeJobSpec(json: fine.merging(["serials": .object(["list": .array([1, 1])])]) { $1 }) }
     }
 
+    /// `nfcbridge encode --serial-list FILE`: a list saved by a spreadsheet ("CSV UTF-8": a byte-order
+    /// mark first, CR LF line ends) gives the same serials as one typed on Linux.
+    @Test func aSerialListFileFromASpreadsheetReadsAsOneFromAnEditor() throws {
+        let expected = SerialSource.list([.number(1001), .number(1002), .text("A-7"), .text("99999999999999999999")])
+        for text in ["1001\n1002\n\n  A-7 \n99999999999999999999", "\u{FEFF}1001\r\n1002\r\n\r\n\tA-7\r\n99999999999999999999\r\n"] {
+            #expect(try SerialSource(json: .object(["list": SerialSource.listFile(Array(text.utf8))])) == expected)
+        }
+    }
+
     // MARK: - Journal
 
     @Test func aSerialInHandWhenTheJournalEndsIsTornAndAHalfLineIsDropped() async throws {

@@ -28,9 +28,9 @@ import Testing
         #expect(key.name == "Site DNA key")
     }
 
-    /// Columns aligned with tabs (and a file saved with CRLF line ends) load as with spaces.
+    /// Columns aligned with tabs (and a file saved on Windows: a byte-order mark, CR LF line ends) load as with spaces.
     @Test func tabsSeparateTheColumnsAsSpacesDo() throws {
-        let text = "secp192r1\t\(Self.ntag22xKey)\t\tSite DNA key\r\nsecp192r1 \t\(Self.ntag22xKey)\tOther key\t\r\n"
+        let text = "\u{FEFF}secp192r1\t\(Self.ntag22xKey)\t\tSite DNA key\r\nsecp192r1 \t\(Self.ntag22xKey)\tOther key\t\r\n"
         let keys = try OriginalityKeysFile.parse(Array(text.utf8), path: "keys.txt")
         #expect(keys.map(\.name) == ["Site DNA key", "Other key"])
         #expect(keys.allSatisfy { $0.curve == .secp192r1 && $0.publicKeyHex == Self.ntag22xKey })

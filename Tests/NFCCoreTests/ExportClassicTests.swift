@@ -285,6 +285,9 @@ import Testing
         #expect(dump.cardInfo.type == .mifareMini)
         #expect(dump.cardInfo.sak == 0x09)
         #expect(dump.blocks.count == 20)
+        // Saved by a Windows editor: a byte-order mark first and CR LF line ends.
+        let windows = "\u{FEFF}" + Self.miniFile().split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        #expect(try DumpImporter.importDump(Array(windows.utf8)).blocks == dump.blocks)
     }
 
     @Test(arguments: [

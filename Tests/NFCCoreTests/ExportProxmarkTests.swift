@@ -125,6 +125,7 @@ import Testing
         let windows = text.split(separator: "\n").joined(separator: "\r\n") + "\r\n"
         #expect(try TagDump.importProxmark3ClassicEML(windows).blocks == dump.blocks)
         #expect(try DumpImporter.importDump(Array(windows.utf8)).blocks == dump.blocks)
+        #expect(try DumpImporter.importDump(Array(("\u{FEFF}" + windows).utf8)).blocks == dump.blocks, "with a byte-order mark")
     }
 
     @Test func emlImportRefusesWhatIsNotOne() {

@@ -25,7 +25,7 @@ package enum ClassicKeysFile {
     /// error naming its line.
     package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> ClassicKeyDictionary {
         var keys: [String] = []
-        for (index, rawLine) in String(decoding: data, as: UTF8.self).textLines().enumerated() {
+        for (index, rawLine) in String(textFile: data).textLines().enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let text = line.trimmingWhitespaceAndNewlines()
             if text.isEmpty { continue }

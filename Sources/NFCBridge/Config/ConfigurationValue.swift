@@ -113,7 +113,7 @@ struct ConfigurationValue {
         guard data.count < Self.firstLineLimit || data.contains(UInt8(ascii: "\n")) else {
             throw failure("the first line of '\(path)' is longer than \(Self.firstLineLimit) bytes: this file should hold one line")
         }
-        let firstLine = String(decoding: data, as: UTF8.self).textLines()
+        let firstLine = String(textFile: data).textLines()
             .first.map { $0.trimmingWhitespaceAndNewlines() } ?? ""
         guard !firstLine.isEmpty else { throw failure("the first line of '\(path)' is empty") }
         return firstLine

@@ -19,7 +19,7 @@ package enum OriginalityKeysFile {
     /// The keys in `data` (the content of the file at `path`, named in errors).
     package static func parse(_ data: [UInt8], path: String) throws(ConfigurationError) -> [OriginalityKey] {
         var keys: [OriginalityKey] = []
-        let lines = String(decoding: data, as: UTF8.self).textLines()
+        let lines = String(textFile: data).textLines()
         for (index, rawLine) in lines.enumerated() {
             let text = (rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingWhitespaceAndNewlines()

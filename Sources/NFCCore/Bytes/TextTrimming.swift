@@ -23,3 +23,14 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// The UTF-8 byte-order mark some Windows editors write first (EF BB BF).
+    package static let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// The text of a file read as bytes: UTF-8 (a byte that is not becomes U+FFFD), without a leading
+    /// byte-order mark, which would otherwise stick to the first line's first word.
+    package init(textFile bytes: [UInt8]) {
+        self.init(decoding: bytes.starts(with: Self.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...], as: UTF8.self)
+    }
+}

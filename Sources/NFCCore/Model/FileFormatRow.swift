@@ -48,10 +48,12 @@ public struct FileFormatRow: Sendable {
 }
 
 extension FileFormatRow {
-    /// `bytes` as UTF-8 text, for the load of a text format (Flipper `.nfc`, `.eml`).
+    /// `bytes` as UTF-8 text, for the load of a text format (Flipper `.nfc`, `.eml`), without a
+    /// leading byte-order mark (a file saved by a Windows editor).
     /// - Throws: ``NFCError/malformedDump(_:)`` when they are not UTF-8.
     static func utf8Text(_ bytes: [UInt8]) throws -> String {
-        guard let text = String(bytes: bytes, encoding: .utf8) else { throw NFCError.malformedDump("not UTF-8 text") }
+        let body = bytes.starts(with: String.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...]
+        guard let text = String(validating: body, as: UTF8.self) else { throw NFCError.malformedDump("not UTF-8 text") }
         return text
     }
 }
