@@ -117,16 +117,27 @@ extension LibNFCSession {
     ///
     /// The first tag counts as seen without a frame only while the scan's last exchange left it
     /// selected. Otherwise it is selected again first: the scan lost it (a tag lifted during the
-    /// scan or the dump is absent from this poll on, not one round later), or left it idle (a NAK,
-    /// ISO/IEC 14443-3 §6.3) or halted (a failed MIFARE Classic authentication), which ``select(_:)``
-    /// wakes.
+    /// scan or the dump is absent from this poll on, not one round later; when the scan's own select
+    /// already found it gone, nothing is asked again), or left it IDLE (a NAK: an IDLE tag ignores
+    /// the deselect's HLTA and would answer the list, hiding the tags after it; ISO/IEC 14443-3 §6.3)
+    /// or HALTed (a failed MIFARE Classic authentication), which ``select(_:)`` wakes. A garbled
+    /// answer to that select is an answer: the tag is returned, unselected (the next exchange
+    /// selects it), as ``searchAfter(_:modulation:row:limit:)`` keeps it after a garbled deselect.
     func runDeferredSearch(limit: Int?, wanted: [Modulation]) throws(NFCError) -> [Target]? {
         guard let search = deferredSearch else { return nil }
         deferredSearch = nil
         guard wanted.contains(search.modulation) else { return nil }
         let most = max(1, limit ?? 4)
-        if active != ActiveTarget(modulation: search.modulation, uid: search.found.uid), try !select(search.found) {
-            return try listTargets(modulation: search.modulation, row: search.row, limit: most)
+        if search.isGone { return try listTargets(modulation: search.modulation, row: search.row, limit: most) }
+        if active != ActiveTarget(modulation: search.modulation, uid: search.found.uid) {
+            let answers: Bool
+            do throws(NFCError) {
+                answers = try select(search.found)
+            } catch {
+                guard case .rfError = error else { throw error }
+                return [search.found]
+            }
+            guard answers else { return try listTargets(modulation: search.modulation, row: search.row, limit: most) }
         }
         return try searchAfter(search.found, modulation: search.modulation, row: search.row, limit: most)
     }

@@ -56,6 +56,9 @@ final class LibNFCSession {
         var modulation: Modulation
         var row: LibNFCModulation
         var found: Target
+        /// A select of `found` since (the scan's, after a failed exchange) got no answer, even after a
+        /// field reset: the search lists the field without asking it again.
+        var isGone = false
     }
 
     private init(
@@ -554,7 +557,9 @@ final class LibNFCSession {
     func select(_ target: Target) throws(NFCError) -> Bool {
         if try selectOnce(target) { return true }
         try cycleField()
-        return try selectOnce(target)
+        if try selectOnce(target) { return true }
+        if deferredSearch?.found.uid == target.uid { deferredSearch?.isGone = true }
+        return false
     }
 
     /// Switches the field off and on: every tag in it resets to IDLE.

@@ -84,7 +84,7 @@ extension PN532Chip {
         let target = active.tag.target
         if payload == [0x50, 0x00] {  // HLTA: no answer, the tag HALTs
             _ = active.tag.receive(payload)
-            updateAir(active) { $0.isHalted = true; $0.isoDEP = nil }
+            updateAir(active) { $0.halted() }
             activeTypeA = nil
             return .silent
         }
@@ -98,7 +98,7 @@ extension PN532Chip {
             switch result {
             case let .reply(block): return .frame(block, withCRC: true)
             case let .deselected(block):
-                updateAir(active) { $0.isHalted = true; $0.isoDEP = nil }
+                updateAir(active) { $0.halted() }
                 activeTypeA = nil
                 return .frame(block, withCRC: true)
             case .silent: return .silent
@@ -113,7 +113,9 @@ extension PN532Chip {
         switch active.tag.receive(frame) {
         case let .data(bytes): return .frame(bytes, withCRC: true)
         case .ack: return .fourBits(0x0A)
-        case let .nak(code): return .fourBits(code & 0x0F)
+        case let .nak(code):
+            updateAir(active) { $0.isIdle = true }
+            return .fourBits(code & 0x0F)
         case .silent: return .silent
         }
     }
@@ -146,7 +148,7 @@ extension PN532Chip {
         }
         anticollision = nil
         guard reaches(chosen), chosen.tag.activate() else { return .silent }
-        updateAir(chosen) { $0.isHalted = false; $0.isoDEP = nil }
+        updateAir(chosen) { $0.activated(isoDEP: nil) }
         activeTypeA = chosen
         return .frame([chosen.tag.target.sak ?? 0], withCRC: true)
     }

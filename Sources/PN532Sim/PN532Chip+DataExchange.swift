@@ -84,20 +84,20 @@ extension PN532Chip {
         case 0xA0 where data.count == 18:
             // MIFARE Classic WRITE / Type 2 COMPATIBILITY WRITE: `A0 block` → ACK, then 16 bytes → ACK.
             let first = placed.tag.receive(Array(data[0...1]))
-            guard first == .ack else { return mifareAnswer(first == .silent ? .silent : .nak(0)) }
+            guard first == .ack else { return mifareAnswer(first == .silent ? .silent : .nak(0), from: placed) }
             var payload = Array(data[2...])
             if field.takeCorruptNextWrite() { payload = WriteCorruption.corrupted(payload) }
-            return mifareAnswer(placed.tag.receive(payload))
+            return mifareAnswer(placed.tag.receive(payload), from: placed)
         case 0xC0...0xC2 where data.count == 6:
             // DECREMENT / INCREMENT / RESTORE: `op block` → ACK, then the value (no answer = accepted).
             let first = placed.tag.receive(Array(data[0...1]))
-            guard first == .ack else { return mifareAnswer(first == .silent ? .silent : .nak(0)) }
+            guard first == .ack else { return mifareAnswer(first == .silent ? .silent : .nak(0), from: placed) }
             let second = placed.tag.receive(Array(data[2...]))
-            return second == .silent ? statusAnswer(.success) : mifareAnswer(second)
+            return second == .silent ? statusAnswer(.success) : mifareAnswer(second, from: placed)
         default:
             var frame = data
             if WriteCorruption.isType2Write(frame), field.takeCorruptNextWrite() { frame = WriteCorruption.corrupted(frame) }
-            return mifareAnswer(placed.tag.receive(frame))
+            return mifareAnswer(placed.tag.receive(frame), from: placed)
         }
     }
 
@@ -119,12 +119,14 @@ extension PN532Chip {
         return statusAnswer(.mifareAuthenticationError)
     }
 
-    /// Maps a tag reply to InDataExchange status + data.
-    private func mifareAnswer(_ reply: VirtualTagReply) -> PN532Outcome {
+    /// Maps a reply of `placed` to InDataExchange status + data (a NAK leaves the tag IDLE).
+    private func mifareAnswer(_ reply: VirtualTagReply, from placed: PlacedTag) -> PN532Outcome {
         switch reply {
         case let .data(bytes): return sized(bytes)
         case .ack: return statusAnswer(.success)
-        case .nak: return statusAnswer(.invalidFrame)
+        case .nak:
+            updateAir(placed) { $0.isIdle = true }
+            return statusAnswer(.invalidFrame)
         case .silent: return timeoutAnswer
         }
     }

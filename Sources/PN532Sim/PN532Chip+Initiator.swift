@@ -69,7 +69,7 @@ extension PN532Chip {
         targets[index].isDeselected = false
         if targets[index].kind == .typeA {
             let rats = placed.tag.target.isISODEP && self.parameters & Self.autoRATSParameter != 0
-            updateAir(placed) { $0.isHalted = false; $0.isoDEP = rats ? ISODEPSession() : nil }
+            updateAir(placed) { $0.activated(isoDEP: rats ? ISODEPSession() : nil) }
             activeTypeA = placed
             anticollision = nil
         }
@@ -127,7 +127,7 @@ extension PN532Chip {
             let isoDEP = rats && target.isISODEP
             var data = Self.senseResponse(target.atqa) + [target.sak ?? 0, UInt8(target.uid.count)] + target.uid
             if isoDEP { data += Self.atsWithLength(target) }
-            updateAir(placed) { $0.isHalted = false; $0.isoDEP = isoDEP ? ISODEPSession() : nil }
+            updateAir(placed) { $0.activated(isoDEP: isoDEP ? ISODEPSession() : nil) }
             found.append((placed, .typeA, data))
         }
         return found
@@ -192,7 +192,7 @@ extension PN532Chip {
         if isFieldOn, field.isPlaced(placed.placement), airState(placed).isoDEP == nil {
             _ = placed.tag.receive([0x50, 0x00])
         }
-        updateAir(placed) { $0.isHalted = true; $0.isoDEP = nil }
+        updateAir(placed) { $0.halted() }
         if activeTypeA?.placement == placed.placement { activeTypeA = nil }
     }
 

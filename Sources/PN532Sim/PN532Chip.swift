@@ -24,8 +24,24 @@ final class PN532Chip {
     struct AirState {
         /// HALT (ISO/IEC 14443-3 §6.3): answers WUPA only, so REQA-style discovery skips it.
         var isHalted = false
+        /// IDLE after a NAK (MF0ULX1 §8.3: any NAK returns the tag to IDLE): it answers REQA and
+        /// ignores HLTA, which only an ACTIVE tag obeys (ISO/IEC 14443-3 §6.3 state diagram).
+        var isIdle = false
         /// Set once RATS was answered: blocks go through the ISO-DEP layer.
         var isoDEP: ISODEPSession?
+
+        /// Selected (anticollision and SELECT, or a WUPA/REQA select by the chip): ACTIVE.
+        mutating func activated(isoDEP session: ISODEPSession?) {
+            isHalted = false
+            isIdle = false
+            isoDEP = session
+        }
+
+        /// HLTA or S(DESELECT): an ACTIVE tag HALTs; one a NAK left IDLE stays IDLE.
+        mutating func halted() {
+            if !isIdle { isHalted = true }
+            isoDEP = nil
+        }
     }
 
     /// Raw ISO/IEC 14443-3 anticollision in progress (InCommunicateThru REQA / ANTICOLLISION / SELECT).

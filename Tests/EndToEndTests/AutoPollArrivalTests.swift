@@ -74,30 +74,54 @@ import TestSupport
             // The scan's next exchange finds the tag gone ...
             await #expect(throws: NFCError.tagRemoved) { try await tag.transceive([0x30, 0x04]) }
             #expect(await device.hasDeferredSearch())
-            // ... and the search that follows does not count it as seen.
+            // ... and the search that follows does not count it as seen, nor asks it again: one list.
+            let before = try counts(simulator)
             let after = try await device.poll(modulations: [.iso14443a], timeout: .seconds(1))
             #expect(after.isEmpty)
+            #expect(try sent(simulator, since: before) == ["60": 0, "4A": 1, "44": 0, "40": 0])
             #expect(await !device.hasDeferredSearch())
+        }
+    }
+
+    @Test func aGarbledAnswerToTheSearchsSelectKeepsTheTag() async throws {
+        try await withAutoPollingReader { simulator, device in
+            try simulator.place("sticker")
+            let tags = try await device.poll(modulations: [.iso14443a], timeout: .seconds(10))
+            let tag = try #require(tags.first)
+            await #expect(throws: NFCError.commandRefused(command: 0x30, nak: 0x0)) {
+                try await tag.transceive([0x30, 0xF0], framing: .raw)
+            }
+            // The search selects the tag the NAK left IDLE; that answer is garbled on the line. A
+            // garbled answer is an answer: the tag stays in the list.
+            try simulator.expectOK(["cmd": "fault", "fault": "garble_next_answer", "code": "4A"])
+            let after = try await device.poll(modulations: [.iso14443a], timeout: .seconds(1))
+            #expect(after.map(\.target.uid.hexString) == ["04A1B2C3D4E5F6"])
+            let found = try #require(after.first)
+            #expect(Array(try await found.transceive([0x30, 0x00]).prefix(3)) == [0x04, 0xA1, 0xB2])
         }
     }
 
     @Test func aTagTheScanLeftIdleIsSelectedAgainByTheSearch() async throws {
         try await withAutoPollingReader { simulator, device in
             try simulator.place("sticker")
+            try simulator.place("second")
             let tags = try await device.poll(modulations: [.iso14443a], timeout: .seconds(10))
             let tag = try #require(tags.first)
-            // READ past an NTAG215's last page (86h) is NAKed (NTAG213/215/216 datasheet §10.2),
-            // which sends the tag to IDLE; raw framing sees the NAK, and nothing selects the tag
-            // after it: the scan leaves it unselected.
+            // READ past the last page (NTAG213 2Ch, NTAG215 86h) is NAKed (NTAG213/215/216 datasheet
+            // §10.2), which sends the tag to IDLE (MF0ULX1 §8.3); raw framing sees the NAK, and nothing
+            // selects the tag after it: the scan leaves it unselected. An IDLE tag ignores HLTA, so a
+            // deselect alone would leave it answering the list, which would end at it and miss the other.
             await #expect(throws: NFCError.commandRefused(command: 0x30, nak: 0x0)) {
                 try await tag.transceive([0x30, 0xF0], framing: .raw)
             }
             let before = try counts(simulator)
             let after = try await device.poll(modulations: [.iso14443a], timeout: .seconds(1))
-            #expect(after.map(\.target.uid.hexString) == ["04A1B2C3D4E5F6"])
+            #expect(Set(after.map(\.target.uid.hexString)) == ["04A1B2C3D4E5F6", "04998877665544"])
+            #expect(after.first?.target.uid == tag.target.uid, "the tag found first leads the list")
             #expect(try sent(simulator, since: before)["4A", default: 0] >= 2, "a select by UID, then the list after it")
-            let found = try #require(after.first)
-            #expect(Array(try await found.transceive([0x30, 0x00]).prefix(3)) == [0x04, 0xA1, 0xB2])
+            for found in after {
+                #expect(Array(try await found.transceive([0x30, 0x00]).prefix(3)) == Array(found.target.uid.prefix(3)))
+            }
         }
     }
 
