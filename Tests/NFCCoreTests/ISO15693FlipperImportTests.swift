@@ -253,6 +253,10 @@ import Testing
         #expect(imported.cardInfo.type == .iso15693_ICODE_SLIX)
         #expect(try imported.exportFlipperNFC() == dump.exportFlipperNFC())
         #expect(try Self.file(replacing: "DSFID:", with: "DSFID: 26") == dump.exportFlipperNFC())
+        // Saved by a Windows editor: a byte-order mark first and CR LF line ends.
+        let windows = "\u{FEFF}" + (try dump.exportFlipperNFC()).split(separator: "\n", omittingEmptySubsequences: false)
+            .joined(separator: "\r\n")
+        #expect(try Self.importFlipper(windows).blocks == dump.blocks)
     }
 
     @Test(arguments: [

@@ -12,10 +12,11 @@ extension StringProtocol {
     }
 
     /// The lines of a text file, blank ones kept (so an index + 1 is the line number): split at
-    /// LF, CR LF or CR. Swift takes CR LF for one `Character`, which a split at `"\n"` never meets:
-    /// a file saved on Windows would read as one line.
+    /// LF, CR LF or CR, and nothing else (a form feed or U+2028 stays in its line, as editors count
+    /// lines). Swift takes CR LF for one `Character`, which a split at `"\n"` never meets: a file
+    /// saved on Windows would read as one line.
     package func textLines() -> [SubSequence] {
-        split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
     }
 
     private func trimmed(_ drop: (Character) -> Bool) -> String {

@@ -89,7 +89,7 @@ public struct ISO15693Family: TagFamily {
                       save: { dump, _ in Array(try dump.exportFlipperISO15693NFC().utf8) },
                       load: { bytes in
                           // Not UTF-8: not this row's to say (the Type 2 row refuses it as "not UTF-8 text").
-                          guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+                          guard let text = try? FileFormatRow.utf8Text(bytes) else { return nil }
                           let file = FlipperKeyValues(text)
                           guard let deviceType = file["Device type"], let version = try? file.fileVersion(),
                                 FlipperISO15693Format.reads(deviceType, fileVersion: version)

@@ -173,10 +173,11 @@ enum ProxmarkClassicFormat {
     /// blank exactly 32 hex digits (content sniffing; the import checks the size).
     static func looksLikeEML(_ bytes: [UInt8]) -> Bool {
         var blocks = 0
-        // As the import reads it: a byte-order mark first, CR, spaces and tabs are no part of a block.
+        // As the import reads it: lines end at LF, CR LF or CR; a byte-order mark first, spaces and
+        // tabs are no part of a block.
         let text = bytes.starts(with: String.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...]
-        for line in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            let trimmed = line.filter { ![UInt8(ascii: "\r"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains($0) }
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+            let trimmed = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
             guard trimmed.count == 32, trimmed.allSatisfy({ Character(UnicodeScalar($0)).isHexDigit }) else { return false }
             blocks += 1
