@@ -174,16 +174,25 @@ enum Console {
         }
     }
 
-    /// Reads all of standard input.
-    static func readStandardInput() -> Data {
-        Data(readAll(STDIN_FILENO) ?? [])
+    /// All of standard input, at most `limit` bytes: a longer input (`/dev/zero`) is refused with
+    /// `invalid_argument` (the message ends with `what`) without being read to its end; a read error
+    /// is `io_error`.
+    static func readStandardInput(limit: Int, what: String) throws -> [UInt8] {
+        guard let bytes = readAll(STDIN_FILENO, limit: limit) else {
+            throw CLIError.input("io_error", "cannot read standard input: \(String(cString: strerror(errno)))")
+        }
+        guard bytes.count <= limit else {
+            throw NFCError.invalidArgument("standard input holds more than \(limit) bytes; \(what)")
+        }
+        return bytes
     }
 
-    /// Every byte until end of file on `fd`; nil on a read error (errno says why).
-    static func readAll(_ fd: Int32) -> [UInt8]? {
+    /// Every byte until end of file on `fd`, or more than `limit` bytes when there are more (reading
+    /// stops there: the caller refuses the input); nil on a read error (errno says why).
+    static func readAll(_ fd: Int32, limit: Int) -> [UInt8]? {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
+        while bytes.count <= limit {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -192,6 +201,7 @@ enum Console {
             if count == 0 { return bytes }
             bytes += buffer[..<count]
         }
+        return bytes
     }
 
     /// Writes every byte of `bytes` to `fd` (short writes and EINTR retried); false on an error.

@@ -71,17 +71,10 @@ enum DumpFile {
         guard fd >= 0 else { throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { if fd != STDIN_FILENO { close(fd) } }
         let limit = DumpImporter.maxFileSize
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while bytes.count <= limit {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
+        guard let bytes = Console.readAll(fd, limit: limit) else {
+            throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
         }
+        if bytes.count <= limit { return bytes }
         throw NFCError.malformedDump("\(path == "-" ? "standard input" : path) holds more than \(limit) bytes; no dump file is that large")
     }
 

@@ -5,6 +5,10 @@ import NFCCore
 /// `nfcbridge ndef decode|encode`: NDEF message hex ⇄ the JSON form of NFCCore's ``NDEFJSON``.
 /// Offline; touches no reader. See docs/cli.md, section "ndef".
 enum NDEFCommand {
+    /// The most standard input read (1 MiB): the hex text or JSON of the largest NDEF file a tag
+    /// holds (a MIFARE DESFire EV2 32K's: 32 KiB) is far shorter.
+    static let inputLimit = 1 << 20
+
     static let usage = """
         usage: nfcbridge ndef decode [--relaxed] HEX...   (HEX may hold spaces; - reads it from stdin)
                nfcbridge ndef encode [-]                  (reads {"records":[…]} JSON on stdin)
@@ -36,7 +40,7 @@ enum NDEFCommand {
             guard arguments.positionals.isEmpty || arguments.positionals == ["-"] else {
                 throw CLIError.usage("ndef encode takes no arguments: it reads the JSON on stdin")
             }
-            let records = try NDEFJSON.decodeRecords(Console.readStandardInput())
+            let records = try NDEFJSON.decodeRecords(Data(Console.readStandardInput(limit: inputLimit, what: "no NDEF message's JSON is that large")))
             Console.out(try NDEFMessage(records: records).bytes.hexString + "\n")
         default:
             throw CLIError.usage("unknown ndef action '\(action)': use decode or encode")
@@ -50,7 +54,7 @@ enum NDEFCommand {
         case []:
             throw CLIError.usage("ndef decode needs the message as HEX, or - to read it from stdin")
         case ["-"]:
-            text = String(decoding: Console.readStandardInput(), as: UTF8.self)
+            text = String(textFile: try Console.readStandardInput(limit: inputLimit, what: "no NDEF message's hex is that large"))
         default:
             guard !positionals.contains("-") else {
                 throw CLIError.usage("ndef decode: give HEX or -, not both")

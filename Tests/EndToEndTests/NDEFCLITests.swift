@@ -38,6 +38,21 @@ import TestSupport
         #expect(split.out.contains(#""uri":"http://nfcpy.org""#))
     }
 
+    /// Hex saved by a Windows editor (a byte-order mark, CR LF) decodes the same; standard input is
+    /// bounded where it enters (1 MiB), with a clear error.
+    @Test func standardInputFromWindowsDecodesAndATooLongOneIsRefused() throws {
+        let windows = try Self.run(["ndef", "decode", "-"], input: "\u{FEFF}D1 01 0a 55 03 6e 66\r\n63 70 79 2e 6f 72 67\r\n")
+        #expect(windows.status == 0)
+        #expect(windows.out.contains(#""uri":"http://nfcpy.org""#))
+        for action in ["decode", "encode"] {
+            let long = try Self.run(["ndef", action, "-"], input: String(repeating: " ", count: (1 << 20) + 1))
+            #expect(long.status == 1)
+            let (code, message) = try Self.errorLine(long)
+            #expect(code == "invalid_argument")
+            #expect(message.contains("standard input holds more than 1048576 bytes"), "\(message)")
+        }
+    }
+
     @Test func encodesShorthandJSON() throws {
         let result = try Self.run(["ndef", "encode"], input: #"{"records":[{"uri":"https://www.example.com/path"}]}"#)
         #expect(result.status == 0)
