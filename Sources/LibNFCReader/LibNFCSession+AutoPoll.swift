@@ -128,8 +128,8 @@ extension LibNFCSession {
         deferredSearch = nil
         guard wanted.contains(search.modulation) else { return nil }
         let most = max(1, limit ?? 4)
-        if search.isGone { return try listTargets(modulation: search.modulation, row: search.row, limit: most) }
         if active != ActiveTarget(modulation: search.modulation, uid: search.found.uid) {
+            if search.isGone { return try listTargets(modulation: search.modulation, row: search.row, limit: most) }
             let answers: Bool
             do throws(NFCError) {
                 answers = try select(search.found)

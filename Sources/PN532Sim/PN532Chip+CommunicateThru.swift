@@ -114,7 +114,8 @@ extension PN532Chip {
         case let .data(bytes): return .frame(bytes, withCRC: true)
         case .ack: return .fourBits(0x0A)
         case let .nak(code):
-            updateAir(active) { $0.isIdle = true }
+            updateAir(active) { $0.refused() }
+            activeTypeA = nil
             return .fourBits(code & 0x0F)
         case .silent: return .silent
         }

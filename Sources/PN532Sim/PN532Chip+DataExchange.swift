@@ -114,7 +114,7 @@ extension PN532Chip {
             }
         }
         registers.crypto1On = false
-        updateAir(placed) { $0.isHalted = true }
+        updateAir(placed) { $0.isHalted = true; $0.isIdle = false }
         if activeTypeA?.placement == placed.placement { activeTypeA = nil }
         return statusAnswer(.mifareAuthenticationError)
     }
@@ -125,7 +125,8 @@ extension PN532Chip {
         case let .data(bytes): return sized(bytes)
         case .ack: return statusAnswer(.success)
         case .nak:
-            updateAir(placed) { $0.isIdle = true }
+            updateAir(placed) { $0.refused() }
+            if activeTypeA?.placement == placed.placement { activeTypeA = nil }
             return statusAnswer(.invalidFrame)
         case .silent: return timeoutAnswer
         }

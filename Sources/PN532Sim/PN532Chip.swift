@@ -27,14 +27,25 @@ final class PN532Chip {
         /// IDLE after a NAK (MF0ULX1 §8.3: any NAK returns the tag to IDLE): it answers REQA and
         /// ignores HLTA, which only an ACTIVE tag obeys (ISO/IEC 14443-3 §6.3 state diagram).
         var isIdle = false
+        /// Selected after WUPA woke it from HALT: ACTIVE* (ISO/IEC 14443-3 §6.3), whose errors send
+        /// it back to HALT, not IDLE.
+        var wokeFromHalt = false
         /// Set once RATS was answered: blocks go through the ISO-DEP layer.
         var isoDEP: ISODEPSession?
 
-        /// Selected (anticollision and SELECT, or a WUPA/REQA select by the chip): ACTIVE.
+        /// Selected (anticollision and SELECT, or a WUPA/REQA select by the chip): ACTIVE, or
+        /// ACTIVE* when it was HALTed (only WUPA reaches a HALTed tag).
         mutating func activated(isoDEP session: ISODEPSession?) {
+            wokeFromHalt = isHalted
             isHalted = false
             isIdle = false
             isoDEP = session
+        }
+
+        /// A NAK: back to IDLE from ACTIVE (MF0ULX1 §8.3), to HALT from ACTIVE* (ISO/IEC 14443-3 §6.3).
+        mutating func refused() {
+            if wokeFromHalt { isHalted = true } else { isIdle = true }
+            isoDEP = nil
         }
 
         /// HLTA or S(DESELECT): an ACTIVE tag HALTs; one a NAK left IDLE stays IDLE.

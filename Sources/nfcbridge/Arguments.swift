@@ -178,8 +178,11 @@ enum Console {
     /// `invalid_argument` (the message ends with `what`) without being read to its end; a read error
     /// is `io_error`.
     static func readStandardInput(limit: Int, what: String) throws -> [UInt8] {
-        guard let bytes = readAll(STDIN_FILENO, limit: limit) else {
-            throw CLIError.input("io_error", "cannot read standard input: \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        do throws(ReadFailure) {
+            bytes = try readAll(STDIN_FILENO, limit: limit)
+        } catch {
+            throw CLIError.input("io_error", "cannot read standard input: \(error.reason)")
         }
         guard bytes.count <= limit else {
             throw NFCError.invalidArgument("standard input holds more than \(limit) bytes; \(what)")
@@ -187,16 +190,24 @@ enum Console {
         return bytes
     }
 
+    /// A failed `read`, with its `errno` taken at once.
+    struct ReadFailure: Error {
+        let code: Int32
+        /// `strerror`'s text for it.
+        var reason: String { String(cString: strerror(code)) }
+    }
+
     /// Every byte until end of file on `fd`, or more than `limit` bytes when there are more (reading
-    /// stops there: the caller refuses the input); nil on a read error (errno says why).
-    static func readAll(_ fd: Int32, limit: Int) -> [UInt8]? {
+    /// stops there: the caller refuses the input).
+    static func readAll(_ fd: Int32, limit: Int) throws(ReadFailure) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while bytes.count <= limit {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
-                if errno == EINTR { continue }
-                return nil
+                let code = errno
+                if code == EINTR { continue }
+                throw ReadFailure(code: code)
             }
             if count == 0 { return bytes }
             bytes += buffer[..<count]

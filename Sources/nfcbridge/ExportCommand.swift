@@ -71,8 +71,11 @@ enum DumpFile {
         guard fd >= 0 else { throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { if fd != STDIN_FILENO { close(fd) } }
         let limit = DumpImporter.maxFileSize
-        guard let bytes = Console.readAll(fd, limit: limit) else {
-            throw CLIError.input("io_error", "cannot read \(path): \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        do throws(Console.ReadFailure) {
+            bytes = try Console.readAll(fd, limit: limit)
+        } catch {
+            throw CLIError.input("io_error", "cannot read \(path): \(error.reason)")
         }
         if bytes.count <= limit { return bytes }
         throw NFCError.malformedDump("\(path == "-" ? "standard input" : path) holds more than \(limit) bytes; no dump file is that large")

@@ -40,6 +40,40 @@ import Testing
         #expect(chip.handle([0x42, 0x52]).immediate == [0x00, 0x44, 0x00])
     }
 
+    /// A NAK sends a tag to IDLE (MF0ULX1 §8.3); an IDLE tag ignores HLTA, which only an ACTIVE one
+    /// obeys, and answers REQA (ISO/IEC 14443-3 §6.3).
+    @Test func aTagANAKLeftIdleIgnoresHLTAAndAnswersREQA() {
+        let chip = makeChip([("ntag", TestType2Tag())])
+        #expect(chip.handle([0x4A, 0x01, 0x00]).immediate?.prefix(2) == [0x01, 0x01])
+        #expect(chip.handle([0x42, 0x30, 0xFF]).immediate == [0x00, 0x00])  // NAK
+        #expect(chip.handle([0x42, 0x50, 0x00]).answer?.data == [0x01])  // HLTA: no answer
+        crcOff(chip)
+        _ = chip.handle([0x08, 0x63, 0x3D, 0x07])
+        #expect(chip.handle([0x42, 0x26]).immediate == [0x00, 0x44, 0x00])  // REQA: still IDLE, it answers
+        // InDeselect (HLTA by the firmware) after a NAK leaves it IDLE too: a list without a UID finds it.
+        let other = makeChip([("ntag", TestType2Tag())])
+        _ = other.handle([0x4A, 0x01, 0x00])
+        _ = other.handle([0x42, 0x30, 0xFF])
+        #expect(other.handle([0x44, 0x01]).immediate == [0x00])
+        #expect(other.handle([0x4A, 0x01, 0x00]).immediate?.prefix(2) == [0x01, 0x01])
+    }
+
+    /// A tag WUPA woke from HALT is ACTIVE* once selected: a NAK sends it back to HALT, where REQA
+    /// does not reach it and WUPA does (ISO/IEC 14443-3 §6.3).
+    @Test func aTagWokenFromHaltThatNAKsIsHaltedAgain() {
+        let tag = TestType2Tag()
+        let chip = makeChip([("ntag", tag)])
+        _ = chip.handle([0x4A, 0x01, 0x00])
+        #expect(chip.handle([0x44, 0x01]).immediate == [0x00])  // HALT
+        // A select by UID (WUPA) wakes it: ACTIVE*.
+        #expect(chip.handle([0x4A, 0x01, 0x00] + tag.target.uid).immediate?.prefix(2) == [0x01, 0x01])
+        #expect(chip.handle([0x42, 0x30, 0xFF]).immediate == [0x00, 0x00])  // NAK
+        crcOff(chip)
+        _ = chip.handle([0x08, 0x63, 0x3D, 0x07])
+        #expect(chip.handle([0x42, 0x26]).answer?.data == [0x01])  // REQA: HALTed, silent
+        #expect(chip.handle([0x42, 0x52]).immediate == [0x00, 0x44, 0x00])  // WUPA answers
+    }
+
     @Test func frameWithAWrongCRCGetsNoAnswer() {
         let chip = makeChip([("ntag", TestType2Tag())])
         _ = chip.handle([0x4A, 0x01, 0x00])
