@@ -114,7 +114,7 @@ extension PN532Chip {
             }
         }
         registers.crypto1On = false
-        updateAir(placed) { $0.isHalted = true; $0.isIdle = false }
+        updateAir(placed) { $0.halted() }
         if activeTypeA?.placement == placed.placement { activeTypeA = nil }
         return statusAnswer(.mifareAuthenticationError)
     }

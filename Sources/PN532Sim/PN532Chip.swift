@@ -20,37 +20,45 @@ final class PN532Chip {
         var blockNumber: UInt8 = 0
     }
 
+    /// A type A tag's state as the chip's frames move it (ISO/IEC 14443-3 §6.3; READY and READY*
+    /// are the ``Anticollision`` in progress). A tag placed, or in a field switched on, is IDLE.
+    enum TypeAState {
+        /// Answers REQA and WUPA; ignores HLTA and every other frame.
+        case idle
+        /// Selected from IDLE: a NAK sends it back to IDLE (MF0ULX1 §8.3; NTAG213/215/216 §9.3).
+        case active
+        /// ACTIVE*: selected after WUPA woke it from HALT; a NAK sends it back to HALT (ISO/IEC
+        /// 14443-3 §6.3; "IDLE or HALT", NTAG213/215/216 §8.4.4).
+        case activeFromHalt
+        /// Answers WUPA only, so REQA-style discovery skips it.
+        case halted
+    }
+
     /// What the air interface knows about one placement.
     struct AirState {
-        /// HALT (ISO/IEC 14443-3 §6.3): answers WUPA only, so REQA-style discovery skips it.
-        var isHalted = false
-        /// IDLE after a NAK (MF0ULX1 §8.3: any NAK returns the tag to IDLE): it answers REQA and
-        /// ignores HLTA, which only an ACTIVE tag obeys (ISO/IEC 14443-3 §6.3 state diagram).
-        var isIdle = false
-        /// Selected after WUPA woke it from HALT: ACTIVE* (ISO/IEC 14443-3 §6.3), whose errors send
-        /// it back to HALT, not IDLE.
-        var wokeFromHalt = false
+        var typeA = TypeAState.idle
         /// Set once RATS was answered: blocks go through the ISO-DEP layer.
         var isoDEP: ISODEPSession?
+
+        var isHalted: Bool { typeA == .halted }
 
         /// Selected (anticollision and SELECT, or a WUPA/REQA select by the chip): ACTIVE, or
         /// ACTIVE* when it was HALTed (only WUPA reaches a HALTed tag).
         mutating func activated(isoDEP session: ISODEPSession?) {
-            wokeFromHalt = isHalted
-            isHalted = false
-            isIdle = false
+            typeA = typeA == .halted ? .activeFromHalt : .active
             isoDEP = session
         }
 
-        /// A NAK: back to IDLE from ACTIVE (MF0ULX1 §8.3), to HALT from ACTIVE* (ISO/IEC 14443-3 §6.3).
+        /// A NAK: ACTIVE goes back to IDLE, ACTIVE* to HALT.
         mutating func refused() {
-            if wokeFromHalt { isHalted = true } else { isIdle = true }
+            typeA = typeA == .activeFromHalt ? .halted : .idle
             isoDEP = nil
         }
 
-        /// HLTA or S(DESELECT): an ACTIVE tag HALTs; one a NAK left IDLE stays IDLE.
+        /// HLTA, S(DESELECT) or a failed MIFARE Classic authentication: a selected tag HALTs; an IDLE
+        /// one (a NAK left it there) ignores HLTA.
         mutating func halted() {
-            if !isIdle { isHalted = true }
+            if typeA != .idle { typeA = .halted }
             isoDEP = nil
         }
     }
