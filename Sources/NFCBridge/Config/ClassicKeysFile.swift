@@ -3,8 +3,8 @@ import Glibc
 import NFCCore
 
 /// The `dump.keys_file` format: one MIFARE Classic key per line as 12 hex digits (spaces and colons
-/// allowed), `#` starts a comment, blank lines are ignored; LF or CR LF line ends. The keys are tried first, then NFCCore's
-/// well-known defaults.
+/// allowed), `#` starts a comment, blank lines are ignored; LF, CR LF or CR line ends. The keys are
+/// tried first, then NFCCore's well-known defaults.
 package enum ClassicKeysFile {
     /// The largest keys file read (1 MiB: about 80,000 keys, far more than any dictionary tries).
     static let fileLimit = 1 << 20

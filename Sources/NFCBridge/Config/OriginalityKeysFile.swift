@@ -2,9 +2,9 @@ import NFCCore
 
 /// The `access.originality_keys_file` format: originality public keys beyond NFCCore's table (a
 /// product whose key NXP published later, a site's own test chips). One key per line:
-/// `<curve> <public key> <name>` (columns apart by spaces or tabs) — the curve `secp128r1`, `secp192r1` or `secp224r1`, the key
-/// uncompressed as hex (`04 ‖ X ‖ Y`), then its name as the `trust` object shows it; `#` starts a
-/// comment. A key checks every signature of its curve's length: secp128r1 keys Type 2 READ_SIG and
+/// `<curve> <public key> <name>` (columns apart by spaces or tabs) — the curve `secp128r1`,
+/// `secp192r1` or `secp224r1`, the key uncompressed as hex (`04 ‖ X ‖ Y`), then its name as the
+/// `trust` object shows it; `#` starts a comment. A key checks every signature of its curve's length: secp128r1 keys Type 2 READ_SIG and
 /// ICODE READ SIGNATURE answers (32 bytes), secp192r1 keys Ultralight AES READ_SIG answers (48),
 /// secp224r1 keys DESFire / NTAG 4xx Read_Sig answers (56). Public keys are no secret.
 package enum OriginalityKeysFile {

@@ -25,13 +25,18 @@ extension StringProtocol {
     }
 }
 
-extension String {
-    /// The UTF-8 byte-order mark some Windows editors write first (EF BB BF).
-    package static let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+extension Array where Element == UInt8 {
+    /// These bytes without a leading UTF-8 byte-order mark (EF BB BF), which some Windows editors
+    /// and spreadsheets ("CSV UTF-8") write first, for the text files NFCCore and the agent read.
+    package var droppingByteOrderMark: ArraySlice<UInt8> {
+        starts(with: [0xEF, 0xBB, 0xBF]) ? dropFirst(3) : self[...]
+    }
+}
 
+extension String {
     /// The text of a file read as bytes: UTF-8 (a byte that is not becomes U+FFFD), without a leading
     /// byte-order mark, which would otherwise stick to the first line's first word.
     package init(textFile bytes: [UInt8]) {
-        self.init(decoding: bytes.starts(with: Self.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...], as: UTF8.self)
+        self.init(decoding: bytes.droppingByteOrderMark, as: UTF8.self)
     }
 }

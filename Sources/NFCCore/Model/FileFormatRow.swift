@@ -52,8 +52,7 @@ extension FileFormatRow {
     /// leading byte-order mark (a file saved by a Windows editor).
     /// - Throws: ``NFCError/malformedDump(_:)`` when they are not UTF-8.
     static func utf8Text(_ bytes: [UInt8]) throws -> String {
-        let body = bytes.starts(with: String.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...]
-        guard let text = String(validating: body, as: UTF8.self) else { throw NFCError.malformedDump("not UTF-8 text") }
+        guard let text = String(validating: bytes.droppingByteOrderMark, as: UTF8.self) else { throw NFCError.malformedDump("not UTF-8 text") }
         return text
     }
 }

@@ -173,10 +173,11 @@ enum ProxmarkClassicFormat {
     /// blank exactly 32 hex digits (content sniffing; the import checks the size).
     static func looksLikeEML(_ bytes: [UInt8]) -> Bool {
         var blocks = 0
-        // As the import reads it: lines end at LF, CR LF or CR; a byte-order mark first, spaces and
-        // tabs are no part of a block.
-        let text = bytes.starts(with: String.utf8ByteOrderMark) ? bytes.dropFirst(3) : bytes[...]
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+        // As the import reads it (`textLines`), but on the bytes: sniffing a binary file of megabytes
+        // decodes no text. Lines end at LF, CR LF (an empty line between) or CR; a byte-order mark
+        // first, spaces and tabs are no part of a block.
+        let lineEnd = { (byte: UInt8) in byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") }
+        for line in bytes.droppingByteOrderMark.split(omittingEmptySubsequences: false, whereSeparator: lineEnd) {
             let trimmed = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
             guard trimmed.count == 32, trimmed.allSatisfy({ Character(UnicodeScalar($0)).isHexDigit }) else { return false }
