@@ -211,11 +211,11 @@ import Testing
         await h.stop()
     }
 
-    @Test func resultCacheIsABoundedLRU() throws {
+    @Test func resultCacheIsABoundedLRU() async throws {
         let cache = CommandResultCache(capacity: 2)
-        for n in 1...2 { cache.store(.ok(id: .int(Int64(n)), transaction: nil, .empty), for: "i:\(n)") }
+        for n in 1...2 { await cache.store(.ok(id: .int(Int64(n)), transaction: nil, .empty), for: "i:\(n)") }
         _ = cache.response(for: "i:1")  // 1 becomes the most recently used
-        cache.store(.ok(id: 3, transaction: nil, .empty), for: "i:3")
+        await cache.store(.ok(id: 3, transaction: nil, .empty), for: "i:3")
         #expect(cache.count == 2)
         #expect(cache.response(for: "i:1") != nil)
         #expect(cache.response(for: "i:2") == nil)

@@ -83,7 +83,7 @@ final class CommandHarness: Sendable {
         policy: CommandPolicy = CommandPolicy(), executor: (any CommandExecuting)? = nil,
         cache: CommandResultCache? = nil, signatures: RequestSignatureVerifier? = nil,
         afterPublish: (@Sendable (OutboundMessage, CommandRouter) async -> Void)? = nil,
-        acceptsRequests: @escaping @Sendable () -> Bool = { true }
+        acceptsRequests: @escaping @Sendable () -> Bool = { true }, jobs: (any JobHandling)? = nil
     ) async throws {
         let executor = executor ?? scripted
         let routerBox = Mutex<CommandRouter?>(nil)
@@ -100,7 +100,7 @@ final class CommandHarness: Sendable {
             access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)), executor: executor,
             publisher: publisher, clock: clock, cache: cache, signatures: signatures,
             logger: AgentLogger(level: .debug, journald: false, clock: clock, sink: logs.sink),
-            audit: { audit in audits.append(audit) }, acceptsRequests: acceptsRequests)
+            audit: { audit in audits.append(audit) }, acceptsRequests: acceptsRequests, jobs: jobs)
         let router = self.router
         routerBox.withLock { $0 = router }
         worker = Task { await router.run() }

@@ -280,14 +280,14 @@ import Testing
         var now: Date { date.withLock { $0 } }
     }
 
-    @Test func thePersistedWindowRunsOnTheWallClockAcrossRestarts() throws {
+    @Test func thePersistedWindowRunsOnTheWallClockAcrossRestarts() async throws {
         let dir = StateDirectory()
         try AtomicFile.makeDirectory(dir.path)
         let wall = Wall()
         let first = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
-        first.store(.ok(id: "a", transaction: nil, .empty), for: "s:a")
+        await first.store(.ok(id: "a", transaction: nil, .empty), for: "s:a")
         wall.advance(1800)
-        first.store(.ok(id: "b", transaction: nil, .empty), for: "s:b")
+        await first.store(.ok(id: "b", transaction: nil, .empty), for: "s:b")
         wall.advance(1800)
         // Reloaded an hour after "a": "a" has left the window, "b" has not.
         let second = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })
@@ -298,7 +298,7 @@ import Testing
         #expect(second.count == 0)
     }
 
-    @Test func aResultReadBackFromTheFileIsPublishedAsItWasWritten() throws {
+    @Test func aResultReadBackFromTheFileIsPublishedAsItWasWritten() async throws {
         let dir = StateDirectory()
         try AtomicFile.makeDirectory(dir.path)
         let wall = Wall()
@@ -306,8 +306,8 @@ import Testing
         let outcome = ScriptedOutcome(data: ["pages_written": [4, 5], "ratio": .double(0.5), "uid": "04A1B2", "url": "https://a/b"])
         let done = CommandResponse.ok(id: 7, transaction: .double(1.5), outcome, of: .write)
         let failed = CommandResponse.failure(id: "f", transaction: "t", CommandError(.tagRemoved, pagesWritten: [4]))
-        first.store(done, for: "i:7")
-        first.store(failed, for: "s:f")
+        await first.store(done, for: "i:7")
+        await first.store(failed, for: "s:f")
         // In memory the typed response itself comes back.
         #expect(first.response(for: "i:7") == done)
         let second = try CommandResultCache(capacity: 4, directory: dir.path, windowSeconds: 3600, now: { wall.now })

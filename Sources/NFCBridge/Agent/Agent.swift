@@ -111,9 +111,10 @@ package final class Agent: Sendable {
                 await commands.run()
                 return .other
             }
-            group.addTask { [parts] in
+            group.addTask { [parts, configuration] in
                 // A job the agent was running when it stopped goes on (its tag in hand reported torn).
-                await parts.jobs.resumeActive()
+                await parts.jobs.resumeActive(
+                    lockRefusal: CommandPolicy(configuration).jobLockRefusal(signed: true, hasKey: false))
                 return .other
             }
             if let discovery {

@@ -8,6 +8,11 @@ extension CommandError {
     /// Canceled because the agent is stopping.
     static let agentStopping = CommandError(.canceled, "the agent is stopping: nothing was done")
 
+    /// Whether a final response with this error is remembered for a repeated id (docs/mqtt.md,
+    /// "Commands", rule 6): not `busy` nor the agent stopping — nothing was done, and the same id
+    /// sent again (a QoS 1 redelivery after the restart, a client retry) must act.
+    var isRemembered: Bool { code != .busy && self != Self.agentStopping }
+
     /// Canceled by `request/cancel`, or by the agent stopping (the task is cancelled).
     static var canceledNow: CommandError { Task.isCancelled ? agentStopping : canceledByRequest }
 

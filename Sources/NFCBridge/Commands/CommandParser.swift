@@ -190,7 +190,11 @@ package enum CommandParser {
     static func validTransaction(_ value: JSONFields.Member) throws(CommandError) -> TransactionID? {
         switch value {
         case .null: return nil
-        case let .string(text): return .string(text)
+        case let .string(text):
+            // Bounded like `id`: it is echoed in every answer and kept with the result in
+            // `command-results.json`, rewritten whole after every request.
+            guard text.utf8.count <= maximumIDLength else { throw .invalid("transaction", "longer than \(maximumIDLength) bytes") }
+            return .string(text)
         case let .integer(number): return .int(number)
         case let .number(number): return .double(number)
         default: throw .invalid("transaction", "must be a string or a number")

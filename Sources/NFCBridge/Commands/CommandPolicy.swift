@@ -45,6 +45,22 @@ package struct CommandPolicy: Sendable, Equatable {
         return requireSignature || command == CommandName.lock.rawValue
     }
 
+    /// Why an encode job's `lock` step may not run, or nil when it may: the rules of `request/lock`
+    /// (``lockEnabled``, and a signed request when a signature key is configured, `hasKey`). `signed`:
+    /// the request that starts or resumes the job was signed (a job the agent resumes at start was
+    /// checked when it started: pass true).
+    package func jobLockRefusal(signed: Bool, hasKey: Bool) -> CommandError? {
+        guard lockEnabled else {
+            return CommandError(.notPermitted, "the job's step lock is disabled: set commands.lock.enabled: true in the configuration")
+        }
+        guard signed || !hasKey else {
+            return CommandError(
+                .notPermitted,
+                "a job with the step lock needs a signed request when commands.signature_key_file is set; see docs/mqtt.md, \"Signed requests\"")
+        }
+        return nil
+    }
+
     /// The policy of a configuration.
     package init(_ configuration: AgentConfiguration) {
         let commands = configuration.commands

@@ -26,13 +26,14 @@ struct CommandResponder: Sendable {
         return Route(topic: topics.response(command), correlationData: message.correlationData)
     }
 
-    /// Sends the final response, remembers it for repeats, and audits locks. It is encoded once,
+    /// Sends the final response, remembers it for repeats (unless it is one to try again:
+    /// ``CommandError/isRemembered``), and audits locks. It is encoded once,
     /// here: should its outcome not encode, the failure that replaces it is what is sent, kept and
     /// audited (``CommandResponse/encoded()``).
     func finish(_ pending: RequestIntake.Pending, _ final: CommandResponse) async {
         let request = pending.request
         let (response, payload) = final.encoded()
-        cache.store(response, for: request.key)
+        if response.error?.isRemembered != false { await cache.store(response, for: request.key) }
         if let error = response.error {
             logger.warning("request \(request.command.rawValue) \(request.id.jsonText) failed: \(error)")
         } else {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import POSIXThreads
 import Synchronization
 
 /// The final responses of recent requests by `id`: a repeated id (a QoS 1 redelivery, a client
@@ -10,6 +11,8 @@ import Synchronization
 /// even sooner. When given a state directory it keeps the results in `command-results.json` there
 /// (rewritten atomically after every change), so a restart does not forget them; the window counts
 /// on the wall clock (`stored_at`, Unix milliseconds), so it also runs while the agent is stopped.
+/// The file is written (and fsynced) on the cache's own thread, never on Swift's cooperative pool:
+/// ``store(_:for:)`` returns once the result is on disk.
 package final class CommandResultCache: Sendable {
     /// The file name in the state directory.
     package static let fileName = "command-results.json"
@@ -49,8 +52,10 @@ package final class CommandResultCache: Sendable {
     private let path: String?
     private let logger: AgentLogger?
     private let now: @Sendable () -> Date
-    /// Least recently used first.
-    private let entries: Mutex<[Entry]>
+    /// Least recently used first, and whether the file is behind them.
+    private let entries: Mutex<(list: [Entry], dirty: Bool)>
+    /// Writes the file (nil: in memory only).
+    private let writer: JobThread?
 
     /// An in-memory cache. `now` is the wall clock (injected by tests).
     package init(
@@ -62,8 +67,11 @@ package final class CommandResultCache: Sendable {
         self.path = nil
         self.logger = nil
         self.now = now
-        self.entries = Mutex([])
+        self.entries = Mutex(([], false))
+        self.writer = nil
     }
+
+    deinit { writer?.stop() }
 
     /// A cache persisted in `directory`, loading what an earlier run left there. A file that cannot
     /// be read as results is logged and started afresh (forgetting results is safer than refusing
@@ -100,52 +108,68 @@ package final class CommandResultCache: Sendable {
             }
         }
         let oldest = loadedAt - self.windowSeconds * 1000
-        self.entries = Mutex(Array(loaded.filter { $0.storedAt > oldest }.suffix(self.capacity)))
+        self.entries = Mutex((Array(loaded.filter { $0.storedAt > oldest }.suffix(self.capacity)), false))
+        self.writer = JobThread(name: "cmd-results")
     }
 
     /// The response remembered for `key` (marks it recently used); nil when none, or when it is
     /// older than the window.
     package func response(for key: String) -> CommandResponse? {
         let oldest = Timestamp.milliseconds(now()) - windowSeconds * 1000
-        let (response, expired) = entries.withLock { list -> (CommandResponse?, Bool) in
-            let before = list.count
-            list.removeAll { $0.storedAt <= oldest }
-            let expired = list.count != before
-            guard let index = list.firstIndex(where: { $0.key == key }) else { return (nil, expired) }
-            let entry = list.remove(at: index)
-            list.append(entry)
+        let (response, expired) = entries.withLock { state -> (CommandResponse?, Bool) in
+            let before = state.list.count
+            state.list.removeAll { $0.storedAt <= oldest }
+            let expired = state.list.count != before
+            if expired { state.dirty = true }
+            guard let index = state.list.firstIndex(where: { $0.key == key }) else { return (nil, expired) }
+            let entry = state.list.remove(at: index)
+            state.list.append(entry)
             return (entry.response, expired)
         }
-        if expired { persist(entries.withLock { $0 }) }
+        // Forgetting expired results needs no wait: the next write, or this one, takes them out.
+        if expired { writer?.submit { [self] in writeIfDirty() } }
         return response
     }
 
-    /// Remembers the final `response` for `key`.
-    package func store(_ response: CommandResponse, for key: String) {
+    /// Remembers the final `response` for `key`; with a file, returns once the file holds it.
+    package func store(_ response: CommandResponse, for key: String) async {
         let storedAt = Timestamp.milliseconds(now())
         let oldest = storedAt - windowSeconds * 1000
-        let snapshot = entries.withLock { list -> [Entry] in
-            list.removeAll { $0.key == key || $0.storedAt <= oldest }
-            list.append(Entry(key: key, response: response, storedAt: storedAt))
-            if list.count > capacity { list.removeFirst(list.count - capacity) }
-            return list
+        entries.withLock { state in
+            state.list.removeAll { $0.key == key || $0.storedAt <= oldest }
+            state.list.append(Entry(key: key, response: response, storedAt: storedAt))
+            if state.list.count > capacity { state.list.removeFirst(state.list.count - capacity) }
+            state.dirty = true
         }
-        persist(snapshot)
+        guard let writer else { return }
+        // Never fails: writeIfDirty logs its own errors.
+        _ = try? await writer.run { [self] in writeIfDirty() }
     }
 
     /// How many results are kept.
-    package var count: Int { entries.withLock { $0.count } }
+    package var count: Int { entries.withLock { $0.list.count } }
 
-    private func persist(_ snapshot: [Entry]) {
+    /// On the writer thread: writes the list when it changed since the last write. A store that
+    /// finds the file already written by an earlier job (which took its entry too) returns at once.
+    private func writeIfDirty() {
         guard let path else { return }
+        let snapshot = entries.withLock { state -> [Entry]? in
+            guard state.dirty else { return nil }
+            state.dirty = false
+            return state.list
+        }
+        guard let snapshot else { return }
         do {
             try AtomicFile.write(try JSONWire.bytes(snapshot), to: path)
+            return
         } catch let error as StorageError {
             logger?.error("cannot persist command results: \(error.message)")
         } catch {
             // Only an outcome whose own encoding throws (a dump export Foundation cannot write).
             logger?.error("cannot persist command results: \(error)")
         }
+        // The next store tries again (a full disk may have room by then).
+        entries.withLock { $0.dirty = true }
     }
 }
 

@@ -1,28 +1,23 @@
 import NFCCore
 
 extension CommandRouter {
-    /// Answers `request/feedback` at once, whatever the queue holds (it touches no tag): the reader's
-    /// LED and buzzer where it has them, and `feedback.exec`. `ok` with what each part did when one of
-    /// them reached the person at the reader; `unsupported` naming why when neither could.
-    func feedback(_ request: CommandRequest, signal: IndicatorSignal, route: CommandResponder.Route) async {
+    /// The answer to `request/feedback` (``answerAtOnce(_:signed:)``: whatever the queue holds, it
+    /// touches no tag): the reader's LED and buzzer where it has them, and `feedback.exec`. `ok` with
+    /// what each part did when one of them reached the person at the reader; `unsupported` naming why
+    /// when neither could.
+    func feedbackResponse(_ request: CommandRequest, signal: IndicatorSignal) async -> CommandResponse {
         guard let show = feedbackHandler else {
-            await responder.send(
-                .failure(id: request.id, transaction: request.transaction,
-                         CommandError(.unsupported, "this agent has no feedback: its reader has no LED or buzzer and feedback.exec is not set")),
-                to: route)
-            return
+            return .failure(id: request.id, transaction: request.transaction,
+                            CommandError(.unsupported, "this agent has no feedback: its reader has no LED or buzzer and feedback.exec is not set"))
         }
         let outcome = await show(signal)
         guard outcome.didSignal else {
             let why = [outcome.readerMessage, outcome.exec == "none" ? "feedback.exec is not set" : "feedback.exec: \(outcome.exec)"]
                 .compactMap { $0 }.joined(separator: "; ")
-            await responder.send(
-                .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "no feedback was given: \(why)")),
-                to: route)
-            return
+            return .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "no feedback was given: \(why)"))
         }
         logger.info("request feedback \(request.id.jsonText): \(signal.light.rawValue), \(signal.beeps) beep(s)")
-        await responder.send(.ok(id: request.id, transaction: request.transaction, .outcome(outcome, of: .feedback)), to: route)
+        return .ok(id: request.id, transaction: request.transaction, .outcome(outcome, of: .feedback))
     }
 }
 

@@ -1,20 +1,37 @@
-/// `request/job` and the one-job-per-reader rule (docs/mqtt.md, "Encode jobs").
+/// `request/job`, `request/feedback` and the one-job-per-reader rule (docs/mqtt.md, "Encode jobs").
 extension CommandRouter {
-    /// Answers a `request/job` at once through the job runner: it is never queued behind tag
-    /// commands (a `pause` or `cancel` must not wait for a tag).
-    func receiveJob(_ request: CommandRequest, _ job: JobRequest, route: CommandResponder.Route) async {
-        guard let jobs else {
-            let error = CommandError(.unsupported, "this agent runs no encode jobs")
-            await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: route)
+    /// Answers a request that is never queued (``CommandAction/isAnsweredAtOnce``) and remembers its
+    /// result like any other (rule 6: a repeated id gets it again and acts no second time); a repeat
+    /// while it is being answered is a `duplicate`. `signed`: the request came signed.
+    func answerAtOnce(_ pending: RequestIntake.Pending, signed: Bool) async {
+        let request = pending.request
+        guard intake.answering.insert(request.key).inserted, !intake.isQueuedOrRunning(request.key) else {
+            let error = CommandError(.duplicate, "a request with id \(request.id.jsonText) is already pending: it answers on its own")
+            await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: pending.route)
             return
         }
+        let response: CommandResponse
+        switch request.action {
+        case let .job(job): response = await jobResponse(request, job, signed: signed)
+        case let .feedback(signal): response = await feedbackResponse(request, signal: signal)
+        default: response = .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "not answered at once"))
+        }
+        await responder.finish(pending, response)
+        intake.answering.remove(request.key)
+    }
+
+    /// A `request/job` through the job runner.
+    private func jobResponse(_ request: CommandRequest, _ job: JobRequest, signed: Bool) async -> CommandResponse {
+        guard let jobs else {
+            return .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "this agent runs no encode jobs"))
+        }
         do {
-            let outcome = try await jobs.handle(job)
+            let refusal = policy.jobLockRefusal(signed: signed, hasKey: signatures != nil)
+            let outcome = try await jobs.handle(job, lockRefusal: refusal)
             logger.info("request job \(request.id.jsonText) \(job.action): job \(outcome.job) \(outcome.state)")
-            await responder.send(.ok(id: request.id, transaction: request.transaction, outcome, of: .job), to: route)
+            return .ok(id: request.id, transaction: request.transaction, outcome, of: .job)
         } catch {
-            logger.warning("request job \(request.id.jsonText) refused: \(error)")
-            await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: route)
+            return .failure(id: request.id, transaction: request.transaction, error)
         }
     }
 

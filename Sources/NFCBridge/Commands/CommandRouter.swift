@@ -98,7 +98,7 @@ package actor CommandRouter {
             return
         }
         let route = responder.route(for: message, command: name)
-        guard let payload = await verifiedPayload(of: message, command: name, route: route) else { return }
+        guard let (payload, signed) = await verifiedPayload(of: message, command: name, route: route) else { return }
         let parsed = CommandParser.parse(
             command: name, payload, policy: policy, now: clock.now, monotonic: clock.monotonicMilliseconds)
         let request: CommandRequest
@@ -113,24 +113,21 @@ package actor CommandRouter {
             await cancel(request, route: route)
             return
         }
-        if case let .job(job) = request.action {
-            await receiveJob(request, job, route: route)
-            return
-        }
-        if let busy = refusalDuringJob(request) {
-            await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
-            return
-        }
-        if case let .feedback(signal) = request.action {
-            await feedback(request, signal: signal, route: route)
-            return
-        }
+        // Every other command — jobs and feedback too — acts at most once per id (rule 6).
         if let first = cache.response(for: request.key) {
             logger.info("request \(request.command.rawValue) \(request.id.jsonText) repeated: answering with its first result")
             var replay = first
             replay.transaction = request.transaction
             replay.replayed = true
             await responder.send(replay, to: route)
+            return
+        }
+        if request.action.isAnsweredAtOnce {
+            await answerAtOnce(RequestIntake.Pending(request: request, route: route), signed: signed)
+            return
+        }
+        if let busy = refusalDuringJob(request) {
+            await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
             return
         }
         // Admitted after the cache check: the final result is stored before it is published, and the
@@ -156,20 +153,20 @@ package actor CommandRouter {
     }
 
     /// The request's payload, read once, once its signature checked out (the body of a signed
-    /// envelope), or nil when it was refused (answered `not_permitted`). Without a signature key: as
-    /// it came.
+    /// envelope, `signed` true), or nil when it was refused (answered `not_permitted`). Without a
+    /// signature key: as it came.
     private func verifiedPayload(of message: InboundMessage, command name: String, route: CommandResponder.Route) async
-        -> RequestPayload?
+        -> (payload: RequestPayload, signed: Bool)?
     {
         // An envelope escapes its request, so it may be up to twice the limit; anything larger is
         // not read but refused by the parser (over the size limit), before it can act. A bare request
         // over the limit is refused by the parser too.
         let limit = signatures == nil ? policy.maximumPayloadBytes : 2 * policy.maximumPayloadBytes
         let payload = RequestPayload(message.payload, limit: limit)
-        guard let signatures, payload.content != nil else { return payload }
+        guard let signatures, payload.content != nil else { return (payload, false) }
         switch signatures.check(topic: message.topic, payload: payload, now: clock.now) {
         case let .verified(body):
-            return body
+            return (body, true)
         case let .rejected(rejection):
             await refuse(name, id: rejection.id, transaction: rejection.transaction, rejection.error, route: route)
             return nil
@@ -182,7 +179,7 @@ package actor CommandRouter {
             await refuse(name, id: echo.id, transaction: echo.transaction, error, route: route)
             return nil
         case .unsigned:
-            return payload
+            return (payload, false)
         }
     }
 
@@ -256,6 +253,8 @@ package actor CommandRouter {
             }
         }
         guard let tag else { return failure(CommandError(.noTag, "no tag in the field")) }
+        // A job may have started while this request waited for its tag: the job has the reader.
+        if let busy = refusalDuringJob(request) { return failure(busy) }
         if let expected = request.uid, expected != tag.uid {
             return failure(
                 CommandError(

@@ -60,8 +60,9 @@ package protocol JobHandling: Sendable {
     /// True while a job is running or paused.
     var isRunning: Bool { get }
 
-    /// Carries out `request`.
-    func handle(_ request: JobRequest) async throws(CommandError) -> JobOutcome
+    /// Carries out `request`. `lockRefusal`: why a job with the `lock` step may not start or resume
+    /// now (``CommandPolicy/jobLockRefusal(signed:hasKey:)``); nil when it may.
+    func handle(_ request: JobRequest, lockRefusal: CommandError?) async throws(CommandError) -> JobOutcome
 }
 
 /// `data` of a `request/job` answer: the job, the action done, and where the job is now

@@ -47,10 +47,16 @@ struct RequestIntake {
     /// Requests waiting behind the running one.
     var queueDepth: Int { queue.count }
 
+    /// Keys of the requests being answered at once (`job`, `feedback`), never queued.
+    var answering: Set<String> = []
+
     /// Whether a request with this key is running or queued.
-    func isPending(_ key: String) -> Bool {
+    func isQueuedOrRunning(_ key: String) -> Bool {
         running?.pending.request.key == key || queue.contains { $0.request.key == key }
     }
+
+    /// Whether a request with this key is running, queued or being answered at once.
+    func isPending(_ key: String) -> Bool { isQueuedOrRunning(key) || answering.contains(key) }
 
     /// Queues `pending` unless its id is pending already or the queue is full.
     mutating func admit(_ pending: Pending) -> Admission {

@@ -54,13 +54,24 @@ package final class JobJournal: Sendable {
         } catch {
             throw CommandError(.journalFailed, error.message)
         }
-        let existing: [UInt8]?
+        var existing: [UInt8]?
         do { existing = try AtomicFile.read(path, limit: maximumBytes) } catch { throw CommandError(.journalFailed, error.message) }
+        // Only the first line, cut short by a power loss while the job was being created: the job
+        // never started (no serial was issued), so it starts afresh with its spec.
+        if let bytes = existing, !bytes.contains(0x0A) { existing = [] }
+        // A resume of a job that does not exist creates no file.
+        guard spec != nil || existing?.isEmpty == false else {
+            let why = existing == nil ? "" : " (its journal was cut short before the job started: start it with its spec)"
+            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume\(why)")
+        }
         let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CommandError(.journalFailed, "cannot open \(path): \(String(cString: strerror(errno)))") }
         let journal = JobJournal(path: path, fd: fd)
         guard let existing, !existing.isEmpty else {
-            guard let spec else { throw CommandError(.invalidRequest, "job: no job '\(id)' in \(AtomicFile.directory(of: path))") }
+            guard let spec else { throw CommandError(.invalidRequest, "job: no job '\(id)' to resume") }
+            guard ftruncate(fd, 0) == 0 else {
+                throw CommandError(.journalFailed, "cannot empty \(path): \(String(cString: strerror(errno)))")
+            }
             try journal.appendBlocking(.spec(spec))
             AtomicFile.syncDirectory(of: path)
             return (journal, JobLedger(spec: spec), [])

@@ -8,7 +8,7 @@ import Synchronization
 /// the reader loop's ``TagAccess``, its results reported as `event/job` and the retained
 /// `state/job`. The running job's id is kept in `<state_dir>/jobs/active` until it finishes or is
 /// cancelled, so an agent that stopped — SIGKILL and power cut included — resumes it at start
-/// (``resumeActive()``), the serial in hand reported as torn (docs/tagging-station.md).
+/// (``resumeActive(lockRefusal:)``), the serial in hand reported as torn (docs/tagging-station.md).
 package final class JobRunner: JobHandling {
     private struct Current {
         var id: String
@@ -42,10 +42,10 @@ package final class JobRunner: JobHandling {
 
     package var isRunning: Bool { current.withLock { $0 != nil } }
 
-    package func handle(_ request: JobRequest) async throws(CommandError) -> JobOutcome {
+    package func handle(_ request: JobRequest, lockRefusal: CommandError?) async throws(CommandError) -> JobOutcome {
         switch request {
         case let .start(id, spec):
-            try await start(id: id, spec: spec)
+            try await start(id: id, spec: spec, lockRefusal: lockRefusal)
             return JobOutcome(job: id, action: request.action, state: "running")
         case let .pause(job), let .resume(job), let .cancel(job):
             let running = current.withLock { $0.map { ($0.id, $0.control) } }
@@ -68,9 +68,13 @@ package final class JobRunner: JobHandling {
         }
     }
 
-    /// Starts (or, `spec` nil, resumes) job `id`; `busy` while another job runs.
-    private func start(id: String, spec: EncodeJobSpec?) async throws(CommandError) {
-        if let spec { _ = try EncodeStation.protection(spec, passwords: passwords) }
+    /// Starts (or, `spec` nil, resumes) job `id`; `busy` while another job runs. A job whose steps
+    /// hold `lock` is refused with `lockRefusal` when one is given, before its journal is touched.
+    private func start(id: String, spec: EncodeJobSpec?, lockRefusal: CommandError?) async throws(CommandError) {
+        if let spec {
+            if spec.steps.lock, let lockRefusal { throw lockRefusal }
+            _ = try EncodeStation.protection(spec, passwords: passwords)
+        }
         let control = JobControl()
         let taken = current.withLock { current -> String? in
             if let running = current { return running.id }
@@ -86,6 +90,7 @@ package final class JobRunner: JobHandling {
             guard !opened.ledger.isFinished else {
                 throw CommandError.invalid("job", "'\(id)' is \(opened.ledger.isCanceled ? "canceled" : "finished"): start a new job id")
             }
+            if opened.ledger.spec.steps.lock, let lockRefusal { throw lockRefusal }
             try await setActive(id)
         } catch {
             current.withLock { $0 = nil }
@@ -112,8 +117,10 @@ package final class JobRunner: JobHandling {
         current.withLock { if $0?.id == id { $0?.task = task } }
     }
 
-    /// Resumes the job the agent was running when it stopped, if any (at start).
-    package func resumeActive() async {
+    /// Resumes the job the agent was running when it stopped, if any (at start). `lockRefusal`: why
+    /// a job with the step `lock` may not go on (`commands.lock.enabled` turned off since it started);
+    /// such a job stays where it is, to be resumed once locking is allowed again.
+    package func resumeActive(lockRefusal: CommandError?) async {
         let id: String?
         do {
             id = try await files.run { [path = activePath] () throws -> String? in
@@ -126,7 +133,7 @@ package final class JobRunner: JobHandling {
         }
         guard let id, !id.isEmpty else { return }
         do {
-            try await start(id: id, spec: nil)
+            try await start(id: id, spec: nil, lockRefusal: lockRefusal)
         } catch {
             logger.warning("encode job \(id) could not be resumed: \(error)")
         }
