@@ -19,6 +19,7 @@ import Testing
         var isRunning: Bool { running.withLock { $0 } }
         func handle(_ request: JobRequest, lockRefusal: CommandError?) async throws(CommandError) -> JobOutcome {
             calls.withLock { $0.append((request, lockRefusal)) }
+            if case let .start(_, spec?) = request, spec.steps.lock, let lockRefusal { throw lockRefusal }
             return JobOutcome(job: "roll", action: request.action, state: "running")
         }
         var count: Int { calls.withLock { $0.count } }
@@ -64,6 +65,20 @@ import Testing
         _ = await keyed.finalResponse("job", id: "j4")
         #expect(jobs.count == 4 && jobs.lastRefusal == nil)
         await keyed.stop()
+    }
+
+    @Test func aRefusedLockStepIsNotRememberedForItsID() async throws {
+        let jobs = RecordingJobs()
+        let h = try await CommandHarness(jobs: jobs)
+        let locking = #"{"id":"j1",\#(Self.start),"steps":["write","verify","lock"]}"#
+        await h.send("job", locking)
+        #expect(await h.response("job").errorCode == "not_permitted")
+        // Sent again (locking enabled and the agent restarted, or signed): it is tried again.
+        await h.send("job", locking)
+        let again = await h.response("job", count: 2)
+        #expect(again.errorCode == "not_permitted" && again["replayed"] == nil)
+        #expect(jobs.count == 2)
+        await h.stop()
     }
 
     static func runner(_ directory: String) async throws -> JobRunner {
@@ -180,6 +195,25 @@ import Testing
         let replay = await h.response("job", count: 2)
         #expect(replay["status"] == "ok" && replay["replayed"] == true)
         #expect(jobs.count == 1, "a QoS 1 redelivery of the pause did not pause again")
+        await h.stop()
+    }
+
+    @Test func anIDRefusedAsADuplicateActsOnceItsResultIsForgotten() async throws {
+        let h = try await CommandHarness(cache: CommandResultCache(capacity: 1), jobs: RecordingJobs())
+        await h.send("dump", #"{"id":"x","wait_for_tag_s":30}"#)
+        #expect(await h.response("dump")["status"] == "waiting")
+        await h.send("job", #"{"id":"x","action":"pause"}"#)
+        #expect(await h.response("job").errorCode == "duplicate")
+        h.scripted.script(.success(["n": 1]), .success(["n": 2]), .success(["n": 3]))
+        h.placeTag()
+        #expect(await h.finalResponse("dump", id: "x")["status"] == "ok")
+        // Another result pushes x's out of the cache (capacity 1): x is a new request again.
+        await h.send("dump", #"{"id":"y","wait_for_tag_s":0}"#)
+        #expect(await h.finalResponse("dump", id: "y")["status"] == "ok")
+        await h.send("dump", #"{"id":"x","wait_for_tag_s":0}"#)
+        let again = await h.response("dump", count: 4)
+        #expect(again["status"] == "ok" && again["replayed"] == nil)
+        #expect(h.scripted.actions.count == 3)
         await h.stop()
     }
 

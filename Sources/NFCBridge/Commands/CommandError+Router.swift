@@ -9,9 +9,11 @@ extension CommandError {
     static let agentStopping = CommandError(.canceled, "the agent is stopping: nothing was done")
 
     /// Whether a final response with this error is remembered for a repeated id (docs/mqtt.md,
-    /// "Commands", rule 6): not `busy` nor the agent stopping — nothing was done, and the same id
-    /// sent again (a QoS 1 redelivery after the restart, a client retry) must act.
-    var isRemembered: Bool { code != .busy && self != Self.agentStopping }
+    /// "Commands", rule 6): not `busy`, `not_permitted` (a job's lock step refused by the
+    /// configuration or for want of a signature, like every other refusal of that code) nor the
+    /// agent stopping — nothing was done, and the same id sent again (corrected, signed, after the
+    /// restart) must act.
+    var isRemembered: Bool { code != .busy && code != .notPermitted && self != Self.agentStopping }
 
     /// Canceled by `request/cancel`, or by the agent stopping (the task is cancelled).
     static var canceledNow: CommandError { Task.isCancelled ? agentStopping : canceledByRequest }

@@ -5,7 +5,7 @@ extension CommandRouter {
     /// while it is being answered is a `duplicate`. `signed`: the request came signed.
     func answerAtOnce(_ pending: RequestIntake.Pending, signed: Bool) async {
         let request = pending.request
-        guard intake.answering.insert(request.key).inserted, !intake.isQueuedOrRunning(request.key) else {
+        guard !intake.isQueuedOrRunning(request.key), intake.answering.insert(request.key).inserted else {
             let error = CommandError(.duplicate, "a request with id \(request.id.jsonText) is already pending: it answers on its own")
             await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: pending.route)
             return

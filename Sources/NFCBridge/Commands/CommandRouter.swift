@@ -210,12 +210,13 @@ package actor CommandRouter {
 
     private func execute(_ pending: RequestIntake.Pending) async {
         intake.running = RequestIntake.Running(pending: pending, phase: .starting)
-        defer { intake.running = nil }
         let response = await respond(to: pending)
-        // Done before its answer goes out: a `cancel` arriving while the answer is being sent
-        // (this actor suspends there) finds it finished, not still acting on the tag (`busy`).
+        // Done before its answer goes out: a `cancel` arriving while it is stored and sent finds it
+        // finished, not acting (`busy`); a repeat of its id is a `duplicate`, never a second run.
         intake.running = nil
+        intake.answering.insert(pending.request.key)
         await responder.finish(pending, response)
+        intake.answering.remove(pending.request.key)
     }
 
     /// Everything from "its turn came" to the final response.

@@ -47,7 +47,8 @@ struct RequestIntake {
     /// Requests waiting behind the running one.
     var queueDepth: Int { queue.count }
 
-    /// Keys of the requests being answered at once (`job`, `feedback`), never queued.
+    /// Keys of the requests being answered: `job` and `feedback` (answered at once, never queued),
+    /// and a finished request while its result is stored and sent.
     var answering: Set<String> = []
 
     /// Whether a request with this key is running or queued.
