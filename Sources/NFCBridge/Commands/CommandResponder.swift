@@ -31,9 +31,20 @@ struct CommandResponder: Sendable {
     /// here: should its outcome not encode, the failure that replaces it is what is sent, kept and
     /// audited (``CommandResponse/encoded()``).
     func finish(_ pending: RequestIntake.Pending, _ final: CommandResponse) async {
-        let request = pending.request
+        await deliver(pending, await record(pending, final))
+    }
+
+    /// The final response encoded, and remembered for repeats: ``finish(_:_:)``'s first half, for
+    /// a caller that must know the result is in the cache before it is sent.
+    func record(_ pending: RequestIntake.Pending, _ final: CommandResponse) async -> (CommandResponse, [UInt8]) {
         let (response, payload) = final.encoded()
-        if response.error?.isRemembered != false { await cache.store(response, for: request.key) }
+        if response.error?.isRemembered != false { await cache.store(response, for: pending.request.key) }
+        return (response, payload)
+    }
+
+    /// ``finish(_:_:)``'s second half: logs, sends and audits a ``record(_:_:)``ed response.
+    func deliver(_ pending: RequestIntake.Pending, _ recorded: (response: CommandResponse, payload: [UInt8])) async {
+        let (request, response, payload) = (pending.request, recorded.response, recorded.payload)
         if let error = response.error {
             logger.warning("request \(request.command.rawValue) \(request.id.jsonText) failed: \(error)")
         } else {

@@ -16,8 +16,9 @@ extension CommandRouter {
         case let .feedback(signal): response = await feedbackResponse(request, signal: signal)
         default: response = .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "not answered at once"))
         }
-        await responder.finish(pending, response)
+        let recorded = await responder.record(pending, response)
         intake.answering.remove(request.key)
+        await responder.deliver(pending, recorded)
     }
 
     /// A `request/job` through the job runner.

@@ -130,9 +130,8 @@ package actor CommandRouter {
             await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
             return
         }
-        // Admitted after the cache check: the final result is stored before it is published, and the
-        // request still counts as running while that publish is awaited — a client repeating the id as
-        // soon as it sees the result must get the result again, not `duplicate`.
+        // Admitted after the cache check: a result is in the cache before it is published, so a client
+        // repeating the id as soon as it sees the result gets the result again, not `duplicate`.
         let failure: CommandError
         guard acceptsRequests() else {
             failure = CommandError(.busy, "the agent's responses wait for the broker (a slow or stalled broker): try again later")
@@ -215,8 +214,9 @@ package actor CommandRouter {
         // finished, not acting (`busy`); a repeat of its id is a `duplicate`, never a second run.
         intake.running = nil
         intake.answering.insert(pending.request.key)
-        await responder.finish(pending, response)
+        let recorded = await responder.record(pending, response)
         intake.answering.remove(pending.request.key)
+        await responder.deliver(pending, recorded)
     }
 
     /// Everything from "its turn came" to the final response.
