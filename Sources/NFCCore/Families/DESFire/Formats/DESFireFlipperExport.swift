@@ -15,16 +15,14 @@ enum DESFireFlipperExport {
     /// without writing the file): a dump with the DESFire walk, not a Light, with a UID Flipper holds.
     @Sendable static func holds(_ dump: TagDump) -> Bool {
         guard let desfire = dump.desfire else { return false }
-        return !desfire.isLight && flipperUIDLengths.contains(dump.cardInfo.uid.count)
+        return !desfire.isLight && FlipperNFCFormat.uidLengths.contains(dump.cardInfo.uid.count)
     }
-
-    /// The UID lengths of Flipper's NFC-A header (ISO/IEC 14443-3 single, double, triple size).
-    static let flipperUIDLengths = [4, 7, 10]
 
     /// The dump as Flipper writes it (lines ending in `\n`).
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for a dump without the DESFire walk (a JSON import
     ///   keeps only files and facts) and for DESFire Light, whose one application has no 3-byte AID for
-    ///   Flipper's keys; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold.
+    ///   Flipper's keys; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold
+    ///   (``FlipperNFCFormat/header(deviceType:uid:atqa:sak:)``).
     static func export(_ dump: TagDump) throws -> String {
         guard let desfire = dump.desfire else {
             throw NFCError.unsupportedOperation(
@@ -34,11 +32,7 @@ enum DESFireFlipperExport {
             throw NFCError.unsupportedOperation(
                 "Flipper's Mifare DESFire file keys applications by a 3-byte AID; MIFARE DESFire Light's one application has none")
         }
-        let uid = dump.cardInfo.uid
-        guard flipperUIDLengths.contains(uid.count) else {
-            throw NFCError.malformedDump("a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count))")
-        }
-        var lines = FlipperNFCFormat.header(deviceType: deviceType, uid: uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
+        var lines = try FlipperNFCFormat.header(deviceType: deviceType, uid: dump.cardInfo.uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
                                             sak: dump.cardInfo.sak ?? 0x20)
         lines += try atsLines(dump.cardInfo.ats ?? [])
         lines.append("# Mifare DESFire specific data")
