@@ -87,6 +87,8 @@ import TestSupport
         (["ndef", "decode", "D1 0"], "", "invalid_argument",
          "HEX: not valid hex (an odd number of digits or a non-hex character)"),
         (["ndef", "encode"], #"{"records":[{"uri":"a","colour":"red"}]}"#, "invalid_argument", "records[0].colour: unknown field"),
+        (["ndef", "encode"], #"{"tnf":0,"payloadHex":"AABB"}"#, "invalid_argument",
+         "records[0].payloadHex: PAYLOAD_LENGTH must be 0 for TNF 0 (empty), NDEF 1.0 §3.3: drop payloadHex or give another tnf"),
         (["ndef", "encode"], "not json", "invalid_argument", nil),
     ] as [([String], String, String, String?)])
     func badInputExitsOneWithAJSONErrorLine(arguments: [String], input: String, code: String, message: String?) throws {

@@ -61,6 +61,16 @@ import Testing
         }
     }
 
+    /// A `write` whose raw record breaks its TNF's rules (NDEF 1.0 §3.3) is an `invalid_request` naming
+    /// the field; before, it was encoded to bytes (D00002AABB) that the strict decoder refuses.
+    @Test func writeRefusesARawRecordTheDecoderRefuses() {
+        let refused = rejection("write", #"{"id":"w","records":[{"tnf":0,"payloadHex":"AABB"}]}"#)
+        #expect(refused?.error.code == .invalidRequest)
+        #expect(refused?.error.message.hasPrefix("records[0].payloadHex: PAYLOAD_LENGTH must be 0 for TNF 0 (empty)") == true,
+                "\(refused?.error.message ?? "accepted")")
+        #expect(refused?.id == "w")
+    }
+
     @Test func writeWithNDEFHexAndPassword() throws {
         let request = try request("write", #"{"id":7,"ndef_hex":"D1010355016578","password":"12345678","uid":"04a1b2c3d4e5f6"}"#)
         #expect(request.id == .int(7))

@@ -164,6 +164,65 @@ import Testing
         #expect(try dump.exportFlipperNFC() == expected)
     }
 
+    /// Flipper's loader (flipperzero-firmware `mf_desfire.c` `mf_desfire_load`; `mf_desfire_i.c`
+    /// `mf_desfire_key_settings_load`, `mf_desfire_application_load`) fails on a file without the PICC
+    /// key settings, or without the `Key <n> Version` of each of `Max Keys` keys of the PICC or of a
+    /// listed application. The export wrote both kinds of file. Now a dump without the PICC key data is
+    /// refused as a file Flipper cannot hold (`unsupported`), and an application without its key versions
+    /// is left out, as one without its key settings already was.
+    @Test func flipperNeverWritesAFileItsLoaderRefuses() async throws {
+        let (_, transport) = try Self.card(.ev1)
+        let dump = try await TagDumper.dump(info: try await TagIdentifier.identify(transport), transport: transport)
+        let walk = try #require(dump.desfire)
+        func with(_ change: (inout DESFireDump) -> Void) -> TagDump {
+            var changed = walk
+            change(&changed)
+            var copy = dump
+            copy.family = .desfire(changed)
+            return copy
+        }
+        let changes: [(String, (inout DESFireDump) -> Void)] = [
+            ("no PICC key settings", { $0.piccKeySettings = nil }),
+            ("no PICC key versions", { $0.piccKeyVersions = nil }),
+            ("fewer PICC key versions than Max Keys", { $0.piccKeyVersions = [] }),
+        ]
+        for (name, change) in changes {
+            let refused = with(change)
+            let error = #expect(throws: NFCError.self, "\(name)") { try refused.exportFlipperNFC() }
+            #expect(error?.code == "unsupported", "\(name)")
+            #expect(error?.message.contains("PICC key settings and the version of each PICC key") == true, "\(error?.message ?? "")")
+            #expect(!ExportFormat.flipper.holds(refused), "\(name)")
+        }
+
+        // A walk that did not ask for key data (read for bin or hex) cannot tell: the hints still name
+        // Flipper, as a dump read for Flipper asks; the file itself is refused all the same.
+        let notAsked = with {
+            $0.keyDataAsked = false
+            $0.piccKeySettings = nil
+            $0.piccKeyVersions = nil
+        }
+        #expect(ExportFormat.flipper.holds(notAsked))
+        #expect(throws: NFCError.self) { try notAsked.exportFlipperNFC() }
+
+        let withoutVersions = try with { $0.applications[0].keyVersions = nil }.exportFlipperNFC()
+        #expect(withoutVersions.contains("Application Count: 1\nApplication IDs: 02 00 00\n"))
+        #expect(!withoutVersions.contains("Application 563412"))
+        for text in [try dump.exportFlipperNFC(), withoutVersions] { Self.expectEveryKeyVersion(text) }
+    }
+
+    /// Every `<prefix> Max Keys: N` line of a Flipper file is followed by `<prefix> Key 0 Version` …
+    /// `Key N−1 Version`, as `mf_desfire_load` / `mf_desfire_application_load` read them.
+    static func expectEveryKeyVersion(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = text.split(separator: "\n").map(String.init)
+        for (index, line) in lines.enumerated() {
+            guard let range = line.range(of: " Max Keys: "), let count = Int(line[range.upperBound...], radix: 16) else { continue }
+            let prefix = line[..<range.lowerBound]
+            let expected = (0..<count).map { "\(prefix) Key \($0) Version:" }
+            let following = lines.dropFirst(index + 1).prefix(count).map { String($0.prefix { $0 != ":" }) + ":" }
+            #expect(Array(following) == expected, "\(line)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func flipperRefusesLightAndDumpsWithoutTheWalk() async throws {
         let (_, transport) = try Self.card(.light)
         let light = try await TagDumper.dump(info: try await TagIdentifier.identify(transport), transport: transport)

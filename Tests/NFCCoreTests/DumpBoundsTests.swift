@@ -48,6 +48,15 @@ import Testing
         Self.expectError("malformed_dump", "block number 70000 is outside 0–65535") { try DumpImporter.checkBounds(felica) }
     }
 
+    /// The JSON import bounds the counts of the families' additive keys where they enter, as it bounds
+    /// page numbers: a Type 2 `pagesTotal` outside 1–510 (Flipper's `MF_ULTRALIGHT_MAX_PAGE_NUM`, above
+    /// every product's memory) is no tag's (the ISO 15693 `iso15693` key: ExportISO15693FlipperTests).
+    @Test(arguments: [-1, 0, 511, Int.max])
+    func jsonImportBoundsPagesTotal(total: Int) {
+        let json = Array(#"{"cardType":"NTAG213","uid":"04A1B2C3D4E5F6","pages":[{"number":0,"data":"04A1B2C3"}],"pagesTotal":\#(total)}"#.utf8)
+        Self.expectError("malformed_dump", "pagesTotal \(total)") { try DumpImporter.importDump(json) }
+    }
+
     /// A Proxmark3 MFU file holds at most 256 pages (`mfu_dump_t`).
     @Test func proxmark3ImportBoundsThePageCount() {
         var bytes = [UInt8](repeating: 0, count: 56 + 300 * 4)

@@ -49,4 +49,41 @@ import Testing
         }
         #expect((try? Self.dump(count: 256).exportFlipperNFC()) != nil)
     }
+
+    /// The JSON file of a reviewed crash: `"blockCount": -1` entered unchecked and the Flipper export
+    /// trapped on `0..<-1`. The JSON import bounds the `iso15693` key where it enters: ISO/IEC 15693-3
+    /// has 1–65536 blocks (EXTENDED GET SYSTEM INFORMATION: blocks − 1 in 2 bytes) of 1–32 bytes.
+    @Test(arguments: [
+        (#""blockCount":-1,"blockSize":4"#, "iso15693.blockCount -1"),
+        (#""blockCount":0"#, "iso15693.blockCount 0"),
+        (#""blockCount":65537"#, "iso15693.blockCount 65537"),
+        (#""blockCount":9223372036854775807"#, "iso15693.blockCount 9223372036854775807"),
+        (#""blockSize":0"#, "iso15693.blockSize 0"),
+        (#""blockSize":33"#, "iso15693.blockSize 33"),
+        (#""blockCount":28,"blockSize":-4"#, "iso15693.blockSize -4"),
+    ] as [(String, String)])
+    func jsonImportRefusesACountOrSizeNoTagHas(keys: String, text: String) {
+        let json = #"{"cardType":"ICODE SLIX (ISO 15693)","uid":"E004015012345678","blocks":[{"number":0,"data":"00112233"}],"#
+            + #""iso15693":{\#(keys)}}"#
+        DumpBoundsTests.expectError("malformed_dump", text) { try DumpImporter.importDump(Array(json.utf8)) }
+        DumpBoundsTests.expectError("malformed_dump", text) { try TagDump.importJSON(Array(json.utf8)) }
+    }
+
+    /// The exporter does not trust its dump either: a block count or block numbers no tag has (a dump
+    /// built in code) are refused, never a trap, and the file-format table does not offer Flipper for them.
+    @Test func exportRefusesACountNoTagHas() {
+        for count in [-1, 0, Int.min] {
+            var dump = Self.dump()
+            dump.family = .iso15693(ISO15693SystemInfo(uid: Self.uid, blockCount: count, blockSize: 4))
+            DumpBoundsTests.expectError("malformed_dump", "block count \(count)") { try dump.exportFlipperNFC() }
+            #expect(!ExportFormat.flipper.holds(dump))
+        }
+        // Without system information the count is one past the highest block: no overflow at Int.max.
+        let farBlock = TagDump(cardInfo: CardInfo(type: .iso15693_ICODE_SLIX, uid: Self.uid),
+                               blocks: [Block(number: Int.max, data: [0, 1, 2, 3])])
+        DumpBoundsTests.expectError("unsupported", "at most 256 blocks") { try farBlock.exportFlipperNFC() }
+        let negativeBlock = TagDump(cardInfo: CardInfo(type: .iso15693_ICODE_SLIX, uid: Self.uid),
+                                    blocks: [Block(number: -5, data: [0, 1, 2, 3])])
+        DumpBoundsTests.expectError("malformed_dump", "block count -4") { try negativeBlock.exportFlipperNFC() }
+    }
 }

@@ -162,6 +162,25 @@ import Testing
         #expect(try dump.exportProxmark3MFU().count == 56 + 192)
     }
 
+    /// Flipper's NFC-A header holds a UID of 4, 7 or 10 bytes (ISO/IEC 14443-3 single, double, triple
+    /// size); the Type 2 export wrote any length (a 5-byte UID, or none when neither the card info nor
+    /// pages 0–1 give one), which Flipper and our own import refuse. It now refuses it as the MIFARE
+    /// Classic and DESFire exports do.
+    @Test func flipperRefusesAUIDFlipperCannotHold() throws {
+        var fiveBytes = ExportFixtures.interopDump(pages: ExportFixtures.interopPages)
+        fiveBytes.cardInfo.uid = [0x04, 0x57, 0x01, 0xCA, 0x53]
+        DumpBoundsTests.expectError("malformed_dump", "UID of 4, 7 or 10 bytes (the dump has 5)") { try fiveBytes.exportFlipperNFC() }
+        var none = ExportFixtures.interopDump(pages: [ExportFixtures.page(4, "03000000")])
+        none.cardInfo.uid = []
+        DumpBoundsTests.expectError("malformed_dump", "UID of 4, 7 or 10 bytes (the dump has 0)") { try none.exportFlipperNFC() }
+        // No UID in the card info, but pages 0 and 1 hold one (7 bytes): written.
+        var fromPages = ExportFixtures.interopDump(pages: ExportFixtures.interopPages)
+        fromPages.cardInfo.uid = []
+        let text = try fromPages.exportFlipperNFC()
+        #expect(text.contains("\nUID: 04 57 01 CA 53 28 80\n"))
+        #expect(try TagDump.importFlipperNFC(text).cardInfo.uid == [0x04, 0x57, 0x01, 0xCA, 0x53, 0x28, 0x80])
+    }
+
     @Test func duplicatePagesAreMalformed() {
         let dump = ExportFixtures.interopDump(pages: ExportFixtures.interopPages + [ExportFixtures.page(1, "00000000")])
         let error = #expect(throws: NFCError.self) { try dump.exportLibNFCMFD() }

@@ -4,7 +4,8 @@ import NFCCore
 
 /// Decoding arbitrary bytes never traps: seeded random buffers (some plain noise, some mutated
 /// valid messages so the decoder gets past the first header) through both leniencies, every typed
-/// view, the display strings and the JSON form. Whatever decodes must re-encode and decode equal.
+/// view, the display strings and the JSON form. Whatever decodes must re-encode and decode equal, and
+/// go through the JSON form when it keeps its TNF's rules.
 @Suite struct NDEFFuzzTests {
     /// SplitMix64: a tiny seeded generator, so a failure replays exactly.
     struct SeededGenerator: RandomNumberGenerator {
@@ -67,8 +68,16 @@ import NFCCore
                 }
                 let again = try NDEFMessage(bytes: message.bytes, leniency: leniency)
                 #expect(again == message, "round \(round): \(buffer.hexString)")
-                let viaJSON = try NDEFJSON.decodeRecords(Data(NDEFJSON.encode(message).utf8))
-                #expect(viaJSON == message.records, "round \(round): \(buffer.hexString)")
+                // The JSON form encodes exactly what the strict decoder reads (one TNF rule table): a
+                // record the relaxed decoder kept against its TNF's rules is refused, naming the field.
+                let strictlyValid = (try? NDEFMessage(bytes: message.bytes, leniency: .strict)) != nil
+                do {
+                    let viaJSON = try NDEFJSON.decodeRecords(Data(NDEFJSON.encode(message).utf8))
+                    #expect(strictlyValid, "round \(round): \(buffer.hexString)")
+                    #expect(viaJSON == message.records, "round \(round): \(buffer.hexString)")
+                } catch {
+                    #expect(!strictlyValid && error.code == "invalid_argument", "round \(round): \(buffer.hexString): \(error)")
+                }
             }
         }
         // The mutated seeds must reach the record views, or the loop proves little.

@@ -101,6 +101,46 @@ import NFCCore
         #expect(throws: NFCError.invalidArgument(message)) { try Self.decode(json) }
     }
 
+    /// A raw record is held to the TNF rules the strict decoder checks (NDEF 1.0 §3.3, §3.2.6): before,
+    /// `{"tnf":0,"payloadHex":"AABB"}` encoded to D00002AABB, which `NDEFMessage(bytes:)` refuses.
+    @Test(arguments: [
+        (#"[{"tnf":0,"payloadHex":"AABB"}]"#,
+         "records[0].payloadHex: PAYLOAD_LENGTH must be 0 for TNF 0 (empty), NDEF 1.0 §3.3: drop payloadHex or give another tnf"),
+        (#"[{"tnf":0,"idHex":"01"}]"#,
+         "records[0].idHex: ID_LENGTH must be 0 for TNF 0 (empty), NDEF 1.0 §3.3: drop idHex or give another tnf"),
+        (#"[{"tnf":0,"type":"U"}]"#,
+         "records[0].type: TYPE_LENGTH must be 0 for TNF 0 (empty), NDEF 1.0 §3.3: drop type or give another tnf"),
+        (#"[{"tnf":1,"payloadHex":"00"}]"#, "records[0].typeHex: TYPE_LENGTH must be > 0 for TNF 1, NDEF 1.0 §3.3: give typeHex or type"),
+        (#"[{"tnf":4,"typeHex":"","payloadHex":"00"}]"#,
+         "records[0].typeHex: TYPE_LENGTH must be > 0 for TNF 4, NDEF 1.0 §3.3: give typeHex or type"),
+        (#"[{"tnf":5,"typeHex":"55","payloadHex":"00"}]"#,
+         "records[0].typeHex: TYPE_LENGTH must be 0 for TNF 5 (unknown), NDEF 1.0 §3.3: drop typeHex or give another tnf"),
+        (#"[{"tnf":6,"payloadHex":"00"}]"#,
+         "records[0].tnf: TNF 6 (unchanged) outside a chunked record, NDEF 1.0 §3.2.3: records are written unchunked; "
+             + "use tnf 5 (unknown) for a payload without a type"),
+        (#"[{"tnf":7}]"#, "records[0].tnf: TNF 7 is reserved, NDEF 1.0 §3.2.6: use tnf 0 to 5"),
+    ] as [(String, String)])
+    func rawRecordsFollowTheTNFRulesOfTheDecoder(json: String, message: String) {
+        #expect(throws: NFCError.invalidArgument(message)) { try Self.decode(json) }
+    }
+
+    /// One rule table for both directions: for every TNF and every mix of empty and non-empty TYPE, ID
+    /// and PAYLOAD, the JSON form encodes a raw record exactly when the strict decoder reads its bytes.
+    @Test func rawRecordsEncodeExactlyWhenTheStrictDecoderReadsThem() throws {
+        for tnf in TypeNameFormat.allCases {
+            for mask in 0..<8 {
+                let type: [UInt8] = mask & 1 != 0 ? [0x78] : [], identifier: [UInt8] = mask & 2 != 0 ? [0x01] : []
+                let payload: [UInt8] = mask & 4 != 0 ? [0xAA] : []
+                let json = #"[{"tnf":\#(tnf.rawValue),"typeHex":"\#(type.isEmpty ? "" : "78")","#
+                    + #""idHex":"\#(identifier.isEmpty ? "" : "01")","payloadHex":"\#(payload.isEmpty ? "" : "AA")"}]"#
+                let encodes = (try? Self.decode(json)) != nil
+                let bytes = try NDEFMessage(records: [NDEFRecord(tnf: tnf, type: type, identifier: identifier, payload: payload)]).bytes
+                let decodes = (try? NDEFMessage(bytes: bytes)) != nil
+                #expect(encodes == decodes, "tnf \(tnf.rawValue), type \(type), id \(identifier), payload \(payload)")
+            }
+        }
+    }
+
     @Test func invalidJSONIsAnInvalidArgument() {
         let error = #expect(throws: NFCError.self) { try Self.decode("{\"records\":[") }
         #expect(error?.code == "invalid_argument")

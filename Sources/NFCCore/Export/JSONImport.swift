@@ -8,7 +8,9 @@ extension TagDump {
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
-    ///   (or an ATQB field not its length), or the card type or a capability is unknown.
+    ///   (or an ATQB field not its length), the card type or a capability is unknown, or a family's
+    ///   additive key holds a value no tag has (an ISO 15693 `blockCount` of −1:
+    ///   ``TagFamilyFiles/familyData(fromJSON:dump:)``).
     public static func importJSON(_ bytes: [UInt8]) throws -> TagDump {
         let document: DumpJSONDocument
         do {

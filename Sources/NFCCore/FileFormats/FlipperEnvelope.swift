@@ -10,11 +10,24 @@ enum FlipperNFCFormat {
     /// File format version written (4 = "unified": Device type is a protocol name).
     static let version = 4
 
+    /// The UID lengths an NFC-A file holds: ISO/IEC 14443-3 single, double and triple size, the only
+    /// ones Flipper's loader takes (flipperzero-firmware `lib/nfc/protocols/iso14443_3a/iso14443_3a.c`,
+    /// `iso14443_3a_set_uid`). Both directions check them: ``header(deviceType:uid:atqa:sak:)`` and
+    /// ``FlipperKeyValues/iso14443A(fileVersion:)``.
+    static let uidLengths = [4, 7, 10]
+
     /// The file header and the ISO 14443-3A keys every NFC-A file opens with (`nfc_device_save`,
     /// `iso14443_3a_save`); the export-side twin of ``FlipperKeyValues/iso14443A(fileVersion:)``.
-    /// Version 3 and later store ATQA most significant byte first, as CardInfo holds it.
-    static func header(deviceType: String, uid: [UInt8], atqa: [UInt8], sak: UInt8) -> [String] {
-        [
+    /// Version 3 and later store ATQA most significant byte first, as CardInfo holds it. Every NFC-A
+    /// exporter (Type 2, MIFARE Classic, DESFire) writes its header here, so none writes a UID that
+    /// Flipper and our own import refuse.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a UID that is not 4, 7 or 10 bytes (``uidLengths``).
+    static func header(deviceType: String, uid: [UInt8], atqa: [UInt8], sak: UInt8) throws(NFCError) -> [String] {
+        guard uidLengths.contains(uid.count) else {
+            throw .malformedDump(
+                "a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count)), as Flipper's loader does: use json")
+        }
+        return [
             "Filetype: \(filetype)",
             "Version: \(version)",
             "Device type: \(deviceType)",
@@ -72,7 +85,7 @@ struct FlipperKeyValues {
     /// NFC_LSB_ATQA_FORMAT_VERSION) and SAK.
     func iso14443A(fileVersion: Int) throws -> (uid: [UInt8], atqa: [UInt8]?, sak: UInt8?) {
         let uid = try bytes("UID", count: nil)
-        guard [4, 7, 10].contains(uid.count) else { throw NFCError.malformedDump("UID has \(uid.count) bytes") }
+        guard FlipperNFCFormat.uidLengths.contains(uid.count) else { throw NFCError.malformedDump("UID has \(uid.count) bytes") }
         var atqa = try optionalBytes("ATQA", count: 2)
         if fileVersion == 2, let lsbFirst = atqa { atqa = lsbFirst.reversed() }
         return (uid, atqa, try optionalBytes("SAK", count: 1)?.first)

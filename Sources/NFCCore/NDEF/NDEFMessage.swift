@@ -87,26 +87,12 @@ public struct NDEFMessage: Sendable, Hashable {
         records = decoded
     }
 
-    /// The TYPE/ID/PAYLOAD length rules of each TNF (NDEF §3.3) and the reserved TNF 7.
+    /// The TYPE/ID/PAYLOAD length rules of each TNF (NDEF §3.3), TNF 6 outside a chunk and the
+    /// reserved TNF 7: ``TypeNameFormat/lengthViolation(type:identifier:payload:)``, the rules the
+    /// JSON form's encoder checks too.
     private static func checkLengthRules(_ wire: NDEFWireRecord, tnf: TypeNameFormat) throws(NFCError) {
-        let at = "offset \(wire.offset)"
-        switch tnf {
-        case .empty:
-            guard wire.type.isEmpty else { throw NFCError.invalidNDEF("\(at): TYPE_LENGTH must be 0 for TNF 0 (empty)") }
-            guard wire.identifier.isEmpty else {
-                throw NFCError.invalidNDEF("\(at): ID_LENGTH must be 0 for TNF 0 (empty)")
-            }
-            guard wire.payload.isEmpty else { throw NFCError.invalidNDEF("\(at): PAYLOAD_LENGTH must be 0 for TNF 0 (empty)") }
-        case .wellKnown, .mimeMedia, .absoluteURI, .external:
-            guard !wire.type.isEmpty else {
-                throw NFCError.invalidNDEF("\(at): TYPE_LENGTH must be > 0 for TNF \(tnf.rawValue)")
-            }
-        case .unknown:
-            guard wire.type.isEmpty else { throw NFCError.invalidNDEF("\(at): TYPE_LENGTH must be 0 for TNF 5 (unknown)") }
-        case .unchanged:
-            throw NFCError.invalidNDEF("\(at): TNF 6 (unchanged) outside a chunked record")
-        case .reserved:
-            throw NFCError.invalidNDEF("\(at): TNF 7 is reserved")
+        if let violation = tnf.lengthViolation(type: wire.type, identifier: wire.identifier, payload: wire.payload) {
+            throw NFCError.invalidNDEF("offset \(wire.offset): \(violation.description)")
         }
     }
 

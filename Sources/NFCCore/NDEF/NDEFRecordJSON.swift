@@ -156,7 +156,34 @@ public struct NDEFRecordJSON: Codable, Sendable, Equatable {
         if let field = checks.first(where: { !$0.1 })?.0 {
             throw NFCError.invalidArgument("\(field): does not match payloadHex (the raw bytes win; edit them or drop tnf)")
         }
+        try checkLengthRules(record)
         return record
+    }
+
+    /// Refuses a raw record the strict decoder would refuse (``TypeNameFormat/lengthViolation(type:identifier:payload:)``,
+    /// the decoder's own rules), naming the JSON field at fault and what to do.
+    private func checkLengthRules(_ record: NDEFRecord) throws(NFCError) {
+        guard let violation = record.tnf.lengthViolation(type: record.type, identifier: record.identifier,
+                                                         payload: record.payload)
+        else { return }
+        let rule = "\(violation.description), NDEF 1.0 \(violation.section)"
+        let typeField = typeHex == nil && type != nil ? "type" : "typeHex"
+        switch violation {
+        case let .mustBeEmpty(field, _):
+            let name = switch field {
+            case .type: typeField
+            case .identifier: "idHex"
+            case .payload: "payloadHex"
+            }
+            throw NFCError.invalidArgument("\(name): \(rule): drop \(name) or give another tnf")
+        case .needsType:
+            throw NFCError.invalidArgument("\(typeField): \(rule): give typeHex or type")
+        case .unchangedOutsideAChunk:
+            throw NFCError.invalidArgument(
+                "tnf: \(rule): records are written unchunked; use tnf 5 (unknown) for a payload without a type")
+        case .reserved:
+            throw NFCError.invalidArgument("tnf: \(rule): use tnf 0 to 5")
+        }
     }
 
     private func language() throws(NFCError) -> String {

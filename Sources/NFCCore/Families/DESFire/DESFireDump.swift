@@ -68,6 +68,11 @@ public struct DESFireDump: FamilyDumpPayload {
     /// What each key of the keys file did (by name, never the key), in the order they were tried.
     public var authentications: [DESFireAuthentication] = []
 
+    /// False when the walk did not ask for key data (``dump(transport:version:keys:keyData:random:)``
+    /// with `keyData` false, for an output that holds none): the key settings and versions are then nil
+    /// because nobody asked, not because the card refused them.
+    public var keyDataAsked = true
+
     /// Data of every file read, keyed `AID/fileID` ("563412/01").
     public var files: [String: Content] {
         var out: [String: Content] = [:]
@@ -143,7 +148,7 @@ public enum DESFireDumper {
         let walk = Walk(channel: DESFireChannel(transport: transport, framing: framing), set: .forVersion(version),
                         memory: version.storageBytes, keyData: keyData)
         var dump = DESFireDump(version: version, framing: framing, applications: [], directorySkipReason: nil,
-                                piccKeySettings: nil, piccKeyVersions: nil, facts: [])
+                                piccKeySettings: nil, piccKeyVersions: nil, facts: [], keyDataAsked: keyData)
         let context = DESFireAuthenticationContext(keys: keys, version: version, random: random)
 
         if case let .isoSelect(dfNames) = walk.set.entry {

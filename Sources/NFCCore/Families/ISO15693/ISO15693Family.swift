@@ -107,11 +107,10 @@ public struct ISO15693Family: TagFamily {
 
     /// The system information a JSON dump keeps under its `iso15693` key (written by
     /// ``ISO15693SystemInfo/encode(to:)``); nil for a file without it — never read from the facts.
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a block count or size no tag reports
+    ///   (``ISO15693SystemInfo/fromJSON(_:uid:)``).
     public func familyData(fromJSON json: [UInt8], dump: TagDump) throws -> FamilyDumpData? {
-        guard let stored = try FamilyJSON.decode(ISO15693SystemInfo.JSONKeys.self, from: json).iso15693 else { return nil }
-        return .iso15693(ISO15693SystemInfo(uid: dump.cardInfo.uid, dsfid: stored.dsfid, afi: stored.afi,
-                                            blockCount: stored.blockCount, blockSize: stored.blockSize,
-                                            icReference: stored.icReference, dsfidLocked: stored.dsfidLocked,
-                                            afiLocked: stored.afiLocked))
+        let keys = try FamilyJSON.decode(ISO15693SystemInfo.JSONKeys.self, from: json)
+        return try ISO15693SystemInfo.fromJSON(keys, uid: dump.cardInfo.uid).map(FamilyDumpData.iso15693)
     }
 }

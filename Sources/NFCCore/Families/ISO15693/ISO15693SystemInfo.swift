@@ -34,6 +34,13 @@ public struct ISO15693SystemInfo: FamilyDumpPayload {
         self.afiLocked = afiLocked
     }
 
+    /// The block counts a tag can report: EXTENDED GET SYSTEM INFORMATION gives the number of blocks
+    /// − 1 in 2 bytes (ISO/IEC 15693-3, its response format), so 1–65536.
+    static let blockCounts = 1...65536
+    /// The block sizes a tag can report: block size − 1 in bits 1–5 of one byte (ISO/IEC 15693-3, GET
+    /// SYSTEM INFORMATION response format), so 1–32 bytes.
+    static let blockSizes = 1...32
+
     /// Information flags of both answers: DSFID, AFI, memory size, IC reference (bits 1–4).
     static let dsfidFlag: UInt8 = 0x01, afiFlag: UInt8 = 0x02, sizeFlag: UInt8 = 0x04, icReferenceFlag: UInt8 = 0x08
 
@@ -155,6 +162,28 @@ extension ISO15693SystemInfo {
             var afiLocked: Bool?
         }
         var iso15693: Stored?
+    }
+
+    /// The system information a JSON document's `iso15693` key holds, for the dump's `uid`; nil for a
+    /// document without the key. The count and size are checked here, where they enter: the exports lay
+    /// the memory out by them (a `blockCount` of −1 once trapped in the Flipper export).
+    /// - Throws: ``NFCError/malformedDump(_:)`` for a `blockCount` outside ``blockCounts`` or a
+    ///   `blockSize` outside ``blockSizes``, which no tag reports.
+    static func fromJSON(_ keys: JSONKeys, uid: [UInt8]) throws(NFCError) -> ISO15693SystemInfo? {
+        guard let stored = keys.iso15693 else { return nil }
+        if let count = stored.blockCount, !blockCounts.contains(count) {
+            throw .malformedDump(
+                "iso15693.blockCount \(count) is not a number of blocks an ISO 15693 tag reports (1–\(blockCounts.upperBound), "
+                    + "ISO/IEC 15693-3 system information): correct it or leave the key out")
+        }
+        if let size = stored.blockSize, !blockSizes.contains(size) {
+            throw .malformedDump(
+                "iso15693.blockSize \(size) is not a block size an ISO 15693 tag reports (1–\(blockSizes.upperBound) bytes, "
+                    + "ISO/IEC 15693-3 system information): correct it or leave the key out")
+        }
+        return ISO15693SystemInfo(uid: uid, dsfid: stored.dsfid, afi: stored.afi, blockCount: stored.blockCount,
+                                  blockSize: stored.blockSize, icReference: stored.icReference,
+                                  dsfidLocked: stored.dsfidLocked, afiLocked: stored.afiLocked)
     }
 
     private enum CodingKeys: String, CodingKey { case iso15693 }

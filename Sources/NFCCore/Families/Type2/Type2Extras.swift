@@ -36,10 +36,18 @@ public struct Type2Extras: FamilyDumpPayload {
                      tearing: tearing.map { $0?.hexString }).encode(to: encoder)
     }
 
-    /// The extras a JSON document records in its keys; nil when it has none of them.
-    /// - Throws: ``NFCError/malformedDump(_:)`` when a value is not hex or a tearing flag is not one byte.
+    /// The extras a JSON document records in its keys; nil when it has none of them. `pagesTotal` is
+    /// checked here, where it enters, as the page numbers are (``Type2PageImage/checkPageNumbers(_:)``):
+    /// the Flipper export writes that many pages.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when a value is not hex, a tearing flag is not one byte,
+    ///   or `pagesTotal` is outside 1 ... ``Type2PageImage/maxPages``.
     static func fromJSON(_ keys: JSONKeys) throws -> Type2Extras? {
         guard keys.signature != nil || keys.counters != nil || keys.tearing != nil || keys.pagesTotal != nil else { return nil }
+        if let total = keys.pagesTotal, !(1...Type2PageImage.maxPages).contains(total) {
+            throw NFCError.malformedDump(
+                "pagesTotal \(total) is not a number of pages a Type 2 tag has (1–\(Type2PageImage.maxPages), Flipper's "
+                    + "MF_ULTRALIGHT_MAX_PAGE_NUM, above every product's memory): correct it or leave the key out")
+        }
         func hex(_ text: String, _ field: String) throws -> [UInt8] {
             guard let bytes = [UInt8](hex: text) else { throw NFCError.malformedDump("\(field) '\(text)' is not hex") }
             return bytes

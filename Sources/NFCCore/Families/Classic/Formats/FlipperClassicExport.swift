@@ -13,17 +13,15 @@ extension TagDump {
     /// key A, access bits or key B where the dump's ``ClassicTrailerGaps`` list them.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps of other families;
     ///   ``NFCError/malformedDump(_:)`` when a block is not 16 bytes, lies outside the layout or appears
-    ///   twice, the gap facts are not sector lists, or no UID is known (neither in the dump nor block 0).
+    ///   twice, the gap facts are not sector lists, or no UID of 4, 7 or 10 bytes is known (neither in
+    ///   the dump nor block 0: ``FlipperNFCFormat/header(deviceType:uid:atqa:sak:)``).
     public func exportFlipperClassicNFC() throws -> String {
         let image = try ClassicBlockImage(
             self, unsupportedMessage: "Flipper Zero export of blocks is available only for MIFARE Classic dumps.")
         let uid = image.uid(self)
-        guard [4, 7, 10].contains(uid.count) else {
-            throw NFCError.malformedDump("a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count))")
-        }
         let atqa = cardInfo.atqa?.count == 2 ? cardInfo.atqa ?? [] : image.fileType.atqa(uidLength: uid.count)
         let sak = cardInfo.sak ?? image.fileType.sak
-        var lines = FlipperNFCFormat.header(deviceType: FlipperClassicFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
+        var lines = try FlipperNFCFormat.header(deviceType: FlipperClassicFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
             "Mifare Classic type: \(image.fileType.flipperName)",
             "Data format version: \(FlipperClassicFormat.dataFormatVersion)",
         ]

@@ -12,19 +12,30 @@ enum DESFireFlipperExport {
     static let deviceType = "Mifare DESFire"
 
     /// True when ``export(_:)`` writes `dump` (the file-format table's `holds`, read by refusal hints
-    /// without writing the file): a dump with the DESFire walk, not a Light, with a UID Flipper holds.
+    /// without writing the file): a dump with the DESFire walk, not a Light, with a UID Flipper holds
+    /// and the PICC key data Flipper's loader needs (``keyLines(_:_:versions:)``). A walk that did not ask
+    /// for key data (``DESFireDump/keyDataAsked``: a dump read for bin, hex or a refused image format)
+    /// cannot tell; it holds the card as a dump read for Flipper, which asks, would.
     @Sendable static func holds(_ dump: TagDump) -> Bool {
         guard let desfire = dump.desfire else { return false }
-        return !desfire.isLight && flipperUIDLengths.contains(dump.cardInfo.uid.count)
+        return !desfire.isLight && FlipperNFCFormat.uidLengths.contains(dump.cardInfo.uid.count)
+            && (!desfire.keyDataAsked || keyLines("PICC", desfire.piccKeySettings, versions: desfire.piccKeyVersions) != nil)
     }
 
-    /// The UID lengths of Flipper's NFC-A header (ISO/IEC 14443-3 single, double, triple size).
-    static let flipperUIDLengths = [4, 7, 10]
-
     /// The dump as Flipper writes it (lines ending in `\n`).
+    ///
+    /// Flipper's loader gives up on a file without the PICC key settings or without the version of each
+    /// of the PICC's or a listed application's `Max Keys` keys (``keyLines(_:_:versions:)``), and the file
+    /// has no mark for "not read". So a dump without the PICC key data is refused, and an application
+    /// without its key settings or key versions is left out (the count and the ID list with it), as
+    /// applications and files the file cannot describe always were: the file holds what was read, never
+    /// invented settings.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for a dump without the DESFire walk (a JSON import
-    ///   keeps only files and facts) and for DESFire Light, whose one application has no 3-byte AID for
-    ///   Flipper's keys; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold.
+    ///   keeps only files and facts), for DESFire Light, whose one application has no 3-byte AID for
+    ///   Flipper's keys, and for a dump without the PICC key settings or key versions (the card refused
+    ///   GetKeySettings or GetKeyVersion): the file cannot hold these dumps, as the other formats'
+    ///   `unsupported` says; ``NFCError/malformedDump(_:)`` for a UID Flipper cannot hold
+    ///   (``FlipperNFCFormat/header(deviceType:uid:atqa:sak:)``).
     static func export(_ dump: TagDump) throws -> String {
         guard let desfire = dump.desfire else {
             throw NFCError.unsupportedOperation(
@@ -34,26 +45,29 @@ enum DESFireFlipperExport {
             throw NFCError.unsupportedOperation(
                 "Flipper's Mifare DESFire file keys applications by a 3-byte AID; MIFARE DESFire Light's one application has none")
         }
-        let uid = dump.cardInfo.uid
-        guard flipperUIDLengths.contains(uid.count) else {
-            throw NFCError.malformedDump("a Flipper .nfc file needs a UID of 4, 7 or 10 bytes (the dump has \(uid.count))")
-        }
-        var lines = FlipperNFCFormat.header(deviceType: deviceType, uid: uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
+        var lines = try FlipperNFCFormat.header(deviceType: deviceType, uid: dump.cardInfo.uid, atqa: dump.cardInfo.atqa ?? [0x03, 0x44],
                                             sak: dump.cardInfo.sak ?? 0x20)
         lines += try atsLines(dump.cardInfo.ats ?? [])
         lines.append("# Mifare DESFire specific data")
         lines.append("PICC Version: " + desfire.version.bytes.spacedHexString)
-        if let settings = desfire.piccKeySettings {
-            lines += keySettingsLines("PICC", settings, versions: desfire.piccKeyVersions ?? [])
+        guard let piccKeys = keyLines("PICC", desfire.piccKeySettings, versions: desfire.piccKeyVersions) else {
+            throw NFCError.unsupportedOperation(
+                "Flipper's Mifare DESFire file needs the PICC key settings and the version of each PICC key (its loader refuses "
+                    + "a file without them); this dump does not have them ("
+                    + (desfire.keyDataAsked ? "the card refused GetKeySettings or GetKeyVersion" : "it was read for a format without key data")
+                    + "): use json")
         }
-        // An application whose key settings the card refused cannot be written: Flipper's loader needs them.
-        let apps = desfire.applications.filter { $0.keySettings != nil }
-        lines.append("Application Count: \(apps.count)")
-        if !apps.isEmpty { lines.append("Application IDs: " + apps.flatMap(\.aid).spacedHexString) }
-        for app in apps {
-            guard let settings = app.keySettings else { continue }
+        lines += piccKeys
+        // An application whose key settings or key versions the card refused cannot be written:
+        // Flipper's loader needs them (mf_desfire_application_load).
+        let apps = desfire.applications.compactMap { app -> (app: DESFireDump.Application, prefix: String, keys: [String])? in
             let prefix = "Application " + app.aid.hexString.lowercased()
-            lines += keySettingsLines(prefix, settings, versions: app.keyVersions ?? [])
+            return keyLines(prefix, app.keySettings, versions: app.keyVersions).map { (app, prefix, $0) }
+        }
+        lines.append("Application Count: \(apps.count)")
+        if !apps.isEmpty { lines.append("Application IDs: " + apps.flatMap(\.app.aid).spacedHexString) }
+        for (app, prefix, keys) in apps {
+            lines += keys
             // Flipper loads the settings of every listed file: only files whose settings were read.
             let files = app.files.filter { $0.settings != nil }
             if app.skipReason == nil { lines.append("\(prefix) File IDs: " + files.map(\.id).spacedHexString) }
@@ -83,6 +97,18 @@ enum DESFireFlipperExport {
         if let tc1 = split.tc1 { lines.append("TC(1): " + tc1.hexString) }
         if !split.historicalBytes.isEmpty { lines.append("T1...Tk: " + split.historicalBytes.spacedHexString) }
         return lines
+    }
+
+    /// The key lines of the PICC or an application (``keySettingsLines(_:_:versions:)``), or nil when the
+    /// dump lacks what Flipper's loader reads: the key settings (`mf_desfire_key_settings_load`) and
+    /// the version of each key 0 ..< `Max Keys` (`mf_desfire_key_version_load`, called for every one by
+    /// `mf_desfire_load` and `mf_desfire_application_load`; flipperzero-firmware
+    /// `lib/nfc/protocols/mf_desfire/mf_desfire.c`, `mf_desfire_i.c`).
+    static func keyLines(_ prefix: String, _ settings: DESFireKeySettings?, versions: [UInt8]?) -> [String]? {
+        guard let settings else { return nil }
+        let versions = versions ?? []
+        guard versions.count >= settings.keyCount else { return nil }
+        return keySettingsLines(prefix, settings, versions: Array(versions.prefix(settings.keyCount)))
     }
 
     /// `<prefix> Change Key ID` … `Max Keys`, then `<prefix> Key <n> Version` (`mf_desfire_key_settings_save`;

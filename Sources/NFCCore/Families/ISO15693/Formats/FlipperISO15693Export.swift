@@ -27,11 +27,11 @@ extension TagDump {
     /// numbers are one byte in its data model).
     static let flipperISO15693MaxBlocks = 256
 
-    /// True when the dump has blocks and a Flipper `ISO15693-3` file has room for them (at most
+    /// True when the dump has blocks and a Flipper `ISO15693-3` file has room for them (1 to
     /// ``flipperISO15693MaxBlocks``): the file-format table's `holds`, read by refusal hints without
     /// writing the file.
     var holdsFlipperISO15693Blocks: Bool {
-        !blocks.isEmpty && flipperISO15693BlockCount(flipperISO15693SystemInfo) <= Self.flipperISO15693MaxBlocks
+        !blocks.isEmpty && (1...Self.flipperISO15693MaxBlocks).contains(flipperISO15693BlockCount(flipperISO15693SystemInfo))
     }
 
     /// The system information the file writes: the dump's own, or one knowing only the UID.
@@ -39,9 +39,14 @@ extension TagDump {
         iso15693System ?? ISO15693SystemInfo(uid: cardInfo.uid)
     }
 
-    /// The tag's block count: its system information's, else one past the highest block read.
+    /// The tag's block count: its system information's, else one past the highest block read. Not
+    /// checked here: a count no tag has (below 1, a block number at `Int.max`, kept as it is rather than
+    /// overflowing) is refused by ``exportFlipperISO15693NFC()`` and not held by
+    /// ``holdsFlipperISO15693Blocks``.
     private func flipperISO15693BlockCount(_ system: ISO15693SystemInfo) -> Int {
-        system.blockCount ?? ((blocks.map(\.number).max() ?? 0) + 1)
+        if let count = system.blockCount { return count }
+        let highest = blocks.map(\.number).max() ?? 0
+        return highest < Int.max ? highest + 1 : highest
     }
 
     /// The dump as a Flipper `ISO15693-3` file (lines ending in `\n`).
@@ -51,20 +56,26 @@ extension TagDump {
     /// 2048`) is refused with ``NFCError/partialDump(_:)`` naming the first block not read.
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for a tag of more than 256 blocks (an ST25DV64K
     ///   has 2048) or without blocks; ``NFCError/malformedDump(_:)`` for blocks of different sizes, of
-    ///   more than 32 bytes, or a UID that is not 8 bytes.
+    ///   more than 32 bytes, a UID that is not 8 bytes, or a block count below 1 (no tag's: the JSON
+    ///   import refuses it, a dump built in code may still carry it).
     public func exportFlipperISO15693NFC() throws -> String {
         let system = flipperISO15693SystemInfo
         guard let first = blocks.first else {
             throw NFCError.unsupportedOperation("a Flipper ISO15693-3 file needs the tag's blocks; this dump has none")
         }
         let size = system.blockSize ?? first.data.count
-        guard (1...32).contains(size), blocks.allSatisfy({ $0.data.count == size }) else {
+        guard FlipperISO15693Format.blockSizes.contains(size), blocks.allSatisfy({ $0.data.count == size }) else {
             throw NFCError.malformedDump("a Flipper ISO15693-3 file holds blocks of one size, 1–32 bytes (block size \(size))")
         }
         guard cardInfo.uid.count == 8 else {
             throw NFCError.malformedDump("an ISO 15693 UID has 8 bytes (the dump has \(cardInfo.uid.count))")
         }
         let count = flipperISO15693BlockCount(system)
+        guard count >= 1 else {
+            throw NFCError.malformedDump(
+                "block count \(count): an ISO 15693 tag has 1–\(ISO15693SystemInfo.blockCounts.upperBound) blocks (ISO/IEC 15693-3); "
+                    + "correct the dump's iso15693.blockCount")
+        }
         guard count <= Self.flipperISO15693MaxBlocks else {
             throw NFCError.unsupportedOperation(
                 "a Flipper ISO15693-3 file holds at most \(Self.flipperISO15693MaxBlocks) blocks; this \(cardInfo.type.description) has \(count): use json")

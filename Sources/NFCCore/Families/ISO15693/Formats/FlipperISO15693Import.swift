@@ -174,8 +174,9 @@ extension FlipperISO15693Format {
     /// `SLIX_PROTOCOL_NAME`: NXP ICODE SLIX, SLIX-S, SLIX-L, SLIX2 files (Version 4 only: `slix_verify`
     /// accepts no legacy name). The ISO 15693 part is the same keys.
     static let slixDeviceType = "SLIX"
-    /// `Block Size`: "valid range = 01...20 (hex)"; ISO/IEC 15693-3 block sizes are 1–32 bytes.
-    static let blockSizes = 1...32
+    /// `Block Size`: "valid range = 01...20 (hex)", the 1–32 bytes of ISO/IEC 15693-3
+    /// (``ISO15693SystemInfo/blockSizes``).
+    static let blockSizes = ISO15693SystemInfo.blockSizes
     /// The legacy lock byte's bits (`ISO15693_3_LOCK_DSFID_LEGACY`, `…_AFI_LEGACY`).
     static let legacyDSFIDLock: UInt8 = 0x01, legacyAFILock: UInt8 = 0x02
 

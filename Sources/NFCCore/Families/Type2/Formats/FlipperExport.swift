@@ -8,8 +8,9 @@ extension TagDump {
     /// The dump as a Flipper Zero `.nfc` file (lines ending in `\n`, as Flipper writes them).
     ///
     /// - Throws: ``NFCError/unsupportedOperation(_:)`` for dumps without pages;
-    ///   ``NFCError/malformedDump(_:)`` when a page is not exactly 4 bytes, or when the memory has
-    ///   more pages than a Flipper can hold.
+    ///   ``NFCError/malformedDump(_:)`` when a page is not exactly 4 bytes, when the memory has
+    ///   more pages than a Flipper can hold, or when the UID (the dump's, else pages 0–1's) is not 4, 7
+    ///   or 10 bytes (``FlipperNFCFormat/header(deviceType:uid:atqa:sak:)``).
     func exportType2FlipperNFC() throws -> String {
         let image = try Type2PageImage(
             self, unsupportedMessage: "Flipper Zero export is currently available only for page-based Type 2 style dumps.")
@@ -26,7 +27,7 @@ extension TagDump {
         let version = cardInfo.version?.count == 8 ? cardInfo.version ?? [] : [UInt8](repeating: 0, count: 8)
 
         // Upstream wrote ATQA in the Version 2 order (LSB first).
-        var lines = FlipperNFCFormat.header(deviceType: FlipperNFCFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
+        var lines = try FlipperNFCFormat.header(deviceType: FlipperNFCFormat.deviceType, uid: uid, atqa: atqa, sak: sak) + [
             "Data format version: \(FlipperNFCFormat.dataFormatVersion)",
             "NTAG/Ultralight type: \(FlipperUltralightType.name(for: cardInfo.type, product: cardInfo.product))",
             "Signature: \(signature.spacedHexString)",
