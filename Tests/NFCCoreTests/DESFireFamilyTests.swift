@@ -204,6 +204,16 @@ import Testing
         #expect(ExportFormat.flipper.holds(notAsked))
         #expect(throws: NFCError.self) { try notAsked.exportFlipperNFC() }
 
+        // A Transaction MAC file (EV2+, type 05; settings as MF3D(H)x2 GetFileSettings answers them):
+        // not listed, as one Flipper's loader cannot read fails the whole file.
+        let tmacSettings = try DESFireFileSettings(bytes: [0x05, 0x00, 0x00, 0xE0, 0x02, 0x01])
+        let withTMAC = try with {
+            var tmac = $0.applications[0].files[0]
+            (tmac.id, tmac.settings, tmac.content, tmac.skipReason) = (0x0F, tmacSettings, nil, nil)
+            $0.applications[0].files.append(tmac)
+        }.exportFlipperNFC()
+        #expect(withTMAC == (try dump.exportFlipperNFC()), "the TMAC file leaves the file as it was")
+
         let withoutVersions = try with { $0.applications[0].keyVersions = nil }.exportFlipperNFC()
         #expect(withoutVersions.contains("Application Count: 1\nApplication IDs: 02 00 00\n"))
         #expect(!withoutVersions.contains("Application 563412"))

@@ -68,8 +68,15 @@ enum DESFireFlipperExport {
         if !apps.isEmpty { lines.append("Application IDs: " + apps.flatMap(\.app.aid).spacedHexString) }
         for (app, prefix, keys) in apps {
             lines += keys
-            // Flipper loads the settings of every listed file: only files whose settings were read.
-            let files = app.files.filter { $0.settings != nil }
+            // Flipper loads the settings of every listed file: only files whose settings were read,
+            // and no Transaction MAC file (EV2+, type 05): Flipper's loader has varied on what it reads
+            // for one (the header alone, or TMAC key option, version and counter limit), and one it
+            // cannot read fails the whole file. It holds no data a ReadData returns either.
+            let files = app.files.filter { file in
+                guard let settings = file.settings else { return false }
+                if case .transactionMAC = settings.details { return false }
+                return true
+            }
             if app.skipReason == nil { lines.append("\(prefix) File IDs: " + files.map(\.id).spacedHexString) }
             for file in files {
                 guard let settings = file.settings else { continue }
@@ -147,7 +154,7 @@ enum DESFireFlipperExport {
             lines.append("\(prefix) Max: \(max)")
             lines.append("\(prefix) Cur: \(current)")
         case .transactionMAC:
-            break
+            break  // not listed (export(_:))
         }
         if let bytes = content?.bytes, !bytes.isEmpty { lines.append("\(prefix): " + bytes.spacedHexString) }
         return lines
