@@ -17,8 +17,9 @@ import Synchronization
 /// Layout in the state directory (``SpoolFiles``): `spool.jsonl`, one JSON ``SpooledMessage`` per
 /// line; `spool.head`, `<offset> <seq>`; `spool.live`, the events sent live (``LiveSends``). A
 /// crash can at worst leave a torn last line (dropped on load and counted), lose what had not
-/// reached the disk yet, or re-send an event delivered just before it (same `event_id`; after a
-/// kill also the same `buffered` flag). Unreadable lines are skipped and counted. The spool is
+/// reached the disk yet, or re-send events delivered just before it (same `event_id`; after a
+/// kill also the same `buffered` flag): the head is never written beyond what the log holds, and a
+/// head that is not where a line starts is taken as 0 and rewritten before anything is appended. Unreadable lines are skipped and counted. The spool is
 /// bounded by count, bytes and age; beyond them the OLDEST messages are dropped and counted.
 package final class EventSpool: Sendable {
     /// Path of the append-only log.
@@ -88,11 +89,14 @@ package final class EventSpool: Sendable {
         s.fileEnd = s.pendingBytes
         s.highestSeq = loaded.highestSeq
         s.highestSeqOnDisk = loaded.highestSeq
-        // Rewrite without the delivered prefix, unreadable lines and any torn tail.
-        if s.entries.isEmpty {
-            if !loaded.isEmptyOnDisk { try files.truncate(highestSeq: s.highestSeq) }
-        } else if loaded.needsRewrite {
-            try files.rewrite(s.entries.flatMap { Self.line($0.message) }, highestSeq: s.highestSeq)
+        // Rewrite without the delivered prefix, unreadable lines and any torn tail, and with a head
+        // of 0: before the writer appends anything, so no appended line can fall behind a stale head.
+        if loaded.needsRewrite {
+            if s.entries.isEmpty {
+                try files.truncate(highestSeq: s.highestSeq)
+            } else {
+                try files.rewrite(s.entries.flatMap { Self.line($0.message) }, highestSeq: s.highestSeq)
+            }
         }
         state = Mutex(s)
         (corruptLineCount, hadTornTail) = (loaded.corrupt, loaded.torn)

@@ -22,23 +22,31 @@ struct SpoolFiles: Sendable {
         var highestSeq: Int64 = 0
         var corrupt = 0
         var torn = false
-        /// True when the log holds more than the waiting lines (delivered prefix, junk, torn tail).
+        /// True when the files are not exactly the waiting lines and a head of 0 (delivered prefix,
+        /// junk, torn tail, a head that is not where a line starts): start-up rewrites them before
+        /// anything is appended.
         var needsRewrite = false
-        var isEmptyOnDisk = true
     }
 
     /// Reads at most `limit` bytes of the log (its tail beyond counts as torn).
     func load(limit: Int) throws(StorageError) -> Loaded {
         var result = Loaded()
         var head = 0
+        var headIsStale = false
         if let headBytes = try AtomicFile.read(headPath, limit: 64, prefix: true) {
             let fields = String(decoding: headBytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-            if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset }
+            if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset } else { headIsStale = true }
             if fields.count > 1, let seq = Int64(fields[1]), seq >= 0 { result.highestSeq = seq }
         }
         let bytes = try AtomicFile.read(logPath, limit: limit, prefix: true) ?? []
-        result.isEmptyOnDisk = bytes.isEmpty
-        if head > bytes.count { head = 0 }
+        // The head is where a line starts: 0, or just after a newline. Any other offset is not one
+        // this spool wrote for this log (beyond a log cut by a crash before the head was written,
+        // inside a line): every line is taken as waiting (at least once), and the head is
+        // rewritten before anything is appended — appended lines would otherwise fall behind it.
+        if head > 0 && (head > bytes.count || bytes[head - 1] != UInt8(ascii: "\n")) {
+            head = 0
+            headIsStale = true
+        }
         var offset = 0
         while offset < bytes.count {
             guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
@@ -56,7 +64,8 @@ struct SpoolFiles: Sendable {
             }
             offset = newline + 1
         }
-        result.needsRewrite = result.corrupt > 0 || result.torn || head > 0
+        result.needsRewrite = result.corrupt > 0 || result.torn || head > 0 || headIsStale
+            || (result.messages.isEmpty && !bytes.isEmpty)
         return result
     }
 
@@ -114,12 +123,14 @@ struct SpoolFiles: Sendable {
 
     /// Everything delivered: the log starts afresh; the head keeps the highest `seq`.
     func truncate(highestSeq: Int64) throws(StorageError) {
-        // Log first: a crash in between leaves a head beyond the (empty) log, which load ignores.
+        // Head first, as in ``rewrite(_:highestSeq:)``: a crash in between leaves offset 0 over the
+        // delivered lines (sent again, at least once), never a head beyond the end of a log that
+        // later appends would fall behind.
+        try writeHead(offset: 0, highestSeq: highestSeq)
         let fd = open(logPath, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno, path: logPath) }
-        fsync(fd)
-        close(fd)
-        try writeHead(offset: 0, highestSeq: highestSeq)
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageError(code: .spoolWriteFailed, "fsync \(logPath)", errno: errno) }
     }
 
     /// Replaces the log with exactly `bytes` (the waiting lines), atomically.
