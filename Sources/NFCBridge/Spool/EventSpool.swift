@@ -95,7 +95,10 @@ package final class EventSpool: Sendable {
             if s.entries.isEmpty {
                 try files.truncate(highestSeq: s.highestSeq)
             } else {
-                try files.rewrite(s.entries.flatMap { Self.line($0.message) }, highestSeq: s.highestSeq)
+                let (bytes, lengths) = s.waitingLines
+                try files.rewrite(bytes, highestSeq: s.highestSeq)
+                // The lengths written, not those read: the head offsets count the new log's bytes.
+                s.rewrote(from: 0, to: s.entries.count, lengths: lengths)
             }
         }
         state = Mutex(s)
