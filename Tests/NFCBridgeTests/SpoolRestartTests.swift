@@ -94,4 +94,49 @@ import Testing
         let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
         #expect(reopened.messages.map(\.seq) == Array(4...31))
     }
+
+    /// A backlog of 2000 events (1.6 MB) waits when `spool.max_bytes` is lowered to 100 000: more
+    /// than the spool ever reads into memory. The oldest are dropped and counted, the newest kept
+    /// and written back; nothing is taken for a torn line.
+    @Test func aLogBeyondTheBoundsKeepsTheNewestAndDropsTheOldest() throws {
+        let dir = try Self.directory(["spool.jsonl": Self.lines(1...2000, pad: 700)])
+        let spool = try EventSpool(directory: dir.path, maxEvents: 10_000, maxBytes: 100_000)
+        #expect(!spool.hadTornTail)
+        #expect(spool.corruptLineCount == 0)
+        let kept = spool.messages.map(\.seq)
+        #expect(kept.last == 2000)
+        #expect(kept == Array((2001 - Int64(kept.count))...2000))
+        #expect(spool.byteCount <= 100_000 && spool.byteCount > 99_000, "\(spool.byteCount)")
+        #expect(spool.droppedCount == 2000 - kept.count)
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 10_000, maxBytes: 100_000)
+        #expect(reopened.messages.map(\.seq) == kept)
+        #expect(reopened.droppedCount == 0, "the log was written back without them")
+    }
+
+    /// `spool.max_events` lowered: the same, by count.
+    @Test func aLogOfMoreEventsThanTheBoundKeepsTheNewest() throws {
+        let dir = try Self.directory(["spool.jsonl": Self.lines(1...30)])
+        let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
+        #expect(spool.messages.map(\.seq) == Array(21...30))
+        #expect(spool.droppedCount == 20)
+    }
+
+    /// The agent reports what start-up dropped as any full spool's drop: an `event/error`
+    /// `spool_full` with the `seq` range, the count in `health.spool.dropped`, a warning; then it
+    /// replays the newest.
+    @Test func theAgentReportsTheEventsDroppedAtStart() async throws {
+        let queuedAt = Int64(ManualClock().now.timeIntervalSince1970 * 1000)
+        let log = (1...2000).flatMap { SpooledMessage.scanned($0, pad: 700, queuedAt: queuedAt).spoolLine }
+        let h = try AgentHarness(directory: try Self.directory(["spool.jsonl": log])) { $0.spool.maxBytes = 100_000 }
+        let (_, notice) = await h.waitFor(.error) { $0["error"]?["code"] == "spool_full" }
+        #expect(notice["first_seq"] == 1)
+        let last = try #require(notice["last_seq"]?.intValue)
+        #expect(last > 1800 && last < 2000, "\(last)")
+        #expect(notice["dropped"]?.intValue == last)
+        await h.publisher.waitForJSON(on: "nfc/a/event/scanned") { $0["seq"] == 2000 }
+        #expect(h.agent.health.spoolDropped >= last)
+        #expect(h.logs.recorded.contains { $0.contains("spool full: dropped the \(last) oldest buffered event(s) (seq 1…\(last))") })
+        #expect(!h.logs.recorded.contains { $0.contains("torn") }, "\(h.logs.recorded)")
+        await h.stop()
+    }
 }

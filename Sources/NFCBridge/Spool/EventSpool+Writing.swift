@@ -31,6 +31,8 @@ extension EventSpool {
         /// The log must be replaced by the waiting lines (after a failed write, or to compact it).
         var needsRewrite = false
         var dropped = 0
+        /// What opening the spool dropped, until it is reported (``EventSpool/takeDropsAtStart()``).
+        var droppedAtStart = EventSpool.Drop()
         /// The write failure of the current outage.
         var failure: StorageError?
 

@@ -77,10 +77,12 @@ package final class EventSpool: Sendable {
         self.maxBytes = max(1024, maxBytes)
         self.maxAgeMilliseconds = maxAgeSeconds.map { Int64(max(1, min($0, Int(Int32.max)))) * 1000 }
         try files.checkUsable()
-        // Bounded: the log holds at most the waiting bytes plus a delivered prefix of about as much
-        // (compaction) and one message; a larger file is read to this limit, its tail counted as torn.
-        let loaded = try files.load(limit: min(self.maxBytes, Int.max / 8) * 4 + (1 << 20))
+        // Within the bounds, in their memory: a log holding more (the bounds were lowered while a
+        // backlog waited) loses its oldest lines, counted and reported as any full spool's drop.
+        let loaded = try files.load(maxEvents: self.maxEvents, maxBytes: self.maxBytes)
         var s = State()
+        s.dropped = loaded.dropped.count
+        s.droppedAtStart = loaded.dropped
         for (message, length) in loaded.messages {
             s.entries.append(Entry(message: message, length: length, line: nil))
             s.pendingBytes += length
@@ -123,8 +125,18 @@ package final class EventSpool: Sendable {
     /// Bytes of the waiting messages (as spool lines).
     package var byteCount: Int { state.withLock { $0.pendingBytes } }
 
-    /// Messages dropped because the spool was full or they expired (since this process started).
+    /// Messages dropped because the spool was full or they expired (since this process started;
+    /// with those of an earlier run that opening the spool dropped).
     package var droppedCount: Int { state.withLock { $0.dropped } }
+
+    /// The messages of an earlier run that opening the spool dropped, oldest first (its log held
+    /// more than the bounds), for the caller to report; once: later calls return none.
+    package func takeDropsAtStart() -> Drop {
+        state.withLock { s in
+            defer { s.droppedAtStart = Drop() }
+            return s.droppedAtStart
+        }
+    }
 
     /// The highest `seq` the spool ever held (waiting, delivered or dropped; 0 if none).
     package var highestSeq: Int64 { state.withLock { $0.highestSeq } }
