@@ -63,10 +63,11 @@ import Testing
             let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
             #expect(spool.hadTornTail)
             #expect(spool.messages.map(\.seq) == Array(1...30))
-            for _ in 1...3 { spool.removeFirst() }
-            spool.waitUntilWritten()
+            spool.waitUntilWritten()  // the writer's first pass rewrites the log
             let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.logPath)[.size] as? Int)
             #expect(size == Self.lines(1...30, pad: 400).count)
+            for _ in 1...3 { spool.removeFirst() }
+            spool.waitUntilWritten()
             #expect(try Self.headOffset(in: dir) == Self.lines(1...3, pad: 400).count, "where seq 4 starts")
         }
         let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
@@ -95,6 +96,26 @@ import Testing
         #expect(reopened.messages.map(\.seq) == Array(4...31))
     }
 
+    /// The rewrite at start runs on the writer thread and may fail before anyone listens (the
+    /// journal attaches after the spool is open): the failure is told to the first listener, once,
+    /// and so is the recovery.
+    @Test func aRewriteAtStartThatFailsIsReportedToTheListenerAttachedAfterIt() async throws {
+        let dir = try Self.directory(["spool.jsonl": Self.lines(1...3) + Array(#"{"topic":"nfc/a/ev"#.utf8)])
+        let blocked = BrokenLog(path: dir.path + "/spool.jsonl.tmp")  // the rewrite's temporary file
+        try blocked.breakIt()
+        let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        spool.waitUntilWritten()  // returns once the writer found it cannot write
+        #expect(spool.writeFailure?.code == .spoolWriteFailed)
+        let reports = WriteReports()
+        reports.attach(to: spool)
+        #expect(reports.reports.value.count == 1 && reports.reports.value.first??.contains("spool.jsonl.tmp") == true, "\(reports.reports.value)")
+        try blocked.mend()
+        _ = await reports.reports.wait { $0.count == 2 }
+        #expect(reports.reports.value.last == .some(nil), "one failure, one recovery: \(reports.reports.value)")
+        spool.waitUntilWritten()
+        #expect(try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20).hadTornTail == false)
+    }
+
     /// A backlog of 2000 events (1.6 MB) waits when `spool.max_bytes` is lowered to 100 000: more
     /// than the spool ever reads into memory. The oldest are dropped and counted, the newest kept
     /// and written back; nothing is taken for a torn line.
@@ -108,6 +129,7 @@ import Testing
         #expect(kept == Array((2001 - Int64(kept.count))...2000))
         #expect(spool.byteCount <= 100_000 && spool.byteCount > 99_000, "\(spool.byteCount)")
         #expect(spool.droppedCount == 2000 - kept.count)
+        spool.waitUntilWritten()
         let reopened = try EventSpool(directory: dir.path, maxEvents: 10_000, maxBytes: 100_000)
         #expect(reopened.messages.map(\.seq) == kept)
         #expect(reopened.droppedCount == 0, "the log was written back without them")

@@ -35,6 +35,9 @@ extension EventSpool {
         var droppedAtStart = EventSpool.Drop()
         /// The write failure of the current outage.
         var failure: StorageError?
+        /// ``EventSpool/observeWrites(_:)`` was called; `failure` was told to it.
+        var isObserved = false
+        var isFailureReported = false
 
         var pending: ArraySlice<Entry> { entries[first...] }
 
@@ -145,17 +148,20 @@ extension EventSpool {
                 }
             }
         } catch {
-            let first = state.withLock { s -> Bool in
+            let tell = state.withLock { s -> Bool in
                 s.needsRewrite = true
                 defer { s.failure = error }
-                return s.failure == nil
+                guard s.failure == nil else { return false }
+                // Nobody listens yet: ``observeWrites(_:)`` tells it.
+                s.isFailureReported = s.isObserved
+                return s.isObserved
             }
-            if first { observer(error) }
+            if tell { observer(error) }
             return true
         }
         let recovered = state.withLock { s -> Bool in
-            defer { s.failure = nil }
-            return s.failure != nil
+            defer { (s.failure, s.isFailureReported) = (nil, false) }
+            return s.failure != nil && s.isFailureReported
         }
         if recovered { observer(nil) }
         if !state.withLock({ $0.isSettled }) { writer.kick() }

@@ -91,24 +91,17 @@ package final class EventSpool: Sendable {
         s.fileEnd = s.pendingBytes
         s.highestSeq = loaded.highestSeq
         s.highestSeqOnDisk = loaded.highestSeq
-        // Rewrite without the delivered prefix, unreadable lines and any torn tail, and with a head
-        // of 0: before the writer appends anything, so no appended line can fall behind a stale head.
-        if loaded.needsRewrite {
-            if s.entries.isEmpty {
-                try files.truncate(highestSeq: s.highestSeq)
-            } else {
-                let (bytes, lengths) = s.waitingLines
-                try files.rewrite(bytes, highestSeq: s.highestSeq)
-                // The lengths written, not those read: the head offsets count the new log's bytes.
-                s.rewrote(from: 0, to: s.entries.count, lengths: lengths)
-            }
-        }
+        // Rewritten without the delivered prefix, dropped and unreadable lines and any torn tail,
+        // with a head of 0, by the writer's first pass: before it appends anything, so no appended
+        // line can fall behind a stale head, and on its thread, not the caller's.
+        s.needsRewrite = loaded.needsRewrite
         state = Mutex(s)
         (corruptLineCount, hadTornTail) = (loaded.corrupt, loaded.torn)
         liveSends = LiveSends(directory: directory, spooled: Set(loaded.messages.map(\.message.seq)))
         guard writer.start(for: self) else {
             throw StorageError(code: .spoolWriteFailed, "cannot start the spool's writer thread (the system refused a thread)")
         }
+        if loaded.needsRewrite { writer.kick() }
     }
 
     deinit {
@@ -166,9 +159,19 @@ package final class EventSpool: Sendable {
     package var writeFailure: StorageError? { state.withLock { $0.failure } }
 
     /// Tells `handler` when writes start failing (the error, once per outage) and when they work
-    /// again (nil). Called on the writer thread.
+    /// again (nil). Called on the writer thread; a failure of a pass made before this call (the
+    /// rewrite at start) is told at once, on the caller's.
     package func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
-        observer.set(handler)
+        // Set under the state's lock: the writer decides under it whether it tells a failure, so
+        // exactly one of the two does.
+        let missed = state.withLock { s -> StorageError? in
+            observer.set(handler)
+            s.isObserved = true
+            guard let failure = s.failure, !s.isFailureReported else { return nil }
+            s.isFailureReported = true
+            return failure
+        }
+        if let missed { handler(missed) }
     }
 
     /// Tells `handler` the highest `seq` of each batch the writer made durable (on its thread).

@@ -25,8 +25,8 @@ struct SpoolFiles: Sendable {
         var corrupt = 0
         var torn = false
         /// True when the files are not exactly the waiting lines and a head of 0 (delivered prefix,
-        /// junk, torn tail, dropped lines, a head that is not where a line starts): start-up
-        /// rewrites them before anything is appended.
+        /// junk, torn tail, dropped lines, a head that is not where a line starts): the writer's
+        /// first pass rewrites them, before it appends anything.
         var needsRewrite = false
     }
 
@@ -44,7 +44,7 @@ struct SpoolFiles: Sendable {
         var scan = try scanLog(head: head, maxEvents: maxEvents, maxBytes: maxBytes)
         // The head is where a line starts: 0, or just after a newline. Any other offset is not one
         // this spool wrote for this log (beyond a log cut by a crash before the head was written,
-        // inside a line): every line is taken as waiting (at least once), and the head is
+        // inside a line): every line is taken as waiting (at least once), and the log and head are
         // rewritten before anything is appended — appended lines would otherwise fall behind it.
         if !scan.headIsLineStart {
             (head, headIsStale) = (0, true)
