@@ -55,45 +55,43 @@ import Testing
         return log
     }
 
+    /// Delivers the first three events of `spool` (read from ``paddedLog()``), checks that the
+    /// head points where the fourth starts in the log as written, and returns the `seq`s the next
+    /// start finds.
+    static func deliverTheFirstThree(of spool: EventSpool, in dir: StateDirectory) throws -> [Int64] {
+        for _ in 1...3 { spool.removeFirst() }
+        spool.waitUntilWritten()
+        #expect(try headOffset(in: dir) == lines(1...3, pad: 400).count, "where seq 4 starts")
+        return try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20).messages.map(\.seq)
+    }
+
     /// The rewrite at start (a torn tail forces it) writes the lines afresh, shorter: the head of
     /// the delivered events counts the lines as written, not as they were read.
     @Test func aRewriteAtStartCountsTheLinesItWrote() throws {
         let dir = try Self.directory(["spool.jsonl": Self.paddedLog() + Array(#"{"topic":"nfc/a/ev"#.utf8)])
-        do {
-            let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-            #expect(spool.hadTornTail)
-            #expect(spool.messages.map(\.seq) == Array(1...30))
-            spool.waitUntilWritten()  // the writer's first pass rewrites the log
-            let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.logPath)[.size] as? Int)
-            #expect(size == Self.lines(1...30, pad: 400).count)
-            for _ in 1...3 { spool.removeFirst() }
-            spool.waitUntilWritten()
-            #expect(try Self.headOffset(in: dir) == Self.lines(1...3, pad: 400).count, "where seq 4 starts")
-        }
-        let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-        #expect(reopened.messages.map(\.seq) == Array(4...30))
+        let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
+        #expect(spool.hadTornTail)
+        #expect(spool.messages.map(\.seq) == Array(1...30))
+        spool.waitUntilWritten()  // the writer's first pass rewrites the log
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.logPath)[.size] as? Int)
+        #expect(size == Self.lines(1...30, pad: 400).count)
+        #expect(try Self.deliverTheFirstThree(of: spool, in: dir) == Array(4...30))
     }
 
     /// The writer's rewrite after a failed write does the same for lines read at start and kept
     /// as they were (nothing forced a rewrite then).
     @Test func theWritersRewriteCountsTheLinesItWrote() async throws {
         let dir = try Self.directory(["spool.jsonl": Self.paddedLog()])
+        let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
         let reports = WriteReports()
-        do {
-            let spool = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-            reports.attach(to: spool)
-            let log = BrokenLog(path: spool.logPath)
-            try log.breakIt()
-            spool.append(.scanned(31, pad: 400))
-            spool.waitUntilWritten()  // returns once the writer found it cannot write
-            try log.mend()
-            _ = await reports.reports.wait { $0.count == 2 }  // failed, then rewrote the log
-            for _ in 1...3 { spool.removeFirst() }
-            spool.waitUntilWritten()
-            #expect(try Self.headOffset(in: dir) == Self.lines(1...3, pad: 400).count, "where seq 4 starts")
-        }
-        let reopened = try EventSpool(directory: dir.path, maxEvents: 100, maxBytes: 1 << 20)
-        #expect(reopened.messages.map(\.seq) == Array(4...31))
+        reports.attach(to: spool)
+        let log = BrokenLog(path: spool.logPath)
+        try log.breakIt()
+        spool.append(.scanned(31, pad: 400))
+        spool.waitUntilWritten()  // returns once the writer found it cannot write
+        try log.mend()
+        _ = await reports.reports.wait { $0.count == 2 }  // failed, then rewrote the log
+        #expect(try Self.deliverTheFirstThree(of: spool, in: dir) == Array(4...31))
     }
 
     /// The rewrite at start runs on the writer thread and may fail before anyone listens (the
@@ -108,7 +106,8 @@ import Testing
         #expect(spool.writeFailure?.code == .spoolWriteFailed)
         let reports = WriteReports()
         reports.attach(to: spool)
-        #expect(reports.reports.value.count == 1 && reports.reports.value.first??.contains("spool.jsonl.tmp") == true, "\(reports.reports.value)")
+        let told = reports.reports.value
+        #expect(told.count == 1 && told.first??.contains("spool.jsonl.tmp") == true, "\(told)")
         try blocked.mend()
         _ = await reports.reports.wait { $0.count == 2 }
         #expect(reports.reports.value.last == .some(nil), "one failure, one recovery: \(reports.reports.value)")
@@ -157,7 +156,8 @@ import Testing
         #expect(notice["dropped"]?.intValue == last)
         await h.publisher.waitForJSON(on: "nfc/a/event/scanned") { $0["seq"] == 2000 }
         #expect(h.agent.health.spoolDropped >= last)
-        #expect(h.logs.recorded.contains { $0.contains("spool full: dropped the \(last) oldest buffered event(s) (seq 1…\(last))") })
+        let warning = "spool full: dropped the \(last) oldest buffered event(s) (seq 1…\(last))"
+        #expect(h.logs.recorded.contains { $0.contains(warning) })
         #expect(!h.logs.recorded.contains { $0.contains("torn") }, "\(h.logs.recorded)")
         await h.stop()
     }

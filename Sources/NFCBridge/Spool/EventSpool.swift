@@ -19,8 +19,9 @@ import Synchronization
 /// crash can at worst leave a torn last line (dropped on load and counted), lose what had not
 /// reached the disk yet, or re-send events delivered just before it (same `event_id`; after a
 /// kill also the same `buffered` flag): the head is never written beyond what the log holds, and a
-/// head that is not where a line starts is taken as 0 and rewritten before anything is appended. Unreadable lines are skipped and counted. The spool is
-/// bounded by count, bytes and age; beyond them the OLDEST messages are dropped and counted.
+/// head that is not where a line starts is taken as 0 and rewritten before anything is appended.
+/// Unreadable lines are skipped and counted. The spool is bounded by count, bytes and age; beyond
+/// them the OLDEST messages are dropped and counted, also those of a log that holds more at start.
 package final class EventSpool: Sendable {
     /// Path of the append-only log.
     package let logPath: String

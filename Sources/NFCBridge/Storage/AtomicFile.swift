@@ -71,7 +71,8 @@ enum AtomicFile {
 
     /// A state file that cannot be read, with the repair when its owner is the reason.
     private static func unreadable(_ path: String, _ failure: BoundedFile.Failure) -> StorageError {
-        StorageError(code: .stateDirUnusable, failure.message + (failure.errno.flatMap { OwnershipHint.text(path: path, errno: $0) } ?? ""))
+        let hint = failure.errno.flatMap { OwnershipHint.text(path: path, errno: $0) } ?? ""
+        return StorageError(code: .stateDirUnusable, failure.message + hint)
     }
 
     /// Writes every byte (retrying short writes and EINTR).
