@@ -232,6 +232,13 @@ final class EventJournal: Sendable {
 
     // MARK: - Dropped events
 
+    /// Reports the events of an earlier run that opening the spool dropped (its log held more than
+    /// the bounds) as any full spool's drop: counted, logged and said in an `event/error`.
+    func reportDropsAtStart() async {
+        let drop = spool.takeDropsAtStart()
+        if drop.count > 0 { await report(drop) }
+    }
+
     /// Counts and logs events the spool's bounds dropped, and says so in an `event/error`.
     private func report(_ drop: EventSpool.Drop) async {
         counters.update { $0.dropped += drop.count }

@@ -192,11 +192,13 @@ package final class EventPipeline: Sendable {
 
     // MARK: - The sender
 
-    /// Starts the sender and the broker-health watcher (idempotent).
+    /// Starts the sender and the broker-health watcher (idempotent), first reporting what opening
+    /// the spool dropped.
     package func start() {
         sender.withLock { task in
             guard task == nil else { return }
-            task = Task { [outbox, health] in
+            task = Task { [outbox, health, journal] in
+                await journal.reportDropsAtStart()
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await outbox.run() }
                     group.addTask { await health.watch() }

@@ -5,7 +5,8 @@ extension EventSpool {
     /// One message, waiting or delivered but still in the log.
     struct Entry {
         var message: SpooledMessage
-        /// Its spool line's length.
+        /// Its spool line's length: as it is in the log (a line read at start keeps the length it
+        /// was read with; a rewrite sets the length it wrote), or as it will be appended.
         var length: Int
         /// Its spool line, until the writer appended it.
         var line: [UInt8]?
@@ -30,10 +31,29 @@ extension EventSpool {
         /// The log must be replaced by the waiting lines (after a failed write, or to compact it).
         var needsRewrite = false
         var dropped = 0
+        /// What opening the spool dropped, until it is reported (``EventSpool/takeDropsAtStart()``).
+        var droppedAtStart = EventSpool.Drop()
         /// The write failure of the current outage.
         var failure: StorageError?
+        /// ``EventSpool/observeWrites(_:)`` was called; `failure` was told to it.
+        var isObserved = false
+        var isFailureReported = false
 
         var pending: ArraySlice<Entry> { entries[first...] }
+
+        /// The waiting messages' lines as a rewrite writes them, and each one's length: a line read
+        /// at start is encoded afresh, and may differ from what was read (spaces, CRLF, another
+        /// version's writer).
+        var waitingLines: (bytes: [UInt8], lengths: [Int]) {
+            var bytes: [UInt8] = []
+            var lengths: [Int] = []
+            for entry in pending {
+                let line = entry.line ?? EventSpool.line(entry.message)
+                bytes += line
+                lengths.append(line.count)
+            }
+            return (bytes, lengths)
+        }
 
         /// The log offset of the first waiting message once every entry is written.
         var head: Int { fileBase + deliveredBytes }
@@ -69,7 +89,7 @@ extension EventSpool {
     }
 
     private enum Plan {
-        case rewrite(bytes: [UInt8], from: Int, to: Int, highestSeq: Int64, lastSeq: Int64?)
+        case rewrite(bytes: [UInt8], lengths: [Int], from: Int, to: Int, highestSeq: Int64, lastSeq: Int64?)
         case truncate(count: Int, highestSeq: Int64)
         case append(bytes: [UInt8], to: Int, end: Int, head: Int?, highestSeq: Int64, lastSeq: Int64?)
         case nothing
@@ -83,9 +103,9 @@ extension EventSpool {
             s.forgetWrittenPrefix()
             if s.needsRewrite || s.compactionPays {
                 s.needsRewrite = true
-                let bytes = s.pending.flatMap { $0.line ?? Self.line($0.message) }
+                let (bytes, lengths) = s.waitingLines
                 return .rewrite(
-                    bytes: bytes, from: s.first, to: s.entries.count, highestSeq: s.highestSeq,
+                    bytes: bytes, lengths: lengths, from: s.first, to: s.entries.count, highestSeq: s.highestSeq,
                     lastSeq: s.pending.map(\.message.seq).max())
             }
             if s.first == s.entries.count {
@@ -105,10 +125,10 @@ extension EventSpool {
             switch plan {
             case .nothing:
                 return state.withLock { $0.failure != nil }
-            case let .rewrite(bytes, from, to, highestSeq, lastSeq):
+            case let .rewrite(bytes, lengths, from, to, highestSeq, lastSeq):
                 try files.rewrite(bytes, highestSeq: highestSeq)
                 state.withLock { s in
-                    s.rewrote(from: from, to: to, bytes: bytes.count)
+                    s.rewrote(from: from, to: to, lengths: lengths)
                     s.highestSeqOnDisk = highestSeq
                 }
                 if let lastSeq { durableObserver(lastSeq) }
@@ -128,17 +148,20 @@ extension EventSpool {
                 }
             }
         } catch {
-            let first = state.withLock { s -> Bool in
+            let tell = state.withLock { s -> Bool in
                 s.needsRewrite = true
                 defer { s.failure = error }
-                return s.failure == nil
+                guard s.failure == nil else { return false }
+                // Nobody listens yet: ``observeWrites(_:)`` tells it.
+                s.isFailureReported = s.isObserved
+                return s.isObserved
             }
-            if first { observer(error) }
+            if tell { observer(error) }
             return true
         }
         let recovered = state.withLock { s -> Bool in
-            defer { s.failure = nil }
-            return s.failure != nil
+            defer { (s.failure, s.isFailureReported) = (nil, false) }
+            return s.failure != nil && s.isFailureReported
         }
         if recovered { observer(nil) }
         if !state.withLock({ $0.isSettled }) { writer.kick() }
@@ -147,16 +170,28 @@ extension EventSpool {
 }
 
 extension EventSpool.State {
-    /// The log now holds exactly `entries[from..<to]` (as they were when the pass began).
-    mutating func rewrote(from: Int, to: Int, bytes: Int) {
+    /// The log now holds exactly `entries[from..<to]` (as they were when the pass began), in lines
+    /// of `lengths`: each entry takes the length written, so that the head offsets after it count
+    /// the log's bytes (a line read at start may have been longer or shorter).
+    mutating func rewrote(from: Int, to: Int, lengths: [Int]) {
         let forgotten = entries[0..<from].reduce(0) { $0 + $1.length }
         entries.removeFirst(from)
         first -= from
         deliveredBytes -= forgotten
         written = to - from
-        for index in 0..<written { entries[index].line = nil }
+        fileEnd = 0
+        for (index, length) in lengths.enumerated() {
+            // Delivered meanwhile (the lock was not held while writing) or still waiting.
+            if index < first {
+                deliveredBytes += length - entries[index].length
+            } else {
+                pendingBytes += length - entries[index].length
+            }
+            entries[index].length = length
+            entries[index].line = nil
+            fileEnd += length
+        }
         fileBase = 0
-        fileEnd = bytes
         headOnDisk = 0
         needsRewrite = false
     }

@@ -17,9 +17,11 @@ import Synchronization
 /// Layout in the state directory (``SpoolFiles``): `spool.jsonl`, one JSON ``SpooledMessage`` per
 /// line; `spool.head`, `<offset> <seq>`; `spool.live`, the events sent live (``LiveSends``). A
 /// crash can at worst leave a torn last line (dropped on load and counted), lose what had not
-/// reached the disk yet, or re-send an event delivered just before it (same `event_id`; after a
-/// kill also the same `buffered` flag). Unreadable lines are skipped and counted. The spool is
-/// bounded by count, bytes and age; beyond them the OLDEST messages are dropped and counted.
+/// reached the disk yet, or re-send events delivered just before it (same `event_id`; after a
+/// kill also the same `buffered` flag): the head is never written beyond what the log holds, and a
+/// head that is not where a line starts is taken as 0 and rewritten before anything is appended.
+/// Unreadable lines are skipped and counted. The spool is bounded by count, bytes and age; beyond
+/// them the OLDEST messages are dropped and counted, also those of a log that holds more at start.
 package final class EventSpool: Sendable {
     /// Path of the append-only log.
     package let logPath: String
@@ -76,10 +78,12 @@ package final class EventSpool: Sendable {
         self.maxBytes = max(1024, maxBytes)
         self.maxAgeMilliseconds = maxAgeSeconds.map { Int64(max(1, min($0, Int(Int32.max)))) * 1000 }
         try files.checkUsable()
-        // Bounded: the log holds at most the waiting bytes plus a delivered prefix of about as much
-        // (compaction) and one message; a larger file is read to this limit, its tail counted as torn.
-        let loaded = try files.load(limit: min(self.maxBytes, Int.max / 8) * 4 + (1 << 20))
+        // Within the bounds, in their memory: a log holding more (the bounds were lowered while a
+        // backlog waited) loses its oldest lines, counted and reported as any full spool's drop.
+        let loaded = try files.load(maxEvents: self.maxEvents, maxBytes: self.maxBytes)
         var s = State()
+        s.dropped = loaded.dropped.count
+        s.droppedAtStart = loaded.dropped
         for (message, length) in loaded.messages {
             s.entries.append(Entry(message: message, length: length, line: nil))
             s.pendingBytes += length
@@ -88,18 +92,17 @@ package final class EventSpool: Sendable {
         s.fileEnd = s.pendingBytes
         s.highestSeq = loaded.highestSeq
         s.highestSeqOnDisk = loaded.highestSeq
-        // Rewrite without the delivered prefix, unreadable lines and any torn tail.
-        if s.entries.isEmpty {
-            if !loaded.isEmptyOnDisk { try files.truncate(highestSeq: s.highestSeq) }
-        } else if loaded.needsRewrite {
-            try files.rewrite(s.entries.flatMap { Self.line($0.message) }, highestSeq: s.highestSeq)
-        }
+        // Rewritten without the delivered prefix, dropped and unreadable lines and any torn tail,
+        // with a head of 0, by the writer's first pass: before it appends anything, so no appended
+        // line can fall behind a stale head, and on its thread, not the caller's.
+        s.needsRewrite = loaded.needsRewrite
         state = Mutex(s)
         (corruptLineCount, hadTornTail) = (loaded.corrupt, loaded.torn)
         liveSends = LiveSends(directory: directory, spooled: Set(loaded.messages.map(\.message.seq)))
         guard writer.start(for: self) else {
             throw StorageError(code: .spoolWriteFailed, "cannot start the spool's writer thread (the system refused a thread)")
         }
+        if loaded.needsRewrite { writer.kick() }
     }
 
     deinit {
@@ -116,8 +119,18 @@ package final class EventSpool: Sendable {
     /// Bytes of the waiting messages (as spool lines).
     package var byteCount: Int { state.withLock { $0.pendingBytes } }
 
-    /// Messages dropped because the spool was full or they expired (since this process started).
+    /// Messages dropped because the spool was full or they expired (since this process started;
+    /// with those of an earlier run that opening the spool dropped).
     package var droppedCount: Int { state.withLock { $0.dropped } }
+
+    /// The messages of an earlier run that opening the spool dropped, oldest first (its log held
+    /// more than the bounds), for the caller to report; once: later calls return none.
+    package func takeDropsAtStart() -> Drop {
+        state.withLock { s in
+            defer { s.droppedAtStart = Drop() }
+            return s.droppedAtStart
+        }
+    }
 
     /// The highest `seq` the spool ever held (waiting, delivered or dropped; 0 if none).
     package var highestSeq: Int64 { state.withLock { $0.highestSeq } }
@@ -147,9 +160,19 @@ package final class EventSpool: Sendable {
     package var writeFailure: StorageError? { state.withLock { $0.failure } }
 
     /// Tells `handler` when writes start failing (the error, once per outage) and when they work
-    /// again (nil). Called on the writer thread.
+    /// again (nil). Called on the writer thread; a failure of a pass made before this call (the
+    /// rewrite at start) is told at once, on the caller's.
     package func observeWrites(_ handler: @escaping @Sendable (StorageError?) -> Void) {
-        observer.set(handler)
+        // Set under the state's lock: the writer decides under it whether it tells a failure, so
+        // exactly one of the two does.
+        let missed = state.withLock { s -> StorageError? in
+            observer.set(handler)
+            s.isObserved = true
+            guard let failure = s.failure, !s.isFailureReported else { return nil }
+            s.isFailureReported = true
+            return failure
+        }
+        if let missed { handler(missed) }
     }
 
     /// Tells `handler` the highest `seq` of each batch the writer made durable (on its thread).

@@ -15,49 +15,57 @@ struct SpoolFiles: Sendable {
     /// a full filesystem rather than lose the first events).
     static let minimumFreeBytes: UInt64 = 1 << 20
 
-    /// What an earlier run left: the waiting lines (with their lengths), the highest `seq` seen,
-    /// how many lines could not be read and whether the last one was torn.
+    /// What an earlier run left: the waiting lines (with their lengths) within the bounds, the
+    /// oldest beyond them dropped, the highest `seq` seen, how many lines could not be read and
+    /// whether the last one was torn.
     struct Loaded {
         var messages: [(message: SpooledMessage, length: Int)] = []
+        var dropped = EventSpool.Drop()
         var highestSeq: Int64 = 0
         var corrupt = 0
         var torn = false
-        /// True when the log holds more than the waiting lines (delivered prefix, junk, torn tail).
+        /// True when the files are not exactly the waiting lines and a head of 0 (delivered prefix,
+        /// junk, torn tail, dropped lines, a head that is not where a line starts): the writer's
+        /// first pass rewrites them, before it appends anything.
         var needsRewrite = false
-        var isEmptyOnDisk = true
     }
 
-    /// Reads at most `limit` bytes of the log (its tail beyond counts as torn).
-    func load(limit: Int) throws(StorageError) -> Loaded {
-        var result = Loaded()
+    /// Reads the log a chunk at a time (``SpoolLogScan``), keeping at most `maxEvents` waiting
+    /// messages of at most `maxBytes` in all: the oldest beyond them are dropped, never the newest.
+    func load(maxEvents: Int, maxBytes: Int) throws(StorageError) -> Loaded {
         var head = 0
+        var headIsStale = false
+        var headSeq: Int64 = 0
         if let headBytes = try AtomicFile.read(headPath, limit: 64, prefix: true) {
             let fields = String(decoding: headBytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-            if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset }
-            if fields.count > 1, let seq = Int64(fields[1]), seq >= 0 { result.highestSeq = seq }
+            if let offset = fields.first.flatMap({ Int($0) }), offset >= 0 { head = offset } else { headIsStale = true }
+            if fields.count > 1, let seq = Int64(fields[1]), seq >= 0 { headSeq = seq }
         }
-        let bytes = try AtomicFile.read(logPath, limit: limit, prefix: true) ?? []
-        result.isEmptyOnDisk = bytes.isEmpty
-        if head > bytes.count { head = 0 }
-        var offset = 0
-        while offset < bytes.count {
-            guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
-                result.torn = true
-                break
-            }
-            let (message, seq) = SpooledMessage.read(line: bytes[offset..<newline])
-            if let seq { result.highestSeq = max(result.highestSeq, seq) }
-            if offset >= head {
-                if let message {
-                    result.messages.append((message, newline + 1 - offset))
-                } else {
-                    result.corrupt += 1
-                }
-            }
-            offset = newline + 1
+        var scan = try scanLog(head: head, maxEvents: maxEvents, maxBytes: maxBytes)
+        // The head is where a line starts: 0, or just after a newline. Any other offset is not one
+        // this spool wrote for this log (beyond a log cut by a crash before the head was written,
+        // inside a line): every line is taken as waiting (at least once), and the log and head are
+        // rewritten before anything is appended — appended lines would otherwise fall behind it.
+        if !scan.headIsLineStart {
+            (head, headIsStale) = (0, true)
+            scan = try scanLog(head: 0, maxEvents: maxEvents, maxBytes: maxBytes)
         }
-        result.needsRewrite = result.corrupt > 0 || result.torn || head > 0
+        var result = Loaded(
+            messages: scan.messages, dropped: scan.dropped, highestSeq: max(headSeq, scan.highestSeq),
+            corrupt: scan.corrupt, torn: scan.isTorn)
+        result.needsRewrite = result.corrupt > 0 || result.torn || result.dropped.count > 0 || head > 0 || headIsStale
+            || (result.messages.isEmpty && scan.size > 0)
         return result
+    }
+
+    /// The log read through a ``SpoolLogScan`` from `head` on.
+    private func scanLog(head: Int, maxEvents: Int, maxBytes: Int) throws(StorageError) -> SpoolLogScan {
+        var scan = SpoolLogScan(head: head, maxEvents: maxEvents, maxBytes: maxBytes)
+        _ = try AtomicFile.stream(logPath) { chunk in
+            scan.read(chunk)
+            return true
+        }
+        return scan
     }
 
     /// Refuses a state directory the spool cannot live in: one where a file cannot be created,
@@ -114,12 +122,14 @@ struct SpoolFiles: Sendable {
 
     /// Everything delivered: the log starts afresh; the head keeps the highest `seq`.
     func truncate(highestSeq: Int64) throws(StorageError) {
-        // Log first: a crash in between leaves a head beyond the (empty) log, which load ignores.
+        // Head first, as in ``rewrite(_:highestSeq:)``: a crash in between leaves offset 0 over the
+        // delivered lines (sent again, at least once), never a head beyond the end of a log that
+        // later appends would fall behind.
+        try writeHead(offset: 0, highestSeq: highestSeq)
         let fd = open(logPath, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError(code: .spoolWriteFailed, "cannot truncate \(logPath)", errno: errno, path: logPath) }
-        fsync(fd)
-        close(fd)
-        try writeHead(offset: 0, highestSeq: highestSeq)
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageError(code: .spoolWriteFailed, "fsync \(logPath)", errno: errno) }
     }
 
     /// Replaces the log with exactly `bytes` (the waiting lines), atomically.

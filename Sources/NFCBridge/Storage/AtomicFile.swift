@@ -55,8 +55,24 @@ enum AtomicFile {
         do throws(BoundedFile.Failure) {
             return try BoundedFile.read(path, limit: limit, prefix: prefix)
         } catch {
-            throw StorageError(code: .stateDirUnusable, error.message + (error.errno.flatMap { OwnershipHint.text(path: path, errno: $0) } ?? ""))
+            throw unreadable(path, error)
         }
+    }
+
+    /// Reads `path` through `body` a chunk at a time (``BoundedFile/stream(_:check:_:)``: a file of
+    /// any size in bounded memory); false when it does not exist.
+    static func stream(_ path: String, _ body: (ArraySlice<UInt8>) -> Bool) throws(StorageError) -> Bool {
+        do throws(BoundedFile.Failure) {
+            return try BoundedFile.stream(path, body)
+        } catch {
+            throw unreadable(path, error)
+        }
+    }
+
+    /// A state file that cannot be read, with the repair when its owner is the reason.
+    private static func unreadable(_ path: String, _ failure: BoundedFile.Failure) -> StorageError {
+        let hint = failure.errno.flatMap { OwnershipHint.text(path: path, errno: $0) } ?? ""
+        return StorageError(code: .stateDirUnusable, failure.message + hint)
     }
 
     /// Writes every byte (retrying short writes and EINTR).

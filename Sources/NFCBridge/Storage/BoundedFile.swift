@@ -19,10 +19,36 @@ enum BoundedFile {
     static func read(_ path: String, limit: Int, prefix: Bool = false, check: ((stat) -> String?)? = nil)
         throws(Failure) -> [UInt8]?
     {
+        var bytes: [UInt8] = []
+        let found = try stream(path, check: { status in
+            if let problem = check?(status) { return problem }
+            guard prefix || Int(status.st_size) <= limit else {
+                return "'\(path)' is \(status.st_size) bytes; at most \(limit) are read: is it the right file?"
+            }
+            return nil
+        }) { chunk in
+            bytes += chunk.prefix(limit + 1 - bytes.count)
+            return bytes.count <= limit
+        }
+        guard found else { return nil }
+        // The file grew while it was read.
+        if bytes.count > limit {
+            guard prefix else { throw Failure(message: "'\(path)' is more than \(limit) bytes: is it the right file?") }
+            bytes.removeLast(bytes.count - limit)
+        }
+        return bytes
+    }
+
+    /// Reads `path` from its start through `body`, one chunk (at most 64 KiB) at a time, until its
+    /// end or until `body` returns false: a file of any size in the memory of one chunk. False when
+    /// `path` does not exist. Opened and checked as ``read(_:limit:prefix:check:)`` does.
+    static func stream(_ path: String, check: ((stat) -> String?)? = nil, _ body: (ArraySlice<UInt8>) -> Bool)
+        throws(Failure) -> Bool
+    {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
             let number = errno
-            if number == ENOENT { return nil }
+            if number == ENOENT { return false }
             throw failure(path, number)
         }
         defer { close(fd) }
@@ -34,24 +60,13 @@ enum BoundedFile {
             throw Failure(message: "'\(path)' is \(kind(status.st_mode)), not a regular file: name a file")
         }
         if let problem = check?(status) { throw Failure(message: problem) }
-        guard prefix || Int(status.st_size) <= limit else {
-            throw Failure(message: "'\(path)' is \(status.st_size) bytes; at most \(limit) are read: is it the right file?")
-        }
-        var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw failure(path, errno) }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
+            if count == 0 || !body(chunk[0..<count]) { return true }
         }
-        // The file grew while it was read.
-        if bytes.count > limit {
-            guard prefix else { throw Failure(message: "'\(path)' is more than \(limit) bytes: is it the right file?") }
-            bytes.removeLast(bytes.count - limit)
-        }
-        return bytes
     }
 
     /// A failed call on `path` with the system's error `number`.
