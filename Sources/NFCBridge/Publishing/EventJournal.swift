@@ -125,6 +125,7 @@ final class EventJournal: Sendable {
     /// Blocks of the end of a run, on a thread of their own: everything waiting goes to disk and
     /// the sequence file gets the exact last number (a clean restart leaves no gap in `seq`).
     func persist() async {
+        await reportDropsAtStart()
         await spool.persist()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = startThread(name: "sequence-close") { [sequence, logger] in
@@ -234,9 +235,13 @@ final class EventJournal: Sendable {
 
     /// Reports the events of an earlier run that opening the spool dropped (its log held more than
     /// the bounds) as any full spool's drop: counted, logged and said in an `event/error`.
+    /// The dropped lines stay in the log until the notice is recorded, so a stop or crash before it
+    /// leaves them to be dropped and reported by the next start. Called at the pipeline's start, and
+    /// at ``persist()`` in case the pipeline never started.
     func reportDropsAtStart() async {
         let drop = spool.takeDropsAtStart()
         if drop.count > 0 { await report(drop) }
+        spool.dropsAtStartReported()
     }
 
     /// Counts and logs events the spool's bounds dropped, and says so in an `event/error`.

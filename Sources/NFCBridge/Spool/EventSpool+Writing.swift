@@ -33,6 +33,10 @@ extension EventSpool {
         var dropped = 0
         /// What opening the spool dropped, until it is reported (``EventSpool/takeDropsAtStart()``).
         var droppedAtStart = EventSpool.Drop()
+        /// Opening the spool dropped lines whose drop is not reported yet: the writer leaves the files
+        /// as they are (the dropped lines in the log) until ``EventSpool/dropsAtStartReported()``, so
+        /// a stop or crash before the report loses nothing unreported.
+        var holdsUnreportedDrop = false
         /// The write failure of the current outage.
         var failure: StorageError?
         /// ``EventSpool/observeWrites(_:)`` was called; `failure` was told to it.
@@ -100,6 +104,7 @@ extension EventSpool {
     /// failure). Blocks on the disk; runs on the writer thread only. Returns true while failing.
     func writePass() -> Bool {
         let plan = state.withLock { s -> Plan in
+            if s.holdsUnreportedDrop { return .nothing }
             s.forgetWrittenPrefix()
             if s.needsRewrite || s.compactionPays {
                 s.needsRewrite = true

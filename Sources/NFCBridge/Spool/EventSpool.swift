@@ -84,6 +84,7 @@ package final class EventSpool: Sendable {
         var s = State()
         s.dropped = loaded.dropped.count
         s.droppedAtStart = loaded.dropped
+        s.holdsUnreportedDrop = loaded.dropped.count > 0
         for (message, length) in loaded.messages {
             s.entries.append(Entry(message: message, length: length, line: nil))
             s.pendingBytes += length
@@ -124,12 +125,24 @@ package final class EventSpool: Sendable {
     package var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// The messages of an earlier run that opening the spool dropped, oldest first (its log held
-    /// more than the bounds), for the caller to report; once: later calls return none.
+    /// more than the bounds), for the caller to report; once: later calls return none. The log keeps
+    /// them, and nothing is written, until the caller says the drop is reported
+    /// (``dropsAtStartReported()``): its notice then goes to disk in the same rewrite that removes them.
     package func takeDropsAtStart() -> Drop {
         state.withLock { s in
             defer { s.droppedAtStart = Drop() }
             return s.droppedAtStart
         }
+    }
+
+    /// The drop ``takeDropsAtStart()`` returned is reported (its notice recorded): the writer may
+    /// write again.
+    package func dropsAtStartReported() {
+        let held = state.withLock { s in
+            defer { s.holdsUnreportedDrop = false }
+            return s.holdsUnreportedDrop
+        }
+        if held { writer.kick() }
     }
 
     /// The highest `seq` the spool ever held (waiting, delivered or dropped; 0 if none).
@@ -245,7 +258,7 @@ package final class EventSpool: Sendable {
     /// Blocks until everything appended and removed so far is on disk, or writes are failing.
     /// For tests and the end of a run (``persist()``); never call it on the reader's path.
     package func waitUntilWritten() {
-        writer.waitUntil { [self] in state.withLock { $0.isSettled || $0.failure != nil } }
+        writer.waitUntil { [self] in state.withLock { $0.isSettled || $0.failure != nil || $0.holdsUnreportedDrop } }
     }
 
     /// ``waitUntilWritten()`` on a thread of its own, so the awaiting task does not block.
