@@ -170,3 +170,31 @@ import Testing
         await h.stop()
     }
 }
+
+/// The start-up drop's notice against the other drops' notices (EventJournal.reportDropsAtStart).
+@Suite(.timeLimit(.minutes(1))) struct SpoolStartDropNoticeTests {
+    /// An event recorded before the pipeline reports the start-up drop (a scan, a torn job tag) drops
+    /// one more line from the full spool and claims the one notice the running drops share. The
+    /// start-up drop still gets a notice of its own, in the spool with the rewrite that removes its
+    /// lines: a pipeline stopped without ever starting leaves both on disk.
+    @Test func theStartUpDropHasItsOwnNoticeEvenWhenAnotherClaimedTheNotice() async throws {
+        let dir = try SpoolRestartTests.directory(["spool.jsonl": SpoolRestartTests.lines(1...30)])
+        let spool = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
+        #expect(spool.messages.map(\.seq) == Array(21...30))
+        let clock = ManualClock()
+        let pipeline = EventPipeline(
+            topics: TopicMap(base: "nfc", id: "a"), publisher: InMemoryPublisher(connected: false), spool: spool,
+            sequence: try SequenceStore(directory: dir.path, floor: 30), clock: clock,
+            logger: AgentLogger(level: .error, journald: false, clock: clock, sink: { _ in }))
+        _ = await pipeline.emit(.removed, ["uid": "04A1B2C3D4E5F6"])
+        await pipeline.stop()
+        let reopened = try EventSpool(directory: dir.path, maxEvents: 10, maxBytes: 1 << 20)
+        let notices = reopened.messages.compactMap { message -> JSONValue? in
+            guard message.kind == .error, let json = try? JSONValue(parsing: Data(message.payload)) else { return nil }
+            return json["error"]?["code"] == "spool_full" ? json : nil
+        }
+        #expect(notices.contains { $0["first_seq"] == 1 && $0["last_seq"] == 20 }, "\(notices)")
+        #expect(reopened.droppedCount == 0)
+        #expect(pipeline.statistics.dropped >= 21)
+    }
+}

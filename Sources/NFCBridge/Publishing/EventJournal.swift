@@ -240,19 +240,30 @@ final class EventJournal: Sendable {
     /// at ``persist()`` in case the pipeline never started.
     func reportDropsAtStart() async {
         let drop = spool.takeDropsAtStart()
-        if drop.count > 0 { await report(drop) }
+        if drop.count > 0 {
+            // A notice of its own, even while another drop's notice is on its way (an event recorded
+            // before this call may have dropped a line and claimed it): the dropped lines leave the
+            // log only in the rewrite that carries this notice.
+            countAndLog(drop)
+            counters.update { $0.dropNotices += 1 }
+            _ = await record(.error, SpoolDropEvent(drop: drop), at: nil)
+        }
         spool.dropsAtStartReported()
     }
 
     /// Counts and logs events the spool's bounds dropped, and says so in an `event/error`.
     private func report(_ drop: EventSpool.Drop) async {
+        countAndLog(drop)
+        if let notice = dropNotices.add(drop) { await emitDropNotice(notice) }
+    }
+
+    private func countAndLog(_ drop: EventSpool.Drop) {
         counters.update { $0.dropped += drop.count }
         let range = drop.firstSeq.map { first in " (seq \(first)…\(drop.lastSeq ?? first))" } ?? ""
         logger.warning(
             drop.reason == "expired"
                 ? "spool: dropped \(drop.count) event(s) older than spool.max_age_s\(range)"
                 : "spool full: dropped the \(drop.count) oldest buffered event(s)\(range)")
-        if let notice = dropNotices.add(drop) { await emitDropNotice(notice) }
     }
 
     private func emitDropNotice(_ drop: EventSpool.Drop) async {

@@ -255,8 +255,9 @@ package final class EventSpool: Sendable {
         if removed { writer.kick() }
     }
 
-    /// Blocks until everything appended and removed so far is on disk, or writes are failing.
-    /// For tests and the end of a run (``persist()``); never call it on the reader's path.
+    /// Blocks until everything appended and removed so far is on disk, or writes are failing; while
+    /// a drop at start is unreported (``takeDropsAtStart()``) it returns at once, having written
+    /// nothing. For tests and the end of a run (``persist()``); never call it on the reader's path.
     package func waitUntilWritten() {
         writer.waitUntil { [self] in state.withLock { $0.isSettled || $0.failure != nil || $0.holdsUnreportedDrop } }
     }
