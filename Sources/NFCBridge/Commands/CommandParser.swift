@@ -43,9 +43,6 @@ package enum CommandParser {
         .job: JobRequest.fields.union(["id", "transaction"]),
     ]
 
-    /// Longest `id` string accepted (it is stored in the persisted result cache).
-    static let maximumIDLength = 256
-
     /// Parses the payload of `<base>/<id>/request/<command>`: reads it once (``RequestPayload``),
     /// unless it is over the size limit, and parses that.
     package static func parse(
@@ -87,8 +84,8 @@ package enum CommandParser {
 
     /// The `id` and `transaction` of a payload when their types are right (for echoing).
     static func echo(_ object: JSONFields) -> (id: RequestID?, transaction: TransactionID?) {
-        let id = object.member("id").flatMap { (try? validID($0)) ?? nil }
-        let transaction = object.member("transaction").flatMap { (try? validTransaction($0)) ?? nil }
+        let id = object.member("id").flatMap { (try? RequestID(member: $0)) ?? nil }
+        let transaction = object.member("transaction").flatMap { (try? TransactionID(member: $0)) ?? nil }
         return (id, transaction)
     }
 
@@ -100,8 +97,8 @@ package enum CommandParser {
             throw .invalid(unknown, "unknown field for \(command.rawValue) (accepted: \(accepted.sorted().joined(separator: ", ")))")
         }
         guard let rawID = object.member("id") else { throw .invalid("id", "required") }
-        guard let id = try validID(rawID) else { throw .invalid("id", "must not be null") }
-        let transaction = try object.member("transaction").flatMap { value throws(CommandError) in try validTransaction(value) }
+        guard let id = try RequestID(member: rawID) else { throw .invalid("id", "must not be null") }
+        let transaction = try object.member("transaction").flatMap { value throws(CommandError) in try TransactionID(member: value) }
         var request = CommandRequest(
             command: command, id: id, transaction: transaction,
             waitForTagMilliseconds: milliseconds(policy.defaultWaitForTagSeconds), action: .cancel)
@@ -173,33 +170,6 @@ package enum CommandParser {
     }
 
     // MARK: - Fields
-
-    static func validID(_ value: JSONFields.Member) throws(CommandError) -> RequestID? {
-        switch value {
-        case .null: return nil
-        case let .string(text):
-            guard !text.isEmpty else { throw .invalid("id", "must not be empty") }
-            guard text.utf8.count <= maximumIDLength else { throw .invalid("id", "longer than \(maximumIDLength) bytes") }
-            return .string(text)
-        case let .integer(number): return .int(number)
-        case let .number(number) where number.rounded() == number && abs(number) < 9e15: return .int(Int64(number))
-        default: throw .invalid("id", "must be a non-empty string or an integer")
-        }
-    }
-
-    static func validTransaction(_ value: JSONFields.Member) throws(CommandError) -> TransactionID? {
-        switch value {
-        case .null: return nil
-        case let .string(text):
-            // Bounded like `id`: it is echoed in every answer and kept with the result in
-            // `command-results.json`, rewritten whole after every request.
-            guard text.utf8.count <= maximumIDLength else { throw .invalid("transaction", "longer than \(maximumIDLength) bytes") }
-            return .string(text)
-        case let .integer(number): return .int(number)
-        case let .number(number): return .double(number)
-        default: throw .invalid("transaction", "must be a string or a number")
-        }
-    }
 
     /// The UID in the member `field` (nil when absent).
     static func uid(_ object: JSONFields, field: String) throws(CommandError) -> [UInt8]? {

@@ -83,3 +83,43 @@ package enum TransactionID: Sendable, Hashable, Codable, ExpressibleByStringLite
         }
     }
 }
+
+extension RequestID {
+    /// Longest `id` string accepted (it is stored in the persisted result cache); `transaction`
+    /// strings are bounded alike.
+    static let maximumLength = 256
+
+    /// The request's `id` member: nil for `null`; `invalid_request` naming `id` for an empty or
+    /// over-long string, a fraction or another type.
+    init?(member value: JSONFields.Member) throws(CommandError) {
+        switch value {
+        case .null: return nil
+        case let .string(text):
+            guard !text.isEmpty else { throw .invalid("id", "must not be empty") }
+            guard text.utf8.count <= Self.maximumLength else { throw .invalid("id", "longer than \(Self.maximumLength) bytes") }
+            self = .string(text)
+        case let .integer(number): self = .int(number)
+        case let .number(number) where number.rounded() == number && abs(number) < 9e15: self = .int(Int64(number))
+        default: throw .invalid("id", "must be a non-empty string or an integer")
+        }
+    }
+}
+
+extension TransactionID {
+    /// The request's `transaction` member: nil for `null`. A string is bounded like `id`: it is
+    /// echoed in every answer and kept with the result in `command-results.json`, rewritten whole
+    /// after every request.
+    init?(member value: JSONFields.Member) throws(CommandError) {
+        switch value {
+        case .null: return nil
+        case let .string(text):
+            guard text.utf8.count <= RequestID.maximumLength else {
+                throw .invalid("transaction", "longer than \(RequestID.maximumLength) bytes")
+            }
+            self = .string(text)
+        case let .integer(number): self = .int(number)
+        case let .number(number): self = .double(number)
+        default: throw .invalid("transaction", "must be a string or a number")
+        }
+    }
+}
