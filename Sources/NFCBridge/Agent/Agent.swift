@@ -113,8 +113,7 @@ package final class Agent: Sendable {
             }
             group.addTask { [parts, configuration] in
                 // A job the agent was running when it stopped goes on (its tag in hand reported torn).
-                await parts.jobs.resumeActive(
-                    lockRefusal: CommandPolicy(configuration).jobLockRefusal(signed: true, hasKey: false))
+                await parts.jobs.resumeActive(lockRefusal: CommandPolicy(configuration).lockDisabledRefusal)
                 return .other
             }
             if let discovery {

@@ -6,14 +6,15 @@ extension CommandError {
     static let canceledByRequest = CommandError(.canceled, "canceled by request/cancel: nothing was done")
 
     /// Canceled because the agent is stopping.
-    static let agentStopping = CommandError(.canceled, "the agent is stopping: nothing was done")
+    static let agentStopping = CommandError(
+        .canceled, "the agent is stopping: nothing was done", details: CommandErrorDetails(isAgentStopping: true))
 
     /// Whether a final response with this error is remembered for a repeated id (docs/mqtt.md,
     /// "Commands", rule 6): not `busy`, `not_permitted` (a job's lock step refused by the
     /// configuration or for want of a signature, like every other refusal of that code) nor the
     /// agent stopping — nothing was done, and the same id sent again (corrected, signed, after the
     /// restart) must act.
-    var isRemembered: Bool { code != .busy && code != .notPermitted && self != Self.agentStopping }
+    var isRemembered: Bool { code != .busy && code != .notPermitted && !details.isAgentStopping }
 
     /// Canceled by `request/cancel`, or by the agent stopping (the task is cancelled).
     static var canceledNow: CommandError { Task.isCancelled ? agentStopping : canceledByRequest }

@@ -70,9 +70,14 @@ package struct CommandErrorDetails: Sendable, Equatable, Codable {
     /// The pages (Type 2) or blocks (Type 3, Classic) written, in write order; nil: not a write.
     package var pagesWritten: [Int]?
 
+    /// The agent stopped before the request acted (``CommandError/agentStopping``): not published,
+    /// and such a result is not remembered for its id (``CommandError/isRemembered``).
+    package var isAgentStopping = false
+
     /// Details of a failure.
-    package init(pagesWritten: [Int]? = nil) {
+    package init(pagesWritten: [Int]? = nil, isAgentStopping: Bool = false) {
         self.pagesWritten = pagesWritten
+        self.isAgentStopping = isAgentStopping
     }
 
     enum CodingKeys: String, CodingKey { case pagesWritten = "pages_written" }

@@ -45,14 +45,18 @@ package struct CommandPolicy: Sendable, Equatable {
         return requireSignature || command == CommandName.lock.rawValue
     }
 
+    /// Why an encode job's `lock` step may not run whoever asks (``lockEnabled`` is off), or nil: what
+    /// a job the agent resumes at start is held to (its start was checked for a signature).
+    package var lockDisabledRefusal: CommandError? {
+        lockEnabled ? nil : CommandError(.notPermitted, "the job's step lock is disabled: set commands.lock.enabled: true in the configuration")
+    }
+
     /// Why an encode job's `lock` step may not run, or nil when it may: the rules of `request/lock`
     /// (``lockEnabled``, and a signed request when a signature key is configured, `hasKey`). `signed`:
     /// the request that starts or resumes the job was signed (a job the agent resumes at start was
-    /// checked when it started: pass true).
+    /// checked when it started: ``lockDisabledRefusal``).
     package func jobLockRefusal(signed: Bool, hasKey: Bool) -> CommandError? {
-        guard lockEnabled else {
-            return CommandError(.notPermitted, "the job's step lock is disabled: set commands.lock.enabled: true in the configuration")
-        }
+        if let lockDisabledRefusal { return lockDisabledRefusal }
         guard signed || !hasKey else {
             return CommandError(
                 .notPermitted,

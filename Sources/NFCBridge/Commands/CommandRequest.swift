@@ -63,12 +63,4 @@ package enum CommandAction: Sendable, Equatable {
     /// Show `signal` to the person at the reader (no tag involved).
     case feedback(IndicatorSignal)
 
-    /// Answered at once by the router, never queued behind tag commands: `job` (a `pause` or
-    /// `cancel` must not wait for a tag) and `feedback` (it touches no tag).
-    var isAnsweredAtOnce: Bool {
-        switch self {
-        case .job, .feedback: true
-        case .write, .format, .lock, .dump, .cancel, .writeBlocks, .protect: false
-        }
-    }
 }

@@ -1,7 +1,7 @@
 import NFCCore
 
 extension CommandRouter {
-    /// The answer to `request/feedback` (``answerAtOnce(_:signed:)``: whatever the queue holds, it
+    /// The answer to `request/feedback` (``answeredAtOnce(_:signed:)``: whatever the queue holds, it
     /// touches no tag): the reader's LED and buzzer where it has them, and `feedback.exec`. `ok` with
     /// what each part did when one of them reached the person at the reader; `unsupported` naming why
     /// when neither could.

@@ -1,23 +1,32 @@
 /// `request/job`, `request/feedback` and the one-job-per-reader rule (docs/mqtt.md, "Encode jobs").
 extension CommandRouter {
-    /// Answers a request that is never queued (``CommandAction/isAnsweredAtOnce``) and remembers its
-    /// result like any other (rule 6: a repeated id gets it again and acts no second time); a repeat
-    /// while it is being answered is a `duplicate`. `signed`: the request came signed.
-    func answerAtOnce(_ pending: RequestIntake.Pending, signed: Bool) async {
+    /// Answers `job` and `feedback` at once, never queued behind tag commands (a `pause` or `cancel`
+    /// must not wait for a tag; feedback touches none), and remembers the result like any other
+    /// (rule 6: a repeated id gets it again and acts no second time); a repeat while it is being
+    /// answered is a `duplicate`. `signed`: the request came signed. False for the other commands.
+    func answeredAtOnce(_ pending: RequestIntake.Pending, signed: Bool) async -> Bool {
         let request = pending.request
-        guard !intake.isQueuedOrRunning(request.key), intake.answering.insert(request.key).inserted else {
+        let respond: () async -> CommandResponse
+        switch request.action {
+        case let .job(job): respond = { await self.jobResponse(request, job, signed: signed) }
+        case let .feedback(signal): respond = { await self.feedbackResponse(request, signal: signal) }
+        case .write, .format, .lock, .dump, .cancel, .writeBlocks, .protect: return false
+        }
+        guard !intake.isPending(request.key) else {
             let error = CommandError(.duplicate, "a request with id \(request.id.jsonText) is already pending: it answers on its own")
             await responder.send(.failure(id: request.id, transaction: request.transaction, error), to: pending.route)
-            return
+            return true
         }
-        let response: CommandResponse
-        switch request.action {
-        case let .job(job): response = await jobResponse(request, job, signed: signed)
-        case let .feedback(signal): response = await feedbackResponse(request, signal: signal)
-        default: response = .failure(id: request.id, transaction: request.transaction, CommandError(.unsupported, "not answered at once"))
-        }
+        intake.answering.insert(request.key)
+        await finishAnswering(pending, await respond())
+        return true
+    }
+
+    /// Stores the final `response` of `pending`, whose key is in `intake.answering` (a repeat is a
+    /// `duplicate` meanwhile), takes the key out once the result is in the cache, then sends it.
+    func finishAnswering(_ pending: RequestIntake.Pending, _ response: CommandResponse) async {
         let recorded = await responder.record(pending, response)
-        intake.answering.remove(request.key)
+        intake.answering.remove(pending.request.key)
         await responder.deliver(pending, recorded)
     }
 

@@ -122,10 +122,7 @@ package actor CommandRouter {
             await responder.send(replay, to: route)
             return
         }
-        if request.action.isAnsweredAtOnce {
-            await answerAtOnce(RequestIntake.Pending(request: request, route: route), signed: signed)
-            return
-        }
+        if await answeredAtOnce(RequestIntake.Pending(request: request, route: route), signed: signed) { return }
         if let busy = refusalDuringJob(request) {
             await refuse(name, id: request.id, transaction: request.transaction, busy, route: route)
             return
@@ -214,9 +211,7 @@ package actor CommandRouter {
         // finished, not acting (`busy`); a repeat of its id is a `duplicate`, never a second run.
         intake.running = nil
         intake.answering.insert(pending.request.key)
-        let recorded = await responder.record(pending, response)
-        intake.answering.remove(pending.request.key)
-        await responder.deliver(pending, recorded)
+        await finishAnswering(pending, response)
     }
 
     /// Everything from "its turn came" to the final response.

@@ -51,13 +51,10 @@ struct RequestIntake {
     /// and a finished request while its result is stored and sent.
     var answering: Set<String> = []
 
-    /// Whether a request with this key is running or queued.
-    func isQueuedOrRunning(_ key: String) -> Bool {
-        running?.pending.request.key == key || queue.contains { $0.request.key == key }
+    /// Whether a request with this key is running, queued or being answered.
+    func isPending(_ key: String) -> Bool {
+        running?.pending.request.key == key || queue.contains { $0.request.key == key } || answering.contains(key)
     }
-
-    /// Whether a request with this key is running, queued or being answered at once.
-    func isPending(_ key: String) -> Bool { isQueuedOrRunning(key) || answering.contains(key) }
 
     /// Queues `pending` unless its id is pending already or the queue is full.
     mutating func admit(_ pending: Pending) -> Admission {

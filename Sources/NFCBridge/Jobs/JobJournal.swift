@@ -54,28 +54,32 @@ package final class JobJournal: Sendable {
         } catch {
             throw CommandError(.journalFailed, error.message)
         }
-        var existing: [UInt8]?
-        do { existing = try AtomicFile.read(path, limit: maximumBytes) } catch { throw CommandError(.journalFailed, error.message) }
+        var read: [UInt8]?
+        do { read = try AtomicFile.read(path, limit: maximumBytes) } catch { throw CommandError(.journalFailed, error.message) }
         // Only the first line, cut short by a power loss while the job was being created: the job
         // never started (no serial was issued), so it starts afresh with its spec.
-        if let bytes = existing, !bytes.contains(0x0A) { existing = [] }
-        // A resume of a job that does not exist creates no file.
-        guard spec != nil || existing?.isEmpty == false else {
-            let why = existing == nil ? "" : " (its journal was cut short before the job started: start it with its spec)"
-            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume\(why)")
-        }
-        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CommandError(.journalFailed, "cannot open \(path): \(String(cString: strerror(errno)))") }
-        let journal = JobJournal(path: path, fd: fd)
-        guard let existing, !existing.isEmpty else {
-            guard let spec else { throw CommandError(.invalidRequest, "job: no job '\(id)' to resume") }
+        if let bytes = read, !bytes.contains(0x0A) { read = [] }
+        // A journal with lines is replayed; one without starts with the spec, and a resume of a job
+        // that does not exist creates no file.
+        let existing: [UInt8]
+        switch (read, spec) {
+        case let (bytes?, _) where !bytes.isEmpty:
+            existing = bytes
+        case let (_, spec?):
+            let fd = try openForAppend(path)
+            let journal = JobJournal(path: path, fd: fd)
             guard ftruncate(fd, 0) == 0 else {
                 throw CommandError(.journalFailed, "cannot empty \(path): \(String(cString: strerror(errno)))")
             }
             try journal.appendBlocking(.spec(spec))
             AtomicFile.syncDirectory(of: path)
             return (journal, JobLedger(spec: spec), [])
+        case (let bytes, nil):
+            let why = bytes == nil ? "" : " (its journal was cut short before the job started: start it with its spec)"
+            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume\(why)")
         }
+        let fd = try openForAppend(path)
+        let journal = JobJournal(path: path, fd: fd)
         var ledger = try replay(existing, path: path)
         // Cut a half-written last line off, so the next line starts on a line of its own.
         let whole = (existing.lastIndex(of: 0x0A) ?? -1) + 1
@@ -89,6 +93,13 @@ package final class JobJournal: Sendable {
         }
         let interrupted = ledger.tearInterrupted()
         return (journal, ledger, interrupted)
+    }
+
+    /// `path` opened for appending (created when missing).
+    private static func openForAppend(_ path: String) throws(CommandError) -> Int32 {
+        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CommandError(.journalFailed, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        return fd
     }
 
     /// ``openBlocking(stateDirectory:job:spec:)`` on a thread of its own.

@@ -208,7 +208,7 @@ package final class EventSpool: Sendable {
             s.pendingBytes += line.count
             s.highestSeq = max(s.highestSeq, message.seq)
             var drop = Drop()
-            while s.entries.count - s.first > maxEvents || (s.pendingBytes > maxBytes && s.entries.count - s.first > 1) {
+            while Self.exceedsBounds(count: s.entries.count - s.first, bytes: s.pendingBytes, maxEvents: maxEvents, maxBytes: maxBytes) {
                 drop.add(s.entries[s.first].message)
                 s.deliver()
             }
@@ -271,6 +271,12 @@ package final class EventSpool: Sendable {
             }
             if !started { continuation.resume() }
         }
+    }
+
+    /// Whether `count` waiting events of `bytes` break the bounds: too many, or too many bytes while
+    /// more than one waits (the newest is always kept). The one rule of appends and of loading.
+    static func exceedsBounds(count: Int, bytes: Int, maxEvents: Int, maxBytes: Int) -> Bool {
+        count > maxEvents || (bytes > maxBytes && count > 1)
     }
 
     static func line(_ message: SpooledMessage) -> [UInt8] {

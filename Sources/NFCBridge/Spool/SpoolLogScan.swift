@@ -88,7 +88,7 @@ struct SpoolLogScan {
     private mutating func keep(_ message: SpooledMessage, length: Int) {
         kept.append((message, length))
         keptBytes += length
-        while kept.count - keptStart > maxEvents || (keptBytes > maxBytes && kept.count - keptStart > 1) {
+        while EventSpool.exceedsBounds(count: kept.count - keptStart, bytes: keptBytes, maxEvents: maxEvents, maxBytes: maxBytes) {
             dropped.add(kept[keptStart].message)
             keptBytes -= kept[keptStart].length
             releasedBytes += kept[keptStart].length

@@ -40,13 +40,12 @@ extension TagDump {
     }
 
     /// The tag's block count: its system information's, else one past the highest block read. Not
-    /// checked here: a count no tag has (below 1, a block number at `Int.max`, kept as it is rather than
-    /// overflowing) is refused by ``exportFlipperISO15693NFC()`` and not held by
-    /// ``holdsFlipperISO15693Blocks``.
+    /// checked here: a count no tag has (below 1, or past the file's 256 blocks) is refused by
+    /// ``exportFlipperISO15693NFC()`` and not held by ``holdsFlipperISO15693Blocks``.
     private func flipperISO15693BlockCount(_ system: ISO15693SystemInfo) -> Int {
         if let count = system.blockCount { return count }
         let highest = blocks.map(\.number).max() ?? 0
-        return highest < Int.max ? highest + 1 : highest
+        return min(highest, Self.flipperISO15693MaxBlocks) + 1
     }
 
     /// The dump as a Flipper `ISO15693-3` file (lines ending in `\n`).
