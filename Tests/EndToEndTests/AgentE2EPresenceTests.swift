@@ -117,4 +117,33 @@ import TestSupport
             }
         }
     }
+
+    @Test func aTagThatStaysWhileAnotherLeavesIsNotReportedGone() async throws {
+        // The poll that looks for the tag that left lists the field, and a list leaves every tag it
+        // found HALTed (InDeselect: HLTA), which no later REQA wakes (ISO/IEC 14443-3 §6.3): the tag
+        // that stays must still be asked for by its UID, or it is reported gone while it rests there.
+        let scenario = Self.scenario + "\n  - {id: label, type: ntag213, uid: 04AABBCCDDEEFF}\n"
+        try await run(presence: "{mode: presence, removal_grace_ms: 150, min_interval_ms: 0}", scenario: scenario) { simulator, watcher in
+            try simulator.place("card")
+            let (scannedAt, _, _) = await watcher.next("event/scanned")
+            try simulator.place("label")
+            try simulator.remove("card")
+            let (removedAt, _, _) = await watcher.next("event/removed", after: scannedAt) { $0["uid"] as? String == "04112233445566" }
+            // The label stays: its presence checks (READ pings, InDataExchange) go on, and no removal is
+            // reported for it.
+            let pings = try simulator.commandCount("40") + 20
+            var labelGone = false
+            while try simulator.commandCount("40") < pings {
+                labelGone = watcher.events.contains { $0["type"] as? String == "removed" && $0["uid"] as? String == "04AABBCCDDEEFF" }
+                if labelGone { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(!labelGone, "the label was reported gone while it rested in the field")
+            try simulator.remove("label")
+            await watcher.next("event/removed", after: removedAt) { $0["uid"] as? String == "04AABBCCDDEEFF" }
+        } check: { events in
+            let label = events.filter { $0["uid"] as? String == "04AABBCCDDEEFF" }.map { $0["type"] as? String }
+            #expect(label == ["scanned", "removed"], "\(label)")
+        }
+    }
 }

@@ -134,14 +134,19 @@ package struct ReaderLoop: Sendable {
     private func session(_ presence: inout PresenceTracker) async -> NFCError? {
         var transports: [[UInt8]: any TagTransport] = [:]
         var scans: [[UInt8]: TagScan] = [:]
-        var needsPoll = true
+        /// The chip found a tag and the search for more waits for the next poll (it asks that tag itself).
+        var searchPending = false
         var pollFailures = 0
         /// Tags whose last presence check failed with a garbled frame.
         var garbled: Set<[UInt8]> = []
         while !Task.isCancelled {
             var seen: Set<[UInt8]> = []
             var pause = false
-            if !needsPoll && !transports.isEmpty {
+            // Each known tag is asked for by its UID every turn, also while a poll looks for a missing
+            // one: a poll's list leaves the tags it found HALTed (InDeselect), which no later REQA
+            // wakes (ISO/IEC 14443-3 §6.3); polls alone lose a tag that stays, for as long as it stays.
+            var needsPoll = transports.isEmpty || searchPending
+            if !needsPoll {
                 var allPresent = true
                 var missed: Set<[UInt8]> = []
                 for (uid, transport) in transports {
@@ -173,11 +178,11 @@ package struct ReaderLoop: Sendable {
                     let decisions = presence.observe(seen.subtracting(missed), at: clock.monotonicMilliseconds)
                     guard await apply(decisions, seen: seen, transports: &transports, scans: &scans) else { return nil }
                 }
-                // Something is missing: poll now, it re-selects whatever is still (or again) there.
-                if allPresent { pause = true } else { needsPoll = true }
+                // Something is missing: poll now, it finds whatever is back (or new) in the field.
+                pause = allPresent
+                needsPoll = !allPresent
             }
-            if needsPoll || transports.isEmpty {
-                seen = []
+            if needsPoll {
                 // An empty field: one long poll (a PN532 polls by itself meanwhile, LibNFCAutoPoll),
                 // which a command that wants the reader ends at once.
                 let idle = transports.isEmpty
@@ -193,7 +198,6 @@ package struct ReaderLoop: Sendable {
                         transports[transport.target.uid] = transport
                         tagAccess?.tagReselected(transport)
                     }
-                    needsPoll = transports.keys.contains { !seen.contains($0) }
                 } catch {
                     if Task.isCancelled || error.isNFCCancellation { return nil }
                     let nfcError = Self.nfcError(error, unavailable: false)
@@ -207,7 +211,7 @@ package struct ReaderLoop: Sendable {
             let decisions = presence.observe(seen, at: clock.monotonicMilliseconds)
             guard await apply(decisions, seen: seen, transports: &transports, scans: &scans) else { return nil }
             // A tag the chip found was scanned first; the search for more comes with the next poll.
-            if await device.hasDeferredSearch() { needsPoll = true }
+            searchPending = await device.hasDeferredSearch()
             // Commands act here, between two presence checks, with the reader to themselves.
             await tagAccess?.lendReader()
             await handler(.progress)
