@@ -40,6 +40,10 @@ import Testing
         Self.expectError("malformed_dump", "page 45 is outside NTAG213's memory (45 pages, 0–44)") {
             try DumpImporter.importDump(json)
         }
+        // The JSON reader is public on its own too: it bounds what it reads the same way.
+        Self.expectError("malformed_dump", "page 45 is outside NTAG213's memory (45 pages, 0–44)") { try TagDump.importJSON(json) }
+        let far = Array(#"{"cardType":"MIFARE Ultralight","uid":"04A1B2C3D4E5F6","pages":[{"number":2147483648,"data":"00000000"}]}"#.utf8)
+        Self.expectError("malformed_dump", "page 2147483648 is outside") { try TagDump.importJSON(far) }
         let classic = TagDump(cardInfo: CardInfo(type: .mifareMini, uid: [1, 2, 3, 4]),
                               blocks: [Block(number: 20, data: [UInt8](repeating: 0, count: 16))])
         Self.expectError("malformed_dump", "block 20 is outside the 20 blocks") { try DumpImporter.checkBounds(classic) }

@@ -397,6 +397,17 @@ private struct CancellingTransport<Base: TagTransport>: TagTransport {
         #expect(VirtualType2Tag(dump: TagDump(cardInfo: CardInfo(type: .mifareClassic1K, uid: [1, 2, 3, 4]))) == nil)
     }
 
+    /// Pages a dump holds outside the product's memory are not the tag's: a page 2^62 once trapped on
+    /// the offset's multiplication.
+    @Test func pagesOutsideTheMemoryAreNotStored() async throws {
+        let uid: [UInt8] = [4, 1, 2, 3, 4, 5, 6]
+        let pages = [Page(number: 4, data: [1, 2, 3, 4]), Page(number: 45, data: [9, 9, 9, 9]), Page(number: 1 << 62, data: [9, 9, 9, 9])]
+        let copy = try #require(VirtualType2Tag(dump: TagDump(cardInfo: CardInfo(type: .ntag213, uid: uid), pages: pages)))
+        let dumped = try await dump(copy)
+        #expect(dumped.pages.first { $0.number == 4 }?.data == [1, 2, 3, 4])
+        #expect(dumped.pages.allSatisfy { $0.number < 45 })
+    }
+
     private func dump(_ tag: VirtualType2Tag) async throws -> TagDump {
         let transport = VirtualTagTransport(tag: tag)
         return try await Type2Dump.dump(info: try await TagIdentifier.identify(transport), transport: transport)

@@ -10,7 +10,8 @@ extension TagDump {
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
     ///   (or an ATQB field not its length), the card type or a capability is unknown, or a family's
     ///   additive key holds a value no tag has (an ISO 15693 `blockCount` of −1:
-    ///   ``TagFamilyFiles/familyData(fromJSON:dump:)``).
+    ///   ``TagFamilyFiles/familyData(fromJSON:dump:)``), or the dump does not fit the product's memory
+    ///   (``DumpImporter/checkBounds(_:)``: page 2^31 of an NTAG213 is refused, not exported as 8 GiB).
     public static func importJSON(_ bytes: [UInt8]) throws -> TagDump {
         let document: DumpJSONDocument
         do {
@@ -76,6 +77,8 @@ extension TagDump {
                 break
             }
         }
+        // Public on its own: the memory bounds apply here as in ``DumpImporter/importDump(_:format:fileName:)``.
+        try DumpImporter.checkBounds(dump)
         return dump
     }
 

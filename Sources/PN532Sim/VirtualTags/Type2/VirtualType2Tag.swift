@@ -45,7 +45,8 @@ public final class VirtualType2Tag: VirtualTag {
         }
         self.init(model: model, uid: info.uid, atqa: info.atqa ?? [0x00, 0x44], sak: info.sak ?? 0x00)
         state.withLock { machine in
-            for page in dump.pages where page.data.count == 4 && page.number >= 0 {
+            // Pages outside the model's memory are not the tag's (and page 2^62 would overflow the offset).
+            for page in dump.pages where page.data.count == 4 && (0..<model.totalPages).contains(page.number) {
                 machine.store(page.data, at: page.number * 4)
             }
             guard let extras = dump.type2 else { return }
