@@ -84,8 +84,7 @@ extension PN532Chip {
         let target = active.tag.target
         if payload == [0x50, 0x00] {  // HLTA: no answer, the tag HALTs
             _ = active.tag.receive(payload)
-            updateAir(active) { $0.halted() }
-            activeTypeA = nil
+            leaveActive(active) { $0.halted() }
             return .silent
         }
         if var session = airState(active).isoDEP {
@@ -98,8 +97,7 @@ extension PN532Chip {
             switch result {
             case let .reply(block): return .frame(block, withCRC: true)
             case let .deselected(block):
-                updateAir(active) { $0.halted() }
-                activeTypeA = nil
+                leaveActive(active) { $0.halted() }
                 return .frame(block, withCRC: true)
             case .silent: return .silent
             }
@@ -114,8 +112,7 @@ extension PN532Chip {
         case let .data(bytes): return .frame(bytes, withCRC: true)
         case .ack: return .fourBits(0x0A)
         case let .nak(code):
-            updateAir(active) { $0.refused() }
-            activeTypeA = nil
+            leaveActive(active) { $0.refused() }
             return .fourBits(code & 0x0F)
         case .silent: return .silent
         }

@@ -114,8 +114,7 @@ extension PN532Chip {
             }
         }
         registers.crypto1On = false
-        updateAir(placed) { $0.halted() }
-        if activeTypeA?.placement == placed.placement { activeTypeA = nil }
+        leaveActive(placed) { $0.halted() }
         return statusAnswer(.mifareAuthenticationError)
     }
 
@@ -125,8 +124,7 @@ extension PN532Chip {
         case let .data(bytes): return sized(bytes)
         case .ack: return statusAnswer(.success)
         case .nak:
-            updateAir(placed) { $0.refused() }
-            if activeTypeA?.placement == placed.placement { activeTypeA = nil }
+            leaveActive(placed) { $0.refused() }
             return statusAnswer(.invalidFrame)
         case .silent: return timeoutAnswer
         }

@@ -192,8 +192,7 @@ extension PN532Chip {
         if isFieldOn, field.isPlaced(placed.placement), airState(placed).isoDEP == nil {
             _ = placed.tag.receive([0x50, 0x00])
         }
-        updateAir(placed) { $0.halted() }
-        if activeTypeA?.placement == placed.placement { activeTypeA = nil }
+        leaveActive(placed) { $0.halted() }
     }
 
     /// SENS_RES as the PN532 reports it: two bytes, MSB first (an Ultralight is `00 44`).

@@ -152,6 +152,13 @@ final class PN532Chip {
         air[placed.placement] = state
     }
 
+    /// A selected tag leaves ACTIVE (`change`: HALT, or back to IDLE after a NAK); the chip no longer
+    /// has it as its active type A target.
+    func leaveActive(_ placed: PlacedTag, _ change: (inout AirState) -> Void) {
+        updateAir(placed, change)
+        if activeTypeA?.placement == placed.placement { activeTypeA = nil }
+    }
+
     /// The ATS with its TL byte, as the PN532 returns it; a default one when the model gave none.
     static func atsWithLength(_ target: Target) -> [UInt8] {
         let ats = target.ats.isEmpty ? [0x78, 0x80, 0x70, 0x02] : target.ats
