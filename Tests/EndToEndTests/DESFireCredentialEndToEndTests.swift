@@ -78,6 +78,35 @@ import TestSupport
         }
     }
 
+    /// A clone of the badge (issue: trust): the same application and credential bytes, but in a free file,
+    /// or in one behind the key whose settings claim plain communication (what a relay can claim of a
+    /// genuine card: a plain answer carries no MAC). The keys file has a key for the application, so
+    /// the card must prove the credential with it: `credential_unproven`, and no credential published.
+    @Test(arguments: ["read: free", "read: 1, read_write: 1"])
+    func aCredentialTheCardDoesNotProveWithTheKeyIsUntrusted(_ rights: String) async throws {
+        let folder = try TemporaryFolder()
+        let scenario = """
+            tags:
+              - id: badge
+                type: desfire_ev1
+                uid: 04 2F 19 0A CD 66 80
+                applications:
+                  - aid: 56 34 12
+                    keys: [{number: 1, aes: \(Card.doorKey)}]
+                    files:
+                      - {id: 1, type: standard, comm: plain, \(rights), data: \(Card.credential)}
+            """
+        var options = AgentRun.Options(scenario: scenario)
+        options.extra = "auth: {keys_file: \(try Card.keysFile(folder))}\n" + Self.access
+        try await withAgentRun(options) { run in
+            await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+            let trust = try await Self.tap(run)["trust"] as? [String: Any] ?? [:]
+            #expect(trust["verdict"] as? String == "untrusted", "\(rights): \(trust)")
+            #expect(trust["reasons"] as? [String] == ["credential_unproven"], "\(rights): \(trust)")
+            #expect(trust["credential"] == nil, "\(trust)")
+        }
+    }
+
     /// Every output of a run that read the credential with the key and then failed with another:
     /// every MQTT message (events with `trust`, info, health, status), the agent's debug log and
     /// every file of its state directory. No form of either key is in any of them.

@@ -77,6 +77,32 @@ import TestSupport
         }
     }
 
+    /// `access.credential: sun`: a door's tag is trusted with its SUN message's UID as the credential; a tag
+    /// that carries no SUN message at all (a plain Type 4 tag, as a phone emulating a card is) is not
+    /// trusted, with `sun_missing`, however clean its other checks are.
+    @Test func withTheCredentialSunATagWithoutAMessageIsUntrusted() async throws {
+        let keys = try TemporaryFolder()
+        let scenario = Self.scenario + "\n  - {id: phone, type: type4, uid: 08 12 34 56, ndef: [{uri: \"https://door.example/t\"}]}\n"
+        var options = AgentRun.Options(scenario: scenario)
+        options.extra = "auth: {keys_file: \(try Self.keysFile(in: keys))}\naccess: {credential: sun, signature: ignore}"
+        try await withAgentRun(options) { run in
+            await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+            func trust(_ id: String) async throws -> [String: Any] {
+                let before = run.watcher.lastIndex
+                try run.simulator.place(id)
+                let (at, scanned, _) = await run.watcher.next("event/scanned", after: before)
+                try run.simulator.remove(id)
+                await run.watcher.next("event/removed", after: at)
+                return scanned["trust"] as? [String: Any] ?? [:]
+            }
+            let door = try await trust("door")
+            #expect(door["verdict"] as? String == "trusted" && door["credential"] as? String == "04DE5F1EACC040", "\(door)")
+            let phone = try await trust("phone")
+            #expect(phone["verdict"] as? String == "untrusted" && phone["reasons"] as? [String] == ["sun_missing"], "\(phone)")
+            #expect(phone["credential"] == nil && phone["sun"] == nil, "\(phone)")
+        }
+    }
+
     @Test func withoutKeysTheVerdictIsNoKey() async throws {
         try await withAgentRun(AgentRun.Options(scenario: Self.scenario)) { run in
             await run.watcher.next("reader") { $0["state"] as? String == "ok" }

@@ -73,21 +73,51 @@ import Testing
     }
 
     @Test func theTrustObjectCarriesTheVerdict() throws {
-        let trusted = Agent.trust(nil, with: Self.check(.valid))
+        let trusted = try #require(Agent.trust(nil, with: Self.check(.valid)))
         #expect(trusted.verdict == .trusted && trusted.credentialSource == "sun" && trusted.credential == Self.uid.hexString)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = try #require(String(data: try encoder.encode(trusted), encoding: .utf8))
         #expect(json.contains(#""sun":{"counter":61,"keys":"door","verdict":"valid"}"#), "\(json)")
         let replayed = Agent.trust(nil, with: Self.check(.replayed))
-        #expect(replayed.verdict == .untrusted && replayed.reason?.code == "sun_replayed" && replayed.credential == nil)
+        #expect(replayed?.verdict == .untrusted && replayed?.reason?.code == "sun_replayed" && replayed?.credential == nil)
         for (verdict, code) in [(SUNResult.Verdict.invalidMAC, "sun_invalid_mac"), (.noKey, "sun_no_key"), (.malformed, "sun_malformed")] {
-            #expect(Agent.trust(nil, with: Self.check(verdict)).reason?.code == code)
+            #expect(Agent.trust(nil, with: Self.check(verdict))?.reason?.code == code)
         }
         // Another check's report keeps its own source and gains the member.
         var other = TrustReport(credentialSource: "uid")
         other.credential = "04AABB"
         let merged = Agent.trust(other, with: Self.check(.valid))
-        #expect(merged.credentialSource == "uid" && merged.credential == "04AABB" && merged.sun?.verdict == .valid)
+        #expect(merged?.credentialSource == "uid" && merged?.credential == "04AABB" && merged?.sun?.verdict == .valid)
+    }
+
+    /// A message that mirrors no read counter has the same SDMMAC at every read, and one without a UID
+    /// would be counted under the UID the tag announces: neither is ever `valid`, nor touches the store.
+    @Test func aMessageWithoutItsCounterOrUIDIsNotFresh() throws {
+        let dir = StateDirectory()
+        try AtomicFile.makeDirectory(dir.path)
+        let counters = SUNCounterStore(directory: dir.path)
+        let noCounter = Self.check(.valid, counter: nil)
+        let noUID = SUNCheck(result: SUNResult(verdict: .valid, uid: nil, counter: 61), keySet: "door")
+        for check in [noCounter, noUID] {
+            #expect(Agent.admit(check, uid: Self.uid, counters: counters).result.verdict == .notFresh)
+            #expect(Agent.rejudge(check, uid: Self.uid, counters: counters).result.verdict == .notFresh)
+            let trust = Agent.trust(nil, with: Agent.admit(check, uid: Self.uid, counters: counters))
+            #expect(trust?.verdict == .untrusted && trust?.reason?.code == "sun_not_fresh" && trust?.credential == nil)
+        }
+        #expect(counters.last(for: Self.uid) == nil)
+    }
+
+    /// `access.credential: sun` and no SUN message checked: no credential, `sun_missing`; other sources
+    /// are left alone. With `credential_hash` the SUN credential is the UID's SHA-256.
+    @Test func theCredentialSunNeedsAValidMessage() throws {
+        let none = Agent.trust(TrustReport(credentialSource: "sun"), with: nil)
+        #expect(none?.verdict == .untrusted && none?.reasons.map(\.code) == ["sun_missing"])
+        #expect(Agent.trust(TrustReport(credentialSource: "uid"), with: nil)?.verdict == .trusted)
+        #expect(Agent.trust(nil, with: nil) == nil)
+        let hashed = Agent.trust(TrustReport(credentialSource: "sun", credentialHashed: true), with: Self.check(.valid))
+        let digest = try TrustEvaluator.published(Self.uid, hashed: true)
+        #expect(hashed?.verdict == .trusted && hashed?.credential == digest)
+        #expect(hashed?.credential != Self.uid.hexString)
     }
 }

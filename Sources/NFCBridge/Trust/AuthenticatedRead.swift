@@ -50,4 +50,9 @@ extension TrustReason {
     /// A secured answer's MAC did not match: the data was dropped.
     package static let integrityError = TrustReason(
         code: "integrity_error", message: "a secured answer's MAC did not match its data: the data was dropped")
+    /// The keys file has a key for the credential's application, and the card gave the credential
+    /// without proving it with that key (a free file, or plain communication, which carries no MAC).
+    package static let credentialUnproven = TrustReason(
+        code: "credential_unproven",
+        message: "the card gave the credential without proving it with the key auth.keys_file has for its application (a free or plain file: what a clone or a relay answers)")
 }

@@ -9,11 +9,16 @@ package struct CredentialRead: Sendable, Equatable {
     package var authentications: [DESFireAuthentication] = []
     /// A secured answer's MAC (EV1 full mode: CRC32) did not match: its data was dropped.
     package var failedIntegrity = false
+    /// The keys file has a key for the credential's application, but the card gave the bytes without
+    /// proving them with it (``DESFireFileRead/isProven``): they were dropped.
+    package var unproven = false
 
-    package init(bytes: [UInt8]? = nil, authentications: [DESFireAuthentication] = [], failedIntegrity: Bool = false) {
+    package init(bytes: [UInt8]? = nil, authentications: [DESFireAuthentication] = [], failedIntegrity: Bool = false,
+                 unproven: Bool = false) {
         self.bytes = bytes
         self.authentications = authentications
         self.failedIntegrity = failedIntegrity
+        self.unproven = unproven
     }
 }
 
@@ -40,13 +45,22 @@ package enum CredentialReader {
             do {
                 return try await readDESFire(place, version: version, keys: keys, transport: apdu)
             } catch let error as NFCError {
-                // The tag or the reader gone ends the scan; any refusal means no credential.
-                if case .readerUnavailable = error { throw error }
-                if error == .tagRemoved { throw error }
+                // The tag, the line or the reader failing ends the checks (`check_interrupted` and an
+                // event/error); a refusal of the card's means no credential.
+                if Self.interruptsTheRead(error) { throw error }
                 return CredentialRead()
             }
         case .sun:
             return CredentialRead()
+        }
+    }
+
+    /// True for the errors of the exchange itself (the tag gone or silent, a garbled frame, the reader
+    /// lost, cancellation), as opposed to the card's answer refusing the read.
+    static func interruptsTheRead(_ error: NFCError) -> Bool {
+        switch error {
+        case .timeout, .tagRemoved, .readerUnavailable, .readerUnresponsive, .rfError, .crcMismatch, .userCanceled: true
+        default: false
         }
     }
 
@@ -68,12 +82,17 @@ package enum CredentialReader {
         _ place: DESFirePlace, version: DESFireVersion, keys: DESFireKeys, transport: any APDUTransport
     ) async throws -> CredentialRead {
         let enteredByDFName = version.hardware.type == DESFireLight.hardwareType || version.hardware.type == NTAG4xxDNA.hardwareType
-        if enteredByDFName || !keys.keys(forApplication: place.application).isEmpty {
+        let keyed = !keys.keys(forApplication: place.application).isEmpty
+        if enteredByDFName || keyed {
             let read = try await DESFireDumper.readFile(
                 transport: transport, version: version, application: place.application, file: place.file, keys: keys, range: place.range)
             var bytes: [UInt8]?
             if case let .data(data)? = read.content, data.count == place.range.count { bytes = data }
-            return CredentialRead(bytes: bytes, authentications: read.authentications, failedIntegrity: read.failedIntegrity)
+            // With a key for the application the card must prove the bytes with it: a free file, or one
+            // the card calls plain, is what a clone (or a relay) would answer.
+            let unproven = bytes != nil && (keyed || read.hasKeys) && !read.isProven
+            return CredentialRead(bytes: unproven ? nil : bytes, authentications: read.authentications,
+                                  failedIntegrity: read.failedIntegrity, unproven: unproven)
         }
         let framing: DESFireFraming = transport.carriesNativeDESFireFrames ? DESFireFraming.framing(for: version) : .wrapped
         let channel = DESFireChannel(transport: transport, framing: framing)

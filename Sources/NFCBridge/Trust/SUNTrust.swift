@@ -3,7 +3,7 @@ import NFCCore
 /// The NTAG 424 DNA SUN check as the `trust` object carries it (`trust.sun`, docs/mqtt.md; docs/sun.md):
 /// the verdict, the SDM read counter the message carries and the name of the key set that judged it.
 package struct SUNTrust: Sendable, Equatable, Encodable {
-    /// `valid`, `invalid_mac`, `replayed`, `no_key` or `malformed` (``SUNResult/Verdict``).
+    /// `valid`, `invalid_mac`, `replayed`, `no_key`, `malformed` or `not_fresh` (``SUNResult/Verdict``).
     package var verdict: SUNResult.Verdict
     /// SDMReadCtr, when the message carries it readably.
     package var counter: Int?
@@ -27,7 +27,7 @@ package struct SUNTrust: Sendable, Equatable, Encodable {
     }
 
     /// The reason a SUN verdict other than `valid` refuses the tap: `sun_` + the verdict
-    /// (`sun_invalid_mac`, `sun_replayed`, `sun_no_key`, `sun_malformed`; docs/sun.md).
+    /// (`sun_invalid_mac`, `sun_replayed`, `sun_no_key`, `sun_malformed`, `sun_not_fresh`; docs/sun.md).
     package var refusal: TrustReason? {
         guard let message = Self.refusals[verdict] else { return nil }
         return TrustReason(code: "sun_" + verdict.rawValue, message: message)
@@ -39,5 +39,14 @@ package struct SUNTrust: Sendable, Equatable, Encodable {
         .replayed: "the SUN message's read counter is not above the last one seen for this tag: a replay",
         .noKey: "no ntag424_sdm key in auth.keys_file to check the SUN message with",
         .malformed: "the SUN message is not where the tag's SDM settings say, or does not decrypt",
+        .notFresh: "the SUN message verifies but mirrors no UID or no read counter: a copy cannot be told from the tag",
     ]
+}
+
+extension TrustReason {
+    /// `access.credential: sun` and the tap gave no SUN message that verified: not an NTAG 424 DNA with
+    /// SDM on (a factory-fresh one, a plain Type 4 tag, a phone), or its settings could not be read.
+    package static let sunMissing = TrustReason(
+        code: "sun_missing",
+        message: "access.credential is sun and this tag gave no SUN message (not an NTAG 424 DNA with SDM on, or its settings could not be read)")
 }

@@ -43,6 +43,7 @@ package enum TrustEvaluator {
             if read.authentications.contains(where: { $0.outcome != .opened }) { report.refuse(.authFailed) }
         }
         if read.failedIntegrity { report.refuse(.integrityError) }
+        if read.unproven { report.refuse(.credentialUnproven) }
         if let credential = read.bytes {
             do {
                 report.credential = try published(credential, hashed: policy.credentialHash)
@@ -51,8 +52,9 @@ package enum TrustEvaluator {
                 report.refuse(.credentialHashFailed)
                 problems.append(error)
             }
-        } else if policy.credential != .sun {
-            // The SUN check, when it verifies the message, sets the credential itself.
+        } else if policy.credential != .sun && !read.unproven {
+            // The SUN check, when it verifies the message, sets the credential itself (a tap with no
+            // valid message is refused there: Agent.trust(_:with:)).
             report.refuse(.credentialMissing)
         }
         return report

@@ -273,6 +273,13 @@ public struct DESFireFileRead: Sendable, Hashable {
     public var skipReason: String?
     /// What each key tried did (names, never keys).
     public var authentications: [DESFireAuthentication]
+    /// Whether the card proved ``content`` with a key: it came through a secure session a key of the
+    /// keys file opened, in MAC or full communication mode, its MAC checked. False for a free file read
+    /// in plain, and for a file the card calls plain: a plain answer carries no MAC, so a clone or a
+    /// relay can put any bytes in it (the mode is the card's own GetFileSettings answer).
+    public var isProven = false
+    /// Whether the keys file has a key for the application read (a Light's or NTAG 4xx DNA's by its DF name).
+    public var hasKeys = false
 
     /// Whether a secured answer for the file failed its MAC (or CRC) check: its data was dropped.
     public var failedIntegrity: Bool { skipReason?.hasPrefix(NFCError.Code.integrityError.rawValue + ":") == true }
@@ -323,7 +330,12 @@ extension DESFireDumper {
         let context = DESFireAuthenticationContext(keys: keys, version: version, random: random, dataRange: range)
         let authentications = try await walk.openProtected(&app, context: context, selected: selected)
         let read = app.files.first
-        return DESFireFileRead(content: read?.content, skipReason: read?.skipReason, authentications: authentications)
+        var result = DESFireFileRead(content: read?.content, skipReason: read?.skipReason, authentications: authentications)
+        let name = DESFireDump.key(aid: app.aid, file: id)
+        result.hasKeys = !keys.keys(forApplication: app.aid).isEmpty
+        result.isProven = read?.content != nil && [.mac, .full].contains(read?.settings?.communicationMode)
+            && authentications.contains { $0.outcome == .opened && $0.filesRead.contains(name) }
+        return result
     }
 
     /// A 3-byte little-endian field (ReadData's offset and length, EV1 datasheet §9.2.3); the callers

@@ -39,6 +39,10 @@ public struct SUNResult: Sendable, Hashable {
         /// The file holds no readable SUN message where its settings say (not hex, out of the file,
         /// PICCData that does not decrypt to a PICCDataTag).
         case malformed
+        /// The SDMMAC verifies, but the message mirrors no UID or no read counter, so nothing tells it
+        /// from a copy (its MAC never changes). The verifier does not answer it: a reader that keeps
+        /// counters (the agent, docs/sun.md) does, in place of `valid`.
+        case notFresh = "not_fresh"
     }
 
     public var verdict: Verdict
