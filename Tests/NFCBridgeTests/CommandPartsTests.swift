@@ -65,7 +65,11 @@ import Testing
                 command: "dump")
         }
         #expect(route("client/7/answers") == .init(topic: "client/7/answers", correlationData: correlation))
-        for unusable in [nil, "", "client/+/answers", "client/#", "a\0b"] {
+        #expect(route("nfc/test/rr/operator/dump") == .init(topic: "nfc/test/rr/operator/dump", correlationData: correlation))
+        #expect(route("nfc/other/rr/x") == .init(topic: "nfc/other/rr/x", correlationData: correlation))
+        // Topics only the agent may write: its own tree but rr/, and Home Assistant's discovery.
+        for unusable in [nil, "", "client/+/answers", "client/#", "a\0b", "nfc/test", "nfc/test/tag", "nfc/test/status",
+                         "nfc/test/event/scanned", "nfc/test/response/lock", "homeassistant/sensor/test_last_uid/config"] {
             #expect(route(unusable) == .init(topic: "nfc/test/response/dump", correlationData: correlation))
         }
     }

@@ -16,14 +16,24 @@ struct CommandResponder: Sendable {
     let logger: AgentLogger
     let audit: CommandRouter.LockAuditHandler?
 
-    /// The v5 Response Topic when the request has a usable one, else `<base>/<id>/response/<command>`.
+    /// The v5 Response Topic when the request has a usable one (``isUsable(responseTopic:)``), else
+    /// `<base>/<id>/response/<command>`.
     func route(for message: InboundMessage, command: String) -> Route {
-        if let topic = message.responseTopic, !topic.isEmpty, !topic.contains("+"), !topic.contains("#"),
-            !topic.contains("\0")
-        {
-            return Route(topic: topic, correlationData: message.correlationData)
+        if let topic = message.responseTopic {
+            if isUsable(responseTopic: topic) { return Route(topic: topic, correlationData: message.correlationData) }
+            logger.warning("request \(command): Response Topic \(topic.prefix(120).debugDescription) refused: answered on \(topics.response(command))")
         }
         return Route(topic: topics.response(command), correlationData: message.correlationData)
+    }
+
+    /// A Response Topic the agent publishes on for whoever sent the request: one it can publish to (no
+    /// `+`, `#` or NUL), and none that only the agent may write, which the broker's ACL would let the
+    /// requester reach through the agent: its own tree (state, events, responses) but `<base>/<id>/rr/…`,
+    /// and the Home Assistant discovery prefix.
+    func isUsable(responseTopic topic: String) -> Bool {
+        guard !topic.isEmpty, !topic.contains("+"), !topic.contains("#"), !topic.contains("\0") else { return false }
+        if topic.hasPrefix(topics.root + "/") || topic == topics.root { return topic.hasPrefix(topics.root + "/rr/") }
+        return !topic.hasPrefix(topics.homeAssistantPrefix + "/")
     }
 
     /// Sends the final response, remembers it for repeats (unless it is one to try again:
