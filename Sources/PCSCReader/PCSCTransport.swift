@@ -32,12 +32,19 @@ public final class PCSCTransport: APDUTransport, ClassicAuthenticating, ISO15693
     /// Resets the card (`SCardReconnect` with `SCARD_RESET_CARD`: the reader activates it again) and checks
     /// that the same UID answers. Throws ``NFCError/tagRemoved`` when it left or another card is there.
     public func reselect() async throws {
-        let uid = target.uid
+        let target = self.target
         try await run { session, _ throws(NFCError) in
             session.pendingWrite = nil
             guard try session.reconnect(disposition: DWORD(SCARD_RESET_CARD)) else { throw .tagRemoved }
-            guard let now = try session.currentUID(), now == uid || now.reversed() == uid else { throw .tagRemoved }
+            guard let now = try session.currentUID(), Self.isSameCard(answering: now, as: target) else { throw .tagRemoved }
         }
+    }
+
+    /// Whether GET DATA's UID `now` is `target`'s: the same bytes, or for an ISO 15693 tag the same bytes
+    /// in the order some readers give them (least significant first, as ``Target/init(contactlessATR:uid:atqa:sak:ats:)``
+    /// turns them). A type A card whose UID is another's reversed is another card.
+    static func isSameCard(answering now: [UInt8], as target: Target) -> Bool {
+        now == target.uid || (target.modulation == .iso15693 && now.reversed() == target.uid)
     }
 
     /// Exchanges an APDU (or a DESFire native frame) with an ISO-DEP card. Wraps `SCardTransmit`.

@@ -25,6 +25,18 @@ import Testing
     let classic = Target(uid: [0xDE, 0xAD, 0xBE, 0xEF], atqa: [0x00, 0x04], sak: 0x08)
     let vicinity = Target(modulation: .iso15693, uid: [0xE0, 0x02, 0x26, 0x00, 0x00, 0x00, 0x00, 0x01])
 
+    /// After a reset the card must answer GET DATA with the same UID: a type A card whose UID is
+    /// another's reversed is another card; only an ISO 15693 UID may come least significant byte first.
+    @Test func aReselectTakesOnlyTheSameCard() {
+        let uid: [UInt8] = [0x04, 0x2F, 0x19, 0x0A, 0xCD, 0x66, 0x80]
+        let typeA = Target(modulation: .iso14443a, uid: uid)
+        #expect(PCSCTransport.isSameCard(answering: uid, as: typeA))
+        #expect(!PCSCTransport.isSameCard(answering: uid.reversed(), as: typeA))
+        let vicinity = Target(modulation: .iso15693, uid: [0xE0, 0x04, 0x01, 0x50, 0x12, 0x34, 0x56, 0x78])
+        #expect(PCSCTransport.isSameCard(answering: vicinity.uid.reversed(), as: vicinity))
+        #expect(!PCSCTransport.isSameCard(answering: [0xE0, 0x04, 0x01, 0x50, 0x12, 0x34, 0x56, 0x79], as: vicinity))
+    }
+
     @Test func type2ReadAndWriteUseReadAndUpdateBinary() throws {
         let reader = ScriptedReader([Array(0..<16) + [0x90, 0x00], [0x90, 0x00], [0x6A, 0x82]])
         var pending: Int?
