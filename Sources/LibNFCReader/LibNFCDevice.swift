@@ -157,9 +157,9 @@ public final class LibNFCDevice: ReaderDevice, Sendable {
     }
 
     /// True while an InAutoPoll arrival's search for more tags waits for the next poll
-    /// (``LibNFCSession/deferredSearch``).
+    /// (``LibNFCSession/deferredSearch``, ``LibNFCSession/deferredModulations``).
     public func hasDeferredSearch() async -> Bool {
-        (try? await perform { session throws(NFCError) in session.deferredSearch != nil }) ?? false
+        (try? await perform { session throws(NFCError) in session.deferredSearch != nil || !session.deferredModulations.isEmpty }) ?? false
     }
 
     /// Ends the running poll now, or the next one if none is running. Callable from any thread.

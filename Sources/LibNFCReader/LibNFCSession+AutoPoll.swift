@@ -74,8 +74,15 @@ extension LibNFCSession {
                 let row = wanted.first(where: { $0.0 == modulation })?.1
             else { return [] }
             let most = max(1, limit ?? 4)
+            // A tag of one technology ends the chip's poll: the other modulations are listed with the
+            // search for more tags (a FeliCa card placed with a type A tag is found too).
+            let others = most > 1 ? wanted.filter { $0.0 != modulation } : []
             guard modulation == .iso14443a else {
-                return try listTargets(modulation: modulation, row: row, limit: most)
+                let listed = try listTargets(modulation: modulation, row: row, limit: most)
+                // The search lists this modulation again first (FeliCa has no HALT), so the tags found
+                // now are seen on its turn too.
+                if !listed.isEmpty, !others.isEmpty { deferredModulations = [(modulation, row)] + others }
+                return listed
             }
             // Data that does not read (a UID length ISO/IEC 14443-3 has not): the tag stays as the
             // chip left it, and the next poll meets it again.
@@ -85,9 +92,10 @@ extension LibNFCSession {
                 isFreshlySelected = true
                 libnfcTargetIsStale = true
                 if most > 1 { deferredSearch = DeferredSearch(modulation: modulation, row: row, found: found) }
+                deferredModulations = others
                 return [found]
             }
-            return try searchAfter(found, modulation: modulation, row: row, limit: most)
+            return try listMore(try searchAfter(found, modulation: modulation, row: row, limit: most), in: others, limit: most)
         }
     }
 
@@ -124,6 +132,27 @@ extension LibNFCSession {
     /// answer to that select is an answer: the tag is returned, unselected (the next exchange
     /// selects it), as ``searchAfter(_:modulation:row:limit:)`` keeps it after a garbled deselect.
     func runDeferredSearch(limit: Int?, wanted: [Modulation]) throws(NFCError) -> [Target]? {
+        let more = deferredModulations.filter { wanted.contains($0.0) }
+        deferredModulations = []
+        let found = try runTypeASearch(limit: limit, wanted: wanted)
+        guard found != nil || !more.isEmpty else { return nil }
+        return try listMore(found ?? [], in: more, limit: max(1, limit ?? 4))
+    }
+
+    /// `found` and the tags each of `modulations` lists after it (one `InListPassiveTarget` for a
+    /// technology without tags), each tag once.
+    func listMore(_ found: [Target], in modulations: [(Modulation, LibNFCModulation)], limit: Int) throws(NFCError) -> [Target] {
+        var all = found
+        for (modulation, row) in modulations {
+            for target in try listTargets(modulation: modulation, row: row, limit: limit) where !all.contains(where: { $0.uid == target.uid }) {
+                all.append(target)
+            }
+        }
+        return all
+    }
+
+    /// The type A part of ``runDeferredSearch(limit:wanted:)``: nil when none is pending.
+    private func runTypeASearch(limit: Int?, wanted: [Modulation]) throws(NFCError) -> [Target]? {
         guard let search = deferredSearch else { return nil }
         deferredSearch = nil
         guard wanted.contains(search.modulation) else { return nil }

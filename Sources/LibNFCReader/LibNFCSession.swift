@@ -46,6 +46,9 @@ final class LibNFCSession {
     var lastFound: Modulation?
     /// The search for more tags that an InAutoPoll arrival left for the next poll (``autoPoll(_:timeout:limit:)``).
     var deferredSearch: DeferredSearch?
+    /// The modulations an InAutoPoll arrival did not list (the chip's poll ends at the first technology
+    /// that finds a tag): the next poll lists them, after ``deferredSearch``.
+    var deferredModulations: [(Modulation, LibNFCModulation)] = []
     /// True while the chip has a target selected that libnfc does not know of (InAutoPoll went through
     /// `pn53x_transceive`): libnfc's presence check would ping the target it selected last, so
     /// ``checkPresence(_:)`` selects instead. Cleared by the next select or deselect.

@@ -54,6 +54,26 @@ import TestSupport
         }
     }
 
+    /// A type A tag and a FeliCa card in the field together: the chip's InAutoPoll answers with the
+    /// first type that finds a tag only (UM0701-02 §7.3.13), so the search after that tag's scan lists
+    /// the other technology too, and both are reported, whichever the chip found first.
+    @Test(arguments: ["[iso14443a, felica212]", "[felica212, iso14443a]"])
+    func aTypeATagAndAFeliCaCardPlacedTogetherAreBothReported(_ modulations: String) async throws {
+        var options = Self.options()
+        options.scenario = Self.scenario + "\ntimeline: [{at: 0, place: [card, lite]}]\n"
+        options.modulations = modulations
+        try await withAgentRun(options) { run in
+            let watcher = run.watcher
+            await watcher.next("event/scanned") { $0["uid"] as? String == "04112233445566" }
+            await watcher.next("event/scanned") { $0["uid"] as? String == "01020304050607AB" }
+            _ = try run.simulator.expectOK(["cmd": "remove", "all": true])
+            await watcher.next("event/removed") { $0["uid"] as? String == "04112233445566" }
+            await watcher.next("event/removed") { $0["uid"] as? String == "01020304050607AB" }
+            let types = watcher.events.map { "\($0["type"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
+            #expect(types.count == 4, "each tag scanned and removed once: \(types)")
+        }
+    }
+
     @Test func aChipWithoutAutoPollIsPolledByTheHost() async throws {
         try await withAgentRun(Self.options(["--without-autopoll"])) { run in
             let (simulator, watcher, agent) = (run.simulator, run.watcher, run.agent)
