@@ -42,14 +42,20 @@ package enum CredentialReader {
                 let version = info.version.flatMap({ try? DESFireVersion(bytes: $0) })
             else { return CredentialRead() }
             let place = DESFirePlace(application: DESFireAIDNotation.cardOrder(written: aid), file: file, range: offset..<offset + length)
+            var read = CredentialRead()
             do {
-                return try await readDESFire(place, version: version, keys: keys, transport: apdu)
+                read = try await readDESFire(place, version: version, keys: keys, transport: apdu)
             } catch let error as NFCError {
                 // The tag, the line or the reader failing ends the checks (`check_interrupted` and an
                 // event/error); a refusal of the card's means no credential.
                 if Self.interruptsTheRead(error) { throw error }
-                return CredentialRead()
             }
+            // No credential and no refusal that explains it: an answer that is no DESFire answer (a PC/SC
+            // reader's 63 00 when the card left mid-APDU) may be the tag leaving. Selecting it again
+            // tells (``NFCError/tagRemoved`` ends the checks).
+            let explained = read.unproven || read.failedIntegrity || read.authentications.contains { $0.outcome != .opened }
+            if read.bytes == nil, !explained { try await transport.reselect() }
+            return read
         case .sun:
             return CredentialRead()
         }
