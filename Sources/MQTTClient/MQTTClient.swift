@@ -156,7 +156,8 @@ public final class MQTTClient: Sendable {
     /// Drops the current connection at once, without DISCONNECT (so the broker publishes the will),
     /// and lets the reconnect loop connect again: for a broker that stopped answering while TCP stays
     /// up. QoS ≥ 1 publishes not yet acknowledged keep waiting and are sent again after the next
-    /// CONNACK. No-op when no connection is up.
+    /// CONNACK. No-op when no connection is up, also while a reconnect waits for its CONNACK (cutting
+    /// it would look like a broker that refuses MQTT 5).
     public func dropConnection() {
         session.dropConnection()
     }

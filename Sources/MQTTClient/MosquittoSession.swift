@@ -313,11 +313,13 @@ final class MosquittoSession: @unchecked Sendable {
     }
 
     /// Shuts the socket down under the network thread (lock held so the link cannot change under
-    /// us): its `mosquitto_loop` sees the connection lost and the run loop reconnects.
+    /// us): its `mosquitto_loop` sees the connection lost and the run loop reconnects. Only a link
+    /// that is up (CONNACK received): an attempt still waiting for its CONNACK is left to finish, as
+    /// cutting it would look like a broker closing an MQTT 5 CONNECT (``MQTT5Refusal/closedBeforeConnack``).
     func dropConnection() {
         locked {
             let fd = lib.mosquitto_socket(handle)
-            guard fd >= 0, case .running = runState, !stopRequested else { return }
+            guard fd >= 0, linkUp, case .running = runState, !stopRequested else { return }
             dropRequested = true
             _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
         }
@@ -624,8 +626,8 @@ final class MosquittoSession: @unchecked Sendable {
             if rc != MOSQ_ERR_SUCCESS.rawValue { break }
         }
         let systemError = errno
-        let (wasUp, reason, stopping) = locked { () -> (Bool, Int?, Bool) in
-            let state = (linkUp, connackReason, stopRequested)
+        let (wasUp, reason, stopping, cut) = locked { () -> (Bool, Int?, Bool, Bool) in
+            let state = (linkUp, connackReason, stopRequested, dropRequested)
             if !stopRequested { endLink() }  // when stopping, finishRun ends the link and reports it
             return state
         }
@@ -641,7 +643,8 @@ final class MosquittoSession: @unchecked Sendable {
         if v5, reason == 0x84 { return .failed(.connackRefusal(reasonCode: 0x84, isV5: true), refusal: .unsupportedVersion) }
         if let reason, reason != 0 { return .failed(.connackRefusal(reasonCode: reason, isV5: v5)) }
         let detail = lastError.withLock { $0 }
-        if v5, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
+        // An attempt we cut ourselves (`dropConnection()`) says nothing about the broker's protocol.
+        if v5, !cut, rc == MOSQ_ERR_CONN_LOST.rawValue, detail == nil {
             // TCP was up, no TLS error, no CONNACK: the broker closed the connection after our CONNECT.
             // A broker that speaks only MQTT 3.1.1 (RabbitMQ 3.10's MQTT plugin) drops a v5 CONNECT so.
             return .failed(.brokerUnreachable(

@@ -86,6 +86,34 @@ extension BrokerTests {
             #expect(await events.seen.allSatisfy { $0.fallbackBroker == nil })
         }
 
+        /// `dropConnection()` (the agent's recycle of a stalled broker) cuts only a connection that is
+        /// up: a reconnect still waiting for its CONNACK is left alone, so a broker that stalls for long
+        /// is never taken for one that closes MQTT 5 CONNECTs (review2 A: two cut attempts made the
+        /// client fall back to MQTT 3.1.1 for good).
+        @Test func dropConnectionLeavesAReconnectWaitingForItsCONNACKAlone() async throws {
+            let broker = try MosquittoBroker()
+            let proxy = try TCPProxy(targetPort: broker.port)
+            defer {
+                proxy.close()
+                broker.resume()
+            }
+            let client = try MQTTClient(configuration: configuration(url: "mqtt://127.0.0.1:\(proxy.port)", clientID: "recycled"))
+            let events = Inbox.draining(client.events)
+            try await client.connect()
+            broker.pause()  // TCP stays up, nothing is answered
+            let sent = proxy.bytesToTarget
+            client.dropConnection()  // up: dropped, and made again
+            _ = try await events.next { $0.disconnectCode == "connection_lost" }
+            #expect(await proxy.bytesToTarget(moreThan: sent), "the reconnect's CONNECT reached the frozen broker")
+            client.dropConnection()  // waiting for its CONNACK: left alone
+            broker.resume()
+            _ = try await events.next { $0.isConnected }
+            #expect(proxy.acceptedConnections == 2, "the reconnect was not cut")
+            #expect(client.speaksV5)
+            await client.disconnect()
+            #expect(await events.seen.allSatisfy { $0.fallbackBroker == nil })
+        }
+
         @Test func withoutTheFallbackTheRefusalIsAConnectionFailure() async throws {
             let broker = try MosquittoBroker()
             let proxy = try TCPProxy(targetPort: broker.port)

@@ -18,7 +18,9 @@ extension EventPipeline {
 /// waits for its acknowledgement. ``check()`` (every second, from ``watch()``) finds a publish
 /// overdue: past ``acknowledgementDeadline`` the broker counts as stalled (logged once per stall,
 /// in `health`); past ``recycleDeadline`` the connection is dropped and made again, and again
-/// every ``recycleDeadline`` while the stall lasts.
+/// every ``recycleDeadline`` while the stall lasts — only a connection that is up, and never sooner
+/// than ``recycleDeadline`` after it came up (``connectionUp()``): a reconnect still waiting for its
+/// CONNACK is left alone (cutting it would look like a broker refusing MQTT 5).
 final class BrokerHealth: Sendable {
     /// What one ``check()`` found.
     enum Finding: Equatable {
@@ -39,6 +41,8 @@ final class BrokerHealth: Sendable {
         var inFlightSince: Int64?
         var inFlightTopic = ""
         var lastRecycle: Int64?
+        /// When the current connection came up; nil while there is none.
+        var connectedSince: Int64?
         var status = EventPipeline.BrokerStatus()
     }
 
@@ -84,16 +88,36 @@ final class BrokerHealth: Sendable {
             s.inFlightSince = started
             s.inFlightTopic = message.topic
         }
-        defer {
-            let recovered = state.withLock { s -> Int64? in
-                s.inFlightSince = nil
-                s.lastRecycle = nil
-                defer { s.status.stalled = false }
-                return s.status.stalled ? clock.monotonicMilliseconds - started : nil
-            }
-            if let recovered { logger.notice("the broker acknowledged again after \(recovered / 1000) s") }
+        do {
+            try await publisher.deliver(message)
+        } catch {
+            finish(started: started, acknowledged: false)
+            throw error
         }
-        try await publisher.deliver(message)
+        finish(started: started, acknowledged: true)
+    }
+
+    /// The publish started at `started` ended; a stall it was in is over, and logged as over only
+    /// when the broker `acknowledged` it (not when it failed or was cancelled).
+    private func finish(started: Int64, acknowledged: Bool) {
+        let recovered = state.withLock { s -> Int64? in
+            s.inFlightSince = nil
+            s.lastRecycle = nil
+            defer { s.status.stalled = false }
+            return s.status.stalled ? clock.monotonicMilliseconds - started : nil
+        }
+        if acknowledged, let recovered { logger.notice("the broker acknowledged again after \(recovered / 1000) s") }
+    }
+
+    /// A connection came up (the agent saw it connected): a recycle waits ``recycleDeadline`` from now.
+    func connectionUp() {
+        let now = clock.monotonicMilliseconds
+        state.withLock { $0.connectedSince = now }
+    }
+
+    /// The connection went down: nothing to recycle until the next ``connectionUp()``.
+    func connectionDown() {
+        state.withLock { $0.connectedSince = nil }
     }
 
     /// Is the publish under way overdue? Counts a stall (once per stall) or a recycle.
@@ -109,7 +133,8 @@ final class BrokerHealth: Sendable {
                 s.status.stalls += 1
                 return .stalled(topic: s.inFlightTopic, waited: waited)
             }
-            if s.status.stalled, waited >= recycle, now - (s.lastRecycle ?? since) >= recycle {
+            // Timed from the latest of the publish, the last recycle and the connection's start.
+            if s.status.stalled, let up = s.connectedSince, now - max(since, up, s.lastRecycle ?? since) >= recycle {
                 s.lastRecycle = now
                 s.status.recycles += 1
                 return .recycle(waited: waited)

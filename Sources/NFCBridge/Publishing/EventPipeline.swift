@@ -14,7 +14,8 @@ import Synchronization
 /// is never sent a second time by the agent: the sender keeps waiting for it, across reconnects
 /// (the MQTT library sends it again itself). A publish that waits longer than
 /// ``acknowledgementDeadline`` marks the broker as stalled (logged, in `health`); after
-/// ``recycleDeadline`` the connection is dropped and made again.
+/// ``recycleDeadline`` (counted from the connection's start, too) the connection is dropped and
+/// made again.
 ///
 /// An event is sent with `buffered: false` when it goes out within a second of happening on the
 /// connection that was up then; otherwise (broker away, stalled, reconnected since, a failed
@@ -161,11 +162,15 @@ package final class EventPipeline: Sendable {
 
     /// The connection came up: the backlog (events from before it) waits for ``drain()``, so the
     /// retained state queued meanwhile goes out first.
-    package func connectionUp() { outbox.connectionUp() }
+    package func connectionUp() {
+        health.connectionUp()
+        outbox.connectionUp()
+    }
 
     /// The connection went down: events emitted so far go out as `buffered: true`.
     package func connectionDown() {
         journal.connectionDown()
+        health.connectionDown()
         outbox.connectionDown()
         doorbell.ring()
     }
