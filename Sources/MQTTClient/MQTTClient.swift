@@ -140,8 +140,9 @@ public final class MQTTClient: Sendable {
 
     /// Subscribes to a topic filter (wraps `mosquitto_subscribe_v5`) and remembers it: it is sent again
     /// after every reconnect. Connected, it returns when the broker acknowledged it (SUBACK); not
-    /// connected, it returns at once and the subscription is sent with the next CONNACK.
-    /// - Throws: `invalid_topic`, `subscription_refused` (SUBACK ≥ 0x80, e.g. ACL).
+    /// connected, it returns at once and the subscription is sent with the next CONNACK. Cancelling
+    /// the task ends the wait for the SUBACK (`CancellationError`); the subscription stays remembered.
+    /// - Throws: `invalid_topic`, `subscription_refused` (SUBACK ≥ 0x80, e.g. ACL), `CancellationError`.
     public func subscribe(to filter: String, qos: MQTTQoS = .atLeastOnce,
                           options: MQTTSubscriptionOptions = MQTTSubscriptionOptions()) async throws {
         try await session.subscribe(to: filter, qos: qos, options: options)

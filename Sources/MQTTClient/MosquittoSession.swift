@@ -347,54 +347,72 @@ final class MosquittoSession: @unchecked Sendable {
             }
             return
         }
+        try await awaitAcknowledgement { continuation in
+            do {
+                let (rc, mid) = try send(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+                // MOSQ_ERR_NO_CONN on QoS ≥ 1 still leaves the message in libmosquitto's in-memory
+                // queue, sent after the next CONNACK (peers-mqtt.md §5.3): wait for that PUBACK.
+                guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
+                    continuation.resume(throwing: error(rc, size: payload.count))
+                    return nil
+                }
+                publishWaiters[mid] = continuation
+                return mid
+            } catch {
+                continuation.resume(throwing: error)
+                return nil
+            }
+        } forget: { publishWaiters.removeValue(forKey: $0) }
+    }
+
+    /// Cancelling the task stops the wait for the SUBACK (`CancellationError`); the subscription
+    /// stays remembered (restored on the next CONNACK).
+    func subscribe(to filter: String, qos: MQTTQoS, options: MQTTSubscriptionOptions) async throws {
+        try MQTTTopic.validateFilter(filter)
+        try await awaitAcknowledgement { continuation in
+            subscriptions.set(filter, Subscription(qos: qos, options: options))
+            guard linkUp else {  // sent with the next CONNACK
+                continuation.resume()
+                return nil
+            }
+            var mid: Int32 = 0
+            let rc = lib.mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
+                                            attemptIsV5 ? options.mosquittoBits : 0, nil)
+            switch rc {
+            case MOSQ_ERR_SUCCESS.rawValue:
+                subscribeWaiters[mid] = (filter, continuation)
+                return mid
+            case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
+            default:
+                subscriptions.remove(filter)
+                continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
+            }
+            return nil
+        } forget: { subscribeWaiters.removeValue(forKey: $0)?.continuation }
+    }
+
+    /// Waits for the broker's answer to a request. `register` runs under the lock with the
+    /// continuation: it answers it at once (returning nil) or files it under the packet id it
+    /// returns. Cancelling the task takes a filed continuation back with `forget` (under the lock)
+    /// and answers it `CancellationError`; a task cancelled before `register` runs gets that at once,
+    /// a closed session `not_connected`.
+    private func awaitAcknowledgement(
+        register: (CheckedContinuation<Void, any Error>) -> Int32?,
+        forget: @Sendable (Int32) -> CheckedContinuation<Void, any Error>?
+    ) async throws {
         let box = RequestBox()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 locked {
                     if box.cancelled { return continuation.resume(throwing: CancellationError()) }
                     if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
-                    do {
-                        let (rc, mid) = try send(topic: topic, payload: payload, qos: qos, retain: retain,
-                                                 properties: properties)
-                        // MOSQ_ERR_NO_CONN on QoS ≥ 1 still leaves the message in libmosquitto's in-memory
-                        // queue, sent after the next CONNACK (peers-mqtt.md §5.3): wait for that PUBACK.
-                        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
-                            return continuation.resume(throwing: error(rc, size: payload.count))
-                        }
-                        box.mid = mid
-                        publishWaiters[mid] = continuation
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
+                    box.mid = register(continuation)
                 }
             }
         } onCancel: {
             locked {
                 box.cancelled = true
-                if let mid = box.mid, let waiter = publishWaiters.removeValue(forKey: mid) {
-                    waiter.resume(throwing: CancellationError())
-                }
-            }
-        }
-    }
-
-    func subscribe(to filter: String, qos: MQTTQoS, options: MQTTSubscriptionOptions) async throws {
-        try MQTTTopic.validateFilter(filter)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            locked {
-                if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
-                subscriptions.set(filter, Subscription(qos: qos, options: options))
-                guard linkUp else { return continuation.resume() }  // sent with the next CONNACK
-                var mid: Int32 = 0
-                let rc = lib.mosquitto_subscribe_v5(handle, &mid, filter, Int32(qos.rawValue),
-                                                attemptIsV5 ? options.mosquittoBits : 0, nil)
-                switch rc {
-                case MOSQ_ERR_SUCCESS.rawValue: subscribeWaiters[mid] = (filter, continuation)
-                case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
-                default:
-                    subscriptions.remove(filter)
-                    continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
-                }
+                if let mid = box.mid { forget(mid)?.resume(throwing: CancellationError()) }
             }
         }
     }

@@ -27,9 +27,12 @@ public final class TCPProxy: @unchecked Sendable {
     private var refusedCount = 0
     private var closesLeft = 0
     private var closedCount = 0
+    private var freezesAfterReply = false
     /// Bytes relayed from clients to the target so far, under its own condition for waiters.
     private let relayed = NSCondition()
     private var upstreamBytes = 0
+    /// MQTT packets frozen links took from their clients and held, by packet type (under `relayed`).
+    private var heldPacketCounts: [UInt8: Int] = [:]
 
     private final class Link: @unchecked Sendable {
         let client: Int32
@@ -62,6 +65,38 @@ public final class TCPProxy: @unchecked Sendable {
     /// after it accepted the connection. Then connections are relayed (or refused) as before.
     public func closeAfterConnect(next count: Int) {
         lock.withLock { closesLeft = count }
+    }
+
+    /// The next connection is relayed until the target's first reply (a broker's CONNACK) has reached
+    /// the client; from then on nothing passes either way and both sockets stay open until cut
+    /// (``cutConnections()``, ``close()``) or closed by the client: a broker that stalls right after
+    /// accepting a client. What the client sends meanwhile is read and held (``heldPackets(ofType:)``).
+    public func freezeAfterFirstReply() {
+        lock.withLock { freezesAfterReply = true }
+    }
+
+    /// Whole MQTT packets of `type` (the high nibble of the first byte: 3 PUBLISH, 8 SUBSCRIBE) that
+    /// frozen connections took from their clients and held so far.
+    public func heldPackets(ofType type: UInt8) -> Int {
+        relayed.lock()
+        defer { relayed.unlock() }
+        return heldPacketCounts[type] ?? 0
+    }
+
+    /// Waits (on a thread of its own) until frozen connections held at least `count` packets of
+    /// `type`; false after `timeout`.
+    public func heldPackets(ofType type: UInt8, atLeast count: Int, timeout: TimeInterval = 30) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread {
+                let deadline = Date(timeIntervalSinceNow: timeout)
+                self.relayed.lock()
+                defer { self.relayed.unlock() }
+                while self.heldPacketCounts[type] ?? 0 < count {
+                    if !self.relayed.wait(until: deadline) { break }
+                }
+                continuation.resume(returning: self.heldPacketCounts[type] ?? 0 >= count)
+            }.start()
+        }
     }
 
     /// Connections closed so far by ``closeAfterConnect(next:)``.
@@ -209,6 +244,7 @@ public final class TCPProxy: @unchecked Sendable {
     private func relay(_ link: Link) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var first = true
+        var firstReply = true
         loop: while true {
             var fds = [pollfd(fd: link.client, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: link.upstream, events: Int16(POLLIN), revents: 0)]
@@ -252,6 +288,17 @@ public final class TCPProxy: @unchecked Sendable {
                         relayed.unlock()
                     }
                 }
+                if index == 1, firstReply {
+                    firstReply = false
+                    let freezing = lock.withLock { () -> Bool in
+                        defer { freezesAfterReply = false }
+                        return freezesAfterReply
+                    }
+                    if freezing {
+                        waitUntilCut(link)
+                        break loop
+                    }
+                }
             }
         }
         lock.withLock {
@@ -259,5 +306,44 @@ public final class TCPProxy: @unchecked Sendable {
             Glibc.close(link.client)
             Glibc.close(link.upstream)
         }
+    }
+
+    /// A frozen link: relays nothing; reads and holds what the client sends (counting its packets),
+    /// until ``cutConnections()`` shuts its sockets or the client closes.
+    private func waitUntilCut(_ link: Link) {
+        var held: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        // Nothing asked of the target's side: poll still reports the hang-up of a socket shut down both ways.
+        var fds = [pollfd(fd: link.client, events: Int16(POLLIN), revents: 0), pollfd(fd: link.upstream, events: 0, revents: 0)]
+        while poll(&fds, 2, -1) >= 0 || errno == EINTR {
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents != 0 else { continue }
+            let count = read(link.client, &buffer, buffer.count)
+            guard count > 0 else { return }
+            held += buffer[0..<count]
+            while let (type, length) = Self.firstPacket(held) {
+                held.removeFirst(length)
+                relayed.lock()
+                heldPacketCounts[type, default: 0] += 1
+                relayed.broadcast()
+                relayed.unlock()
+            }
+        }
+    }
+
+    /// The type and whole length of the MQTT packet at the start of `bytes`, nil while it is not
+    /// complete (MQTT 5.0 §2.1: a type byte, then the Remaining Length in 1–4 bytes of 7 bits).
+    static func firstPacket(_ bytes: [UInt8]) -> (type: UInt8, length: Int)? {
+        guard let first = bytes.first else { return nil }
+        var remaining = 0
+        for index in 1...4 {
+            guard index < bytes.count else { return nil }
+            remaining |= Int(bytes[index] & 0x7F) << (7 * (index - 1))
+            if bytes[index] & 0x80 == 0 {
+                let length = index + 1 + remaining
+                return length <= bytes.count ? (first >> 4, length) : nil
+            }
+        }
+        return nil
     }
 }

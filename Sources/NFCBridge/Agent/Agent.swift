@@ -182,18 +182,10 @@ package final class Agent: Sendable {
                 }
                 pipeline.connectionUp()
                 // Subscribe first: a Home Assistant birth arriving while we publish is not missed.
-                if configuration.homeAssistant.enabled {
-                    do {
-                        try await publisher.subscribe(to: topics.homeAssistantStatus, qos: .atLeastOnce)
-                    } catch {
-                        logger.warning("cannot subscribe to \(topics.homeAssistantStatus): \(error)")
-                    }
-                }
-                do {
-                    try await publisher.subscribe(to: topics.requestFilter, qos: .atLeastOnce)
-                } catch {
-                    logger.warning("cannot subscribe to \(topics.requestFilter): \(error)")
-                }
+                if configuration.homeAssistant.enabled { await subscribe(to: topics.homeAssistantStatus) }
+                await subscribe(to: topics.requestFilter)
+                // Stopping: a broker that stalled after its CONNACK must not hold up the exit.
+                if Task.isCancelled { return }
                 discovery?.connected(connection)
                 await publishEverything(resendingDiscovery: false)
                 await pipeline.drain()
@@ -237,6 +229,17 @@ package final class Agent: Sendable {
         await parts.sunCounters.flush()
         await device.close()
         logger.info("stopped")
+    }
+
+    /// Subscribes to `filter`, logging why it failed; a stop (the task cancelled) ends the wait for
+    /// the broker's answer without a word.
+    private func subscribe(to filter: String) async {
+        do {
+            try await publisher.subscribe(to: filter, qos: .atLeastOnce)
+        } catch is CancellationError {
+        } catch {
+            logger.warning("cannot subscribe to \(filter): \(error)")
+        }
     }
 
     // MARK: - Reader loop events
