@@ -33,7 +33,7 @@
 /// agent that must not lose events checks `isConnected` and spools to disk itself, removing a spooled
 /// event only when `publish` returned.
 ///
-/// **Lifetime.** `disconnect()` is final: it sends DISCONNECT (so no will), ends the thread and
+/// **Lifetime.** `disconnect()` is final: it sends DISCONNECT (so no will, unless asked for), ends the thread and
 /// finishes `messages` and `events`; the libmosquitto handle is destroyed when the client is released.
 /// Releasing a running client without `disconnect()` stops it in the background.
 public final class MQTTClient: Sendable {
@@ -166,8 +166,13 @@ public final class MQTTClient: Sendable {
     /// Sends DISCONNECT (the broker then discards the will), stops the network thread and finishes
     /// `messages` and `events`. Pending QoS ≥ 1 publishes fail with `not_connected`. Final: the client
     /// cannot be started again. Safe to call more than once.
-    public func disconnect() async {
-        await session.close()
+    ///
+    /// `publishingWill`: end the connection so that the broker publishes the will instead: MQTT 5
+    /// sends DISCONNECT with reason code 0x04 "Disconnect with Will Message" (MQTT 5.0 §3.14.2.1);
+    /// MQTT 3.1.1 has no such DISCONNECT, so the socket is closed without one (§3.1.2.5: the will is
+    /// published when the connection ends without DISCONNECT).
+    public func disconnect(publishingWill: Bool = false) async {
+        await session.close(publishingWill: publishingWill)
     }
 
     /// Creates a client, connects (`connect()`), runs `body`, then disconnects — also when `body` or

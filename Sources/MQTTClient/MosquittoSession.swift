@@ -68,6 +68,8 @@ final class MosquittoSession: @unchecked Sendable {
     private var connectedAt: ContinuousClock.Instant?
     /// `dropConnection()` ended the current connection (a recycle: not the broker's doing).
     private var dropRequested = false
+    /// The stop lets the broker publish the will (`close(publishingWill: true)`).
+    private var willOnStop = false
     private var pendingRestores: Set<Int32> = []
     private var publishWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
     private var subscribeWaiters: [Int32: (filter: String, continuation: CheckedContinuation<Void, any Error>)] = [:]
@@ -286,10 +288,12 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    /// Stops for good: DISCONNECT (no will), thread ended, streams finished.
-    func close() async {
+    /// Stops for good: DISCONNECT (no will; with `publishingWill`, ended so that the broker publishes
+    /// it: ``endLinkForStop()``), thread ended, streams finished.
+    func close(publishingWill: Bool = false) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             locked {
+                willOnStop = willOnStop || publishingWill
                 switch runState {
                 case .idle, .closed:
                     runState = .closed
@@ -452,8 +456,21 @@ final class MosquittoSession: @unchecked Sendable {
         stopRequested = true
         // Wake the thread: a DISCONNECT queued from here interrupts its select(); the condition
         // interrupts a back-off wait. If the link is not up, the thread's own check sends nothing.
-        if linkUp { _ = lib.mosquitto_disconnect_v5(handle, 0, nil) }
+        if linkUp { endLinkForStop() }
         lock.broadcast()
+    }
+
+    /// Ends the link for a stop (lock held): DISCONNECT reason 0, so the broker discards the will;
+    /// with ``willOnStop`` reason 0x04 "Disconnect with Will Message" (MQTT 5.0 §3.14.2.1), or under
+    /// MQTT 3.1.1, which has no such reason, the socket shut without DISCONNECT. Either wakes the
+    /// network thread's `select()`.
+    private func endLinkForStop() {
+        if willOnStop, !attemptIsV5 {
+            let fd = lib.mosquitto_socket(handle)
+            if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        } else {
+            _ = lib.mosquitto_disconnect_v5(handle, willOnStop ? 0x04 : 0, nil)
+        }
     }
 
     private func send(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool,
@@ -673,10 +690,11 @@ final class MosquittoSession: @unchecked Sendable {
         return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError, detail: detail))
     }
 
-    /// Sends DISCONNECT (so the broker discards the will) and lets the loop write it.
+    /// Sends DISCONNECT (so the broker discards the will, unless ``willOnStop``: ``endLinkForStop()``)
+    /// and lets the loop write it.
     private func disconnectGracefully() {
         guard lib.mosquitto_socket(handle) != -1 else { return }
-        _ = lib.mosquitto_disconnect_v5(handle, 0, nil)
+        locked { endLinkForStop() }
         // Writing DISCONNECT makes libmosquitto close the socket; bounded in case the socket is stuck.
         for _ in 0..<20 where lib.mosquitto_socket(handle) != -1 {
             if lib.mosquitto_loop(handle, 100, 1) != MOSQ_ERR_SUCCESS.rawValue { break }

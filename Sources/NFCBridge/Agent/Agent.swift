@@ -215,22 +215,6 @@ package final class Agent: Sendable {
         }
     }
 
-    private func shutdown() async {
-        await parts.jobs.stop()
-        // `tag` stays as it was: a tag resting on the reader is still there, and `status` offline
-        // makes Home Assistant's tag entities unavailable (never `off` first: a clean restart or an
-        // upgrade runs no "cleared" automation). The next run's first poll finds the tags again as
-        // `initial`, or reports their `removed`.
-        await pipeline.publishState(topics.topic(.status), Array("offline".utf8))
-        // Bounded: a stalled broker must not hold up the exit (what is not out stays in the spool).
-        await pipeline.flush(upTo: .seconds(5))
-        await pipeline.stop()
-        await parts.presenceStore.flush()
-        await parts.sunCounters.flush()
-        await device.close()
-        logger.info("stopped")
-    }
-
     /// Subscribes to `filter`, logging why it failed; a stop (the task cancelled) ends the wait for
     /// the broker's answer without a word.
     private func subscribe(to filter: String) async {

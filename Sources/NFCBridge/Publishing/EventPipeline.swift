@@ -125,6 +125,11 @@ package final class EventPipeline: Sendable {
         outbox.queueState(OutboundMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain), snapshot: snapshot)
     }
 
+    /// True once the broker acknowledged `payload` as the value last queued for the retained `topic`.
+    package func isAcknowledged(state topic: String, _ payload: [UInt8]) -> Bool {
+        outbox.acknowledgedState(of: topic) == payload
+    }
+
     /// Queues a retained JSON state message (a payload model).
     package func publishState(_ topic: String, json payload: some Encodable & Sendable, snapshot: Int? = nil) async {
         do {

@@ -30,6 +30,8 @@ package final class MQTTClientPublisher: MessagePublisher {
     /// Connection losses so far: a drop wakes the publishes waiting for an acknowledgement
     /// (libmosquitto keeps their messages for the next connection, however long that takes).
     private let linkLoss = Watched(0)
+    /// ``disconnect()`` lets the broker publish the will (``leaveWillOnDisconnect()``).
+    private let leavesWill = Mutex(false)
 
     /// Wraps `client` (not started yet; call ``start()``).
     package init(client: MQTTClient, acknowledgementTimeout: Duration = .seconds(10)) {
@@ -43,9 +45,10 @@ package final class MQTTClientPublisher: MessagePublisher {
         try client.start()
     }
 
-    /// Sends DISCONNECT (no will: the agent published `offline` itself) and stops the client.
+    /// Sends DISCONNECT (no will: the agent published `offline` itself) and stops the client; after
+    /// ``leaveWillOnDisconnect()`` it ends the connection so that the broker publishes the will.
     package func disconnect() async {
-        await client.disconnect()
+        await client.disconnect(publishingWill: leavesWill.withLock { $0 })
         for task in forwarders.withLock({ $0 }) { task.cancel() }
     }
 
@@ -101,6 +104,10 @@ package final class MQTTClientPublisher: MessagePublisher {
     /// reconnects on its own and sends again what was not acknowledged.
     package func recycleConnection() {
         client.dropConnection()
+    }
+
+    package func leaveWillOnDisconnect() {
+        leavesWill.withLock { $0 = true }
     }
 
     /// JSON content type and UTF-8 indicator, and the Correlation Data of a response (MQTT 5 only).

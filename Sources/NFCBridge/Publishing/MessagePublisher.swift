@@ -134,6 +134,11 @@ package protocol MessagePublisher: Sendable {
     /// connection. Default: does nothing.
     func recycleConnection()
 
+    /// Makes the coming disconnect end the connection so that the broker publishes the will (the
+    /// retained `status` `offline`) instead of discarding it: for a stop whose own `offline` the
+    /// broker did not acknowledge in time. Default: does nothing.
+    func leaveWillOnDisconnect()
+
     /// Subscribes to `filter`; the publisher keeps the subscription across reconnects.
     func subscribe(to filter: String, qos: MessageQoS) async throws
 
@@ -147,4 +152,6 @@ extension MessagePublisher {
     }
 
     package func recycleConnection() {}
+
+    package func leaveWillOnDisconnect() {}
 }

@@ -29,6 +29,8 @@ final class Outbox: Sendable {
         var failures = 0
         /// When a failed event may be tried again (real time: the agent's clock may be a test's).
         var retryAt: ContinuousClock.Instant?
+        /// Per retained topic, the value last queued once the broker acknowledged it.
+        var acknowledged: [String: [UInt8]] = [:]
     }
 
     /// At most this many command responses wait for the broker; beyond, a new one is dropped
@@ -75,6 +77,7 @@ final class Outbox: Sendable {
                 if let newest = s.snapshots[message.topic], snapshot < newest { return (false, true) }
                 s.snapshots[message.topic] = snapshot
             }
+            s.acknowledged[message.topic] = nil
             return (s.states.updateValue((tickets.next(), message), forKey: message.topic) != nil, false)
         }
         if queued.superseded || queued.stale { counters.update { $0.coalesced += 1 } }
@@ -101,6 +104,9 @@ final class Outbox: Sendable {
         }
         doorbell.ring()
     }
+
+    /// The retained value last queued for `topic`, once the broker acknowledged it (nil before).
+    func acknowledgedState(of topic: String) -> [UInt8]? { state.withLock { $0.acknowledged[topic] } }
 
     /// True while fewer than ``requestLimit`` responses wait: a new request may be taken.
     var acceptsRequests: Bool { state.withLock { $0.responses.count < Self.requestLimit } }
@@ -199,6 +205,7 @@ final class Outbox: Sendable {
         case let .state(topic, message):
             do {
                 try await health.deliver(message)
+                state.withLock { $0.acknowledged[topic] = message.payload }
             } catch {
                 if error as? PublisherError != .notConnected { logger.warning("publish to \(topic) failed: \(error)") }
             }
