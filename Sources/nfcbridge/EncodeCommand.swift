@@ -178,7 +178,7 @@ struct TimedTagAccess: TagAccess {
     let base: DeviceTagAccess
     let timeout: Duration?
 
-    func presentTag() async throws -> PresentTag? { try await base.presentTag() }
+    func presentTags() async throws -> [PresentTag] { try await base.presentTags() }
 
     func nextTag() async throws -> PresentTag {
         guard let timeout else { return try await base.nextTag() }

@@ -54,4 +54,40 @@ import Testing
         #expect(event["type"] == "lock")
         await h.stop()
     }
+
+    /// Two tags in the field: a request naming one acts on that one, also when it came last; one that
+    /// names none is refused (`several_tags`) rather than acting on a tag its sender may not mean.
+    @Test(.timeLimit(.minutes(1))) func withTwoTagsACommandActsOnTheTagItNamesAndRefusesToGuess() async throws {
+        // Both on the reader before its first poll, which finds them together (a tag that comes
+        // while another stays is seen only once that one leaves).
+        let device = VirtualReaderDevice()
+        let first = makeTag(uid: [0x04, 0xA1, 0xA1, 0xA1, 0xA1, 0xA1, 0xA1])
+        let second = makeTag(uid: [0x04, 0xB2, 0xB2, 0xB2, 0xB2, 0xB2, 0xB2])
+        device.place(first)
+        device.place(second)
+        let h = try AgentHarness(device: device) { $0.dump.onScan = true }
+        // The later arrival is the one the `tag` state shows; its dump comes after the loop handed
+        // it to the commands.
+        await h.waitFor(.dump, where: { $0["uid"] == "04B2B2B2B2B2B2" })
+        await h.waitFor(.tag, where: { $0["uid"] == "04B2B2B2B2B2B2" && $0["count"] == 2 })
+        let blank = Array(first.memory[16..<64])
+
+        request(h, "write", #"{"id":"named","uid":"04B2B2B2B2B2B2","records":[{"uri":"https://b.example"}],"wait_for_tag_s":0}"#)
+        let (namedAt, named) = await h.publisher.waitForJSON(on: "nfc/test/response/write")
+        #expect(named["status"] == "ok", "\(named)")
+        #expect(named["data"]?["uid"] == "04B2B2B2B2B2B2", "\(named)")
+        let message = try NDEFMessage(records: NDEFJSON.decodeRecords(Data(#"{"uri":"https://b.example"}"#.utf8))).bytes
+        #expect(Array(second.memory[16..<(18 + message.count)]) == [0x03, UInt8(message.count)] + message)
+        #expect(Array(first.memory[16..<64]) == blank)
+
+        let written = Array(second.memory[16..<64])
+        request(h, "write", #"{"id":"unnamed","records":[{"uri":"https://guess.example"}],"wait_for_tag_s":0}"#)
+        let (_, unnamed) = await h.publisher.waitForJSON(on: "nfc/test/response/write", after: namedAt)
+        #expect(unnamed["status"] == "error", "\(unnamed)")
+        #expect(unnamed["error"]?["code"] == "several_tags", "\(unnamed)")
+        #expect(unnamed["error"]?["message"]?.stringValue?.contains("04A1A1A1A1A1A1, 04B2B2B2B2B2B2") == true, "\(unnamed)")
+        #expect(Array(first.memory[16..<64]) == blank)
+        #expect(Array(second.memory[16..<64]) == written)
+        await h.stop()
+    }
 }

@@ -25,7 +25,7 @@ import Testing
         let handedOut = Mutex(false)
         init(tag: PresentTag) { self.tag = tag }
 
-        func presentTag() async throws -> PresentTag? { tag }
+        func presentTags() async throws -> [PresentTag] { [tag] }
         func nextTag() async throws -> PresentTag {
             guard !handedOut.withLock({ done in defer { done = true }; return done }) else { throw CancellationError() }
             return tag

@@ -181,7 +181,7 @@ import Testing
         let base: DeviceTagAccess
         let bench: Bench
 
-        func presentTag() async throws -> PresentTag? { try await base.presentTag() }
+        func presentTags() async throws -> [PresentTag] { try await base.presentTags() }
         func nextTag() async throws -> PresentTag {
             let tag = try await base.nextTag()
             guard let count = bench.pulls.withLock({ $0.removeValue(forKey: tag.uid) }) else { return tag }

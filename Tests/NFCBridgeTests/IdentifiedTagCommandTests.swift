@@ -98,10 +98,10 @@ final class IdentificationRecordingExecutor: CommandExecuting {
         let tag = VirtualType2Tag(model: .ntag215, uid: CommandHarness.tagUID)
         let info = try await TagIdentifier.identify(VirtualTagTransport(tag: tag))
         access.tagArrived(VirtualTagTransport(tag: tag), cardInfo: info)
-        #expect(try await access.presentTag()?.cardInfo == info)
+        #expect(try await access.presentTags().first?.cardInfo == info)
         let again = VirtualTagTransport(tag: tag)
         access.tagReselected(again)
-        let present = try #require(try await access.presentTag())
+        let present = try #require(try await access.presentTags().first)
         #expect(present.cardInfo == info)
         #expect(present.transport as? VirtualTagTransport === again)
     }

@@ -13,18 +13,30 @@ import Testing
 
     @Test func presentAndNextTagFollowTheLoop() async throws {
         let access = ReaderTagAccess()
-        #expect(try await access.presentTag() == nil)
+        #expect(try await access.presentTags().isEmpty)
         let waiting = Task { try await access.nextTag().uid }
         access.tagArrived(transport())
         #expect(try await waiting.value == CommandHarness.tagUID)
-        #expect(try await access.presentTag()?.uid == CommandHarness.tagUID)
+        #expect(try await access.presentTags().first?.uid == CommandHarness.tagUID)
         // Present now: nextTag does not wait.
         #expect(try await access.nextTag().uid == CommandHarness.tagUID)
         access.tagRemoved(uid: CommandHarness.tagUID)
-        #expect(try await access.presentTag() == nil)
+        #expect(try await access.presentTags().isEmpty)
         access.tagArrived(transport(CommandHarness.otherUID))
         access.readerLost()
-        #expect(try await access.presentTag() == nil)
+        #expect(try await access.presentTags().isEmpty)
+    }
+
+    /// Every tag in the field, in arrival order: a command picks among them; the next tag for an
+    /// encode job is the one that came first.
+    @Test func presentTagsListsEveryTagInArrivalOrder() async throws {
+        let access = ReaderTagAccess()
+        access.tagArrived(transport(CommandHarness.otherUID))
+        access.tagArrived(transport())
+        #expect(try await access.presentTags().map(\.uid) == [CommandHarness.otherUID, CommandHarness.tagUID])
+        #expect(try await access.nextTag().uid == CommandHarness.otherUID)
+        access.tagRemoved(uid: CommandHarness.otherUID)
+        #expect(try await access.presentTags().map(\.uid) == [CommandHarness.tagUID])
     }
 
     @Test func waitingForATagCanBeCanceled() async throws {
@@ -37,7 +49,7 @@ import Testing
     @Test func commandsActOnlyWhileTheLoopLendsTheReader() async throws {
         let access = ReaderTagAccess()
         access.tagArrived(transport())
-        let tag = try #require(try await access.presentTag())
+        let tag = try #require(try await access.presentTags().first)
         let steps = Mutex<[String]>([])
         let command = Task {
             try await access.withExclusiveAccess(to: tag) { transport in
@@ -65,7 +77,7 @@ import Testing
         access.beginIdlePoll(abort: abort)
         #expect(aborts.load(ordering: .relaxed) == 0)
         access.tagArrived(transport())
-        let tag = try #require(try await access.presentTag())
+        let tag = try #require(try await access.presentTags().first)
         let first = Task { try await access.withExclusiveAccess(to: tag) { $0.target.uid } }
         while !access.hasBorrowers { await Task.yield() }
         #expect(aborts.load(ordering: .relaxed) == 1)
@@ -94,7 +106,7 @@ import Testing
     @Test func aBorrowerCanGiveUpBeforeItsTurn() async throws {
         let access = ReaderTagAccess()
         access.tagArrived(transport())
-        let tag = try #require(try await access.presentTag())
+        let tag = try #require(try await access.presentTags().first)
         let command = Task { try await access.withExclusiveAccess(to: tag) { _ in true } }
         while !access.hasBorrowers { await Task.yield() }
         command.cancel()
@@ -106,7 +118,7 @@ import Testing
     @Test func borrowersFailWhenTheReaderGoesAway() async throws {
         let access = ReaderTagAccess()
         access.tagArrived(transport())
-        let tag = try #require(try await access.presentTag())
+        let tag = try #require(try await access.presentTags().first)
         let command = Task { try await access.withExclusiveAccess(to: tag) { _ in true } }
         while !access.hasBorrowers { await Task.yield() }
         access.readerLost()

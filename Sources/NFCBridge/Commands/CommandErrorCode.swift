@@ -17,6 +17,8 @@ package enum CommandErrorCode: String, Sendable, CaseIterable, Codable {
     case noTag = "no_tag"
     /// The tag is not the one the request named (`uid`).
     case tagMismatch = "tag_mismatch"
+    /// Several tags are in the field and the request named none of them (`uid`): nothing was done.
+    case severalTags = "several_tags"
     /// The tag left the field during the operation (`data.pages_written` lists what was written).
     case tagRemoved = "tag_removed"
     /// The tag, or this operation on it, is not supported.

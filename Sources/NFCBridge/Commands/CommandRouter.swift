@@ -4,8 +4,8 @@ import NFCCore
 
 /// The MQTT request/response layer: requests on `<base>/<id>/request/<command>` are validated
 /// (``CommandParser``), answered at once when refused, otherwise queued and run one at a time —
-/// find the tag (the one in the field or the next to arrive, publishing `waiting` meanwhile), act
-/// through the ``CommandExecuting`` executor with the reader borrowed from ``TagAccess``, and
+/// find the tag (of those in the field the one it names or the only one, ``TagChoice``; or the next
+/// to arrive, publishing `waiting` meanwhile), act through the ``CommandExecuting`` executor with the reader borrowed from ``TagAccess``, and
 /// answer `ok` or `error` on `<base>/<id>/response/<command>` or on the MQTT 5 Response Topic with
 /// the Correlation Data echoed.
 ///
@@ -224,20 +224,20 @@ package actor CommandRouter {
             return failure(CommandError(.expired, "the request expired while queued: nothing was done"))
         }
         if let busy = refusalDuringJob(request) { return failure(busy) }
-        var tag: PresentTag?
+        var tags: [PresentTag] = []
         do {
-            tag = try await access.presentTag()
+            tags = try await access.presentTags()
         } catch {
             if request.waitForTagMilliseconds == 0 { return failure(CommandError.fromReader(error)) }
             logger.warning("cannot look for a tag now: \(error); waiting for one")
         }
         if intake.running?.canceled == true || Task.isCancelled { return failure(.canceledNow) }
-        if tag == nil {
+        if tags.isEmpty {
             guard request.waitForTagMilliseconds > 0 else {
                 return failure(CommandError(.noTag, "no tag in the field (wait_for_tag_s is 0)"))
             }
             switch await waitForTag(request, route: pending.route) {
-            case let .tag(found): tag = found
+            case let .tag(found): tags = [found]
             case .canceled: return failure(.canceledNow)
             case let .failed(error): return failure(error)
             case .deadline:
@@ -248,14 +248,14 @@ package actor CommandRouter {
                 return failure(CommandError(.timeout, "no tag came within wait_for_tag_s (\(seconds) s)"))
             }
         }
-        guard let tag else { return failure(CommandError(.noTag, "no tag in the field")) }
         // A job may have started while this request waited for its tag: the job has the reader.
         if let busy = refusalDuringJob(request) { return failure(busy) }
-        if let expected = request.uid, expected != tag.uid {
-            return failure(
-                CommandError(
-                    .tagMismatch,
-                    "the tag in the field (UID \(tag.uid.hexString)) is not the one the request names (UID \(expected.hexString)): nothing was done"))
+        // The tag the request names, or the only one: with several and no `uid`, `several_tags`.
+        let tag: PresentTag
+        do throws(CommandError) {
+            tag = try TagChoice.pick(from: tags, uid: request.uid)
+        } catch {
+            return failure(error)
         }
         intake.running?.phase = .acting
         logger.info("request \(request.command.rawValue) \(request.id.jsonText) acting on tag \(tag.uid.hexString)")

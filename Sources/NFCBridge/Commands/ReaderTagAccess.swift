@@ -103,8 +103,8 @@ package final class ReaderTagAccess: TagAccess {
 
     // MARK: - TagAccess
 
-    package func presentTag() async throws -> PresentTag? {
-        present.value.first
+    package func presentTags() async throws -> [PresentTag] {
+        present.value
     }
 
     package func nextTag() async throws -> PresentTag {

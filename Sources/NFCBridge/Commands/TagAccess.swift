@@ -19,17 +19,19 @@ package struct PresentTag: Sendable {
 }
 
 /// How commands get at a tag. The reader belongs to whoever polls it — the agent's reader loop, or
-/// a CLI command — so commands never poll on their own: they ask for the tag in the field, wait for
+/// a CLI command — so commands never poll on their own: they ask for the tags in the field, wait for
 /// the next one, and borrow the reader while they act (presence checks pause meanwhile, so nothing
 /// re-selects the tag between a PWD_AUTH and the writes after it).
 ///
 /// ``DeviceTagAccess`` implements it over a `ReaderDevice` that nothing else polls (CLI, tests).
 package protocol TagAccess: Sendable {
-    /// The tag in the field now, or nil; does not wait for one.
-    func presentTag() async throws -> PresentTag?
+    /// The tags in the field now, the one that arrived first first; empty when there is none. Does
+    /// not wait for one. A command picks among them (``TagChoice``): the one its request names, or
+    /// the only one.
+    func presentTags() async throws -> [PresentTag]
 
-    /// Waits for a tag to be in the field and returns it (the next one to arrive when the field is
-    /// empty). Throws `CancellationError` when the task is cancelled, and the reader's error when
+    /// Waits for a tag to be in the field and returns it: the next one to arrive when the field is
+    /// empty, else the one that arrived first (an encode job takes the tags one after the other). Throws `CancellationError` when the task is cancelled, and the reader's error when
     /// it cannot be used.
     func nextTag() async throws -> PresentTag
 
@@ -62,8 +64,9 @@ package struct DeviceTagAccess: TagAccess {
         self.init(device: device, modulations: reader.modulations, interval: .milliseconds(reader.intervalMilliseconds))
     }
 
-    package func presentTag() async throws -> PresentTag? {
-        try await device.poll(modulations: modulations, timeout: .zero, limit: 1).first.map { PresentTag(transport: $0) }
+    /// The tag one poll selects: at most one.
+    package func presentTags() async throws -> [PresentTag] {
+        try await device.poll(modulations: modulations, timeout: .zero, limit: 1).map { PresentTag(transport: $0) }
     }
 
     package func nextTag() async throws -> PresentTag {
