@@ -195,8 +195,8 @@ import Testing
         let (_, error) = await h.waitFor(.error, after: scannedAt)
         #expect(error["op"] == "poll")
         #expect(error["error"]?["code"] == "reader_unavailable")
-        // Past min_interval_ms, so the re-arrival is reported (a re-tap inside it would not be).
-        h.clock.advance(milliseconds: 1000)
+        // Still inside min_interval_ms (the clock has not moved): a reader outage is not a re-tap,
+        // so the tag found again is reported, after the `removed` the outage reported.
         h.device.replug()
         await h.waitFor(.reader, after: absentAt, where: { $0["state"] == "ok" })
         // The tag never left the field: it is scanned again once the reader is back.

@@ -154,4 +154,20 @@ import Testing
             ])
         #expect(p.presentUIDs.isEmpty)
     }
+
+    /// A reader outage reports the tags removed; found again when the reader is back, they are new
+    /// arrivals, not re-taps inside `min_interval_ms` (a `removed` with no `scanned` after it). A tag
+    /// whose arrival was a re-tap (not reported) stays one.
+    @Test func aTagFoundAfterAReaderOutageIsReportedAgain() {
+        var p = tracker(minInterval: 10_000)
+        _ = p.observe([a], at: 0)
+        _ = p.observe([], at: 1000)
+        #expect(p.observe([a, b], at: 2000) == [.arrived(uid: a, report: false), .arrived(uid: b, report: true)])
+        #expect(
+            p.removeAll(at: 2500) == [
+                .removed(uid: a, presentMilliseconds: 0, report: false),
+                .removed(uid: b, presentMilliseconds: 0, report: true),
+            ])
+        #expect(p.observe([a, b], at: 3000) == [.arrived(uid: a, report: false), .arrived(uid: b, report: true)])
+    }
 }

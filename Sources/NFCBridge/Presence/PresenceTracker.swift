@@ -131,13 +131,16 @@ package struct PresenceTracker: Sendable {
         return removals + arrivals
     }
 
-    /// The reader went away: every present tag is removed now.
+    /// The reader went away: every present tag is removed now. A reader outage is not a re-tap: a
+    /// tag whose `removed` this reports is reported again when the reader finds it back, also within
+    /// `min_interval_ms` (its arrival would otherwise go unreported after a reported removal).
     package mutating func removeAll(at now: Int64) -> [Decision] {
         let removals = tracks.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).compactMap { uid -> Decision? in
             guard let track = tracks[uid] else { return nil }
             return .removed(uid: uid, presentMilliseconds: track.lastSeen - track.firstSeen, report: track.reported)
         }
         tracks.removeAll()
+        for case let .removed(uid, _, true) in removals { lastReported[uid] = nil }
         forgetOldReports(now: now)
         return removals
     }
