@@ -253,4 +253,35 @@ import TestSupport
             #expect(try h.ndef() == message(#"[{"text":"live 2"}]"#))
         }
     }
+
+    /// Two tags placed together, both scanned: a request naming the later arrival (the one the
+    /// retained `tag` shows) acts on it; one naming none is refused with `several_tags`.
+    @Test func withTwoTagsTheNamedOneIsWrittenAndAnUnnamedRequestIsRefused() async throws {
+        let twoTags = """
+            tags:
+              - {id: a, type: ntag215, uid: 04A1A1A1A1A1A1, ndef: [{uri: https://a.example}]}
+              - {id: b, type: ntag215, uid: 04B2B2B2B2B2B2, ndef: [{uri: https://b.example}]}
+            timeline: [{at: 0, place: a}, {at: 0, place: b}]
+            """
+        try await withCommandAgent(scenario: twoTags, extraConfiguration: "dump: {on_scan: true}") { h in
+            // A tag's dump follows its hand-over to the commands: both are present for a request.
+            for uid in ["04A1A1A1A1A1A1", "04B2B2B2B2B2B2"] {
+                _ = await h.next { $0.topic == "nfc/e2e/event/dump" && $0.object?["uid"] as? String == uid }
+            }
+            let a = try h.memory("a")
+            try await h.request("write", #"{"id":"b","uid":"04B2B2B2B2B2B2","records":[{"uri":"https://b.example/new"}],"wait_for_tag_s":0}"#)
+            let named = await h.final("write", id: "b")
+            #expect(named.status == "ok", "\(named.payloadString ?? "")")
+            #expect(named.data?["uid"] as? String == "04B2B2B2B2B2B2")
+            #expect(try h.ndef("b") == message(#"[{"uri":"https://b.example/new"}]"#))
+            #expect(try h.memory("a") == a)
+
+            let b = try h.memory("b")
+            try await h.request("write", #"{"id":"none","records":[{"uri":"https://guess.example"}],"wait_for_tag_s":0}"#)
+            let unnamed = await h.final("write", id: "none")
+            #expect(unnamed.errorCode == "several_tags", "\(unnamed.payloadString ?? "")")
+            #expect(try h.memory("a") == a)
+            #expect(try h.memory("b") == b)
+        }
+    }
 }
