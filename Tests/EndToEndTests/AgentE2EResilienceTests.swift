@@ -265,6 +265,29 @@ import TestSupport
         }
     }
 
+    /// A tag that stays while its reader goes away and comes back is `removed` (the reader lost it),
+    /// then `scanned` again: a reader outage is not a re-tap, also inside `min_interval_ms`.
+    @Test func aTagStillThereWhenTheReaderComesBackIsScannedAgain() async throws {
+        let presence = "{removal_grace_ms: 600, min_interval_ms: 600000}"
+        try await withAgentRun(.init(scenario: Self.scenario, reader: .simulatorAt(link: "reader.tty"), presence: presence)) { run in
+            let (first, watcher, link) = (run.simulator, run.watcher, run.linkPath)
+            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
+            try first.place("first")
+            let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
+            first.process.send(SIGKILL)
+            first.process.waitForExit()
+            let (removedAt, removed, _) = await watcher.next("event/removed", after: scannedAt)
+            #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "\(removed)")
+
+            let second = try run.startSimulator(scenario: Self.scenario, linkPath: link)
+            try second.place("first")
+            let (_, again, _) = await watcher.next("event/scanned", after: removedAt)
+            #expect(again["uid"] as? String == "04A1B2C3D4E5F6", "\(again)")
+            #expect(watcher.events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
+            run.agent.expectCleanStop()
+        }
+    }
+
     @Test func sigtermWhileTheReaderIsAbsentEndsTheRetryWait() async throws {
         try await withAgentRun(.init(reader: .absent(link: "unplugged.tty"))) { run in
             let (watcher, agent) = (run.watcher, run.agent)
