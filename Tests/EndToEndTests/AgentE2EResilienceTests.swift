@@ -30,6 +30,20 @@ import TestSupport
         #expect(agent.waitForErrorOutput("tag \(uid) removed", count: count), "\(agent.errorOutput)")
     }
 
+    /// Places `first` on the run's simulator and waits for its `scanned`, then unplugs the reader —
+    /// the simulator dies without a word (its pty goes, its link dangles) — and waits for the tag's
+    /// `removed`. Returns where the two events are in the watcher's list.
+    func unplugWithATagOn(_ run: AgentRun) async throws -> (scannedAt: Int, removedAt: Int) {
+        let (okAt, _, _) = await run.watcher.next("reader") { $0["state"] as? String == "ok" }
+        try run.simulator.place("first")
+        let (scannedAt, _, _) = await run.watcher.next("event/scanned", after: okAt)
+        run.simulator.process.send(SIGKILL)
+        run.simulator.process.waitForExit()
+        let (removedAt, removed, _) = await run.watcher.next("event/removed", after: scannedAt)
+        #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "the tags on a lost reader are removed: \(removed)")
+        return (scannedAt, removedAt)
+    }
+
     /// The current time as the agent writes `ts`.
     var now: String { Timestamp.string(Date()) }
 
@@ -224,16 +238,8 @@ import TestSupport
 
     @Test func aReaderUnpluggedAndPluggedInAgainIsPickedUpOnTheSameLink() async throws {
         try await withAgentRun(.init(scenario: Self.scenario, reader: .simulatorAt(link: "reader.tty"))) { run in
-            let (first, watcher, agent, link) = (run.simulator, run.watcher, run.agent, run.linkPath)
-            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-            try first.place("first")
-            let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
-
-            // Unplugged: the simulator dies without a word (its pty goes, its link dangles).
-            first.process.send(SIGKILL)
-            first.process.waitForExit()
-            let (_, removed, _) = await watcher.next("event/removed", after: scannedAt)
-            #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "the tags on a lost reader are removed")
+            let (watcher, agent, link) = (run.watcher, run.agent, run.linkPath)
+            let (scannedAt, _) = try await unplugWithATagOn(run)
             let (_, error, _) = await watcher.next("event/error", after: scannedAt)
             expectEnvelope(error, type: "error")
             #expect(error["op"] as? String == "poll", "\(error)")
@@ -270,20 +276,12 @@ import TestSupport
     @Test func aTagStillThereWhenTheReaderComesBackIsScannedAgain() async throws {
         let presence = "{removal_grace_ms: 600, min_interval_ms: 600000}"
         try await withAgentRun(.init(scenario: Self.scenario, reader: .simulatorAt(link: "reader.tty"), presence: presence)) { run in
-            let (first, watcher, link) = (run.simulator, run.watcher, run.linkPath)
-            let (okAt, _, _) = await watcher.next("reader") { $0["state"] as? String == "ok" }
-            try first.place("first")
-            let (scannedAt, _, _) = await watcher.next("event/scanned", after: okAt)
-            first.process.send(SIGKILL)
-            first.process.waitForExit()
-            let (removedAt, removed, _) = await watcher.next("event/removed", after: scannedAt)
-            #expect(removed["uid"] as? String == "04A1B2C3D4E5F6", "\(removed)")
-
-            let second = try run.startSimulator(scenario: Self.scenario, linkPath: link)
+            let (_, removedAt) = try await unplugWithATagOn(run)
+            let second = try run.startSimulator(scenario: Self.scenario, linkPath: run.linkPath)
             try second.place("first")
-            let (_, again, _) = await watcher.next("event/scanned", after: removedAt)
+            let (_, again, _) = await run.watcher.next("event/scanned", after: removedAt)
             #expect(again["uid"] as? String == "04A1B2C3D4E5F6", "\(again)")
-            #expect(watcher.events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
+            #expect(run.watcher.events.map { $0["type"] as? String } == ["scanned", "removed", "error", "scanned"])
             run.agent.expectCleanStop()
         }
     }
