@@ -111,12 +111,13 @@ struct ReaderOptions {
     }
 
     /// The first tag `device` finds (any modulation ``ScanCommand/modulations`` lists) before
-    /// `--timeout` runs out; no tag in time exits 3.
-    func firstTag(on device: any ReaderDevice) async throws -> PresentTag {
+    /// `--timeout` runs out — with `uid`, the tag with that UID when it is among several in the
+    /// field; no tag in time exits 3.
+    func firstTag(on device: any ReaderDevice, uid: [UInt8]? = nil) async throws -> PresentTag {
         var reader = AgentConfiguration.ReaderSettings()
         reader.modulations = modulations
         let access = DeviceTagAccess(device: device, reader: reader)
-        guard let tag = try await access.firstTag(within: timeoutDuration) else {
+        guard let tag = try await access.firstTag(within: timeoutDuration, uid: uid) else {
             throw CLIError.noTag(after: timeout ?? 0, device: deviceLabel)
         }
         PollHint.remember(tag.transport.target.modulation)

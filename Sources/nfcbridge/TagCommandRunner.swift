@@ -9,7 +9,8 @@ import NFCCore
 /// of JSON. Exit statuses as docs/cli.md says: 1 when the tag operation fails (`code` as on MQTT),
 /// 2 for usage or an unusable reader, 3 when no tag came before `--timeout`.
 enum TagCommandRunner {
-    /// Runs `action` on the first tag the reader finds; `expectedUID` refuses any other tag.
+    /// Runs `action` on the first tag the reader finds; with `expectedUID`, on the tag with that UID
+    /// (also among several in the field), refusing any other.
     static func run(_ action: CommandAction, options: ReaderOptions, expectedUID: [UInt8]? = nil) async throws {
         let outcome: any CommandOutcome
         do {
@@ -31,7 +32,7 @@ enum TagCommandRunner {
     private static func act(
         _ action: CommandAction, device: any ReaderDevice, options: ReaderOptions, expectedUID: [UInt8]?
     ) async throws -> any CommandOutcome {
-        let tag = try await options.firstTag(on: device)
+        let tag = try await options.firstTag(on: device, uid: expectedUID)
         if let expectedUID, tag.uid != expectedUID {
             throw CommandError(.tagMismatch, NFCError.tagMismatch(expected: expectedUID, actual: tag.uid).message)
         }

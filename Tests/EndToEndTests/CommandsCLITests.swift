@@ -133,6 +133,24 @@ import TestSupport
         #expect(errorCode(write) == "tag_locked", "\(write.err)")
     }
 
+    /// `lock --uid` with two tags on the reader locks the one it names, also when the reader lists
+    /// the other first, and leaves the other as it was.
+    @Test func lockNamesOneOfTwoTags() throws {
+        let simulator = try SimulatorProcess(scenario: """
+            tags:
+              - {id: a, type: ntag215, uid: 04A1A1A1A1A1A1}
+              - {id: b, type: ntag215, uid: 04B2B2B2B2B2B2}
+            timeline: [{at: 0, place: a}, {at: 0, place: b}]
+            """)
+        defer { simulator.stop() }
+        for (id, uid) in [("b", "04B2B2B2B2B2B2"), ("a", "04A1A1A1A1A1A1")] {
+            let lock = try nfcbridge(["lock", "--uid", uid, "--confirm", uid, "--timeout", "20"], on: simulator)
+            #expect(lock.status == 0, "\(id): \(lock.err)")
+            #expect(try capabilityContainer(of: id, on: simulator) == "E1103E0F")
+            if id == "b" { #expect(try capabilityContainer(of: "a", on: simulator) == "E1103E00") }
+        }
+    }
+
     @Test func noTagBeforeTheTimeout() throws {
         let simulator = try SimulatorProcess(arguments: ["--time-scale", "0.05"])
         defer { simulator.stop() }

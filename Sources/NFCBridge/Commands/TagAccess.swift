@@ -102,13 +102,19 @@ package struct DeviceTagAccess: TagAccess {
     }
 
     /// The first tag found within `timeout` (nil: wait as long as it takes), or nil when none came.
-    /// Polls at least once, so a zero timeout still finds a tag already in the field.
-    package func firstTag(within timeout: Duration?) async throws -> PresentTag? {
+    /// Polls at least once, so a zero timeout still finds a tag already in the field. With `uid`
+    /// the poll lists every tag in the field and returns the one with that UID when it is among
+    /// them (else the first, which the caller refuses): the reader may list another tag first.
+    package func firstTag(within timeout: Duration?, uid: [UInt8]? = nil) async throws -> PresentTag? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             try Task.checkCancellation()
             let left = deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) } ?? .seconds(60)
-            if let transport = try await device.poll(modulations: modulations, timeout: left, limit: 1).first {
+            let found =
+                uid == nil
+                ? try await device.poll(modulations: modulations, timeout: left, limit: 1)
+                : try await device.poll(modulations: modulations, timeout: left)
+            if let transport = found.first(where: { $0.target.uid == uid }) ?? found.first {
                 return PresentTag(transport: transport)
             }
             if let deadline, ContinuousClock.now >= deadline { return nil }
