@@ -76,6 +76,8 @@ final class MosquittoSession: @unchecked Sendable {
     private var unsubscribeWaiters: [Int32: CheckedContinuation<Void, any Error>] = [:]
     private var connectWaiters: [ObjectIdentifier: (box: RequestBox, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Continuations answered under `lock`, resumed once it is released (``answer(_:throwing:)``).
+    private var unresumed: [() -> Void] = []
 
     private enum RunState {
         case idle
@@ -263,13 +265,13 @@ final class MosquittoSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 locked {
-                    if box.cancelled { return continuation.resume(throwing: CancellationError()) }
+                    if box.cancelled { return answer(continuation, throwing: CancellationError()) }
                     switch runState {
-                    case .closed: return continuation.resume(throwing: MQTTClientError.notConnected)
+                    case .closed: return answer(continuation, throwing: MQTTClientError.notConnected)
                     case .running where !stopWaiters.isEmpty:
-                        return continuation.resume(throwing: MQTTClientError.notConnected)
+                        return answer(continuation, throwing: MQTTClientError.notConnected)
                     case .running where stopRequested: pendingRelaunch = pendingRelaunch ?? true
-                    case .running where connected: return continuation.resume()
+                    case .running where connected: return answer(continuation)
                     case .running: break
                     case .idle: launch(failFast: true)
                     }
@@ -280,7 +282,7 @@ final class MosquittoSession: @unchecked Sendable {
             locked {
                 box.cancelled = true
                 if let waiter = connectWaiters.removeValue(forKey: ObjectIdentifier(box)) {
-                    waiter.continuation.resume(throwing: CancellationError())
+                    answer(waiter.continuation, throwing: CancellationError())
                     // A fail-fast run exists only for this connect(): stop it.
                     if case .running(failFast: true) = runState, connectWaiters.isEmpty { requestStop() }
                 }
@@ -298,7 +300,7 @@ final class MosquittoSession: @unchecked Sendable {
                 case .idle, .closed:
                     runState = .closed
                     failPendingPublishes()  // QoS ≥ 1 publishes made before any start
-                    continuation.resume()
+                    answer(continuation)
                 case .running:
                     stopWaiters.append(continuation)
                     requestStop()
@@ -357,13 +359,13 @@ final class MosquittoSession: @unchecked Sendable {
                 // MOSQ_ERR_NO_CONN on QoS ≥ 1 still leaves the message in libmosquitto's in-memory
                 // queue, sent after the next CONNACK (peers-mqtt.md §5.3): wait for that PUBACK.
                 guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
-                    continuation.resume(throwing: error(rc, size: payload.count))
+                    answer(continuation, throwing: error(rc, size: payload.count))
                     return nil
                 }
                 publishWaiters[mid] = continuation
                 return mid
             } catch {
-                continuation.resume(throwing: error)
+                answer(continuation, throwing: error)
                 return nil
             }
         } forget: { publishWaiters.removeValue(forKey: $0) }
@@ -376,7 +378,7 @@ final class MosquittoSession: @unchecked Sendable {
         try await awaitAcknowledgement { continuation in
             subscriptions.set(filter, Subscription(qos: qos, options: options))
             guard linkUp else {  // sent with the next CONNACK
-                continuation.resume()
+                answer(continuation)
                 return nil
             }
             var mid: Int32 = 0
@@ -386,10 +388,10 @@ final class MosquittoSession: @unchecked Sendable {
             case MOSQ_ERR_SUCCESS.rawValue:
                 subscribeWaiters[mid] = (filter, continuation)
                 return mid
-            case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
+            case MOSQ_ERR_NO_CONN.rawValue: answer(continuation)
             default:
                 subscriptions.remove(filter)
-                continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
+                answer(continuation, throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
             }
             return nil
         } forget: { subscribeWaiters.removeValue(forKey: $0)?.continuation }
@@ -408,15 +410,15 @@ final class MosquittoSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 locked {
-                    if box.cancelled { return continuation.resume(throwing: CancellationError()) }
-                    if case .closed = runState { return continuation.resume(throwing: MQTTClientError.notConnected) }
+                    if box.cancelled { return answer(continuation, throwing: CancellationError()) }
+                    if case .closed = runState { return answer(continuation, throwing: MQTTClientError.notConnected) }
                     box.mid = register(continuation)
                 }
             }
         } onCancel: {
             locked {
                 box.cancelled = true
-                if let mid = box.mid { forget(mid)?.resume(throwing: CancellationError()) }
+                if let mid = box.mid, let waiter = forget(mid) { answer(waiter, throwing: CancellationError()) }
             }
         }
     }
@@ -426,13 +428,13 @@ final class MosquittoSession: @unchecked Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             locked {
                 subscriptions.remove(filter)
-                guard linkUp else { return continuation.resume() }
+                guard linkUp else { return answer(continuation) }
                 var mid: Int32 = 0
                 let rc = lib.mosquitto_unsubscribe_v5(handle, &mid, filter, nil)
                 switch rc {
                 case MOSQ_ERR_SUCCESS.rawValue: unsubscribeWaiters[mid] = continuation
-                case MOSQ_ERR_NO_CONN.rawValue: continuation.resume()
-                default: continuation.resume(throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
+                case MOSQ_ERR_NO_CONN.rawValue: answer(continuation)
+                default: answer(continuation, throwing: MQTTClientError(mosquittoCode: rc, phase: .request))
                 }
             }
         }
@@ -440,10 +442,34 @@ final class MosquittoSession: @unchecked Sendable {
 
     // MARK: - Helpers (lock held)
 
+    /// Runs `body` with `lock` held, then resumes the continuations it answered (``answer(_:throwing:)``)
+    /// once the lock is released.
     private func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        let result = Result<R, E> { () throws(E) -> R in try body() }
+        let answers = unresumed
+        unresumed.removeAll()
+        lock.unlock()
+        for resume in answers { resume() }
+        return try result.get()
+    }
+
+    /// Answers a request (lock held): resumed by ``locked(_:)`` after the lock is released.
+    ///
+    /// Never resume a continuation with `lock` held. Resuming a suspended task takes the Swift
+    /// runtime's lock on that task's status, which a `Task.cancel()` on another thread holds while the
+    /// task's cancellation handler runs — and those handlers (`connect`, `awaitAcknowledgement`) wait
+    /// for `lock`: the network thread answering a SUBACK and a cancel of that subscribe waited for
+    /// each other for ever (the agent hung on a SIGTERM right after it connected).
+    private func answer(_ continuation: CheckedContinuation<Void, any Error>, throwing error: (any Error)? = nil) {
+        unresumed.append {
+            if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+        }
+    }
+
+    /// Answers a ``close(publishingWill:)`` (lock held; see ``answer(_:throwing:)``).
+    private func answer(_ continuation: CheckedContinuation<Void, Never>) {
+        unresumed.append { continuation.resume() }
     }
 
     private func launch(failFast: Bool) {
@@ -501,7 +527,7 @@ final class MosquittoSession: @unchecked Sendable {
         emit(.connected(sessionPresent: sessionPresent))
         let waiters = connectWaiters
         connectWaiters.removeAll()
-        for waiter in waiters.values { waiter.continuation.resume() }
+        for waiter in waiters.values { answer(waiter.continuation) }
     }
 
     // MARK: - The network thread
@@ -576,7 +602,7 @@ final class MosquittoSession: @unchecked Sendable {
                     stopRequested = true  // a start()/connect() from now on relaunches (pendingRelaunch)
                     let waiters = connectWaiters
                     connectWaiters.removeAll()
-                    for waiter in waiters.values { waiter.continuation.resume(throwing: error) }
+                    for waiter in waiters.values { answer(waiter.continuation, throwing: error) }
                     return true
                 }
                 if giveUp { break loop }
@@ -709,10 +735,10 @@ final class MosquittoSession: @unchecked Sendable {
         pendingRestores.removeAll()
         let subscribers = subscribeWaiters
         subscribeWaiters.removeAll()
-        for waiter in subscribers.values { waiter.continuation.resume() }
+        for waiter in subscribers.values { answer(waiter.continuation) }
         let unsubscribers = unsubscribeWaiters
         unsubscribeWaiters.removeAll()
-        for waiter in unsubscribers.values { waiter.resume() }
+        for waiter in unsubscribers.values { answer(waiter) }
     }
 
     /// Answers every waiting QoS ≥ 1 publish with `not_connected` (lock held). libmosquitto may still
@@ -720,7 +746,7 @@ final class MosquittoSession: @unchecked Sendable {
     private func failPendingPublishes() {
         let publishers = publishWaiters
         publishWaiters.removeAll()
-        for waiter in publishers.values { waiter.resume(throwing: MQTTClientError.notConnected) }
+        for waiter in publishers.values { answer(waiter, throwing: MQTTClientError.notConnected) }
     }
 
     private func finishRun() {
@@ -741,10 +767,10 @@ final class MosquittoSession: @unchecked Sendable {
             failPendingPublishes()
             let connecting = connectWaiters
             connectWaiters.removeAll()
-            for waiter in connecting.values { waiter.continuation.resume(throwing: MQTTClientError.notConnected) }
+            for waiter in connecting.values { answer(waiter.continuation, throwing: MQTTClientError.notConnected) }
             let stoppers = stopWaiters
             stopWaiters.removeAll()
-            for waiter in stoppers { waiter.resume() }
+            for waiter in stoppers { answer(waiter) }
         }
     }
 
@@ -797,10 +823,10 @@ final class MosquittoSession: @unchecked Sendable {
             guard let waiter = publishWaiters.removeValue(forKey: mid) else { return }
             // v5 reason codes ≥ 0x80 are refusals; 0x10 "no matching subscribers" is a success.
             if reasonCode >= 0x80 {
-                waiter.resume(throwing: MQTTClientError.publishRefused(
+                answer(waiter, throwing: MQTTClientError.publishRefused(
                     reasonCode: reasonCode, reason: MQTTClientError.reasonText(reasonCode)))
             } else {
-                waiter.resume()
+                answer(waiter)
             }
         }
     }
@@ -815,18 +841,18 @@ final class MosquittoSession: @unchecked Sendable {
             // 0x80 and above: refused (MQTT 3.1.1 §3.9.3 failure 0x80; MQTT 5.0 §3.9.3 reason codes).
             if let refusal = grantedQoS.first(where: { $0 >= 0x80 }) {
                 subscriptions.remove(waiter.filter)
-                waiter.continuation.resume(throwing: MQTTClientError.subscriptionRefused(
+                answer(waiter.continuation, throwing: MQTTClientError.subscriptionRefused(
                     topic: waiter.filter, reasonCode: refusal,
                     reason: attemptIsV5 ? MQTTClientError.reasonText(refusal) : "failure"))
             } else {
-                waiter.continuation.resume()
+                answer(waiter.continuation)
             }
         }
     }
 
     func handleUnsubscribeAcknowledged(mid: Int32) {
         locked {
-            unsubscribeWaiters.removeValue(forKey: mid)?.resume()
+            if let waiter = unsubscribeWaiters.removeValue(forKey: mid) { answer(waiter) }
         }
     }
 

@@ -248,10 +248,12 @@ final class ResumeOnce<T: Sendable>: Sendable {
     func set(_ continuation: CheckedContinuation<T, any Error>) { self.continuation.withLock { $0 = continuation } }
 
     func resume(_ result: Result<T, any Error>) {
-        continuation.withLock { stored in
-            stored?.resume(with: result)
-            stored = nil
+        // Resumed outside the mutex: resuming a task may wait for the runtime's lock on its status.
+        let taken = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
         }
+        taken?.resume(with: result)
     }
 }
 
