@@ -6,6 +6,7 @@
    it, nor libssl and libcrypto behind it. Add a line here for each function a new call needs. */
 #define CMOSQUITTO_FUNCTION(name) typedef __typeof__(&name) cmosquitto_##name;
 CMOSQUITTO_FUNCTION(mosquitto_connack_string)
+CMOSQUITTO_FUNCTION(mosquitto_connect_bind_async)
 CMOSQUITTO_FUNCTION(mosquitto_connect_bind_v5)
 CMOSQUITTO_FUNCTION(mosquitto_connect_v5_callback_set)
 CMOSQUITTO_FUNCTION(mosquitto_destroy)

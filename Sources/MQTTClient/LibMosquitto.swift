@@ -8,6 +8,7 @@ import DynamicLibrary
 /// name, typed by libmosquitto's own header.
 struct LibMosquitto: Sendable {
     let mosquitto_connack_string: cmosquitto_mosquitto_connack_string
+    let mosquitto_connect_bind_async: cmosquitto_mosquitto_connect_bind_async
     let mosquitto_connect_bind_v5: cmosquitto_mosquitto_connect_bind_v5
     let mosquitto_connect_v5_callback_set: cmosquitto_mosquitto_connect_v5_callback_set
     let mosquitto_destroy: cmosquitto_mosquitto_destroy
@@ -57,6 +58,7 @@ struct LibMosquitto: Sendable {
     /// for the first one it lacks.
     init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
         mosquitto_connack_string = try library.function("mosquitto_connack_string")
+        mosquitto_connect_bind_async = try library.function("mosquitto_connect_bind_async")
         mosquitto_connect_bind_v5 = try library.function("mosquitto_connect_bind_v5")
         mosquitto_connect_v5_callback_set = try library.function("mosquitto_connect_v5_callback_set")
         mosquitto_destroy = try library.function("mosquitto_destroy")

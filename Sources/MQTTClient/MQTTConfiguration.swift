@@ -45,6 +45,13 @@ public struct MQTTConfiguration: Sendable, Hashable {
     public var cleanStart: Bool
     /// Back-off of the client's own reconnect loop.
     public var reconnect: MQTTReconnectPolicy
+    /// How long one connection attempt may wait for the TCP handshake, and then again for the
+    /// broker's CONNACK (the TLS handshake included). A node that drops the SYNs (listen backlog full,
+    /// firewall DROP) or accepts TCP and never answers the CONNECT fails the attempt after this, with
+    /// `broker_unreachable` "no TCP connection within … s" / "no CONNACK within … s" (a timeout, never
+    /// a refusal of MQTT 5), and the next attempt goes to the next node. A stop interrupts the wait.
+    /// Default 5 s; at least 100 ms. (The host name lookup before it is not bounded by this.)
+    public var connectTimeout: Duration
     /// How many received messages `MQTTClient.messages` buffers when nobody reads them; beyond that the
     /// oldest are dropped (and counted in `MQTTClient.droppedMessageCount`).
     public var messageBufferSize: Int
@@ -70,6 +77,7 @@ public struct MQTTConfiguration: Sendable, Hashable {
         self.failoverURLs = failoverURLs
         self.protocolVersion = protocolVersion
         self.fallsBackToV311 = true
+        self.connectTimeout = .seconds(5)
         self.clientID = clientID
         self.keepAlive = keepAlive
         self.username = username

@@ -67,7 +67,8 @@ public struct MQTTConnectionFailure: Sendable, Hashable, CustomStringConvertible
         self.maximumDelay = maximumDelay
     }
 
-    private static func seconds(_ duration: Duration) -> String {
+    /// `duration` in seconds, whole or with one decimal (`0.5`, `5`).
+    static func seconds(_ duration: Duration) -> String {
         let parts = duration.components
         let value = Double(parts.seconds) + Double(parts.attoseconds) / 1e18
         guard value != value.rounded() else { return String(Int(value)) }

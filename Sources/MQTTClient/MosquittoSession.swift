@@ -9,9 +9,11 @@ import Synchronization
 ///
 /// Threading (see docs/mqtt-client.md):
 /// - The network thread, started by `start`/`connect`, owns the connection cycle: it calls
-///   `mosquitto_connect_bind_v5`, then `mosquitto_loop` until the connection ends, then waits the
-///   back-off and tries again. We do not use `mosquitto_loop_start`: its thread gives up after a failed
-///   first connect and after a refused v5 CONNACK (docs: peers-mqtt.md §5.3).
+///   `mosquitto_connect_bind_async` and waits for the TCP handshake with `poll` (``ConnectWait``:
+///   bounded by `connectTimeout`, woken by a stop), then `mosquitto_loop` until the connection ends
+///   (the CONNACK bounded by `connectTimeout` too), then waits the back-off and tries again. We do
+///   not use `mosquitto_loop_start`: its thread gives up after a failed first connect and after a
+///   refused v5 CONNACK (docs: peers-mqtt.md §5.3).
 /// - Every libmosquitto callback runs on that thread. Callbacks only copy data, update state under
 ///   `lock` and resume continuations / yield to `AsyncStream`s; they never wait for Swift code.
 /// - Other threads call `mosquitto_publish_v5`, `_subscribe_v5`, `_unsubscribe_v5`, `_disconnect_v5`
@@ -34,6 +36,8 @@ final class MosquittoSession: @unchecked Sendable {
     let lib: LibMosquitto
     private let connectProperties: OpaquePointer?
     private let keepAliveSeconds: Int32
+    /// Raised by a stop: wakes the wait for a TCP handshake (``ConnectWait``).
+    private let connectWait = ConnectWait()
     private let backoff: Backoff
     /// Told why connecting fails, once per change of reason (see `MQTTConnectionFailure`).
     private let failureHandler: (@Sendable (MQTTConnectionFailure) -> Void)?
@@ -107,6 +111,9 @@ final class MosquittoSession: @unchecked Sendable {
         }
         if let id = configuration.clientID, id.isEmpty || id.utf8.count > 65535 || id.utf8.contains(0) {
             throw .invalidConfiguration("clientID must be 1…65535 bytes of UTF-8 without U+0000")
+        }
+        guard configuration.connectTimeout >= .milliseconds(100) else {
+            throw .invalidConfiguration("connectTimeout must be at least 100 ms")
         }
         guard configuration.messageBufferSize > 0 else {
             throw .invalidConfiguration("messageBufferSize must be at least 1")
@@ -484,6 +491,7 @@ final class MosquittoSession: @unchecked Sendable {
         // interrupts a back-off wait. If the link is not up, the thread's own check sends nothing.
         if linkUp { endLinkForStop() }
         lock.broadcast()
+        connectWait.raise()
     }
 
     /// Ends the link for a stop (lock held): DISCONNECT reason 0, so the broker discards the will;
@@ -657,7 +665,10 @@ final class MosquittoSession: @unchecked Sendable {
     /// One connection: TCP (+TLS) connect, CONNECT, then the packet loop until the link ends.
     /// `asV311`: the retry of a node that refused MQTT 5 (``MQTT5Refusal``).
     private func connectOnce(asV311: Bool) -> AttemptOutcome {
-        let (address, v5) = locked { () -> (MQTTBrokerAddress, Bool) in
+        let prepared = locked { () -> (address: MQTTBrokerAddress, v5: Bool)? in
+            // Cleared under the lock: a stop from here on raises it again.
+            connectWait.reset()
+            if stopRequested { return nil }
             connackReason = nil
             linkUp = false
             connectedAt = nil
@@ -668,20 +679,49 @@ final class MosquittoSession: @unchecked Sendable {
             _ = lib.mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, attemptIsV5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311)
             return (nodes.current, attemptIsV5)
         }
+        guard let (address, v5) = prepared else { return .stopped }
         lastError.withLock { $0 = nil }
-        // Blocking: name lookup and the TCP handshake happen here (TLS continues inside mosquitto_loop).
-        var rc = lib.mosquitto_connect_bind_v5(handle, address.host, Int32(address.port), keepAliveSeconds, nil,
-                                           v5 ? connectProperties : nil)
+        // The CONNECT properties: libmosquitto 2.0.11 keeps those of its last connect_bind_v5 call
+        // (nil clears them, as a 3.1.1 attempt needs) and sends them with every later CONNECT; port
+        // -1 makes that call stop (MOSQ_ERR_INVAL) before any connecting, and the async connect has
+        // no properties argument of its own.
+        _ = lib.mosquitto_connect_bind_v5(handle, address.host, -1, keepAliveSeconds, nil, v5 ? connectProperties : nil)
+        // The name lookup still blocks here; the TCP handshake is left under way (non-blocking socket).
+        var rc = lib.mosquitto_connect_bind_async(handle, address.host, Int32(address.port), keepAliveSeconds, nil)
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let systemError = errno
             if locked({ stopRequested }) { return .stopped }
             return .failed(MQTTClientError(mosquittoCode: rc, phase: .connecting, errno: systemError,
                                            detail: lastError.withLock { $0 }))
         }
+        let timeout = configuration.connectTimeout
+        let socket = lib.mosquitto_socket(handle)
+        switch connectWait.waitForConnection(socket: socket, until: .now + timeout, isStopped: { locked { stopRequested } }) {
+        case .connected: break
+        case .stopped:
+            ConnectWait.abandon(socket: socket)
+            return .stopped
+        case .timedOut:
+            ConnectWait.abandon(socket: socket)
+            return .failed(.brokerUnreachable("no TCP connection within \(MQTTConnectionFailure.seconds(timeout)) s (timed out)"))
+        case .failed(let systemError):
+            ConnectWait.abandon(socket: socket)
+            return .failed(MQTTClientError(mosquittoCode: MOSQ_ERR_ERRNO.rawValue, phase: .connecting, errno: systemError))
+        }
+        // TCP is up: the TLS handshake, CONNECT and CONNACK happen inside mosquitto_loop, bounded too.
+        let connackDeadline = ContinuousClock.now + timeout
         while true {
-            if locked({ stopRequested }) {
+            let (stopping, answered) = locked { (stopRequested, connackReason != nil) }
+            if stopping {
                 disconnectGracefully()
                 return .stopped
+            }
+            if !answered, ContinuousClock.now >= connackDeadline {
+                // Not the broker closing the CONNECT (no MQTT5Refusal): a node that does not answer.
+                ConnectWait.abandon(socket: lib.mosquitto_socket(handle))
+                locked { endLink() }
+                return .failed(.brokerUnreachable(
+                    "no CONNACK within \(MQTTConnectionFailure.seconds(timeout)) s of the TCP connection (timed out)"))
             }
             rc = lib.mosquitto_loop(handle, 500, 1)
             if rc != MOSQ_ERR_SUCCESS.rawValue { break }

@@ -42,6 +42,8 @@ final class AgentRun: @unchecked Sendable {
         /// The agent reaches the broker through a ``TCPProxy`` (``AgentRun/proxy``) that the test
         /// can cut.
         var throughProxy = false
+        /// Nodes listed in `mqtt.url` before the run's broker (a failover list: `[these…, broker]`).
+        var nodesBefore: [String] = []
         /// `reader.polling.interval_ms` (the agent's default when nil).
         var intervalMilliseconds: Int? = 100
         /// `reader.polling.modulations` (the default set when nil).
@@ -139,6 +141,7 @@ final class AgentRun: @unchecked Sendable {
             self.proxy = proxy
             brokerURL = "mqtt://127.0.0.1:\(proxy.port)"
         }
+        if !options.nodesBefore.isEmpty { brokerURL = "[" + (options.nodesBefore + [brokerURL]).joined(separator: ", ") + "]" }
         var mqttLines = options.mqtt
         if let password = options.password { mqttLines.append("password_file: " + (try folder.write("password", password + "\n"))) }
         let mqtt = mqttLines.map { "\n  \($0)" }.joined()
