@@ -66,15 +66,15 @@ import Testing
         try AtomicFile.makeDirectory(dir.path)
         let counters = SUNCounterStore(directory: dir.path)
         _ = Agent.admit(Self.check(.valid), uid: Self.uid, counters: counters)
-        #expect(Agent.rejudge(Self.check(.valid), uid: Self.uid, counters: counters).result.verdict == .valid)
+        #expect(Agent.rejudge(Self.check(.valid), counters: counters).result.verdict == .valid)
         _ = counters.admit(uid: Self.uid, counter: 62)
-        #expect(Agent.rejudge(Self.check(.valid), uid: Self.uid, counters: counters).result.verdict == .replayed)
+        #expect(Agent.rejudge(Self.check(.valid), counters: counters).result.verdict == .replayed)
         #expect(counters.last(for: Self.uid) == 62)
     }
 
     @Test func theTrustObjectCarriesTheVerdict() throws {
         let trusted = try #require(Agent.trust(nil, with: Self.check(.valid)))
-        #expect(trusted.verdict == .trusted && trusted.credentialSource == "sun" && trusted.credential == Self.uid.hexString)
+        #expect(trusted.verdict == .trusted && trusted.credentialSource == .sun && trusted.credential == Self.uid.hexString)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = try #require(String(data: try encoder.encode(trusted), encoding: .utf8))
@@ -85,10 +85,10 @@ import Testing
             #expect(Agent.trust(nil, with: Self.check(verdict))?.reason?.code == code)
         }
         // Another check's report keeps its own source and gains the member.
-        var other = TrustReport(credentialSource: "uid")
+        var other = TrustReport(credentialSource: .uid)
         other.credential = "04AABB"
         let merged = Agent.trust(other, with: Self.check(.valid))
-        #expect(merged?.credentialSource == "uid" && merged?.credential == "04AABB" && merged?.sun?.verdict == .valid)
+        #expect(merged?.credentialSource == .uid && merged?.credential == "04AABB" && merged?.sun?.verdict == .valid)
     }
 
     /// A message that mirrors no read counter has the same SDMMAC at every read, and one without a UID
@@ -101,7 +101,7 @@ import Testing
         let noUID = SUNCheck(result: SUNResult(verdict: .valid, uid: nil, counter: 61), keySet: "door")
         for check in [noCounter, noUID] {
             #expect(Agent.admit(check, uid: Self.uid, counters: counters).result.verdict == .notFresh)
-            #expect(Agent.rejudge(check, uid: Self.uid, counters: counters).result.verdict == .notFresh)
+            #expect(Agent.rejudge(check, counters: counters).result.verdict == .notFresh)
             let trust = Agent.trust(nil, with: Agent.admit(check, uid: Self.uid, counters: counters))
             #expect(trust?.verdict == .untrusted && trust?.reason?.code == "sun_not_fresh" && trust?.credential == nil)
         }
@@ -111,13 +111,36 @@ import Testing
     /// `access.credential: sun` and no SUN message checked: no credential, `sun_missing`; other sources
     /// are left alone. With `credential_hash` the SUN credential is the UID's SHA-256.
     @Test func theCredentialSunNeedsAValidMessage() throws {
-        let none = Agent.trust(TrustReport(credentialSource: "sun"), with: nil)
+        let none = Agent.trust(TrustReport(credentialSource: .sun), with: nil)
         #expect(none?.verdict == .untrusted && none?.reasons.map(\.code) == ["sun_missing"])
-        #expect(Agent.trust(TrustReport(credentialSource: "uid"), with: nil)?.verdict == .trusted)
+        #expect(Agent.trust(TrustReport(credentialSource: .uid), with: nil)?.verdict == .trusted)
         #expect(Agent.trust(nil, with: nil) == nil)
-        let hashed = Agent.trust(TrustReport(credentialSource: "sun", credentialHashed: true), with: Self.check(.valid))
+        let hashed = Agent.trust(TrustReport(credentialSource: .sun, credentialHashed: true), with: Self.check(.valid))
         let digest = try TrustEvaluator.published(Self.uid, hashed: true)
         #expect(hashed?.verdict == .trusted && hashed?.credential == digest)
         #expect(hashed?.credential != Self.uid.hexString)
+    }
+
+    /// A SUN credential whose hash cannot be made: refused with `credential_hash_failed`, no stand-in
+    /// credential, and the error handed on for `event/error`.
+    @Test func aSUNCredentialHashThatFailsIsRefusedAndReported() {
+        let missing = { () throws(NFCError) -> LibCrypto in
+            throw .libraryUnavailable("libcrypto.so.3 cannot be loaded: install the Debian package libssl3")
+        }
+        var problems: [NFCError] = []
+        let trust = Agent.trust(TrustReport(credentialSource: .sun, credentialHashed: true), with: Self.check(.valid),
+                                problems: &problems, crypto: missing)
+        #expect(trust?.verdict == .untrusted && trust?.reasons.map(\.code) == ["credential_hash_failed"])
+        #expect(trust?.credential == nil)
+        #expect(problems.map(\.code) == ["library_unavailable"])
+    }
+}
+
+extension Agent {
+    /// ``trust(_:with:problems:crypto:)`` for the checks that cannot fail on a hash.
+    fileprivate static func trust(_ trust: TrustReport?, with check: SUNCheck?) -> TrustReport? {
+        var problems: [NFCError] = []
+        defer { #expect(problems.isEmpty) }
+        return Self.trust(trust, with: check, problems: &problems)
     }
 }

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func aTapNoCheckRefusedIsTrustedWithItsSignatureAndCredential() throws {
-        var trust = TrustReport(credentialSource: "uid")
+        var trust = TrustReport(credentialSource: .uid)
         trust.signature = SignatureTrust(verdict: .valid, key: "NXP NTAG21x", curve: "secp128r1")
         trust.credential = "04A1B2C3D4E5F6"
         #expect(trust.verdict == .trusted)
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func everyRefusalIsKeptOnceAndTheFirstIsTheReason() throws {
-        var trust = TrustReport(credentialSource: "uid", credentialHashed: true)
+        var trust = TrustReport(credentialSource: .uid, credentialHashed: true)
         trust.signature = SignatureTrust(verdict: .invalid)
         trust.cloneProbes = ["gen1a_backdoor"]
         trust.refuse(.cloneDetected)
@@ -65,7 +65,7 @@ import Testing
         }
         // Without the hash libcrypto is not needed.
         #expect(throws: Never.self) { _ = try TrustEvaluator.published([0x04, 0xA1], hashed: false, crypto: missing) }
-        var trust = TrustReport(credentialSource: "uid", credentialHashed: true)
+        var trust = TrustReport(credentialSource: .uid, credentialHashed: true)
         trust.refuse(.credentialHashFailed)
         #expect(JSONWire.text(trust) == #"{"clone_probes":[],"credential_hashed":true,"credential_source":"uid","reason":"credential_hash_failed","reasons":["credential_hash_failed"],"verdict":"untrusted"}"#)
     }

@@ -4,14 +4,17 @@ extension Agent {
     /// A tag's arrival with its SUN verdict made final: a valid SUN message whose SDM read counter is
     /// not above the last one seen for its UID (``SUNCounterStore``, kept in the state directory) is
     /// `replayed`; a fresh one is recorded. In memory only (the store writes on its own thread).
-    func admittingSUN(_ event: ReaderLoopEvent) -> ReaderLoopEvent {
+    /// `failures`: what refused the tap and needs an `event/error` too (the credential's hash), as
+    /// `.failed` events that follow it.
+    func admittingSUN(_ event: ReaderLoopEvent) -> (ReaderLoopEvent, failures: [ReaderLoopEvent]) {
+        var problems: [NFCError] = []
         switch event {
         case let .repeated(scan):
             // Repeat mode re-publishes the arrival's scan: judged again, never admitted twice.
             var repeated = scan
-            repeated.sun = scan.sun.map { Self.rejudge($0, uid: scan.uid, counters: parts.sunCounters) }
-            repeated.trust = Self.trust(repeated.trust, with: repeated.sun)
-            return .repeated(repeated)
+            repeated.sun = scan.sun.map { Self.rejudge($0, counters: parts.sunCounters) }
+            repeated.trust = Self.trust(repeated.trust, with: repeated.sun, problems: &problems)
+            return (.repeated(repeated), problems.map { .failed(operation: "scan", uid: scan.uid, $0) })
         case let .arrived(scan, report):
             var admitted = scan
             if let check = scan.sun {
@@ -22,19 +25,19 @@ extension Agent {
                 }
                 admitted.sun = judged
             }
-            admitted.trust = Self.trust(admitted.trust, with: admitted.sun)
-            return .arrived(admitted, report: report)
+            admitted.trust = Self.trust(admitted.trust, with: admitted.sun, problems: &problems)
+            return (.arrived(admitted, report: report), problems.map { .failed(operation: "scan", uid: scan.uid, $0) })
         default:
-            return event
+            return (event, [])
         }
     }
 
     /// The verdict of a scan already admitted at its arrival (repeat mode): still valid while its
     /// counter is the last one seen, replayed once a later one was.
-    static func rejudge(_ check: SUNCheck, uid: [UInt8], counters: SUNCounterStore) -> SUNCheck {
+    static func rejudge(_ check: SUNCheck, counters: SUNCounterStore) -> SUNCheck {
         var check = fresh(check)
         guard check.result.verdict == .valid, let counter = check.result.counter,
-              let last = counters.last(for: check.result.uid ?? uid), last > counter else { return check }
+              let carried = check.result.uid, let last = counters.last(for: carried), last > counter else { return check }
         check.result.verdict = .replayed
         check.result.reason = "the read counter is not above the last one seen for this UID"
         return check
@@ -44,25 +47,31 @@ extension Agent {
     /// did not look at gets a report of its own: the credential is the SUN message (its UID, when valid,
     /// hashed with `access.credential_hash`). With `access.credential: sun` a tap without a valid
     /// message has no credential and is refused (`sun_missing` when no message was checked at all).
-    static func trust(_ trust: TrustReport?, with check: SUNCheck?) -> TrustReport? {
+    /// A hash that cannot be made refuses the tap (`credential_hash_failed`) and its error goes to
+    /// `problems`; `crypto` gives libcrypto (a test passes a failing one).
+    static func trust(
+        _ trust: TrustReport?, with check: SUNCheck?, problems: inout [NFCError],
+        crypto: () throws(NFCError) -> LibCrypto = LibCrypto.load
+    ) -> TrustReport? {
         guard let check else {
-            guard var trust, trust.credentialSource == "sun", trust.credential == nil else { return trust }
+            guard var trust, trust.credentialSource == .sun, trust.credential == nil else { return trust }
             trust.refuse(.sunMissing)
             return trust
         }
-        var trust = trust ?? TrustReport(credentialSource: "sun")
+        var trust = trust ?? TrustReport(credentialSource: .sun)
         let member = SUNTrust(check)
         trust.sun = member
         if let refusal = member.refusal { trust.refuse(refusal) }
-        guard trust.credentialSource == "sun", trust.credential == nil else { return trust }
+        guard trust.credentialSource == .sun, trust.credential == nil else { return trust }
         guard member.refusal == nil, let uid = check.result.uid else {
             trust.refuse(.credentialMissing)
             return trust
         }
         do {
-            trust.credential = try TrustEvaluator.published(uid, hashed: trust.credentialHashed)
+            trust.credential = try TrustEvaluator.published(uid, hashed: trust.credentialHashed, crypto: crypto)
         } catch {
             trust.refuse(.credentialHashFailed)
+            problems.append(error)
         }
         return trust
     }

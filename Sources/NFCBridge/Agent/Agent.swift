@@ -230,7 +230,7 @@ package final class Agent: Sendable {
 
     /// Runs the event through ``AgentReducer`` and carries out its effects, in order.
     func handle(_ event: ReaderLoopEvent) async {
-        let event = admittingSUN(event)
+        let (event, failures) = admittingSUN(event)
         let now = clock.now
         let monotonic = clock.monotonicMilliseconds
         let linkLive = publisher.isConnected && !pipeline.brokerStatus.stalled
@@ -257,6 +257,7 @@ package final class Agent: Sendable {
             case let .emitError(error, operation, uid): await emitError(error, operation: operation, uid: uid)
             }
         }
+        for failure in failures { await handle(failure) }
     }
 
     private func emitScanned(_ scan: TagScan, at date: Date? = nil) async {

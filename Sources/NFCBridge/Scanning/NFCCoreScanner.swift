@@ -92,7 +92,7 @@ package struct NFCCoreScanner: TagScanning {
     private func check(_ access: AccessPolicy, scan: inout TagScan, transport: any TagTransport) async throws {
         guard let info = scan.cardInfo else { return }
         if scan.problems.contains(.tagRemoved) {
-            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            var trust = TrustReport(credentialSource: access.credential, credentialHashed: access.credentialHash)
             trust.refuse(.checkInterrupted)
             scan.trust = trust
             return
@@ -105,7 +105,7 @@ package struct NFCCoreScanner: TagScanning {
             scan.problems += problems
         } catch {
             if error.isNFCCancellation { throw error }
-            var trust = TrustReport(credentialSource: access.credential.kind, credentialHashed: access.credentialHash)
+            var trust = TrustReport(credentialSource: access.credential, credentialHashed: access.credentialHash)
             trust.refuse(.checkInterrupted)
             scan.trust = trust
             scan.problems.append(error as? NFCError ?? .rfError(String(describing: error)))

@@ -16,7 +16,7 @@ package enum TrustEvaluator {
         _ policy: AccessPolicy, info: CardInfo, records: [NDEFRecordJSON], transport: any TagTransport,
         keys: DESFireKeys = .standard, problems: inout [NFCError]
     ) async throws -> TrustReport {
-        var report = TrustReport(credentialSource: policy.credential.kind, credentialHashed: policy.credentialHash)
+        var report = TrustReport(credentialSource: policy.credential, credentialHashed: policy.credentialHash)
 
         var outcome: OriginalityCheck.Outcome?
         if policy.signature != .ignore {

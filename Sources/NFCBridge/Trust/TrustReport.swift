@@ -13,8 +13,9 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     package var signature: SignatureTrust?
     /// The clone probes that fired (their names, e.g. `gen1a_backdoor`), in probe table order; empty when none did.
     package var cloneProbes: [String] = []
-    /// Where the credential came from (`access.credential`'s kind: `uid`, `ndef`, `desfire`, `sun`).
-    package var credentialSource: String
+    /// Where the credential came from (`access.credential`); published as its kind: `uid`, `ndef`,
+    /// `desfire`, `sun`.
+    package var credentialSource: CredentialSource
     /// The credential, uppercase hex, or its SHA-256 (hex) with `access.credential_hash: true`; nil
     /// when it could not be read (then ``reasons`` says why).
     package var credential: String?
@@ -29,7 +30,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
     package private(set) var reasons: [TrustReason] = []
 
     /// A report with nothing checked yet: the credential's source and whether it is hashed.
-    package init(credentialSource: String, credentialHashed: Bool = false) {
+    package init(credentialSource: CredentialSource, credentialHashed: Bool = false) {
         self.credentialSource = credentialSource
         self.credentialHashed = credentialHashed
     }
@@ -59,7 +60,7 @@ package struct TrustReport: Sendable, Equatable, Encodable {
         try container.encode(reasons.map(\.code), forKey: .reasons)
         try container.encodeIfPresent(signature, forKey: .signature)
         try container.encode(cloneProbes, forKey: .cloneProbes)
-        try container.encode(credentialSource, forKey: .credentialSource)
+        try container.encode(credentialSource.kind, forKey: .credentialSource)
         try container.encodeIfPresent(credential, forKey: .credential)
         if credentialHashed { try container.encode(true, forKey: .credentialHashed) }
         try container.encodeIfPresent(authenticated, forKey: .authenticated)
