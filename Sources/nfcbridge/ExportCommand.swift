@@ -81,24 +81,69 @@ enum DumpFile {
         throw NFCError.malformedDump("\(path == "-" ? "standard input" : path) holds more than \(limit) bytes; no dump file is that large")
     }
 
-    /// Writes `bytes` to `path` (replacing it atomically).
+    /// Writes `bytes` to `path`.
+    ///
+    /// - A regular file (or a new one) is replaced atomically: a temporary file made with `mkstemp`
+    ///   next to it (never an existing name, never through a link planted there), synced, renamed over
+    ///   it. A symbolic link stays: its target is what is replaced. A replaced file keeps its mode.
+    /// - `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` are written on that descriptor,
+    ///   and anything else that is not a regular file (a device such as `/dev/null`, a FIFO) is
+    ///   written into: replacing those would break the system or the reader at the other end.
     static func write(_ bytes: [UInt8], to path: String) throws {
-        // A temporary file next to it, renamed over it (what Data.write(options: .atomic) did).
-        func failure() -> CLIError { CLIError.input("io_error", "cannot write \(path): \(String(cString: strerror(errno)))") }
-        let temporary = path + ".nfcbridge-tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        func failure(_ name: String = path) -> CLIError {
+            CLIError.input("io_error", "cannot write \(name): \(String(cString: strerror(errno)))")
+        }
+        if let descriptor = openDescriptor(named: path) {
+            guard Console.writeAll(descriptor, bytes) else { throw failure() }
+            return
+        }
+        // The file itself, through any symbolic links (a link that points nowhere yet: the link's path).
+        let target = realpath(path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? path
+        var existing = stat()
+        let exists = stat(target, &existing) == 0
+        if exists, existing.st_mode & S_IFMT != S_IFREG {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw failure() }
+            defer { close(fd) }
+            guard Console.writeAll(fd, bytes) else { throw failure() }
+            return
+        }
+        var template = Array((target + ".nfcbridge-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw failure() }
-        guard Console.writeAll(fd, bytes) else {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let mask = umask(0)
+        umask(mask)
+        let mode = exists ? existing.st_mode & 0o7777 : 0o644 & ~mask
+        guard fchmod(fd, mode) == 0, Console.writeAll(fd, bytes), fsync(fd) == 0 else {
             let error = failure()
             close(fd)
             unlink(temporary)
             throw error
         }
         close(fd)
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, target) == 0 else {
             let error = failure()
             unlink(temporary)
             throw error
+        }
+    }
+
+    /// The descriptor a path names (`/dev/stdout` → 1, `/dev/fd/3` → 3), nil for any other path.
+    private static func openDescriptor(named path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                guard let number = Int32(path.dropFirst(prefix.count)), fcntl(number, F_GETFD) != -1 else { return nil }
+                return number
+            }
+            return nil
         }
     }
 }

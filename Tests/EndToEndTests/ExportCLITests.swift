@@ -226,4 +226,61 @@ import TestSupport
         #expect(textStatus == 0)
         #expect(textError.isEmpty)
     }
+
+    /// `--output` writes into what is not a regular file and replaces only regular files (review
+    /// stop 40: `--output /dev/null` as root replaced the device with a regular file). A FIFO stays a
+    /// FIFO and its reader gets the file; a link to the descriptor of standard output (a pipe) gets it
+    /// on standard output; a symbolic link to a file stays a link and its target, whose mode is kept,
+    /// is replaced; a link planted at the old fixed temporary name is not followed.
+    @Test func anOutputThatIsNoRegularFileIsWrittenIntoAndALinkStays() throws {
+        let flipper = try Self.run(["export", "--from", Self.fixture("ntag215.input.json"), "--format", "flipper"])
+        #expect(flipper.status == 0 && !flipper.stdout.isEmpty)
+        try Self.withTemporaryDirectory { dir in
+            func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+            func export(to output: String) throws -> ProcessResult {
+                try Self.run(["export", "--from", Self.fixture("ntag215.input.json"), "--format", "flipper", "--output", output])
+            }
+            func type(_ name: String) throws -> FileAttributeType? {
+                try FileManager.default.attributesOfItem(atPath: path(name))[.type] as? FileAttributeType
+            }
+
+            #expect(mkfifo(path("fifo"), 0o644) == 0)
+            let reader = open(path("fifo"), O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            #expect(try export(to: path("fifo")).status == 0)
+            var received = [UInt8](repeating: 0, count: flipper.stdout.count + 1)
+            let count = read(reader, &received, received.count)
+            #expect(Array(received.prefix(max(count, 0))) == Array(flipper.stdout))
+            #expect(isFIFO(path("fifo")))
+
+            try FileManager.default.createSymbolicLink(atPath: path("stdout"), withDestinationPath: "/proc/self/fd/1")
+            let piped = try export(to: path("stdout"))
+            #expect(piped.status == 0 && piped.stdout == flipper.stdout)
+            #expect(try type("stdout") == .typeSymbolicLink)
+
+            try Data("old".utf8).write(to: URL(fileURLWithPath: path("real.nfc")))
+            #expect(chmod(path("real.nfc"), 0o600) == 0)
+            try FileManager.default.createSymbolicLink(atPath: path("link.nfc"), withDestinationPath: "real.nfc")
+            #expect(try export(to: path("link.nfc")).status == 0)
+            #expect(try type("link.nfc") == .typeSymbolicLink)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path("real.nfc"))) == flipper.stdout)
+            let mode = try FileManager.default.attributesOfItem(atPath: path("real.nfc"))[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+
+            try FileManager.default.createSymbolicLink(atPath: path("new.nfc.nfcbridge-tmp"), withDestinationPath: "victim")
+            #expect(try export(to: path("new.nfc")).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: path("victim")))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path("new.nfc"))) == flipper.stdout)
+            // Nothing is left behind but what the test made.
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(names == ["fifo", "link.nfc", "new.nfc", "new.nfc.nfcbridge-tmp", "real.nfc", "stdout"])
+        }
+    }
+
+    /// Whether `path` is a FIFO (`lstat`).
+    private func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
 }
