@@ -152,6 +152,25 @@ import Testing
         #expect(whole.capabilities == [.readable])
     }
 
+    /// An NTAG215 image cut where AUTH0 stopped the read (review stop 40): at page 45 it has an
+    /// NTAG213's size, at page 41 an MF0UL21's, at page 16 an Ultralight's, and was read back as that
+    /// whole product. Its CC (E1 10 3E 00: NTAG215's factory 496-byte data area, not its 504 bytes of
+    /// user memory) names the product: a cut NTAG215, partial, whatever the cut.
+    @Test(arguments: [45, 41, 16])
+    func aCutNTAG215ImageWithoutVersionIsACutNTAG215(pageCount: Int) throws {
+        var pages = (0..<pageCount).map { [UInt8(truncatingIfNeeded: $0), 1, 2, 3] }
+        pages[0] = [0x04, 0xA1, 0xB2, 0x04 ^ 0xA1 ^ 0xB2 ^ 0x88]
+        pages[1] = [0xC3, 0xD4, 0xE5, 0xF7]
+        pages[2] = [0xC3 ^ 0xD4 ^ 0xE5 ^ 0xF7, 0x48, 0x00, 0x00]
+        pages[3] = [0xE1, 0x10, 0x3E, 0x00]
+        for imported in [try TagDump.importLibNFCMFD(pages.flatMap { $0 }), try DumpImporter.importDump(pages.flatMap { $0 })] {
+            #expect(imported.cardInfo.type == .ntag215)
+            #expect(imported.capabilities == [.readable, .partiallyReadable])
+            #expect(imported.fact("Pages Total") == "135")
+            #expect(imported.fact("Pages Read") == "\(pageCount) of 135")
+        }
+    }
+
     /// A gap: the files stop before it (nothing after an unread page), and Flipper's `Pages read` ends there.
     @Test func gapEndsWhatIsWritten() throws {
         let dump = Self.pageDump(.ntag213, Array(0..<10) + Array(12..<45))

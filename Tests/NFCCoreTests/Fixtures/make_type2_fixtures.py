@@ -50,13 +50,19 @@ def compact(data):
     return "".join("%02X" % b for b in data)
 
 
+# Each product's factory CC data-area byte (size / 8; NFC Forum T2T 6.1): the datasheets' user memory,
+# NTAG215 3Eh and NTAG216 6Dh as NXP writes them (NTAG213/215/216 datasheet 8.5.6). An image without
+# GET_VERSION whose CC names more than its size's product holds is read as the start of a larger tag
+# (issue 23), so each product carries its own.
+CC_DATA_AREA = {"ultralight": 0x06, "ulc": 0x12, "ul11": 0x06, "ul21": 0x10, "ntag203": 0x12, "ntag210": 0x06,
+                "ntag212": 0x10, "ntag213": 0x12, "ntag215": 0x3E, "ntag216": 0x6D}
+
+
 def make_pages(index, readable):
     uid = [0x04, 0xA1 + index, 0xB2, 0xC3 + index, 0xD4, 0xE5, 0x80 + index]
     bcc0 = 0x88 ^ uid[0] ^ uid[1] ^ uid[2]
     bcc1 = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
-    # CC E1 10 12 00 (144 data bytes) on every product but the 16-page Ultralight, whose 48 bytes
-    # take 06h: a 16-page image whose CC names more is read as the start of a larger tag (issue 23).
-    pages = [uid[0:3] + [bcc0], uid[3:7], [bcc1, 0x48, 0x00, 0x00], [0xE1, 0x10, 0x06 if readable == 16 else 0x12, 0x00]]
+    pages = [uid[0:3] + [bcc0], uid[3:7], [bcc1, 0x48, 0x00, 0x00], [0xE1, 0x10, CC_DATA_AREA[PRODUCTS[index][0]], 0x00]]
     for n in range(4, readable):
         pages.append([(n * 0x11 + i + index) & 0xFF for i in range(4)])
     return uid, pages

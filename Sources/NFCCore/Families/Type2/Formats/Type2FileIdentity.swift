@@ -38,16 +38,20 @@ enum Type2FileIdentity {
     }
 
     /// A page image whose capability container (page 3: E1h, version, data-area size ÷ 8, access; NFC
-    /// Forum T2T §6.1) names a data area larger than `type`'s user memory: the data area in bytes and
-    /// the products with that user memory; nil when the CC fits or is no NDEF CC.
-    static func largerProductCut(pages: [Page], type: CardType) -> (dataArea: Int, products: String)? {
+    /// Forum T2T §6.1) names a data area larger than `type`'s user memory: the data area in bytes, the
+    /// products whose factory CC names it (``Type2Product/factoryCapabilityContainer``: NTAG215's
+    /// 3Eh = 496 bytes, not its 504 bytes of user memory), and their card type when they share one;
+    /// nil when the CC fits or is no NDEF CC.
+    static func largerProductCut(pages: [Page], type: CardType) -> (dataArea: Int, products: String, type: CardType?)? {
         guard pages.count > 3, pages[3].data.count == 4, pages[3].data[0] == 0xE1,
               let map = Type2MemoryMap.forType(type)
         else { return nil }
         let dataArea = Int(pages[3].data[2]) * 8
         guard dataArea > map.userBytes else { return nil }
-        let names = Type2Product.baseRows.filter { $0.memoryMap?.userBytes == dataArea }.map(\.name)
-        return (dataArea, names.isEmpty ? "no product NFCBridge knows" : names.joined(separator: ", "))
+        let rows = Type2Product.baseRows.filter { $0.factoryCapabilityContainer.dataAreaSize == dataArea }
+        let types = Set(rows.map(\.cardType))
+        return (dataArea, rows.isEmpty ? "no product NFCBridge knows" : rows.map(\.name).joined(separator: ", "),
+                types.count == 1 ? types.first : nil)
     }
 
     /// Card type and exact product of an imported Type 2 dump, from the best evidence the file has:
@@ -86,7 +90,16 @@ extension TagDump {
             throw NFCError.malformedDump("\(payload.count) bytes of page data is not a whole number of 4-byte pages")
         }
         let pages = stride(from: 0, to: payload.count, by: 4).map { Page(number: $0 / 4, data: Array(payload[$0..<$0 + 4])) }
-        let (type, product) = Type2FileIdentity.type2Identity(version: version, named: nil, pageCount: pages.count)
+        var (type, product) = Type2FileIdentity.type2Identity(version: version, named: nil, pageCount: pages.count)
+        // An image without GET_VERSION is typed by its size, and a cut image has a smaller product's
+        // size: its CC (page 3) naming more data than that product holds shows it is the start of a
+        // larger tag (issue 23: a cut NTAG213, or libnfc's 64-byte file of an Ultralight C or NTAG203,
+        // is no whole MIFARE Ultralight; an NTAG215 cut at page 45 is no NTAG213). When the products
+        // with that factory CC share a type, the image is a cut dump of that type; else it says so.
+        var larger = version == nil ? Type2FileIdentity.largerProductCut(pages: pages, type: type) : nil
+        if let cutOf = larger?.type {
+            (type, product, larger) = (cutOf, nil, nil)
+        }
         let uid = Type2PageImage.uid(in: pages) ?? []
         let map = Type2MemoryMap.forType(type)
         let total = max(map?.totalPages ?? 0, pages.count)
@@ -95,11 +108,6 @@ extension TagDump {
         // are never readable, so 44 of 48 is whole; an amiibo image leaves out PWD and PACK, which
         // read as zeros, by design).
         let readable = pages.count == AmiiboImage.pagesWithoutPassword ? pages.count : map?.readablePages ?? pages.count
-        // A 16-page image without GET_VERSION whose CC names more data than an Ultralight holds is the
-        // start of a larger tag (issue 23: a cut NTAG213, or libnfc's 64-byte file of an Ultralight C or
-        // NTAG203), not a whole MIFARE Ultralight.
-        let larger = version == nil && type == .mifareUltralight
-            ? Type2FileIdentity.largerProductCut(pages: pages, type: type) : nil
         let isCut = pages.count < readable || larger != nil
         var facts = [Fact(key: "Imported From", value: source)]
         if let larger {
