@@ -171,6 +171,40 @@ import Testing
         }
     }
 
+    /// Fields every export writes at a fixed size are refused at import when they have another (review
+    /// stop 40: a 4-byte version, a 2-byte signature and a 3-byte ATQA were accepted, and the Flipper
+    /// export then wrote zeros in their place; a counter above 24 bits wrapped in the Proxmark3 file), and
+    /// a page twice is refused where it enters, not by every export after. Out-of-range numbers are
+    /// named, not "not valid JSON".
+    @Test(arguments: [
+        (#""version":"00040402""#, "version '00040402' is not a GET_VERSION answer"),
+        (#""signature":"0011""#, "signature '0011' is not a READ_SIG answer"),
+        (#""atqa":"004400""#, "atqa '004400' is not 2 bytes"),
+        (#""counters":[1,2,3,4,5]"#, "counters has 5 entries, not 3"),
+        (#""tearing":["BD"]"#, "tearing has 1 entries, not 3"),
+        (#""counters":[16777216,null,70000]"#, "counters.0 16777216 is not a 24-bit counter value"),
+        (#""counters":[4294967296,null,null]"#, "counters.0 4294967296 is not a 24-bit counter value"),
+        (#""counters":[null,-1,null]"#, "counters.1 -1 is not a 24-bit counter value"),
+        (#""pages":[{"number":5,"data":"00000000"},{"number":5,"data":"01000000"}]"#, "page 5 appears twice"),
+    ])
+    func aJSONFieldOfTheWrongSizeIsRefused(field: String, message: String) {
+        let json = #"{"cardType":"NTAG215","uid":"04A1B2C3D4E5F6","# + field + "}"
+        Self.expectError("malformed_dump", message) { try TagDump.importJSON(Array(json.utf8)) }
+    }
+
+    /// A Flipper counter above 24 bits is refused too; the largest is read.
+    @Test func aFlipperCounterAbove24BitsIsRefused() throws {
+        let fixture = try ExportFixtures.bytes("type2/ntag215.nfc")
+        let text = String(decoding: fixture, as: UTF8.self)
+        #expect(text.contains("Counter 0: 0\n"))
+        let wide = text.replacingOccurrences(of: "Counter 0: 0\n", with: "Counter 0: 16777216\n")
+        Self.expectError("malformed_dump", "Counter 0 '16777216' is not a 24-bit counter value") {
+            try DumpImporter.importDump(Array(wide.utf8))
+        }
+        let largest = text.replacingOccurrences(of: "Counter 0: 0\n", with: "Counter 0: 16777215\n")
+        #expect(try DumpImporter.importDump(Array(largest.utf8)).type2?.counters.first == 16_777_215)
+    }
+
     /// A gap: the files stop before it (nothing after an unread page), and Flipper's `Pages read` ends there.
     @Test func gapEndsWhatIsWritten() throws {
         let dump = Self.pageDump(.ntag213, Array(0..<10) + Array(12..<45))

@@ -99,6 +99,13 @@ public enum DumpImporter {
         where count > maxUnits {
             throw NFCError.malformedDump("\(count) \(name); no tag holds more than \(maxUnits)")
         }
+        for (name, numbers) in [("page", dump.pages.map(\.number)), ("block", dump.blocks.map(\.number))] {
+            // A number twice: every export refuses it, so the file is refused where it enters.
+            var seen = Set<Int>()
+            for number in numbers where !seen.insert(number).inserted {
+                throw NFCError.malformedDump("\(name) \(number) appears twice")
+            }
+        }
         let units = dump.pages.lazy.map { ("page", $0.number, $0.data.count) }
             + dump.blocks.lazy.map { ("block", $0.number, $0.data.count) }
         for (name, number, size) in units {

@@ -8,7 +8,7 @@ extension TagDump {
     /// `capabilities` are kept as the dump's own unless `capabilitiesInferred` says they were inferred.
     /// A dump exported by ``exportJSON(prettyPrinted:)`` reads back equal (`==`).
     /// - Throws: ``NFCError/malformedDump(_:)`` when the JSON does not decode, a hex value is not hex
-    ///   (or an ATQB field not its length), the card type or a capability is unknown, or a family's
+    ///   (or an ATQA, GET_VERSION answer or ATQB field not its length), the card type or a capability is unknown, or a family's
     ///   additive key holds a value no tag has (an ISO 15693 `blockCount` of −1:
     ///   ``TagFamilyFiles/familyData(fromJSON:dump:)``), or the dump does not fit the product's memory
     ///   (``DumpImporter/checkBounds(_:)``: page 2^31 of an NTAG213 is refused, not exported as 8 GiB).
@@ -39,12 +39,27 @@ extension TagDump {
         let protocolInfo = try document.protocolInfo.map {
             try hex($0, "protocolInfo", count: 3, meaning: "the ATQB's Protocol Info, ISO/IEC 14443-3 §7.9.4")
         }
+        let atqa = try document.atqa.map {
+            try hex($0, "atqa", count: 2, meaning: "the ATQA, ISO/IEC 14443-3 §6.4.2")
+        }
+        let version = try document.version.map { text in
+            let bytes = try hex(text, "version")
+            // GET_VERSION: 8 bytes on Ultralight and NTAG (NTAG213/215/216 datasheet §10.1); DESFire
+            // GetVersion's three frames, 28 bytes and what newer chips append (DESFireVersion).
+            let fits = bytes.count == 8
+                || (Type2MemoryMap.forType(type) == nil && (28...28 + DESFireVersion.maxTrailingBytes).contains(bytes.count))
+            guard fits else {
+                throw NFCError.malformedDump("version '\(text)' is not a GET_VERSION answer (8 bytes on MIFARE Ultralight and NTAG, "
+                                                + "28 and up on DESFire)")
+            }
+            return bytes
+        }
         var dump = TagDump(
             cardInfo: CardInfo(
                 type: type, uid: try hex(document.uid, "uid"),
-                atqa: try document.atqa.map { try hex($0, "atqa") }, sak: sak,
+                atqa: atqa, sak: sak,
                 ats: try document.ats.map { try hex($0, "ats") },
-                version: try document.version.map { try hex($0, "version") },
+                version: version,
                 pmm: try document.pmm.map { try hex($0, "pmm") },
                 systemCode: try document.systemCode.map { try hex($0, "systemCode") },
                 probes: document.probes ?? []),

@@ -25,6 +25,9 @@ public enum FamilyJSON {
             }
         guard let context else { return "\(error)" }
         let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        return (path.isEmpty ? "" : path + ": ") + context.debugDescription
+        // The parser's own words when it says more ("Number 4294967296 is not representable in Swift."
+        // rather than "The given data was not valid JSON.").
+        let reason = context.underlyingError.flatMap { $0 as? any CustomDebugStringConvertible }?.debugDescription ?? context.debugDescription
+        return (path.isEmpty ? "" : path + ": ") + reason
     }
 }

@@ -23,24 +23,30 @@ public struct Type2Extras: FamilyDumpPayload {
         self.totalPages = totalPages
     }
 
+    /// The largest value of a 24-bit NFC counter (READ_CNT, NTAG213/215/216 datasheet §10.6).
+    static let maximumCounter: UInt32 = 0xFF_FFFF
+
     /// The JSON keys, as the export has always written them.
     struct JSONKeys: Codable {
-        var counters: [UInt32?]?
+        /// Wider than a counter, so that a value out of range is refused by ``fromJSON(_:)`` by name.
+        var counters: [Int64?]?
         var pagesTotal: Int?
         var signature: String?
         var tearing: [String?]?
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try JSONKeys(counters: counters, pagesTotal: totalPages, signature: signature?.hexString,
+        try JSONKeys(counters: counters.map { $0.map(Int64.init) }, pagesTotal: totalPages, signature: signature?.hexString,
                      tearing: tearing.map { $0?.hexString }).encode(to: encoder)
     }
 
     /// The extras a JSON document records in its keys; nil when it has none of them. `pagesTotal` is
     /// checked here, where it enters, as the page numbers are (``Type2PageImage/checkPageNumbers(_:)``):
     /// the Flipper export writes that many pages.
-    /// - Throws: ``NFCError/malformedDump(_:)`` when a value is not hex, a tearing flag is not one byte,
-    ///   or `pagesTotal` is outside 1 ... ``Type2PageImage/maxPages``.
+    /// - Throws: ``NFCError/malformedDump(_:)`` when a value is not hex, the signature is not 32 or 48 bytes,
+    ///   `counters` or `tearing` does not have 3 entries, a counter is not 24 bits, a tearing flag is not
+    ///   one byte, or `pagesTotal` is outside 1 ... ``Type2PageImage/maxPages``: every export writes
+    ///   these fields at their fixed sizes, and would otherwise put zeros or a wrapped value in their place.
     static func fromJSON(_ keys: JSONKeys) throws -> Type2Extras? {
         guard keys.signature != nil || keys.counters != nil || keys.tearing != nil || keys.pagesTotal != nil else { return nil }
         if let total = keys.pagesTotal, !(1...Type2PageImage.maxPages).contains(total) {
@@ -52,9 +58,27 @@ public struct Type2Extras: FamilyDumpPayload {
             guard let bytes = [UInt8](hex: text) else { throw NFCError.malformedDump("\(field) '\(text)' is not hex") }
             return bytes
         }
+        let signature = try keys.signature.map { try hex($0, "signature") }
+        if let signature, ![32, 48].contains(signature.count) {
+            throw NFCError.malformedDump("signature '\(keys.signature ?? "")' is not a READ_SIG answer: 32 bytes "
+                                            + "(secp128r1: NTAG21x, Ultralight EV1) or 48 (secp192r1: Ultralight AES, NTAG 22x DNA)")
+        }
+        for (field, count) in [("counters", keys.counters?.count), ("tearing", keys.tearing?.count)] {
+            if let count, count != 3 {
+                throw NFCError.malformedDump("\(field) has \(count) entries, not 3 (counters 0, 1, 2; null where unknown)")
+            }
+        }
+        let counters = try (keys.counters ?? [nil, nil, nil]).enumerated().map { index, value in
+            try value.map { value in
+                guard let counter = UInt32(exactly: value), counter <= Self.maximumCounter else {
+                    throw NFCError.malformedDump("counters.\(index) \(value) is not a 24-bit counter value (0–16777215, READ_CNT)")
+                }
+                return counter
+            }
+        }
         return Type2Extras(
-            signature: try keys.signature.map { try hex($0, "signature") },
-            counters: keys.counters ?? [nil, nil, nil],
+            signature: signature,
+            counters: counters,
             tearing: try (keys.tearing ?? [nil, nil, nil]).map { text in
                 try text.map { text in
                     let byte = try hex(text, "tearing")

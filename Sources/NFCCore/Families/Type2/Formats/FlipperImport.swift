@@ -39,7 +39,9 @@ extension TagDump {
         var tearing: [UInt8?] = []
         for index in 0..<3 {
             counters.append(try file["Counter \(index)"].map { text -> UInt32 in
-                guard let value = UInt32(text) else { throw NFCError.malformedDump("Counter \(index) '\(text)'") }
+                guard let value = UInt32(text), value <= Type2Extras.maximumCounter else {
+                    throw NFCError.malformedDump("Counter \(index) '\(text)' is not a 24-bit counter value (0–16777215, READ_CNT)")
+                }
                 return value
             })
             tearing.append(try file.optionalBytes("Tearing \(index)", count: 1)?.first)
