@@ -63,16 +63,33 @@ enum DumpCommand {
             }
         } catch let error as PartialDump {
             // Keep what was read when there is a file to keep it in; standard output gets only the error.
+            var failure = CLIError.reader(error.cause)
             if let output {
                 // Only the pages read so far, also in pm3 and mfd (never zeros for the rest).
-                try? write(format.render(error.dump, compact: compact, partial: true), to: output)
+                do {
+                    try write(format.render(error.dump, compact: compact, partial: true), to: output)
+                    failure.message += " (\(output) holds what was read before)"
+                } catch {
+                    failure.message += " (\(output) was not written, and holds what it held: \(Self.reason(error)))"
+                }
             }
-            throw CLIError.reader(error.cause)
+            throw failure
         } catch {
-            throw CLIError.reader(failure: error)
+            // Nothing read that a file could keep (a MIFARE Classic or DESFire dump, or a failure before
+            // the first page): the output is left as it was, and the error says so.
+            guard let output, var failure = CLIError.reader(failure: error) as? CLIError else {
+                throw CLIError.reader(failure: error)
+            }
+            failure.message += " (\(output) was not written, and holds what it held)"
+            throw failure
         }
         for line in DESFireKeyOrderWarning.lines(families: families, dump: dump) { Console.err("warning: " + line) }
         try write(format.render(dump, compact: compact, partial: partial), to: output)
+    }
+
+    /// Why a file could not be written, for a message.
+    private static func reason(_ error: any Error) -> String {
+        (error as? CLIError)?.message ?? (error as? NFCError)?.message ?? "\(error)"
     }
 
     /// A dump that ended early, with what it read (never empty: ``DumpProgress/partialDump(after:)``).

@@ -138,6 +138,7 @@ import TestSupport
             #expect(result.out.isEmpty)
             if let data = FileManager.default.contents(atPath: path) {
                 partial = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                #expect(result.err.contains("\(path) holds what was read before"), "\(result.err)")
             }
         }
         let dump = try #require(partial, "no removal point gave a partial dump")
@@ -154,6 +155,30 @@ import TestSupport
         let nextDump = try #require(jsonObject(next.out.trimmingCharacters(in: .newlines)))
         #expect(nextDump["uid"] as? String == "04112233445566")
         #expect((nextDump["pages"] as? [Any])?.count == 45)
+    }
+
+    /// A MIFARE Classic dump keeps nothing when the card leaves mid-dump: the `--output` file is left
+    /// as it was, and the error says so (review stop 40: an old file stayed, unmentioned, beside a
+    /// `tag_removed` the user could take for a fresh partial dump).
+    @Test func aClassicCardRemovedMidDumpLeavesTheOutputAndSaysSo() throws {
+        let simulator = try SimulatorProcess(scenario: "tags:\n  - {id: c1k, type: classic_1k, uid: 9A1B2C3E}\n")
+        defer { simulator.stop() }
+        let path = simulator.directory + "/old.mfd"
+        var interrupted = false
+        for count in stride(from: 10, through: 80, by: 10) where !interrupted {
+            try Data("OLDCONTENT".utf8).write(to: URL(fileURLWithPath: path))
+            try simulator.expectOK(["cmd": "remove", "all": true])
+            try simulator.place("c1k")
+            try simulator.expectOK(["cmd": "fault", "fault": "remove_after_commands", "count": count, "id": "c1k"])
+            let result = try runNFCBridge(["dump", "--device", simulator.connstring, "--format", "mfd", "--output", path,
+                                           "--timeout", "20"])
+            guard result.err.contains(#""code":"tag_removed""#) else { continue }
+            interrupted = true
+            #expect(result.status == 1, "count \(count): \(result.err)")
+            #expect(result.err.contains("\(path) was not written, and holds what it held"), "\(result.err)")
+            #expect(FileManager.default.contents(atPath: path) == Data("OLDCONTENT".utf8))
+        }
+        #expect(interrupted, "no removal point interrupted the dump")
     }
 
     @Test func noTagBeforeTheTimeoutExitsThree() throws {
