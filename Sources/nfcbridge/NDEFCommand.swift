@@ -41,6 +41,11 @@ enum NDEFCommand {
                 throw CLIError.usage("ndef encode takes no arguments: it reads the JSON on stdin")
             }
             let records = try NDEFJSON.decodeRecords(Data(Console.readStandardInput(limit: inputLimit, what: "no NDEF message's JSON is that large")))
+            // No bytes is no NDEF message: one is one or more records (NFC Forum NDEF 1.0).
+            guard !records.isEmpty else {
+                throw NFCError.invalidArgument(
+                    #"records: an NDEF message holds at least one record; the empty message is one empty record, {"tnf":0} (D00000)"#)
+            }
             Console.out(try NDEFMessage(records: records).bytes.hexString + "\n")
         default:
             throw CLIError.usage("unknown ndef action '\(action)': use decode or encode")

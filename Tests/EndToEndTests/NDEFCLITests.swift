@@ -90,6 +90,9 @@ import TestSupport
         (["ndef", "encode"], #"{"tnf":0,"payloadHex":"AABB"}"#, "invalid_argument",
          "records[0].payloadHex: PAYLOAD_LENGTH must be 0 for TNF 0 (empty), NDEF 1.0 §3.3: drop payloadHex or give another tnf"),
         (["ndef", "encode"], "not json", "invalid_argument", nil),
+        // No records is no message (it printed an empty line, exit 0).
+        (["ndef", "encode"], #"{"records":[]}"#, "invalid_argument",
+         #"records: an NDEF message holds at least one record; the empty message is one empty record, {"tnf":0} (D00000)"#),
     ] as [([String], String, String, String?)])
     func badInputExitsOneWithAJSONErrorLine(arguments: [String], input: String, code: String, message: String?) throws {
         let result = try Self.run(arguments, input: input)
