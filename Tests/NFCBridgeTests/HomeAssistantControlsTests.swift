@@ -29,6 +29,12 @@ import Testing
             #expect(entity["availability"] == [["topic": "nfc/reader-hall/status"]], "\(control)")
             #expect(entity["unique_id"]?.stringValue == String(control.split(separator: "/")[1]), "\(control)")
             #expect(entity["qos"] == 1, "\(control)")
+            // Text, number and button entities fix their entity id both ways (sensors need none).
+            if let objectID = entity["object_id"]?.stringValue {
+                #expect(entity["default_entity_id"]?.stringValue == "\(control.split(separator: "/")[0]).\(objectID)", "\(control)")
+            } else {
+                #expect(control.hasPrefix("sensor/") && entity["default_entity_id"] == nil, "\(control)")
+            }
         }
         #expect(Set(discovery.messages.map(\.topic)).count == discovery.messages.count, "no topic twice")
     }
@@ -45,6 +51,10 @@ import Testing
             #expect(entity["retain"] == true, "\(control)")
             // `-` is not allowed in an entity id: the object id is Home Assistant's slug of the agent id.
             #expect(entity["object_id"]?.stringValue == "nfcbridge_reader_hall_\(name)", "\(control)")
+            // Home Assistant 2026.4 and later read only `default_entity_id` (review stop 40: without it the
+            // entity id was `text.<device>_<name>`, and the buttons read an empty value).
+            let component = control.split(separator: "/")[0]
+            #expect(entity["default_entity_id"]?.stringValue == "\(component).nfcbridge_reader_hall_\(name)", "\(control)")
             #expect(entity["command_template"] == nil, "\(control)")
         }
         let count = try document("number/reader-hall_job_count")

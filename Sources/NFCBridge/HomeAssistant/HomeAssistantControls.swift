@@ -9,8 +9,10 @@ import NFCCore
 /// The values a request needs (the content to write, the job's template, first serial and count)
 /// are `text` and `number` entities whose state Home Assistant keeps, retained, on
 /// `<base>/<id>/ha/<name>` (``TopicMap/homeAssistantInput(_:)``); the agent never reads them. The
-/// buttons' templates read them with `states()` by entity id, which `object_id` fixes
-/// (`text.nfcbridge_<id>_write_content`, ``inputEntityID(_:_:)``).
+/// buttons' templates read them with `states()` by entity id, which `default_entity_id` fixes
+/// (`text.nfcbridge_<id>_write_content`, ``inputEntityID(_:_:)``): Home Assistant 2026.4 and later
+/// ignore the `object_id` that fixed it before (deprecated since 2025.10), which is still sent for
+/// the older ones.
 ///
 /// Request ids start `ha-` (`ha-write-…`, `ha-job-…`, `ha-signal-…`, then the press time in ms), so
 /// the result sensors show only the answers to Home Assistant's own requests; a response to another
@@ -92,14 +94,16 @@ extension HomeAssistantDiscovery {
     func input(_ device: Device, _ input: Input, component: String, name: String, icon: String) -> Control {
         let topic = topics.homeAssistantInput(input.rawValue)
         return Control(
-            name: name, uniqueID: "\(topics.id)_\(input.rawValue)", objectID: objectID(input.rawValue), commandTopic: topic,
+            name: name, uniqueID: "\(topics.id)_\(input.rawValue)", objectID: objectID(input.rawValue),
+            defaultEntityID: inputEntityID(component, input), commandTopic: topic,
             stateTopic: topic, retain: true, icon: icon, device: device, origin: origin, availability: agentAvailability)
     }
 
     /// A button that publishes `template`'s request on `request/<command>`.
     func button(_ device: Device, objectID name: String, _ label: String, command: CommandName, template: String, icon: String) -> Control {
         Control(
-            name: label, uniqueID: "\(topics.id)_\(name)", objectID: objectID(name), commandTopic: topics.request(command.rawValue),
+            name: label, uniqueID: "\(topics.id)_\(name)", objectID: objectID(name), defaultEntityID: "button.\(objectID(name))",
+            commandTopic: topics.request(command.rawValue),
             commandTemplate: template, icon: icon, device: device, origin: origin, availability: agentAvailability)
     }
 

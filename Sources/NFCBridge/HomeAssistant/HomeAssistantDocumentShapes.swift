@@ -94,11 +94,14 @@ extension HomeAssistantDiscovery {
     }
 
     /// A component that publishes (`text`, `number`, `button`): the request or value goes to
-    /// `command_topic`, built by `command_template`; `object_id` fixes its entity id.
+    /// `command_topic`, built by `command_template`; `default_entity_id` fixes its entity id (Home
+    /// Assistant 2025.10 and later; `object_id` for the older ones, which 2026.4 ignores).
     struct Control: Encodable {
         var name: String
         var uniqueID: String
         var objectID: String
+        /// `<component>.<objectID>`.
+        var defaultEntityID: String
         var commandTopic: String
         var commandTemplate: String?
         var stateTopic: String?
@@ -116,7 +119,8 @@ extension HomeAssistantDiscovery {
         var availability: [Availability]?
 
         enum CodingKeys: String, CodingKey {
-            case name, uniqueID = "unique_id", objectID = "object_id", commandTopic = "command_topic",
+            case name, uniqueID = "unique_id", objectID = "object_id", defaultEntityID = "default_entity_id",
+                commandTopic = "command_topic",
                 commandTemplate = "command_template", stateTopic = "state_topic", retain, mode, min, max, step, icon, device,
                 origin, qos, availability
         }
