@@ -141,4 +141,25 @@ import TestSupport
             #expect(serials.sorted() == Array(1000..<(1000 + Self.count)))
         }
     }
+
+    /// The retained `job` goes out again with the rest of the retained state on a new connection
+    /// (review stop 40: a broker restarted without persistence had `reader`, `tag`, `status`, `info`
+    /// and `health` again, but no `job`, and Home Assistant's job sensors went unknown).
+    @Test func theRetainedJobStateIsPublishedAgainOnABrokerThatForgotIt() async throws {
+        let scenario = "tags:\n  - {id: t1, type: ntag213, uid: \(Self.uid(1))}\ntimeline: []\n"
+        try await withCommandAgent(scenario: scenario, intervalMilliseconds: 50, presence: "{removal_grace_ms: 150, min_interval_ms: 0}") { h in
+            let topic = "\(Self.root)/job"
+            let start = #"{"id":"s1","action":"start","job":"one","template":[{"uri":"https://ex.com/t/{serial}"}],"serials":{"start":7,"count":1}}"#
+            try await h.request("job", start)
+            #expect(await h.final("job", id: "s1").status == "ok")
+            try h.control(["cmd": "place", "id": "t1"])
+            let finished = await h.next { $0.topic == topic && $0.object?["state"] as? String == "finished" }
+            #expect(finished.object?["done"] as? Int == 1, "\(finished.payloadString ?? "")")
+            // Without persistence the broker forgets every retained message.
+            h.broker.stop()
+            try h.broker.start()
+            let again = await h.next { $0.topic == topic && $0.object?["state"] as? String == "finished" }
+            #expect(again.object?["job"] as? String == "one" && again.object?["done"] as? Int == 1, "\(again.payloadString ?? "")")
+        }
+    }
 }

@@ -1,11 +1,12 @@
 import FoundationEssentials
 import NFCCore
 
-/// The retained state topics: `reader`, `tag`, `status`, `info`, `health` (and discovery, through
-/// ``DiscoveryPublisher``), and the presence record the next run starts from.
+/// The retained state topics: `reader`, `tag`, `status`, `info`, `job`, `health` (and discovery,
+/// through ``DiscoveryPublisher``), and the presence record the next run starts from.
 extension Agent {
-    /// Everything retained, in this order: `reader`, `tag`, `status` online, `info`, discovery and
-    /// `health` (which closes what a connect publishes). A consumer that follows `status` (Home
+    /// Everything retained, in this order: `reader`, `tag`, `status` online, `info`, `job` (the last
+    /// state of this run's job, if it had one), discovery and `health` (which closes what a connect
+    /// publishes). A consumer that follows `status` (Home
     /// Assistant's availability) sees it go online only once `reader` and `tag` hold this run's
     /// state: the previous run's retained `tag` (after a SIGKILL: `present: true`) is replaced
     /// while `status` still says `offline` (its will), and `reader` says `starting` — not
@@ -23,6 +24,7 @@ extension Agent {
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("online".utf8))
         await publishInfo()
+        if let job = parts.lastJobState.value { await pipeline.publishState(topics.topic(StateTopic.job), json: job) }
         await discovery?.publish(force: resendingDiscovery)
         await publishHealth(health)
     }
