@@ -223,6 +223,10 @@ import TestSupport
             #expect(removedJSON["event_type"] as? String == "removed", "\(removal)")
             #expect(removedJSON["uid"] as? String == "04A1B2C3D4E5F6", "\(removal)")
             #expect(removedJSON["tag_id"] is NSNull, "\(removal)")
+            // A removal seen only after a restart says so (review stop 40: it looked like a fresh one).
+            #expect(removedJSON["after_restart"] as? Bool == false, "\(removal)")
+            let late = try render(event, try modified(removals["card"] ?? "", ["after_restart": true])).result ?? ""
+            #expect(late.contains(#""after_restart":true"#), "\(late)")
             let scanText = try render(event, scans["card"] ?? "").result ?? ""
             let scan = (try? JSONSerialization.jsonObject(with: Data(scanText.utf8))) as? [String: Any] ?? [:]
             #expect(scan["event_type"] as? String == "scanned")
