@@ -161,6 +161,9 @@ package struct EncodeStation: Sendable {
             guard let failure else {
                 try await record(.done(index: index), in: &ledger)
                 result.result = .ok
+                // A failed attempt before this one is not the outcome: `code` is null for `ok`.
+                result.code = nil
+                result.message = nil
                 return result
             }
             result.code = failure.error.code.rawValue
