@@ -23,3 +23,34 @@ import Testing
         #expect(try await job.value.done == 1)
     }
 }
+
+extension EncodeJobOutcomeTests {
+    /// Page `page` of a virtual tag.
+    static func page(_ page: Int, of tag: VirtualType2Tag) -> [UInt8] { Array(tag.memory[page * 4..<page * 4 + 4]) }
+
+    /// WRITEs of the test message on an NTAG213, then of its CC and its dynamic lock bits (page 28h).
+    static let writesBeforeStaticLock = 8
+
+    @Test func aTagTornMidLockIsLockedForGoodBeforeItIsReportedOk() async throws {
+        let bench = try await Bench()
+        // Two serials: a job whose only serial is torn has nothing left to wait for.
+        let job = bench.run(try EncodeJobTests.spec(count: 2, lock: true))
+        var results = bench.results.makeAsyncIterator()
+        let tag = VirtualType2Tag(model: .ntag213, uid: EncodeJobTests.uid(1))
+        // The message's WRITEs, then the CC's and the dynamic lock bits'; the tag leaves before the static lock bytes.
+        bench.pulls.withLock { $0[EncodeJobTests.uid(1)] = Self.writesBeforeStaticLock }
+        let torn = await bench.show(tag, &results, seen: true)
+        #expect(torn?.result == .torn, "\(String(describing: torn))")
+        try #require(Self.page(3, of: tag)[3] == 0x0F && Self.page(40, of: tag)[0] == 0xFF,
+                     "the pull did not come between the dynamic and the static lock bits")
+        #expect(Self.page(2, of: tag)[2...3] == [0x00, 0x00])
+        let back = await bench.show(tag, &results)
+        #expect(back?.result == .ok && back?.resumed == true && back?.code == nil, "\(String(describing: back))")
+        #expect(Self.page(2, of: tag)[2...3] == [0xFF, 0xFF], "the static lock bytes were not set")
+        let next = await bench.show(VirtualType2Tag(model: .ntag213, uid: EncodeJobTests.uid(2)), &results)
+        #expect(next?.result == .ok && next?.serial == "1001")
+        let ledger = try await job.value
+        #expect(ledger.done == 2)
+        #expect(EncodeJobTests.message(on: tag) == (try EncodeJobTests.uriMessage("https://ex.com/t/001000")))
+    }
+}

@@ -42,20 +42,50 @@ extension EncodeStation {
                 } catch {
                     throw Failure(error: error, afterWrite: false)
                 }
-                do throws(CommandError) {
-                    if lock { _ = try await executor.execute(.lock(uid: tag.uid, password: password), on: transport, identified: info) }
-                    if let protection {
-                        _ = try await executor.execute(.protect(uid: tag.uid, settings: protection), on: transport, identified: info)
-                    }
-                } catch {
-                    throw Failure(error: error, afterWrite: true)
-                }
+                try await Self.lockAndProtect(executor, transport, lock: lock, protection: protection, password: password,
+                                              tag: tag, info: info)
             }
             return nil
         } catch let failure as Failure {
             return failure
         } catch {
             return Failure(error: CommandError.fromJob(error), afterWrite: false)
+        }
+    }
+
+    /// The lock and protection of a tag that holds its message already (torn during its lock, found
+    /// read-only when shown again), with the reader to itself; nil when both were done and verified.
+    /// The lock sets only the bits still missing; a tag protected before asks for the job's password.
+    func finish(lock: Bool, protection: Type2PasswordProtect.Settings?, tag: PresentTag, info: CardInfo) async -> Failure? {
+        do {
+            try await access.withExclusiveAccess(to: tag) { [executor] transport in
+                do {
+                    try await Self.lockAndProtect(executor, transport, lock: lock, protection: protection, password: nil,
+                                                  tag: tag, info: info)
+                } catch let failure as Failure where failure.error.code == .authRequired && protection != nil {
+                    try await Self.lockAndProtect(executor, transport, lock: lock, protection: protection,
+                                                  password: protection?.password.password.revealed, tag: tag, info: info)
+                }
+            }
+            return nil
+        } catch let failure as Failure {
+            return failure
+        } catch {
+            return Failure(error: CommandError.fromJob(error), afterWrite: true)
+        }
+    }
+
+    /// The `lock` and `protect` steps after the write, on `transport`.
+    private static func lockAndProtect(_ executor: any CommandExecuting, _ transport: any TagTransport, lock: Bool,
+                                       protection: Type2PasswordProtect.Settings?, password: [UInt8]?, tag: PresentTag,
+                                       info: CardInfo) async throws(Failure) {
+        do throws(CommandError) {
+            if lock { _ = try await executor.execute(.lock(uid: tag.uid, password: password), on: transport, identified: info) }
+            if let protection {
+                _ = try await executor.execute(.protect(uid: tag.uid, settings: protection), on: transport, identified: info)
+            }
+        } catch {
+            throw Failure(error: error, afterWrite: true)
         }
     }
 
