@@ -138,9 +138,11 @@ import Testing
             try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)
         }
         #expect(refused?.code == .invalidRequest)
-        let opened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
-        #expect(opened.ledger.nextIndex == 0 && opened.interrupted.isEmpty)
-        try await opened.journal.append(.issue(index: 0, uid: EncodeJobTests.uid(1)))
+        do {
+            let opened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
+            #expect(opened.ledger.nextIndex == 0 && opened.interrupted.isEmpty)
+            try await opened.journal.append(.issue(index: 0, uid: EncodeJobTests.uid(1)))
+        }
         let again = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)
         #expect(again.ledger.spec == spec)
         #expect(again.interrupted == [0])

@@ -106,20 +106,25 @@ import Testing
         handle.write(Data(#"{"t":"done","#.utf8))
         handle.closeFile()
 
-        let reopened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)
-        #expect(reopened.interrupted == [1])
-        #expect(reopened.ledger.states[0] == .done(uid: Self.uid(1)))
-        #expect(reopened.ledger.states[1] == .torn(uid: Self.uid(2), code: "interrupted"))
-        #expect(reopened.ledger.nextIndex == 2)
-        #expect(reopened.ledger.byUID[Self.uid(2)] == 1)
-        // The half line is gone: the next append starts a line of its own and the journal replays.
-        try await reopened.journal.append(.done(index: 1))
-        let again = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
-        #expect(again.ledger.done == 2 && again.interrupted.isEmpty)
+        do {
+            let reopened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)
+            #expect(reopened.interrupted == [1])
+            #expect(reopened.ledger.states[0] == .done(uid: Self.uid(1)))
+            #expect(reopened.ledger.states[1] == .torn(uid: Self.uid(2), code: "interrupted"))
+            #expect(reopened.ledger.nextIndex == 2)
+            #expect(reopened.ledger.byUID[Self.uid(2)] == 1)
+            // The half line is gone: the next append starts a line of its own and the journal replays.
+            try await reopened.journal.append(.done(index: 1))
+        }
+        do {
+            let again = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
+            #expect(again.ledger.done == 2 && again.interrupted.isEmpty)
+        }
         // Another spec under the same id is refused.
-        await #expect(throws: CommandError.self) {
+        let other = await #expect(throws: CommandError.self) {
             try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: try Self.spec(count: 4))
         }
+        #expect(other?.code == .invalidRequest)
     }
 
     @Test func theLedgerRefusesASerialIssuedTwice() throws {

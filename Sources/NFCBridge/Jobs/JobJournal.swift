@@ -54,32 +54,35 @@ package final class JobJournal: Sendable {
         } catch {
             throw CommandError(.journalFailed, error.message)
         }
+        // A resume of a job that does not exist creates no file.
+        guard spec != nil || access(path, F_OK) == 0 else {
+            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume")
+        }
+        // One writer per journal, for as long as it is open (the lock goes with the descriptor):
+        // taken before the journal is read, so what is replayed is what this process appends to.
+        let fd = try openForAppend(path)
+        let journal = JobJournal(path: path, fd: fd)
+        try journal.lockBlocking(job: id)
         var read: [UInt8]?
         do { read = try AtomicFile.read(path, limit: maximumBytes) } catch { throw CommandError(.journalFailed, error.message) }
         // Only the first line, cut short by a power loss while the job was being created: the job
         // never started (no serial was issued), so it starts afresh with its spec.
         if let bytes = read, !bytes.contains(0x0A) { read = [] }
-        // A journal with lines is replayed; one without starts with the spec, and a resume of a job
-        // that does not exist creates no file.
+        // A journal with lines is replayed; one without starts with the spec.
         let existing: [UInt8]
         switch (read, spec) {
         case let (bytes?, _) where !bytes.isEmpty:
             existing = bytes
         case let (_, spec?):
-            let fd = try openForAppend(path)
-            let journal = JobJournal(path: path, fd: fd)
             guard ftruncate(fd, 0) == 0 else {
                 throw CommandError(.journalFailed, "cannot empty \(path): \(String(cString: strerror(errno)))")
             }
             try journal.appendBlocking(.spec(spec))
             AtomicFile.syncDirectory(of: path)
             return (journal, JobLedger(spec: spec), [])
-        case (let bytes, nil):
-            let why = bytes == nil ? "" : " (its journal was cut short before the job started: start it with its spec)"
-            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume\(why)")
+        case (_, nil):
+            throw CommandError(.invalidRequest, "job: no job '\(id)' to resume (its journal was cut short before the job started: start it with its spec)")
         }
-        let fd = try openForAppend(path)
-        let journal = JobJournal(path: path, fd: fd)
         var ledger = try replay(existing, path: path)
         // Cut a half-written last line off, so the next line starts on a line of its own.
         let whole = (existing.lastIndex(of: 0x0A) ?? -1) + 1
@@ -93,6 +96,17 @@ package final class JobJournal: Sendable {
         }
         let interrupted = ledger.tearInterrupted()
         return (journal, ledger, interrupted)
+    }
+
+    /// Takes the journal's exclusive lock, held until it is closed; `busy` when another process (an
+    /// agent, `nfcbridge encode`) or another open of this one holds it.
+    private func lockBlocking(job id: String) throws(CommandError) {
+        guard flock(fd, LOCK_EX | LOCK_NB) != 0 else { return }
+        let error = errno
+        guard error == EWOULDBLOCK else {
+            throw CommandError(.journalFailed, "cannot lock \(path): \(String(cString: strerror(error)))")
+        }
+        throw CommandError(.busy, "encode job '\(id)' is being run by another agent or `nfcbridge encode` (\(path) is locked): stop that one first, or use a new job id")
     }
 
     /// `path` opened for appending (created when missing).
