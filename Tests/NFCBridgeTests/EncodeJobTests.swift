@@ -88,6 +88,17 @@ import Testing
         }
     }
 
+    /// `{serial}` is the serial as given: a line of digits with leading zeros keeps them, and is a
+    /// serial other than the number without them.
+    @Test func aSerialListLineWithLeadingZerosKeepsThem() throws {
+        let source = try SerialSource(json: .object(["list": SerialSource.listFile(Array("00042\n42\n042\n0\n".utf8))]))
+        #expect(source == .list([.text("00042"), .number(42), .text("042"), .number(0)]))
+        #expect(source.serial(at: 0).description == "00042")
+        let template = try EncodeTemplate(records: [.uri(try TemplateText(parsing: "https://ex.com/t/{serial}"))])
+        let fill = EncodeTemplate.Fill(serial: source.serial(at: 0), uid: Self.uid(1), n: 1)
+        #expect(try template.message(for: fill) == (try Self.uriMessage("https://ex.com/t/00042")))
+    }
+
     // MARK: - Journal
 
     @Test func aSerialInHandWhenTheJournalEndsIsTornAndAHalfLineIsDropped() async throws {

@@ -94,13 +94,16 @@ package enum SerialSource: Sendable, Equatable {
     /// The `list` of a serial-list file (`nfcbridge encode --serial-list`, docs/tagging-station.md),
     /// for ``init(json:)``: one serial a line (LF or CR LF ends; a byte-order mark first, which
     /// spreadsheets write in "CSV UTF-8", is no part of the first serial), the white space around it
-    /// trimmed, blank lines skipped; a line of digits alone that fits an `Int64` is a number, any
-    /// other line a text.
+    /// trimmed, blank lines skipped; a line of digits alone that fits an `Int64` and reads back the
+    /// same (no leading zero) is a number, any other line a text — `00042` stays `00042`, a serial
+    /// other than `42`.
     package static func listFile(_ bytes: [UInt8]) -> JSONValue {
         .array(String(textFile: bytes).textLines().compactMap { rawLine -> JSONValue? in
             let line = rawLine.trimmingWhitespaceAndNewlines()
             if line.isEmpty { return nil }
-            guard line.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(line) else { return .string(line) }
+            guard line.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(line), String(number) == line else {
+                return .string(line)
+            }
             return .int(number)
         })
     }
