@@ -55,3 +55,16 @@ import Testing
         #expect(IndicatorSignal(light: .red, beeps: -1).beeps == 0)
     }
 }
+
+extension FeedbackExecTests {
+    /// A program ended by a signal failed: it is not an exit status 0 — whether it was killed
+    /// outright, or sent a SIGTERM the agent's own threads may block.
+    @Test func aProgramEndedByASignalFailsAndNamesIt() async {
+        for signal in [SIGKILL, SIGTERM] {
+            let exec = FeedbackExec(argv: ["/bin/sh", "-c", "kill -\(signal) $$"], timeoutMilliseconds: 30_000)
+            let outcome = await exec.run(environment: [])
+            #expect(outcome == .signaled(signal), "\(outcome)")
+        }
+        #expect(FeedbackExec.name(ofSignal: SIGTERM) == "SIGTERM")
+    }
+}

@@ -29,13 +29,17 @@ package struct FeedbackOutcome: Sendable, Equatable, Encodable {
     package var reader: String
     /// Why the reader part did not happen; absent when it did.
     package var readerMessage: String?
-    /// `ok` (exit 0), `failed` (another exit status), `killed` (timed out), `skipped` (one still ran),
+    /// `ok` (exit 0), `failed` (another exit status, or ended by a signal), `killed` (timed out), `skipped` (one still ran),
     /// `error` (could not start), or `none` (`feedback.exec` not set).
     package var exec: String
     /// The program's exit status, when it exited.
     package var execStatus: Int32?
+    /// The signal that ended the program (`SIGTERM`), when one did.
+    package var execSignal: String?
 
-    enum CodingKeys: String, CodingKey { case reader, readerMessage = "reader_message", exec, execStatus = "exec_status" }
+    enum CodingKeys: String, CodingKey {
+        case reader, readerMessage = "reader_message", exec, execStatus = "exec_status", execSignal = "exec_signal"
+    }
 
     /// True when something reached the person at the reader.
     package var didSignal: Bool { reader == "ok" || exec == "ok" }
@@ -117,6 +121,10 @@ package struct FeedbackDriver: Sendable {
             case let .exited(status):
                 outcome.exec = status == 0 ? "ok" : "failed"
                 outcome.execStatus = status
+            case let .signaled(signal):
+                outcome.exec = "failed"
+                outcome.execSignal = FeedbackExec.name(ofSignal: signal)
+                logger.warning("feedback.exec \(exec.argv[0]) was ended by \(FeedbackExec.name(ofSignal: signal)): the feedback failed")
             case .killed:
                 outcome.exec = "killed"
                 logger.warning("feedback.exec \(exec.argv[0]) outlived feedback.exec_timeout_ms (\(exec.timeoutMilliseconds) ms) and was killed")
