@@ -54,3 +54,79 @@ extension EncodeJobOutcomeTests {
         #expect(EncodeJobTests.message(on: tag) == (try EncodeJobTests.uriMessage("https://ex.com/t/001000")))
     }
 }
+
+extension EncodeJobOutcomeTests {
+    /// A ``JobRunner`` on a virtual reader, its tag results streamed and its states kept.
+    final class RunnerBench: Sendable {
+        let device = VirtualReaderDevice()
+        let directory: String
+        let results: AsyncStream<EncodeTagResult>
+        let continuation: AsyncStream<EncodeTagResult>.Continuation
+        let log = StateLog()
+        let runner: JobRunner
+
+        final class StateLog: Sendable {
+            let states = Mutex<[EncodeJobState]>([])
+        }
+
+        init(directory: String = EncodeJobTests.stateDirectory()) async throws {
+            self.directory = directory
+            (results, continuation) = AsyncStream.makeStream()
+            _ = try await device.open()
+            let continuation = continuation, log = log
+            runner = JobRunner(
+                stateDirectory: directory, access: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(20)),
+                executor: TagCommandExecutor(),
+                reporting: EncodeStation.Reporting(tag: { continuation.yield($0) }, state: { state in log.states.withLock { $0.append(state) } }),
+                logger: AgentLogger(level: .error, journald: false, clock: ManualClock(), sink: { _ in }))
+        }
+
+        /// The ledger the journal on disk gives now (what a restart after a SIGKILL would find).
+        func journalled(_ id: String = "roll") throws -> JobLedger {
+            let path = JobJournal.path(stateDirectory: directory, job: id)
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            return try JobJournal.replay(bytes, path: path)
+        }
+    }
+
+    @Test func anAnsweredCancelIsJournalledWhileATagStaysOnTheReader() async throws {
+        let bench = try await RunnerBench()
+        let spec = try EncodeJobTests.spec(count: 3)
+        _ = try await bench.runner.handle(.start(job: spec.id, spec: spec), lockRefusal: nil)
+        var results = bench.results.makeAsyncIterator()
+        bench.device.place(VirtualType2Tag(model: .ntag213, uid: EncodeJobTests.uid(1)))
+        #expect(await results.next()?.result == .ok)
+        // The tag stays: the station waits for it to leave (once it reported the tag's counts).
+        while bench.log.states.withLock({ $0.last?.done != 1 }) { await Task.yield() }
+        let answer = try await bench.runner.handle(.cancel(job: spec.id), lockRefusal: nil)
+        #expect(answer.state == "canceled")
+        #expect(try bench.journalled().isCanceled, "a restart now would resume the job")
+        #expect(bench.log.states.withLock { $0.last?.state } == .canceled)
+        await bench.runner.stop()
+    }
+
+    @Test func anAnsweredPauseIsJournalledAndARestartResumesThePausedJobPaused() async throws {
+        let directory = EncodeJobTests.stateDirectory()
+        let spec = try EncodeJobTests.spec(count: 3)
+        do {
+            let bench = try await RunnerBench(directory: directory)
+            _ = try await bench.runner.handle(.start(job: spec.id, spec: spec), lockRefusal: nil)
+            // Once the station reported its start (it waits for a tag).
+            while bench.log.states.withLock({ $0.isEmpty }) { await Task.yield() }
+            let answer = try await bench.runner.handle(.pause(job: spec.id), lockRefusal: nil)
+            #expect(answer.state == "paused")
+            #expect(try bench.journalled().isPaused)
+            #expect(bench.log.states.withLock { $0.last?.state } == .paused)
+            await bench.runner.stop()
+        }
+        let restarted = try await RunnerBench(directory: directory)
+        await restarted.runner.resumeActive(lockRefusal: nil)
+        #expect(restarted.runner.isRunning)
+        while restarted.log.states.withLock({ $0.isEmpty }) { await Task.yield() }
+        #expect(restarted.log.states.withLock { $0.first?.state } == .paused, "the restarted job was not paused")
+        let answer = try await restarted.runner.handle(.resume(job: spec.id), lockRefusal: nil)
+        #expect(answer.state == "running")
+        #expect(try restarted.journalled().isPaused == false)
+        await restarted.runner.stop()
+    }
+}

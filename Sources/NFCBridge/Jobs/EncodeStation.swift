@@ -95,7 +95,8 @@ package struct EncodeStation: Sendable {
     }
 
     private func phase(_ ledger: JobLedger) -> EncodeJobState.Phase {
-        if ledger.isCanceled { return .canceled }
+        // A cancel answered is journalled already (JobRunner), the tag in hand finished or not.
+        if ledger.isCanceled || control.current == .canceled { return .canceled }
         if ledger.isFinished { return .finished }
         return control.current == .paused ? .paused : .running
     }

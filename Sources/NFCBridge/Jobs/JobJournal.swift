@@ -190,6 +190,8 @@ enum JournalLine {
             case let .torn(index, code): ["t": "torn", "i": .int(Int64(index)), "code": .string(code)]
             case let .release(index): ["t": "release", "i": .int(Int64(index))]
             case .canceled: ["t": "canceled"]
+            case .pause: ["t": "pause"]
+            case .resume: ["t": "resume"]
             }
         return JSONValue.object(object).jsonBytes
     }
@@ -203,6 +205,8 @@ enum JournalLine {
             return .spec(try EncodeJobSpec(json: spec))
         }
         if kind == "canceled" { return .canceled }
+        if kind == "pause" { return .pause }
+        if kind == "resume" { return .resume }
         guard let index = object["i"]?.intValue, (0..<Int64(SerialSource.maximumCount)).contains(index) else {
             throw CommandError(.journalCorrupt, "a \(kind) line without its serial index")
         }

@@ -17,6 +17,10 @@ package enum JournalEntry: Sendable, Equatable {
     case release(index: Int)
     /// The job was cancelled (`request/job` `cancel`): no serial is issued any more.
     case canceled
+    /// The job was paused (`pause`): a restart resumes it paused.
+    case pause
+    /// The job was resumed after a `pause`.
+    case resume
 }
 
 /// What became of each serial of a job, rebuilt from its journal: the serial → UID bindings, the
@@ -61,6 +65,8 @@ package struct JobLedger: Sendable, Equatable {
     private var released: [Int] = []
     /// True once cancelled.
     package private(set) var isCanceled = false
+    /// True while paused (the last `pause` not followed by a `resume`).
+    package private(set) var isPaused = false
 
     /// A ledger for a job nothing was issued from yet.
     package init(spec: EncodeJobSpec) {
@@ -131,6 +137,10 @@ package struct JobLedger: Sendable, Equatable {
             released.append(index)
         case .canceled:
             isCanceled = true
+        case .pause:
+            isPaused = true
+        case .resume:
+            isPaused = false
         }
     }
 

@@ -14,6 +14,10 @@ package final class JobRunner: JobHandling {
         var id: String
         var control: JobControl
         var task: Task<Void, Never>?
+        /// Its journal, once open: a pause, resume or cancel is journalled before it is answered.
+        var journal: JobJournal?
+        /// The counts last reported (`state/job`), republished with a pause, resume or cancel.
+        var last: EncodeJobState?
     }
 
     private let current = Mutex<Current?>(nil)
@@ -48,23 +52,36 @@ package final class JobRunner: JobHandling {
             try await start(id: id, spec: spec, lockRefusal: lockRefusal)
             return JobOutcome(job: id, action: request.action, state: "running")
         case let .pause(job), let .resume(job), let .cancel(job):
-            let running = current.withLock { $0.map { ($0.id, $0.control) } }
-            guard let (id, control) = running else {
+            let running = current.withLock { $0.map { ($0.id, $0.control, $0.journal) } }
+            guard let (id, control, journal) = running else {
                 throw CommandError(.invalidRequest, "job: no encode job is running (start one with action start)")
             }
             if let job, job != id { throw CommandError.invalid("job", "'\(job)' is not the running job ('\(id)')") }
+            // Journalled (fsynced, on the journal's thread) before it is answered, so that a restart
+            // honours it — a tag left on the reader holds the station where it is until it goes.
+            let entry: JournalEntry? = switch (request, control.current) {
+            case (.pause, .running): .pause
+            case (.resume, .paused): .resume
+            case (.cancel, .running), (.cancel, .paused): .canceled
+            default: nil
+            }
+            if let entry, let journal { try await journal.append(entry) }
             switch request {
             case .pause: control.pause()
             case .resume: control.resume()
             default: control.cancel()
             }
-            let state = switch control.current {
-            case .running: "running"
-            case .paused: "paused"
-            case .canceled: "canceled"
+            let phase: EncodeJobState.Phase = switch control.current {
+            case .running: .running
+            case .paused: .paused
+            case .canceled: .canceled
+            }
+            if entry != nil, var state = current.withLock({ $0?.id == id ? $0?.last : nil }) {
+                state.state = phase
+                await reporting.state(state)
             }
             logger.info("encode job \(id): \(request.action)")
-            return JobOutcome(job: id, action: request.action, state: state)
+            return JobOutcome(job: id, action: request.action, state: phase.rawValue)
         }
     }
 
@@ -92,6 +109,9 @@ package final class JobRunner: JobHandling {
             }
             if opened.ledger.spec.steps.lock, let lockRefusal { throw lockRefusal }
             try await setActive(id)
+            // A job paused when the agent stopped stays paused.
+            if opened.ledger.isPaused { control.pause() }
+            current.withLock { if $0?.id == id { $0?.journal = opened.journal } }
         } catch {
             current.withLock { $0 = nil }
             throw error
@@ -100,6 +120,11 @@ package final class JobRunner: JobHandling {
         let task = Task { [self] in
             let station = EncodeStation(access: access, executor: executor, journal: opened.journal, control: control,
                                         passwords: passwords)
+            let outer = reporting
+            let reporting = EncodeStation.Reporting(tag: outer.tag) { [self] state in
+                current.withLock { if $0?.id == id { $0?.last = state } }
+                await outer.state(state)
+            }
             do {
                 let ledger = try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
                 logger.info("encode job \(id) \(ledger.isCanceled ? "canceled" : "finished"): \(ledger.done) done, \(ledger.failed) failed, \(ledger.torn) torn")
