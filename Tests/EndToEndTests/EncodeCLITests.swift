@@ -133,3 +133,26 @@ import TestSupport
         #expect(serials.sorted() == Array(1000..<(1000 + Self.count)))
     }
 }
+
+extension EncodeCLITests {
+    /// One writer per journal: a second `nfcbridge encode` of the job another one runs is refused
+    /// (`busy`, exit 1) before it opens the reader, and the first one goes on.
+    @Test func aSecondEncodeOfARunningJobIsBusy() throws {
+        let simulator = try SimulatorProcess(scenario: Self.scenario)
+        defer { simulator.stop() }
+        let state = simulator.directory + "/state"
+        let first = try encode(["--uri", "https://ex.com/t/{serial:06d}", "--serials", "1000:3"], simulator: simulator, stateDirectory: state)
+        defer { first.terminate() }
+        // The first one has written its job line: it holds the journal.
+        let line = try Self.show(1, on: simulator, to: first)
+        #expect(line?["result"] as? String == "ok", "\(String(describing: line))")
+        let second = try ChildProcess(
+            Binaries.path("nfcbridge"),
+            ["encode", "--job", "roll", "--state-dir", state, "--timeout", "5", "--device", "pn532_uart:\(simulator.linkPath)"],
+            environment: simulator.libnfcEnvironment)
+        defer { second.terminate() }
+        #expect(second.waitForExit() == 1, "\(second.errorOutput)")
+        #expect(second.errorOutput.contains("busy") && second.errorOutput.contains("roll.journal"), "\(second.errorOutput)")
+        #expect(first.isRunning)
+    }
+}
