@@ -102,7 +102,15 @@ extension EncodeJobOutcomeTests {
         #expect(answer.state == "canceled")
         #expect(try bench.journalled().isCanceled, "a restart now would resume the job")
         #expect(bench.log.states.withLock { $0.last?.state } == .canceled)
+        // The agent stops with the tag still there (as a SIGKILL would leave it): the next start finds
+        // the job canceled, resumes nothing, and forgets it (it named the job at every start after).
         await bench.runner.stop()
+        let active = AtomicFile.path(AtomicFile.path(bench.directory, "jobs"), "active")
+        #expect(FileManager.default.fileExists(atPath: active))
+        let restarted = try await RunnerBench(directory: bench.directory)
+        await restarted.runner.resumeActive(lockRefusal: nil)
+        #expect(!restarted.runner.isRunning)
+        #expect(!FileManager.default.fileExists(atPath: active), "jobs/active still names the canceled job")
     }
 
     @Test func anAnsweredPauseIsJournalledAndARestartResumesThePausedJobPaused() async throws {

@@ -105,6 +105,9 @@ package final class JobRunner: JobHandling {
         do throws(CommandError) {
             opened = try await JobJournal.open(stateDirectory: stateDirectory, job: id, spec: spec)
             guard !opened.ledger.isFinished else {
+                // A resume of a job that ended while the agent stopped (a cancel journalled with a tag
+                // still on the reader, then a SIGKILL): nothing to resume at the next start either.
+                if spec == nil { try await setActive(nil) }
                 throw CommandError.invalid("job", "'\(id)' is \(opened.ledger.isCanceled ? "canceled" : "finished"): start a new job id")
             }
             if opened.ledger.spec.steps.lock, let lockRefusal { throw lockRefusal }
