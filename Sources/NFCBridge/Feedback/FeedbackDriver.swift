@@ -97,6 +97,11 @@ package struct FeedbackDriver: Sendable {
         guard let signal = signal(forJob: result) else { return }
         let outcome = await show(signal, for: .job, uid: uid)
         if outcome.reader == "failed" { logger.warning("feedback on job: \(outcome.readerMessage ?? "the reader refused it")") }
+        if outcome.exec == "skipped" {
+            // Tags faster than the program: the person at the reader got the previous tag's feedback.
+            logger.warning("feedback on job: feedback.exec still ran for an earlier tag, so this tag's (light \(signal.light.rawValue), "
+                               + "\(signal.beeps) beep(s)) was not run; a program that ends sooner keeps up")
+        }
     }
 
     /// Shows `signal` on the reader and runs `feedback.exec` with it.
