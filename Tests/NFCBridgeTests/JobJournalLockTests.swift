@@ -23,7 +23,9 @@ import Testing
                 // The holder's journal is untouched by the refused opens.
                 try await first.journal.append(.issue(index: 0, uid: EncodeJobTests.uid(1)))
             }
-            withExtendedLifetime(first.journal) {}
+            // Closed at once, not whenever its last reference goes (which a test cannot wait for).
+            await first.journal.close()
+            await #expect(throws: CommandError.self) { try await first.journal.append(.issue(index: 1, uid: EncodeJobTests.uid(2))) }
         }
         // Closed: the next open takes it, and finds what the first one wrote.
         let reopened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)

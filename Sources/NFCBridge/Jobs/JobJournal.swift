@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import NFCCore
 import POSIXThreads
+import Synchronization
 
 /// An encode job's journal: `<state_dir>/jobs/<job>.journal`, one JSON object per line, appended and
 /// fsynced (file, and the directory when the file is new) before the call returns. The job's first
@@ -15,6 +16,8 @@ package final class JobJournal: Sendable {
     package let path: String
     private let fd: Int32
     private let writer: JobThread
+    /// Until ``close()``: then appends fail, and the lock is released.
+    private let isOpen = Mutex(true)
 
     /// Largest journal read back (a million serials take about 60 MB).
     static let maximumBytes = 128 << 20
@@ -26,8 +29,23 @@ package final class JobJournal: Sendable {
     }
 
     deinit {
-        close(fd)
+        closeBlocking()
         writer.stop()
+    }
+
+    /// Closes the journal, which releases its lock (``lockBlocking(job:)``), once an append under way
+    /// is done; appends after it fail. Without it the lock goes with the last reference to the journal,
+    /// whenever that is released: a job that ended could still hold its journal for a moment.
+    package func close() async {
+        try? await writer.run { [weak self] in self?.closeBlocking() }
+    }
+
+    private func closeBlocking() {
+        let wasOpen = isOpen.withLock { open in
+            defer { open = false }
+            return open
+        }
+        if wasOpen { Glibc.close(fd) }
     }
 
     /// The journal's path for job `id` in `stateDirectory`.
@@ -158,7 +176,12 @@ package final class JobJournal: Sendable {
     /// Appends `entry` and fsyncs it, on the journal's thread.
     package func append(_ entry: JournalEntry) async throws(CommandError) {
         do {
-            try await writer.run { [self] in try appendBlocking(entry) }
+            // Weakly: the thread may keep its closure a moment after answering, and a strong capture
+            // would keep the journal, and its lock, past the last reference its owner drops.
+            try await writer.run { [weak self] in
+                guard let self else { throw CommandError(.journalFailed, "the journal was closed: the job has ended") }
+                try appendBlocking(entry)
+            }
         } catch let error as CommandError {
             throw error
         } catch {
@@ -167,6 +190,7 @@ package final class JobJournal: Sendable {
     }
 
     private func appendBlocking(_ entry: JournalEntry) throws(CommandError) {
+        guard isOpen.withLock({ $0 }) else { throw CommandError(.journalFailed, "\(path) was closed: the job has ended") }
         do {
             try AtomicFile.writeAll(fd, JournalLine.encode(entry) + [0x0A], path: path)
         } catch {

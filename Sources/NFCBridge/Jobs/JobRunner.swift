@@ -141,6 +141,8 @@ package final class JobRunner: JobHandling {
                 do { try await setActive(nil) } catch { logger.warning("encode job \(id): \(error)") }
             }
             current.withLock { if $0?.id == id { $0 = nil } }
+            // Its lock released now: the same job may be opened again at once (resumed by the CLI).
+            await opened.journal.close()
         }
         current.withLock { if $0?.id == id { $0?.task = task } }
     }
