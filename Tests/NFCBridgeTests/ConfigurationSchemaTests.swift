@@ -28,15 +28,13 @@ import YAMLDocument
         }
     }
 
-    /// `info.config` is the rows: each shown row at its path, nothing that is not a row. The two
-    /// hidden rows are the ones `info` never showed.
-    @Test func infoShowsEveryPublishedRowAndNothingElse() throws {
+    /// `info.config` is the rows: every row at its path, nothing that is not a row (review stop 40:
+    /// `reader.backend` and `reader.pcsc_share_mode` were left out, though docs/mqtt.md says `info`
+    /// shows the whole configuration).
+    @Test func infoShowsEveryRowAndNothingElse() throws {
         let shown = leaves(of: try AgentConfiguration(id: "a").publicJSON)
-        let rows = ConfigurationSchema.keys.filter { $0.publication != .hidden }.map(\.path)
-        #expect(Set(shown.keys) == Set(rows))
-        #expect(
-            ConfigurationSchema.keys.filter { $0.publication == .hidden }.map(\.path)
-                == ["reader.backend", "reader.pcsc_share_mode"])
+        #expect(Set(shown.keys) == Set(ConfigurationSchema.keys.map(\.path)))
+        #expect(shown.keys.contains("reader.backend") && shown.keys.contains("reader.pcsc_share_mode"))
     }
 
     /// The default configuration in `info`, byte for byte as the `PublicConfiguration` mirror wrote it
@@ -46,7 +44,7 @@ import YAMLDocument
         config.stateDirectory = "/state"
         #expect(
             try config.publicText
-                == #"{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"gen4_gtu":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":false},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":false},"feedback":{"exec":null,"exec_timeout_ms":2000,"on_job":{"failed":{"beeps":0,"light":null},"ok":{"beeps":0,"light":null},"refused":{"beeps":0,"light":null}},"on_scan":{"beeps":0,"light":null},"on_trust":{"trusted":{"beeps":0,"light":null},"untrusted":{"beeps":0,"light":null}}},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"live_window_s":2,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"device":null,"polling":{"interval_ms":250,"modulations":["iso14443a","felica212"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"/state"}"#
+                == #"{"access":{"credential":"uid","credential_hash":false,"originality_keys_file":null,"probes":{"gen1a_backdoor":false,"gen4_gtu":false,"uid_structure":true,"version_signature_mismatch":true},"signature":"check"},"auth":{"keys_file":null},"commands":{"idempotency_window_s":86400,"lock":{"enabled":false},"require_signature":false,"signature_key_file":null,"signature_window_s":300},"dump":{"keys_file":null,"on_scan":false},"feedback":{"exec":null,"exec_timeout_ms":2000,"on_job":{"failed":{"beeps":0,"light":null},"ok":{"beeps":0,"light":null},"refused":{"beeps":0,"light":null}},"on_scan":{"beeps":0,"light":null},"on_trust":{"trusted":{"beeps":0,"light":null},"untrusted":{"beeps":0,"light":null}}},"health_interval_s":60,"homeassistant":{"enabled":true,"prefix":"homeassistant","trusted_only":false},"id":"test","log":{"level":"info"},"mqtt":{"base_topic":"nfc","ca_file":null,"cert_file":null,"key_file":null,"live_window_s":2,"max_packet_size":null,"password_file":null,"protocol":"5","recycle_after_s":60,"stall_after_s":10,"tls_insecure":false,"url":"mqtt://localhost:1883","username":null},"presence":{"min_interval_ms":1000,"mode":"presence","rearm_ms":2000,"removal_grace_ms":600},"reader":{"backend":"auto","device":null,"pcsc_share_mode":"exclusive","polling":{"interval_ms":250,"modulations":["iso14443a","felica212"]}},"spool":{"max_age_s":604800,"max_bytes":16777216,"max_events":10000},"state_dir":"/state"}"#
         )
     }
 

@@ -11,9 +11,6 @@ struct ConfigurationKey: Sendable {
         case value
         /// A file holding a secret (the MQTT password, the signing key): its path, never its content.
         case secretFile
-        /// Not shown: `reader.backend` and `reader.pcsc_share_mode`, which `info.config` has never
-        /// listed (the retained `info` stays byte for byte as it was).
-        case hidden
     }
 
     /// Dotted path, e.g. `mqtt.protocol`.

@@ -19,8 +19,7 @@ package struct PublicConfiguration: Encodable, Sendable {
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: ConfigurationPathKey.self)
-        let rows = ConfigurationSchema.keys.filter { $0.publication != .hidden }
-        try encode(rows.map { ($0.path.split(separator: ".")[...], $0) }, into: &container)
+        try encode(ConfigurationSchema.keys.map { ($0.path.split(separator: ".")[...], $0) }, into: &container)
     }
 
     /// Writes `rows` (each with the rest of its path) into `container`: a one-level path is a value,

@@ -27,8 +27,8 @@ extension AgentConfiguration {
         /// The `reader` keys.
         static let keys: [ConfigurationKey] = [
             ConfigurationKey("reader.device", \.reader.device, .text),
-            ConfigurationKey("reader.backend", \.reader.backend, .choice, publication: .hidden),
-            ConfigurationKey("reader.pcsc_share_mode", \.reader.pcscShareMode, .choice, publication: .hidden),
+            ConfigurationKey("reader.backend", \.reader.backend, .choice),
+            ConfigurationKey("reader.pcsc_share_mode", \.reader.pcscShareMode, .choice),
             ConfigurationKey("reader.polling.modulations", \.reader.modulations, .choices()),
             ConfigurationKey("reader.polling.interval_ms", \.reader.intervalMilliseconds, .int(in: 10...10_000)),
         ]
