@@ -108,7 +108,7 @@ import Testing
     @Test func aResumedJobWithTheLockStepIsRefusedWhileLockingIsOff() async throws {
         let directory = EncodeJobTests.stateDirectory()
         let spec = try EncodeJobTests.spec(lock: true)
-        _ = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
+        await (try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)).journal.close()
         let runner = try await Self.runner(directory)
         let refusal = CommandError(.notPermitted, "lock is off")
         await #expect(throws: refusal) { try await runner.handle(.start(job: spec.id, spec: nil), lockRefusal: refusal) }
@@ -142,6 +142,7 @@ import Testing
             let opened = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
             #expect(opened.ledger.nextIndex == 0 && opened.interrupted.isEmpty)
             try await opened.journal.append(.issue(index: 0, uid: EncodeJobTests.uid(1)))
+            await opened.journal.close()
         }
         let again = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: nil)
         #expect(again.ledger.spec == spec)

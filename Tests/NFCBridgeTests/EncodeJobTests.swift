@@ -109,6 +109,7 @@ import Testing
             try await opened.journal.append(.issue(index: 0, uid: Self.uid(1)))
             try await opened.journal.append(.done(index: 0))
             try await opened.journal.append(.issue(index: 1, uid: Self.uid(2)))
+            await opened.journal.close()
         }
         // A power cut in the middle of the next line.
         let path = JobJournal.path(stateDirectory: directory, job: spec.id)
@@ -126,10 +127,12 @@ import Testing
             #expect(reopened.ledger.byUID[Self.uid(2)] == 1)
             // The half line is gone: the next append starts a line of its own and the journal replays.
             try await reopened.journal.append(.done(index: 1))
+            await reopened.journal.close()
         }
         do {
             let again = try await JobJournal.open(stateDirectory: directory, job: spec.id, spec: spec)
             #expect(again.ledger.done == 2 && again.interrupted.isEmpty)
+            await again.journal.close()
         }
         // Another spec under the same id is refused.
         let other = await #expect(throws: CommandError.self) {
@@ -174,7 +177,15 @@ import Testing
                 let access = PullingAccess(base: DeviceTagAccess(device: device, modulations: [.iso14443a], interval: .milliseconds(50)), bench: self)
                 let station = EncodeStation(access: access, journal: opened.journal, control: control, passwords: passwords)
                 let reporting = EncodeStation.Reporting(tag: { self.continuation.yield($0) }, state: { state in self.states.withLock { $0.append(state) } })
-                return try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
+                // Closed before the task ends: a test that opens the job again finds it free.
+                do {
+                    let ledger = try await station.run(opened.ledger, interrupted: opened.interrupted, reporting: reporting)
+                    await opened.journal.close()
+                    return ledger
+                } catch {
+                    await opened.journal.close()
+                    throw error
+                }
             }
         }
 
@@ -277,6 +288,7 @@ import Testing
             // The state a SIGKILL after the `issue` line leaves.
             let opened = try await JobJournal.open(stateDirectory: bench.directory, job: spec.id, spec: spec)
             try await opened.journal.append(.issue(index: 0, uid: Self.uid(1)))
+            await opened.journal.close()
         }
         let job = bench.run(nil)
         var results = bench.results.makeAsyncIterator()

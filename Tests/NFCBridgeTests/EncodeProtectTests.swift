@@ -107,6 +107,7 @@ import Testing
         do {
             let opened = try await JobJournal.open(stateDirectory: bench.directory, job: spec.id, spec: spec)
             try await opened.journal.append(.issue(index: 0, uid: EncodeJobTests.uid(1)))
+            await opened.journal.close()
         }
         let job = bench.run(nil, id: spec.id, passwords: [Self.password])
         var results = bench.results.makeAsyncIterator()

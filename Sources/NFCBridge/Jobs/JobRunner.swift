@@ -102,8 +102,10 @@ package final class JobRunner: JobHandling {
             throw CommandError(.busy, "encode job '\(taken)' is running on this reader: pause or cancel it first (one job at a time)")
         }
         let opened: (journal: JobJournal, ledger: JobLedger, interrupted: [Int])
+        var refused: JobJournal?  // closed when the job is refused after its journal was opened
         do throws(CommandError) {
             opened = try await JobJournal.open(stateDirectory: stateDirectory, job: id, spec: spec)
+            refused = opened.journal
             guard !opened.ledger.isFinished else {
                 // A resume of a job that ended while the agent stopped (a cancel journalled with a tag
                 // still on the reader, then a SIGKILL): nothing to resume at the next start either.
@@ -117,6 +119,7 @@ package final class JobRunner: JobHandling {
             current.withLock { if $0?.id == id { $0?.journal = opened.journal } }
         } catch {
             current.withLock { $0 = nil }
+            await refused?.close()
             throw error
         }
         logger.info("encode job \(id) \(spec == nil ? "resumed" : "started"): \(opened.ledger.remaining) serial(s) to issue")
