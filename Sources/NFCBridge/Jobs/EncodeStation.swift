@@ -157,27 +157,20 @@ package struct EncodeStation: Sendable {
         try await record(.issue(index: index, uid: tag.uid), in: &ledger)
         while true {
             result.attempts += 1
-            let attempt = await write(message, lock: spec.steps.lock, protection: protection, resumed: result.resumed,
+            var attempt = await write(message, lock: spec.steps.lock, protection: protection, resumed: result.resumed,
                                       tag: tag, info: info)
-            guard var failure = attempt else {
+            if let refusal = attempt, result.resumed, refusal.error.code == .tagLocked, await holds(message, tag: tag, info: info) {
+                // Torn during (or after) its lock: the tag holds its serial but may lack some lock bits
+                // and its protection. Those steps are finished (only missing bits set) and verified.
+                attempt = await finish(lock: spec.steps.lock, protection: protection, tag: tag, info: info)
+            }
+            guard let failure = attempt else {
                 try await record(.done(index: index), in: &ledger)
                 result.result = .ok
                 // A failed attempt before this one is not the outcome: `code` is null for `ok`.
                 result.code = nil
                 result.message = nil
                 return result
-            }
-            if result.resumed, failure.error.code == .tagLocked, await holds(message, tag: tag, info: info) {
-                // Torn during (or after) its lock: the tag holds its serial but may lack some lock bits
-                // and its protection. Those steps are finished (only missing bits set) and verified.
-                guard let unfinished = await finish(lock: spec.steps.lock, protection: protection, tag: tag, info: info) else {
-                    try await record(.done(index: index), in: &ledger)
-                    result.result = .ok
-                    result.code = nil
-                    result.message = nil
-                    return result
-                }
-                failure = unfinished
             }
             result.code = failure.error.code.rawValue
             result.message = failure.error.message
