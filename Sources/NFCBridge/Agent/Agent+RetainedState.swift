@@ -24,7 +24,7 @@ extension Agent {
         await publishTag()
         await pipeline.publishState(topics.topic(.status), Array("online".utf8))
         await publishInfo()
-        if let job = parts.lastJobState.value { await pipeline.publishState(topics.topic(StateTopic.job), json: job) }
+        if let job = parts.jobs.lastState { await pipeline.publishState(topics.topic(StateTopic.job), json: job) }
         await discovery?.publish(force: resendingDiscovery)
         await publishHealth(health)
     }

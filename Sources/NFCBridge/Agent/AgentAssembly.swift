@@ -24,9 +24,6 @@ package struct AgentAssembly: Sendable {
     let commands: CommandRouter
     /// The encode job runner (`request/job`).
     let jobs: JobRunner
-    /// The last retained `job` state of this run, published again with the rest of the retained
-    /// state on every connection (a broker or node without it).
-    let lastJobState = Watched<EncodeJobState?>(nil)
     /// Nil when Home Assistant discovery is off.
     let discovery: DiscoveryPublisher?
     let presenceStore: PresenceStore
@@ -81,10 +78,7 @@ package struct AgentAssembly: Sendable {
                         Task { await feedback.jobTag(result.result.feedback, uid: [UInt8](hex: result.uid)) }
                     }
                 },
-                state: { [lastJobState] state in
-                    lastJobState.update { $0 = state }
-                    await pipeline.publishState(topics.topic(StateTopic.job), json: state)
-                }),
+                state: { state in await pipeline.publishState(topics.topic(StateTopic.job), json: state) }),
             logger: logger, passwords: configuration.dump.families.type2Keys.passwords)
         self.jobs = jobs
         commands = CommandRouter(

@@ -16,11 +16,11 @@ package final class JobRunner: JobHandling {
         var task: Task<Void, Never>?
         /// Its journal, once open: a pause, resume or cancel is journalled before it is answered.
         var journal: JobJournal?
-        /// The counts last reported (`state/job`), republished with a pause, resume or cancel.
-        var last: EncodeJobState?
     }
 
     private let current = Mutex<Current?>(nil)
+    /// The state last reported (`state/job`), of the running job or the last one that ended.
+    private let lastReported = Mutex<EncodeJobState?>(nil)
     private let stateDirectory: String
     private let access: any TagAccess
     private let executor: any CommandExecuting
@@ -43,6 +43,10 @@ package final class JobRunner: JobHandling {
     }
 
     deinit { files.stop() }
+
+    /// The `job` state last reported in this run, running or ended (published again on every
+    /// connection, with the rest of the retained state); nil before the first job.
+    package var lastState: EncodeJobState? { lastReported.withLock { $0 } }
 
     package var isRunning: Bool { current.withLock { $0 != nil } }
 
@@ -76,7 +80,7 @@ package final class JobRunner: JobHandling {
             case .paused: .paused
             case .canceled: .canceled
             }
-            if entry != nil, var state = current.withLock({ $0?.id == id ? $0?.last : nil }) {
+            if entry != nil, var state = lastReported.withLock({ $0?.job == id ? $0 : nil }) {
                 state.state = phase
                 await reporting.state(state)
             }
@@ -128,7 +132,7 @@ package final class JobRunner: JobHandling {
                                         passwords: passwords)
             let outer = reporting
             let reporting = EncodeStation.Reporting(tag: outer.tag) { [self] state in
-                current.withLock { if $0?.id == id { $0?.last = state } }
+                lastReported.withLock { $0 = state }
                 await outer.state(state)
             }
             do {
