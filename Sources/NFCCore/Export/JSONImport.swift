@@ -45,9 +45,8 @@ extension TagDump {
         let version = try document.version.map { text in
             let bytes = try hex(text, "version")
             // GET_VERSION: 8 bytes on Ultralight and NTAG (NTAG213/215/216 datasheet §10.1); DESFire
-            // GetVersion's three frames, 28 bytes and what newer chips append (DESFireVersion).
-            let fits = bytes.count == 8
-                || (Type2MemoryMap.forType(type) == nil && (28...28 + DESFireVersion.maxTrailingBytes).contains(bytes.count))
+            // GetVersion's three frames, as DESFireVersion reads them.
+            let fits = bytes.count == 8 || (Type2MemoryMap.forType(type) == nil && (try? DESFireVersion(bytes: bytes)) != nil)
             guard fits else {
                 throw NFCError.malformedDump("version '\(text)' is not a GET_VERSION answer (8 bytes on MIFARE Ultralight and NTAG, "
                                                 + "28 and up on DESFire)")

@@ -23,6 +23,9 @@ public struct Type2Extras: FamilyDumpPayload {
         self.totalPages = totalPages
     }
 
+    /// The READ_SIG answer lengths of the products (``Type2Product/signatureLength``).
+    static let signatureLengths = Set((Type2Product.baseRows + Type2Product.productRows).compactMap(\.signatureLength))
+
     /// The largest value of a 24-bit NFC counter (READ_CNT, NTAG213/215/216 datasheet §10.6).
     static let maximumCounter: UInt32 = 0xFF_FFFF
 
@@ -59,7 +62,7 @@ public struct Type2Extras: FamilyDumpPayload {
             return bytes
         }
         let signature = try keys.signature.map { try hex($0, "signature") }
-        if let signature, ![32, 48].contains(signature.count) {
+        if let signature, !Self.signatureLengths.contains(signature.count) {
             throw NFCError.malformedDump("signature '\(keys.signature ?? "")' is not a READ_SIG answer: 32 bytes "
                                             + "(secp128r1: NTAG21x, Ultralight EV1) or 48 (secp192r1: Ultralight AES, NTAG 22x DNA)")
         }
