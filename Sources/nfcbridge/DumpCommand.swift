@@ -77,9 +77,8 @@ enum DumpCommand {
         } catch {
             // Nothing read that a file could keep (a MIFARE Classic or DESFire dump, or a failure before
             // the first page): the output is left as it was, and the error says so.
-            guard let output, var failure = CLIError.reader(failure: error) as? CLIError else {
-                throw CLIError.reader(failure: error)
-            }
+            let mapped = CLIError.reader(failure: error)
+            guard let output, var failure = mapped as? CLIError else { throw mapped }
             failure.message += " (\(output) was not written, and holds what it held)"
             throw failure
         }
