@@ -96,9 +96,9 @@ package struct EncodeStation: Sendable {
 
     private func phase(_ ledger: JobLedger) -> EncodeJobState.Phase {
         // A cancel answered is journalled already (JobRunner), the tag in hand finished or not.
-        if ledger.isCanceled || control.current == .canceled { return .canceled }
-        if ledger.isFinished { return .finished }
-        return control.current == .paused ? .paused : .running
+        let live = EncodeJobState.Phase(control.current)
+        if ledger.isCanceled || live == .canceled { return .canceled }
+        return ledger.isFinished ? .finished : live
     }
 
     /// The next tag, or nil when the control changed first (pause, cancel).

@@ -72,6 +72,15 @@ package struct EncodeJobState: Sendable, Equatable, Encodable {
         case canceled
         /// Stopped by an error (`error`); resumable once fixed.
         case stopped
+
+        /// The phase a job's control puts it in (a job that is not over).
+        init(_ mode: JobControl.Mode) {
+            switch mode {
+            case .running: self = .running
+            case .paused: self = .paused
+            case .canceled: self = .canceled
+            }
+        }
     }
 
     /// A tag left with a torn serial.

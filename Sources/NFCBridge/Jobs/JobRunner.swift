@@ -75,11 +75,7 @@ package final class JobRunner: JobHandling {
             case .resume: control.resume()
             default: control.cancel()
             }
-            let phase: EncodeJobState.Phase = switch control.current {
-            case .running: .running
-            case .paused: .paused
-            case .canceled: .canceled
-            }
+            let phase = EncodeJobState.Phase(control.current)
             if entry != nil, var state = lastReported.withLock({ $0?.job == id ? $0 : nil }) {
                 state.state = phase
                 await reporting.state(state)
